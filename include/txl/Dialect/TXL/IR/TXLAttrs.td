@@ -1,0 +1,120 @@
+//===- TXLAttrs.td - txl layouts, encodings and enums ------*- tablegen -*-===//
+//
+// Register layouts (where element (i, j) of a tile lives: register, lane,
+// warp) and shared-memory encodings. These attributes describe the layouts;
+// the register-tile work makes them compute (layout assignment, conversion).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXL_ATTRS_TD
+#define TXL_ATTRS_TD
+
+include "txl/Dialect/TXL/IR/TXLDialect.td"
+include "mlir/IR/EnumAttr.td"
+
+class TXL_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<TXL_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared-memory encodings
+//===----------------------------------------------------------------------===//
+
+def TXL_NVMMASharedAttr : TXL_Attr<"NVMMAShared", "nvmma_shared"> {
+  let summary = "NVMMA shared-memory swizzle (what TMA writes and wgmma reads)";
+  let description = [{
+    `#txl.nvmma_shared<swizzle = 128>`: rows of the tile are stored in
+    128-byte swizzle atoms (8 rows x 128 B, 16-byte chunks XOR-ed with the row
+    index), as TMA's `CU_TENSOR_MAP_SWIZZLE_128B` writes them and wgmma's
+    shared-memory descriptors read them. `swizzle` is 0 (none), 32, 64 or 128;
+    `transposed` marks an MN-major (rather than K-major) operand.
+  }];
+  let parameters = (ins "unsigned":$swizzle,
+                        DefaultValuedParameter<"bool", "false">:$transposed);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Register (distributed) layouts
+//===----------------------------------------------------------------------===//
+
+def TXL_BlockedAttr : TXL_Attr<"Blocked", "blocked"> {
+  let summary = "blocked register layout (coalesced global access)";
+  let description = [{
+    Each thread holds `sizePerThread` contiguous elements, a warp's 32 threads
+    are laid out `threadsPerWarp`, the CTA's warps `warpsPerCTA`; `order` lists
+    the dimensions from fastest to slowest varying.
+    `#txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>`
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$sizePerThread,
+                        ArrayRefParameter<"unsigned">:$threadsPerWarp,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def TXL_NVMMAAttr : TXL_Attr<"NVMMA", "nvmma"> {
+  let summary = "wgmma accumulator register layout (m64nNk16 fragments)";
+  let description = [{
+    The accumulator of Hopper warpgroup MMA: for m64nN each warp owns 16 rows;
+    thread `t` holds register `r` at row `16*warp + lane/4 + 8*((r/2)%2)`,
+    column `8*(r/4) + 2*(lane%4) + r%2`.
+    `#txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>`
+  }];
+  let parameters = (ins "unsigned":$version,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$instrShape);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def TXL_DotOperandAttr : TXL_Attr<"DotOperand", "dot_operand"> {
+  let summary = "wgmma operand held in registers (A of an RS wgmma)";
+  let description = [{
+    Operand `opIdx` (0 = A) of the MMA whose accumulator layout is `parent`,
+    with `kWidth` consecutive K elements per 32-bit register pair (2 for
+    16-bit types: k16 chunks, 4 for 8-bit types: k32 chunks).
+    `#txl.dot_operand<opIdx = 0, parent = #txl.nvmma<...>, kWidth = 2>`
+  }];
+  let parameters = (ins "unsigned":$opIdx, "::mlir::Attribute":$parent,
+                        "unsigned":$kWidth);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def TXL_SliceAttr : TXL_Attr<"Slice", "slice"> {
+  let summary = "a parent layout with one dimension removed (row statistics)";
+  let description = [{
+    The layout of a reduction's result: `parent` with dimension `dim` removed,
+    e.g. the row max of a wgmma accumulator is
+    `#txl.slice<dim = 1, parent = #txl.nvmma<...>>`.
+  }];
+  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def TXL_CacheModifier : I32EnumAttr<"CacheModifier", "load/store cache modifier", [
+    I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"ca", 1>, I32EnumAttrCase<"cg", 2>,
+    I32EnumAttrCase<"wb", 3>, I32EnumAttrCase<"cs", 4>, I32EnumAttrCase<"wt", 5>,
+    I32EnumAttrCase<"cv", 6>]> {
+  let cppNamespace = "::mlir::txl";
+  let genSpecializedAttr = 0;
+}
+def TXL_CacheModifierAttr : EnumAttr<TXL_Dialect, TXL_CacheModifier, "cache">;
+
+def TXL_EvictionPolicy : I32EnumAttr<"EvictionPolicy", "L2 eviction policy", [
+    I32EnumAttrCase<"evict_normal", 0>, I32EnumAttrCase<"evict_first", 1>,
+    I32EnumAttrCase<"evict_last", 2>]> {
+  let cppNamespace = "::mlir::txl";
+  let genSpecializedAttr = 0;
+}
+def TXL_EvictionPolicyAttr : EnumAttr<TXL_Dialect, TXL_EvictionPolicy, "evict">;
+
+#endif // TXL_ATTRS_TD

@@ -1,0 +1,57 @@
+//===- TXLDialect.h - the txl dialect, types and attributes -----*- C++ -*-===//
+//
+// Include this for the dialect, its types, attributes and enums; TXLOps.h
+// adds the operations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXL_DIALECT_TXL_IR_TXLDIALECT_H
+#define TXL_DIALECT_TXL_IR_TXLDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "txl/Dialect/TXL/IR/TXLDialect.h.inc"
+#include "txl/Dialect/TXL/IR/TXLEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "txl/Dialect/TXL/IR/TXLTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "txl/Dialect/TXL/IR/TXLAttrs.h.inc"
+
+namespace mlir::txl {
+
+/// Memory-effect resources: accesses to different resources never alias, so
+/// passes may reorder a shared-memory load around a global store, but never
+/// around another shared-memory write, a wait or a fence.
+struct SharedMemoryResource : SideEffects::Resource::Base<SharedMemoryResource> {
+  StringRef getName() override { return "txl::SharedMemory"; }
+};
+struct TensorMemoryResource : SideEffects::Resource::Base<TensorMemoryResource> {
+  StringRef getName() override { return "txl::TensorMemory"; }
+};
+struct MBarrierResource : SideEffects::Resource::Base<MBarrierResource> {
+  StringRef getName() override { return "txl::MBarrier"; }
+};
+
+/// Module attribute naming the target ("sm_90a" or "sm_100a").
+constexpr StringLiteral kTargetAttrName = "txl.target";
+/// Unit attribute on func.func marking a kernel entry point.
+constexpr StringLiteral kKernelAttrName = "txl.kernel";
+/// Warps per block of a kernel (4 per warpgroup).
+constexpr StringLiteral kNumWarpsAttrName = "txl.num_warps";
+/// The target a module compiles for: its txl.target, sm_90a when absent.
+StringRef getTargetArch(Operation *op);
+
+/// i1 in the shape (and register layout) of `type`: the type of a mask.
+Type getI1SameShape(Type type);
+
+/// Size in bits of a tile element (pointers count 64).
+unsigned getElementBitWidth(Type elementType);
+
+} // namespace mlir::txl
+
+#endif // TXL_DIALECT_TXL_IR_TXLDIALECT_H

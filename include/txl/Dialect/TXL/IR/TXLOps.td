@@ -1,0 +1,821 @@
+//===- TXLOps.td - txl operations --------------------------*- tablegen -*-===//
+//
+// Every TXL op and builtin (REFERENCE-TXL.md §1a, §1b, §3b) with TXL's names,
+// plus the register-tile ops that upstream lacks. Shared memory, tensor
+// memory and mbarriers are memory-effect resources: CSE, LICM and the
+// canonicalizer cannot merge or move accesses to them past each other.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXL_OPS_TD
+#define TXL_OPS_TD
+
+include "txl/Dialect/TXL/IR/TXLDialect.td"
+include "txl/Dialect/TXL/IR/TXLTypes.td"
+include "txl/Dialect/TXL/IR/TXLAttrs.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Resources and traits
+//===----------------------------------------------------------------------===//
+
+def TXL_SharedMemory : Resource<"::mlir::txl::SharedMemoryResource">;
+def TXL_TensorMemory : Resource<"::mlir::txl::TensorMemoryResource">;
+def TXL_MBarrierMem : Resource<"::mlir::txl::MBarrierResource">;
+
+// Ops that exist only on Blackwell (tensor memory, tcgen05, TMA gather4).
+def TXL_RequiresSM100 : NativeOpTrait<"RequiresSM100"> {
+  let cppNamespace = "::mlir::txl::OpTrait";
+}
+
+// Waits and fences order every shared-memory and mbarrier access around them.
+defvar SyncEffects = [MemRead<TXL_SharedMemory>, MemWrite<TXL_SharedMemory>,
+                      MemRead<TXL_MBarrierMem>, MemWrite<TXL_MBarrierMem>];
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+def TXL_SmemAllocOp : TXL_Op<"smem_alloc"> {
+  let summary = "allocate a multi-stage shared-memory buffer";
+  let description = [{
+    Allocates `stages` tiles of the given shape in shared memory (TXL's
+    `smem_alloc(shape, dtype, num_stages)`). The SmemAllocs stage places it in
+    the kernel's shared-memory plan and chooses its swizzle from its users when
+    the type has no encoding.
+
+    ```mlir
+    %bK = txl.smem_alloc : !txl.smem<128x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
+    ```
+  }];
+  let arguments = (ins UnitAttr:$mutable_);
+  let results = (outs Res<TXL_SmemAlloc, "", [MemAlloc<TXL_SharedMemory>]>:$result);
+  let assemblyFormat = "(`mutable` $mutable_^)? attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_GetBufferOp : TXL_Op<"get_buffer", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "one stage of a shared-memory, tensor-memory or mbarrier allocation";
+  let description = [{
+    Returns a view of stage `index` (i32) of a multi-stage allocation. A
+    constant index is checked against the number of stages.
+
+    ```mlir
+    %k = txl.get_buffer %bK[%idx] : !txl.smem<128x64xbf16, stages = 3>
+    %b = txl.get_buffer %bars[%idx] : !txl.mbar<3>
+    ```
+  }];
+  let arguments = (ins TXL_Buffer:$src, I32:$index);
+  let results = (outs TXL_Buffer:$result);
+  let assemblyFormat = "$src `[` $index `]` attr-dict `:` qualified(type($src))";
+  let hasVerifier = 1;
+}
+
+def TXL_SmemLoadOp : TXL_Op<"smem_load"> {
+  let summary = "load a shared-memory tile into registers";
+  let description = [{
+    The result type's layout decides which thread reads what.
+
+    ```mlir
+    %t = txl.smem_load %v : !txl.smem<64x64xf32> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<TXL_SmemView, "", [MemRead<TXL_SharedMemory>]>:$src,
+                       DefaultValuedAttr<I32Attr, "-1">:$ctaId);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_SmemStoreOp : TXL_Op<"smem_store"> {
+  let summary = "store a register tile into shared memory";
+  let description = [{
+    ```mlir
+    txl.smem_store %t, %v : tensor<64x64xbf16>, !txl.smem<64x64xbf16>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$value,
+                       Arg<TXL_SmemView, "", [MemWrite<TXL_SharedMemory>]>:$dst,
+                       DefaultValuedAttr<I32Attr, "-1">:$ctaId);
+  let assemblyFormat = "$value `,` $dst attr-dict `:` qualified(type($value)) `,` qualified(type($dst))";
+  let hasVerifier = 1;
+}
+
+def TXL_FragSmemLoadOp : TXL_Op<"frag_smem_load", [AttrSizedOperandSegments,
+    OptionalTypesMatchWith<"other has the result type", "result", "other", "$_self">]> {
+  let summary = "predicated, partial shared-memory load";
+  let description = [{
+    Only the threads that the result layout gives elements read shared memory;
+    when `pred` is false the value `other` is returned instead. The shared
+    tile may be a row (1-D) that the 2-D result broadcasts along one dimension.
+
+    ```mlir
+    %m = txl.frag_smem_load %row other %ninf pred %p : !txl.smem<128xf32> -> tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<TXL_SmemView, "", [MemRead<TXL_SharedMemory>]>:$src,
+                       Optional<TXL_Tile>:$other, Optional<I1>:$pred,
+                       DefaultValuedAttr<I32Attr, "-1">:$ctaId);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = [{
+    $src (`other` $other^)? (`pred` $pred^)? attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_FragSmemStoreOp : TXL_Op<"frag_smem_store", [AttrSizedOperandSegments]> {
+  let summary = "predicated, partial shared-memory store (optionally signalling an mbarrier)";
+  let description = [{
+    Stores the elements of `value` that its layout owns into `dst`; a 2-D
+    value may be stored into a 1-D row (each row written once). With `mbar`
+    the store signals that barrier when done (remote stores in a cluster).
+
+    ```mlir
+    txl.frag_smem_store %v, %row pred %p : tensor<128x1xf32>, !txl.smem<128xf32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$value,
+                       Arg<TXL_SmemView, "", [MemWrite<TXL_SharedMemory>]>:$dst,
+                       Optional<TXL_MbarView>:$mbar, Optional<I1>:$pred,
+                       DefaultValuedAttr<I32Attr, "-1">:$ctaId);
+  let assemblyFormat = [{
+    $value `,` $dst (`mbar` $mbar^)? (`pred` $pred^)? attr-dict `:` qualified(type($value)) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_SmemIndexOp : TXL_Op<"smem_index", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "index the leading dimension of a shared-memory view";
+  let description = [{
+    ```mlir
+    %row = txl.smem_index %v[%i] : !txl.smem<2x64x64xbf16>   // -> !txl.smem<64x64xbf16>
+    ```
+  }];
+  let arguments = (ins TXL_SmemView:$src, I32:$index);
+  let results = (outs TXL_SmemView:$result);
+  let assemblyFormat = "$src `[` $index `]` attr-dict `:` qualified(type($src))";
+  let hasVerifier = 1;
+}
+
+def TXL_SmemSubsliceOp : TXL_Op<"smem_subslice", [Pure]> {
+  let summary = "a rectangular part of a shared-memory view (TXL's smem_slice)";
+  let description = [{
+    ```mlir
+    %half = txl.smem_subslice %q [64, 0] : !txl.smem<128x128xbf16> -> !txl.smem<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins TXL_SmemView:$src, DenseI64ArrayAttr:$offsets);
+  let results = (outs TXL_SmemView:$result);
+  let assemblyFormat = "$src $offsets attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_SmemTransOp : TXL_Op<"smem_trans", [Pure]> {
+  let summary = "a transposed view of a shared-memory tile (no data moves)";
+  let description = [{
+    `order` is the permutation: result dimension i is source dimension order[i].
+    `tl.dot(q, k.T)` reads K through such a view.
+
+    ```mlir
+    %kT = txl.smem_trans %k [1, 0] : !txl.smem<128x64xbf16> -> !txl.smem<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins TXL_SmemView:$src, DenseI32ArrayAttr:$order);
+  let results = (outs TXL_SmemView:$result);
+  let assemblyFormat = "$src $order attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_SmemReshapeOp : TXL_Op<"smem_reshape", [Pure]> {
+  let summary = "a reshaped view of a shared-memory tile";
+  let description = [{
+    ```mlir
+    %r = txl.smem_reshape %v : !txl.smem<128x64xbf16> -> !txl.smem<2x64x64xbf16>
+    ```
+  }];
+  let arguments = (ins TXL_SmemView:$src);
+  let results = (outs TXL_SmemView:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor memory (Blackwell)
+//===----------------------------------------------------------------------===//
+
+def TXL_TmemAllocOp : TXL_Op<"tmem_alloc", [TXL_RequiresSM100]> {
+  let summary = "allocate a multi-stage tensor-memory buffer (sm_100a)";
+  let description = [{
+    ```mlir
+    %acc = txl.tmem_alloc : !txl.tmem<128x256xf32, stages = 2>
+    ```
+    Rows are TMEM lanes (at most 128); a kernel has 512 32-bit columns.
+  }];
+  let arguments = (ins UnitAttr:$mutable_);
+  let results = (outs Res<TXL_TmemAlloc, "", [MemAlloc<TXL_TensorMemory>]>:$result);
+  let assemblyFormat = "(`mutable` $mutable_^)? attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_TmemLoadOp : TXL_Op<"tmem_load", [TXL_RequiresSM100]> {
+  let summary = "load a tensor-memory tile into registers (tcgen05.ld)";
+  let description = [{
+    ```mlir
+    %t = txl.tmem_load %a : !txl.tmem<128x256xf32> -> tensor<128x256xf32>
+    ```
+  }];
+  let arguments = (ins Arg<TXL_TmemView, "", [MemRead<TXL_TensorMemory>]>:$src,
+                       DefaultValuedAttr<I32Attr, "-1">:$ctaId);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_TmemStoreOp : TXL_Op<"tmem_store", [TXL_RequiresSM100]> {
+  let summary = "store a register tile into tensor memory (tcgen05.st)";
+  let description = [{
+    ```mlir
+    txl.tmem_store %t, %a : tensor<128x256xf32>, !txl.tmem<128x256xf32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$value,
+                       Arg<TXL_TmemView, "", [MemWrite<TXL_TensorMemory>]>:$dst,
+                       DefaultValuedAttr<I32Attr, "-1">:$ctaId);
+  let assemblyFormat = "$value `,` $dst attr-dict `:` qualified(type($value)) `,` qualified(type($dst))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// mbarriers
+//===----------------------------------------------------------------------===//
+
+def TXL_MbarAllocOp : TXL_Op<"mbar_alloc"> {
+  let summary = "allocate an array of mbarriers with an arrival count";
+  let description = [{
+    Each of the `N` mbarriers completes a phase after `count` arrivals (plus
+    the transaction bytes announced by mbar_expect).
+
+    ```mlir
+    %full = txl.mbar_alloc count 1 : !txl.mbar<3>      // TMA producer -> consumer
+    %empty = txl.mbar_alloc count 128 : !txl.mbar<3>   // every consumer thread arrives
+    ```
+  }];
+  let arguments = (ins I32Attr:$arriveCount);
+  let results = (outs Res<TXL_MbarAlloc, "", [MemAlloc<TXL_MBarrierMem>]>:$result);
+  let assemblyFormat = "`count` $arriveCount attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_MbarExpectOp : TXL_Op<"mbar_expect"> {
+  let summary = "arrive on an mbarrier and announce the bytes TMA will deliver";
+  let description = [{
+    One thread (or the threads where `pred` holds) performs
+    `mbarrier.arrive.expect_tx` with `bytes`. The verifier checks `bytes`
+    against the TMA loads that signal the same barrier in the same block.
+
+    ```mlir
+    txl.mbar_expect %bar, 16384
+    txl.tma_load %desc[%x, %y], %buf, %bar : !txl.tensordesc<128x64xbf16>, !txl.smem<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<TXL_MbarView, "", [MemRead<TXL_MBarrierMem>, MemWrite<TXL_MBarrierMem>]>:$mbar,
+                       I32Attr:$bytes, Optional<I1>:$pred);
+  let assemblyFormat = "$mbar `,` $bytes (`pred` $pred^)? attr-dict";
+  let hasVerifier = 1;
+}
+
+def TXL_MbarWaitOp : TXL_Op<"mbar_wait", [MemoryEffects<SyncEffects>]> {
+  let summary = "wait until an mbarrier completes the phase with parity `phase`";
+  let description = [{
+    A `mbarrier.try_wait.parity` loop. `phase` is 0 or 1 (i32), flipped by
+    the kernel each time it wraps around a ring of stages.
+
+    ```mlir
+    txl.mbar_wait %bar, %phase : i32
+    ```
+  }];
+  let arguments = (ins TXL_MbarView:$mbar, I32:$phase);
+  let assemblyFormat = "$mbar `,` $phase attr-dict `:` qualified(type($phase))";
+}
+
+def TXL_MbarArriveOp : TXL_Op<"mbar_arrive", [AttrSizedOperandSegments]> {
+  let summary = "arrive on an mbarrier (plain, tracking cp.async, with tx bytes, or remote)";
+  let description = [{
+    - plain: `mbarrier.arrive`;
+    - `track_async_op`: the arrival happens when this thread's prior cp.async
+      copies complete (`cp.async.mbarrier.arrive.noinc`);
+    - `tx_count = N`: `mbarrier.arrive.expect_tx` with N bytes;
+    - `remote %cta`: arrive on the barrier at the same offset in CTA `%cta`
+      of the cluster (`mapa` + `mbarrier.arrive.shared::cluster`).
+
+    ```mlir
+    txl.mbar_arrive %empty
+    txl.mbar_arrive %bar pred %p remote %peer {tx_count = 0 : i32}
+    txl.mbar_arrive %bar {track_async_op}
+    ```
+  }];
+  let arguments = (ins Arg<TXL_MbarView, "", [MemRead<TXL_MBarrierMem>, MemWrite<TXL_MBarrierMem>]>:$mbar,
+                       Optional<I1>:$pred, Optional<I32>:$remoteCtaId,
+                       UnitAttr:$track_async_op,
+                       DefaultValuedAttr<I32Attr, "0">:$tx_count);
+  let assemblyFormat = "$mbar (`pred` $pred^)? (`remote` $remoteCtaId^)? attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// TMA and cp.async
+//===----------------------------------------------------------------------===//
+
+def TXL_TmaLoadOp : TXL_Op<"tma_load"> {
+  let summary = "TMA tile load from global into shared memory, signalling an mbarrier";
+  let description = [{
+    Copies the box at `indices` (innermost last, as in the tensor's shape) of
+    the descriptor into `dst`; the transferred bytes complete on `mbar`.
+
+    ```mlir
+    txl.tma_load %desc[%m, %k], %buf, %bar : !txl.tensordesc<128x64xbf16>, !txl.smem<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins TXL_TensorDesc:$desc, Variadic<I32>:$indices,
+                       Arg<TXL_SmemView, "", [MemWrite<TXL_SharedMemory>]>:$dst,
+                       Arg<TXL_MbarView, "", [MemWrite<TXL_MBarrierMem>]>:$mbar,
+                       DefaultValuedAttr<TXL_CacheModifierAttr, "::mlir::txl::CacheModifier::none">:$cache,
+                       DefaultValuedAttr<TXL_EvictionPolicyAttr, "::mlir::txl::EvictionPolicy::evict_normal">:$evict);
+  let assemblyFormat = [{
+    $desc `[` $indices `]` `,` $dst `,` $mbar attr-dict `:` qualified(type($desc)) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_TmaStoreOp : TXL_Op<"tma_store"> {
+  let summary = "TMA tile store from shared into global memory";
+  let description = [{
+    Lowered with a `fence.proxy.async` before it, so prior generic-proxy
+    writes to `src` are visible to TMA, and a bulk commit group after it.
+
+    ```mlir
+    txl.tma_store %buf, %desc[%m, %n] : !txl.smem<128x128xbf16>, !txl.tensordesc<128x128xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<TXL_SmemView, "", [MemRead<TXL_SharedMemory>]>:$src,
+                       Arg<TXL_TensorDesc, "", [MemWrite]>:$desc, Variadic<I32>:$indices);
+  let assemblyFormat = [{
+    $src `,` $desc `[` $indices `]` attr-dict `:` qualified(type($src)) `,` qualified(type($desc))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_TmaStoreWaitOp : TXL_Op<"tma_store_wait", [MemoryEffects<SyncEffects>]> {
+  let summary = "wait until at most `pendings` TMA store groups still read shared memory";
+  let description = [{
+    ```mlir
+    txl.tma_store_wait 0
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings);
+  let assemblyFormat = "$pendings attr-dict";
+}
+
+def TXL_TmaGatherOp : TXL_Op<"tma_gather", [TXL_RequiresSM100]> {
+  let summary = "TMA row gather (gather4, sm_100a)";
+  let description = [{
+    Loads the rows `x_offsets` (a multiple of 4 rows) starting at column
+    `y_offset` of a 2-D descriptor into `dst`, signalling `mbar`.
+
+    ```mlir
+    txl.tma_gather %desc[%rows, %col], %buf, %bar : !txl.tensordesc<1x64xbf16>, tensor<8xi32>, !txl.smem<8x64xbf16>
+    ```
+  }];
+  let arguments = (ins TXL_TensorDesc:$desc, RankedTensorOf<[I32]>:$x_offsets, I32:$y_offset,
+                       Arg<TXL_SmemView, "", [MemWrite<TXL_SharedMemory>]>:$dst,
+                       Arg<TXL_MbarView, "", [MemWrite<TXL_MBarrierMem>]>:$mbar);
+  let assemblyFormat = [{
+    $desc `[` $x_offsets `,` $y_offset `]` `,` $dst `,` $mbar attr-dict `:` qualified(type($desc)) `,` qualified(type($x_offsets)) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_AsyncLoadOp : TXL_Op<"async_load", [AttrSizedOperandSegments]> {
+  let summary = "cp.async gather from a tensor of global pointers into shared memory";
+  let description = [{
+    Each element of `ptrs` is copied into the same position of `dst`; masked
+    off elements are filled with `other` (zero when absent). Completion is
+    awaited with `txl.async_load_wait` or tracked by
+    `txl.mbar_arrive {track_async_op}`.
+
+    ```mlir
+    txl.async_load %ptrs, %buf mask %m {contiguity = 8 : i32} : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<TXL_PtrTensor, "", [MemRead]>:$ptrs,
+                       Arg<TXL_SmemView, "", [MemWrite<TXL_SharedMemory>]>:$dst,
+                       Optional<TXL_BoolLike>:$mask, Optional<TXL_Tile>:$other,
+                       DefaultValuedAttr<I32Attr, "-1">:$contiguity,
+                       DefaultValuedAttr<TXL_CacheModifierAttr, "::mlir::txl::CacheModifier::none">:$cache,
+                       DefaultValuedAttr<TXL_EvictionPolicyAttr, "::mlir::txl::EvictionPolicy::evict_normal">:$evict);
+  let assemblyFormat = [{
+    $ptrs `,` $dst (`mask` $mask^ `:` qualified(type($mask)))? (`other` $other^ `:` qualified(type($other)))? attr-dict
+    `:` qualified(type($ptrs)) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_AsyncLoadWaitOp : TXL_Op<"async_load_wait", [MemoryEffects<SyncEffects>]> {
+  let summary = "wait until at most `pendings` cp.async groups are in flight";
+  let description = [{
+    ```mlir
+    txl.async_load_wait 0
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings);
+  let assemblyFormat = "$pendings attr-dict";
+}
+
+def TXL_FenceProxyAsyncOp : TXL_Op<"fence_proxy_async", [MemoryEffects<SyncEffects>]> {
+  let summary = "make generic-proxy shared-memory writes visible to the async proxy";
+  let description = [{
+    `fence.proxy.async.shared::cta`: needed between `smem_store` and a TMA
+    store or a wgmma that reads the same buffer.
+
+    ```mlir
+    txl.fence_proxy_async
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix multiply
+//===----------------------------------------------------------------------===//
+
+def TXL_DotOp : TXL_Op<"dot", [AllTypesMatch<["acc", "result"]>]> {
+  let summary = "warpgroup MMA (wgmma): d = a * b + acc";
+  let description = [{
+    `a` is a shared-memory view or a register tile (the RS form, as in P*V of
+    flash attention); `b` is a shared-memory view; `acc` and the result are
+    register tiles. M is a multiple of 64, N is 8..256 in steps of 8, K a
+    multiple of the instruction's K (8 for tf32, 16 for 16-bit, 32 for 8-bit
+    types). With `async` the result may be read only after a `txl.dot_wait`
+    that covers it (TXL's `tl.dot` + `dot_wait`).
+
+    ```mlir
+    %s = txl.dot %q, %kT, %zero {async} : !txl.smem<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>
+    %o = txl.dot %p, %v, %acc : tensor<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyTypeOf<[TXL_SmemView, TXL_Tile]>, "", [MemRead<TXL_SharedMemory>]>:$a,
+                       Arg<TXL_SmemView, "", [MemRead<TXL_SharedMemory>]>:$b,
+                       TXL_Tile:$acc, Optional<I1>:$useAcc, UnitAttr:$async);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc (`use_acc` $useAcc^)? attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($acc))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_DotXOp : TXL_Op<"dotx", [TXL_RequiresSM100, AttrSizedOperandSegments]> {
+  let summary = "tcgen05 MMA (sm_100a) with completion mbarriers";
+  let description = [{
+    `d = a * b + (use_d ? c : 0)` on the tensor cores of Blackwell. `a` is in
+    shared or tensor memory, `b` in shared memory, `c` in tensor memory (no
+    result) or registers (the result). Each mbarrier in `mbars` is signalled
+    by `tcgen05.commit` when the MMA completes, if its predicate holds.
+
+    ```mlir
+    txl.dotx %a, %bT, %acc use_d %useD mbars(%empty, %accReady) preds(%true, %last)
+      : !txl.smem<128x64xbf16>, !txl.smem<64x256xbf16>, !txl.tmem<128x256xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyTypeOf<[TXL_SmemView, TXL_TmemView]>, "", [MemRead<TXL_SharedMemory>]>:$a,
+                       Arg<TXL_SmemView, "", [MemRead<TXL_SharedMemory>]>:$b,
+                       Arg<AnyTypeOf<[TXL_TmemView, TXL_Tile]>, "", [MemRead<TXL_TensorMemory>, MemWrite<TXL_TensorMemory>]>:$c,
+                       Optional<I1>:$useD, Optional<I1>:$pred,
+                       Arg<Variadic<TXL_MbarView>, "", [MemWrite<TXL_MBarrierMem>]>:$mbars,
+                       Variadic<I1>:$mbarPreds, UnitAttr:$two_ctas);
+  let results = (outs Optional<TXL_Tile>:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`use_d` $useD^)? (`pred` $pred^)? (`mbars` `(` $mbars^ `)`)?
+    (`preds` `(` $mbarPreds^ `)`)? attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c)) (`->` qualified(type($result))^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_DotWaitOp : TXL_Op<"dot_wait", [MemoryEffects<SyncEffects>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "wait until at most `pendings` wgmma groups are in flight";
+  let description = [{
+    `wgmma.wait_group pendings`. Accumulators may be passed through the wait
+    (results equal operands): their uses then cannot be scheduled above it.
+    The wgmma stage threads the accumulators of the covered dots through the
+    wait when the kernel does not (TXL writes `dot_wait(1)` alone).
+
+    ```mlir
+    txl.dot_wait 1
+    %acc2 = txl.dot_wait 0, %acc : tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings,
+                       Variadic<AnyType>:$inputs);
+  let results = (outs Variadic<AnyType>:$outputs);
+  let assemblyFormat = "$pendings (`,` $inputs^ `:` qualified(type($inputs)))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Synchronization and warp specialization
+//===----------------------------------------------------------------------===//
+
+class TXL_NamedBarrierOp<string mnemonic> : TXL_Op<mnemonic, [MemoryEffects<SyncEffects>]> {
+  let arguments = (ins I32Attr:$bar, I32Attr:$numThreads);
+  let assemblyFormat = "$bar `,` $numThreads attr-dict";
+  let hasVerifier = 1;
+}
+
+def TXL_BarArriveOp : TXL_NamedBarrierOp<"bar_arrive"> {
+  let summary = "arrive at named barrier `bar` (bar.arrive) without waiting";
+  let description = [{
+    Barrier ids are 0..15; ids 1..7 are reserved for the compiler, so kernels
+    use 8..15 (as TXL does). `numThreads` counts every thread that arrives or
+    waits, a multiple of 32.
+
+    ```mlir
+    txl.bar_arrive 8, 256
+    ```
+  }];
+}
+
+def TXL_BarWaitOp : TXL_NamedBarrierOp<"bar_wait"> {
+  let summary = "arrive at named barrier `bar` and wait for `numThreads` (bar.sync)";
+  let description = [{
+    ```mlir
+    txl.bar_wait 9, 256
+    ```
+  }];
+}
+
+class TXL_RegOp<string mnemonic> : TXL_Op<mnemonic> {
+  let arguments = (ins I32Attr:$regCount);
+  let assemblyFormat = "$regCount attr-dict";
+  let hasVerifier = 1;
+}
+
+def TXL_RegAllocOp : TXL_RegOp<"reg_alloc"> {
+  let summary = "raise this warpgroup's register budget (setmaxnreg.inc)";
+  let description = [{
+    `regCount` is 24..256 in steps of 8. Consumer warpgroups of a
+    warp-specialized kernel take registers the producer gave back.
+
+    ```mlir
+    txl.reg_alloc 240
+    ```
+  }];
+}
+
+def TXL_RegDeallocOp : TXL_RegOp<"reg_dealloc"> {
+  let summary = "lower this warpgroup's register budget (setmaxnreg.dec)";
+  let description = [{
+    ```mlir
+    txl.reg_dealloc 24
+    ```
+  }];
+}
+
+class TXL_RoleOp<string mnemonic> : TXL_Op<mnemonic, [Pure]> {
+  let arguments = (ins DenseI32ArrayAttr:$ids);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$ids attr-dict";
+  let hasVerifier = 1;
+}
+
+def TXL_IsWarpgroupOp : TXL_RoleOp<"is_warpgroup"> {
+  let summary = "true in the warpgroups listed (warp specialization)";
+  let description = [{
+    Used as the condition of an `scf.if`; warpgroup partitioning turns such
+    regions into per-warpgroup code.
+
+    ```mlir
+    %producer = txl.is_warpgroup [0]
+    scf.if %producer { txl.reg_dealloc 24 ... }
+    ```
+  }];
+}
+
+def TXL_IsWarpOp : TXL_RoleOp<"is_warp"> {
+  let summary = "true in the warps listed (Blackwell-style warp roles)";
+  let description = [{
+    ```mlir
+    %mma = txl.is_warp [8]
+    ```
+  }];
+}
+
+class TXL_IdOp<string mnemonic> : TXL_Op<mnemonic, [Pure]> {
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def TXL_TidOp : TXL_IdOp<"tid"> {
+  let summary = "thread index in the block (threadIdx.x)";
+  let description = [{ `%t = txl.tid` }];
+}
+def TXL_WarpIdOp : TXL_IdOp<"warp_id"> {
+  let summary = "warp index in the block (tid / 32, warp-uniform)";
+  let description = [{ `%w = txl.warp_id` }];
+}
+def TXL_WarpgroupIdOp : TXL_IdOp<"warpgroup_id"> {
+  let summary = "warpgroup index in the block (tid / 128, warp-uniform)";
+  let description = [{ `%wg = txl.warpgroup_id` }];
+}
+def TXL_LaneIdOp : TXL_IdOp<"lane_id"> {
+  let summary = "lane index in the warp (tid % 32)";
+  let description = [{ `%l = txl.lane_id` }];
+}
+def TXL_CtaRankOp : TXL_IdOp<"cta_rank"> {
+  let summary = "rank of this CTA in its cluster (%cluster_ctarank)";
+  let description = [{ `%r = txl.cta_rank` }];
+}
+
+class TXL_GridOp<string mnemonic> : TXL_Op<mnemonic, [Pure]> {
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def TXL_ProgramIdOp : TXL_GridOp<"program_id"> {
+  let summary = "block index along `axis` (0..2) (tl.program_id)";
+  let description = [{ `%pid = txl.program_id 0` }];
+}
+def TXL_NumProgramsOp : TXL_GridOp<"num_programs"> {
+  let summary = "grid size along `axis` (0..2) (tl.num_programs)";
+  let description = [{ `%n = txl.num_programs 0` }];
+}
+
+def TXL_PrintOp : TXL_Op<"print"> {
+  let summary = "device printf of a prefix and values";
+  let description = [{
+    ```mlir
+    txl.print "m_i = " %m : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex, Variadic<AnyType>:$args);
+  let assemblyFormat = "$prefix ($args^ `:` qualified(type($args)))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Register tiles
+//===----------------------------------------------------------------------===//
+
+def TXL_RelayoutOp : TXL_Op<"relayout", [Pure, SameOperandsAndResultShape,
+    SameOperandsAndResultElementType]> {
+  let summary = "move a tile to another register layout";
+  let description = [{
+    ```mlir
+    %b = txl.relayout %a : tensor<64x64xf32, #acc> -> tensor<64x64xf32, #blocked>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$src);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+}
+
+def TXL_MakeRangeOp : TXL_Op<"make_range", [Pure]> {
+  let summary = "the tile [start, start+1, ..., end-1] (tl.arange)";
+  let description = [{
+    ```mlir
+    %offs = txl.make_range 0, 128 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_SplatOp : TXL_Op<"splat", [Pure]> {
+  let summary = "a tile with every element equal to a scalar (tl.full)";
+  let description = [{
+    ```mlir
+    %z = txl.splat %c0 : f32 -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins AnyType:$src);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_BroadcastOp : TXL_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "repeat size-1 dimensions of a tile";
+  let description = [{
+    ```mlir
+    %b = txl.broadcast %row : tensor<64x1xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$src);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_ExpandDimsOp : TXL_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "insert a size-1 dimension at `axis` (x[:, None])";
+  let description = [{
+    ```mlir
+    %c = txl.expand_dims %m, 1 : tensor<64xf32> -> tensor<64x1xf32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$src, I32Attr:$axis);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = "$src `,` $axis attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_ReduceOp : TXL_Op<"reduce", [Pure, SingleBlock,
+    RecursiveMemoryEffects]> {
+  let summary = "reduce tiles along `axis` with a combiner region";
+  let description = [{
+    The region takes two accumulators per operand (the running values, then
+    the new ones) and yields the combined values with `txl.reduce_return`. A
+    rank-1 operand reduces to a scalar.
+
+    ```mlir
+    %m = txl.reduce %s axis 1 : (tensor<64x128xf32>) -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maxnumf %a, %b : f32
+      txl.reduce_return %x : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<TXL_Tile>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$combineOp);
+  let assemblyFormat = "$srcs `axis` $axis attr-dict `:` functional-type($srcs, $results) $combineOp";
+  let hasRegionVerifier = 1;
+}
+
+def TXL_ReduceReturnOp : TXL_Op<"reduce_return", [Pure, Terminator, HasParent<"ReduceOp">,
+    ReturnLike]> {
+  let summary = "yield the combined values of a txl.reduce region";
+  let description = [{ `txl.reduce_return %x : f32` }];
+  let arguments = (ins Variadic<AnyType>:$results);
+  let assemblyFormat = "$results attr-dict `:` qualified(type($results))";
+}
+
+def TXL_AddPtrOp : TXL_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "advance pointers by element offsets";
+  let description = [{
+    ```mlir
+    %p = txl.addptr %base, %offs : tensor<128x!txl.ptr<f32>>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins TXL_PtrLike:$ptr, TXL_IntLike:$offset);
+  let results = (outs TXL_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` qualified(type($ptr)) `,` qualified(type($offset))";
+  let hasVerifier = 1;
+}
+
+def TXL_LoadOp : TXL_Op<"load", [AttrSizedOperandSegments,
+    OptionalTypesMatchWith<"other has the result type", "result", "other", "$_self">,
+    OptionalTypesMatchWith<"mask is i1 in the pointers' shape", "ptr", "mask", "::mlir::txl::getI1SameShape($_self)">]> {
+  let summary = "load through a pointer or a tile of pointers, with mask and other";
+  let description = [{
+    Masked-off elements read nothing and take `other` (undefined when absent).
+
+    ```mlir
+    %x = txl.load %ptrs mask %m other %zero : tensor<128x!txl.ptr<f32>> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Arg<TXL_PtrLike, "", [MemRead]>:$ptr, Optional<TXL_BoolLike>:$mask,
+                       Optional<AnyType>:$other,
+                       DefaultValuedAttr<TXL_CacheModifierAttr, "::mlir::txl::CacheModifier::none">:$cache,
+                       DefaultValuedAttr<TXL_EvictionPolicyAttr, "::mlir::txl::EvictionPolicy::evict_normal">:$evict,
+                       UnitAttr:$isVolatile);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $ptr (`mask` $mask^)? (`other` $other^)? attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_StoreOp : TXL_Op<"store", [
+    OptionalTypesMatchWith<"mask is i1 in the pointers' shape", "ptr", "mask", "::mlir::txl::getI1SameShape($_self)">]> {
+  let summary = "store through a pointer or a tile of pointers, with a mask";
+  let description = [{
+    ```mlir
+    txl.store %ptrs, %x mask %m : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Arg<TXL_PtrLike, "", [MemWrite]>:$ptr, AnyType:$value,
+                       Optional<TXL_BoolLike>:$mask,
+                       DefaultValuedAttr<TXL_CacheModifierAttr, "::mlir::txl::CacheModifier::none">:$cache,
+                       DefaultValuedAttr<TXL_EvictionPolicyAttr, "::mlir::txl::EvictionPolicy::evict_normal">:$evict);
+  let assemblyFormat = [{
+    $ptr `,` $value (`mask` $mask^)? attr-dict `:` qualified(type($ptr)) `,` qualified(type($value))
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TXL_OPS_TD

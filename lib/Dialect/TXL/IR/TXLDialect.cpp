@@ -1,0 +1,431 @@
+//===- TXLDialect.cpp - txl dialect, types and attributes -----------------===//
+//
+// Registration, custom type syntax and the verifiers of types, attributes and
+// the dialect's discardable attributes (txl.target, txl.kernel, txl.num_warps).
+// Every verifier reports through the diagnostic engine: malformed input must
+// never reach an assert.
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Dialect/TXL/IR/TXLOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::txl;
+
+#include "txl/Dialect/TXL/IR/TXLDialect.cpp.inc"
+#include "txl/Dialect/TXL/IR/TXLEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "txl/Dialect/TXL/IR/TXLTypes.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "txl/Dialect/TXL/IR/TXLAttrs.cpp.inc"
+
+void TXLDialect::initialize() {
+  registerTypes();
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "txl/Dialect/TXL/IR/TXLOps.cpp.inc"
+      >();
+}
+
+void TXLDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "txl/Dialect/TXL/IR/TXLTypes.cpp.inc"
+      >();
+}
+
+void TXLDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "txl/Dialect/TXL/IR/TXLAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+StringRef mlir::txl::getTargetArch(Operation *op) {
+  for (Operation *p = op; p; p = p->getParentOp())
+    if (auto target = p->getAttrOfType<StringAttr>(kTargetAttrName))
+      return target.getValue();
+  return "sm_90a";
+}
+
+unsigned mlir::txl::getElementBitWidth(Type elementType) {
+  if (isa<PtrType>(elementType))
+    return 64;
+  if (elementType.isIntOrFloat())
+    return elementType.getIntOrFloatBitWidth();
+  return 0;
+}
+
+Type mlir::txl::getI1SameShape(Type type) {
+  auto i1 = IntegerType::get(type.getContext(), 1);
+  if (auto tile = dyn_cast<RankedTensorType>(type))
+    return RankedTensorType::get(tile.getShape(), i1, tile.getEncoding());
+  return i1;
+}
+
+static bool isTileElementType(Type t) { return t.isIntOrFloat() && getElementBitWidth(t) > 0; }
+
+static int64_t product(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Buffer types (!txl.smem, !txl.tmem)
+//===----------------------------------------------------------------------===//
+
+// Syntax shared by both: `<` dims `x` elt (`,` `stages` `=` N)? (`,` attr)? `>`.
+static LogicalResult parseBuffer(AsmParser &parser, SmallVectorImpl<int64_t> &shape,
+                                 Type &elementType, int64_t &stages, Attribute &encoding) {
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false, /*withTrailingX=*/true) ||
+      parser.parseType(elementType))
+    return failure();
+  while (succeeded(parser.parseOptionalComma())) {
+    if (succeeded(parser.parseOptionalKeyword("stages"))) {
+      if (parser.parseEqual() || parser.parseInteger(stages))
+        return failure();
+      continue;
+    }
+    if (parser.parseAttribute(encoding))
+      return failure();
+  }
+  return parser.parseGreater();
+}
+
+static void printBuffer(AsmPrinter &printer, ArrayRef<int64_t> shape, Type elementType,
+                        int64_t stages, Attribute encoding) {
+  printer << "<";
+  for (int64_t d : shape)
+    printer << d << "x";
+  printer << elementType;
+  if (stages > 0)
+    printer << ", stages = " << stages;
+  if (encoding)
+    printer << ", " << encoding;
+  printer << ">";
+}
+
+static LogicalResult verifyBuffer(function_ref<InFlightDiagnostic()> emitError, StringRef what,
+                                  ArrayRef<int64_t> shape, Type elementType, int64_t stages) {
+  if (!isTileElementType(elementType))
+    return emitError() << what << " element type must be an integer or float type, got "
+                       << elementType;
+  for (int64_t d : shape)
+    if (d <= 0)
+      return emitError() << what << " dimensions must be positive, got " << d;
+  if (stages < 0)
+    return emitError() << what << " stages must be >= 1 (or absent for a view), got " << stages;
+  return success();
+}
+
+static int64_t stageBytes(ArrayRef<int64_t> shape, Type elementType) {
+  return (product(shape) * getElementBitWidth(elementType) + 7) / 8;
+}
+
+Type SmemType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  int64_t stages = 0;
+  Attribute encoding;
+  if (failed(parseBuffer(parser, shape, elementType, stages, encoding)))
+    return {};
+  return SmemType::getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                              parser.getContext(), shape, elementType, stages, encoding);
+}
+
+void SmemType::print(AsmPrinter &printer) const {
+  printBuffer(printer, getShape(), getElementType(), getNumStages(), getEncoding());
+}
+
+LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape, Type elementType, int64_t numStages,
+                               Attribute encoding) {
+  if (failed(verifyBuffer(emitError, "!txl.smem", shape, elementType, numStages)))
+    return failure();
+  if (!encoding)
+    return success();
+  auto nvmma = dyn_cast<NVMMASharedAttr>(encoding);
+  if (!nvmma)
+    return emitError() << "!txl.smem encoding must be #txl.nvmma_shared<...>, got " << encoding;
+  // A swizzled tile is made of whole swizzle atoms along its contiguous dimension.
+  if (nvmma.getSwizzle() > 0 && !shape.empty()) {
+    int64_t rowBytes = shape.back() * getElementBitWidth(elementType) / 8;
+    if (rowBytes % nvmma.getSwizzle() != 0)
+      return emitError() << "!txl.smem with a " << nvmma.getSwizzle()
+                         << "-byte swizzle needs rows of a multiple of " << nvmma.getSwizzle()
+                         << " bytes, but " << shape.back() << " x " << elementType << " is "
+                         << rowBytes << " bytes; use a smaller swizzle or a wider tile";
+  }
+  return success();
+}
+
+int64_t SmemType::getStageBytes() const { return stageBytes(getShape(), getElementType()); }
+
+ShapedType SmemType::cloneWith(std::optional<ArrayRef<int64_t>> shape, Type elementType) const {
+  return SmemType::get(getContext(), shape ? *shape : getShape(), elementType, getNumStages(),
+                       getEncoding());
+}
+
+Type TmemType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  int64_t stages = 0;
+  Attribute encoding;
+  if (failed(parseBuffer(parser, shape, elementType, stages, encoding)))
+    return {};
+  return TmemType::getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                              parser.getContext(), shape, elementType, stages, encoding);
+}
+
+void TmemType::print(AsmPrinter &printer) const {
+  printBuffer(printer, getShape(), getElementType(), getNumStages(), getEncoding());
+}
+
+LogicalResult TmemType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape, Type elementType, int64_t numStages,
+                               Attribute encoding) {
+  if (failed(verifyBuffer(emitError, "!txl.tmem", shape, elementType, numStages)))
+    return failure();
+  if (shape.size() != 2)
+    return emitError() << "!txl.tmem must be 2-D (lanes x columns), got rank " << shape.size();
+  if (shape[0] > 128)
+    return emitError() << "!txl.tmem has at most 128 rows (TMEM lanes), got " << shape[0];
+  if (encoding)
+    return emitError() << "!txl.tmem takes no encoding";
+  return success();
+}
+
+int64_t TmemType::getStageBytes() const { return stageBytes(getShape(), getElementType()); }
+
+int64_t TmemType::getStageColumns() const {
+  // Each TMEM column is 32 bits wide per lane; narrower types pack.
+  return (getShape()[1] * getElementBitWidth(getElementType()) + 31) / 32;
+}
+
+ShapedType TmemType::cloneWith(std::optional<ArrayRef<int64_t>> shape, Type elementType) const {
+  return TmemType::get(getContext(), shape ? *shape : getShape(), elementType, getNumStages(),
+                       getEncoding());
+}
+
+//===----------------------------------------------------------------------===//
+// !txl.mbar, !txl.tensordesc, !txl.ptr
+//===----------------------------------------------------------------------===//
+
+LogicalResult MbarType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t numStages) {
+  if (numStages < 0)
+    return emitError() << "!txl.mbar<N> needs N >= 1, got " << numStages;
+  return success();
+}
+
+Type TensorDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute encoding;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false, /*withTrailingX=*/true) ||
+      parser.parseType(elementType))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(encoding))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return TensorDescType::getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                                    parser.getContext(), shape, elementType, encoding);
+}
+
+void TensorDescType::print(AsmPrinter &printer) const {
+  printBuffer(printer, getBlockShape(), getElementType(), 0, getEncoding());
+}
+
+LogicalResult TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                     ArrayRef<int64_t> blockShape, Type elementType,
+                                     Attribute encoding) {
+  if (!isTileElementType(elementType))
+    return emitError() << "!txl.tensordesc element type must be an integer or float type, got "
+                       << elementType;
+  unsigned bits = getElementBitWidth(elementType);
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    return emitError() << "TMA moves 8-, 16-, 32- or 64-bit elements, got " << elementType;
+  if (blockShape.empty() || blockShape.size() > 5)
+    return emitError() << "TMA boxes have 1 to 5 dimensions, got " << blockShape.size();
+  for (int64_t d : blockShape)
+    if (d < 1 || d > 256)
+      return emitError() << "TMA box dimensions must be in 1..256, got " << d
+                         << "; split the tile into several loads";
+  int64_t innerBytes = blockShape.back() * bits / 8;
+  if (innerBytes % 16 != 0)
+    return emitError() << "the TMA box's inner dimension must be a multiple of 16 bytes, got "
+                       << blockShape.back() << " x " << elementType << " = " << innerBytes
+                       << " bytes";
+  if (!encoding)
+    return success();
+  auto nvmma = dyn_cast<NVMMASharedAttr>(encoding);
+  if (!nvmma)
+    return emitError() << "!txl.tensordesc encoding must be #txl.nvmma_shared<...>, got "
+                       << encoding;
+  // The hardware box's inner dimension may not exceed the swizzle span; a
+  // wider tile is moved as several boxes, so it must be a whole number of them.
+  unsigned swizzle = nvmma.getSwizzle();
+  if (swizzle > 0 && innerBytes > swizzle && innerBytes % swizzle != 0)
+    return emitError() << "a TMA box with a " << swizzle << "-byte swizzle moves rows of at most "
+                       << swizzle << " bytes (or a multiple, as several boxes), got "
+                       << innerBytes << " bytes";
+  return success();
+}
+
+int64_t TensorDescType::getBoxBytes() const { return stageBytes(getBlockShape(), getElementType()); }
+
+LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type pointeeType,
+                              unsigned addressSpace) {
+  if (!isTileElementType(pointeeType))
+    return emitError() << "!txl.ptr points to an integer or float type, got " << pointeeType;
+  if (addressSpace != 0 && addressSpace != 1 && addressSpace != 3)
+    return emitError() << "!txl.ptr address space must be 0 (generic), 1 (global) or 3 (shared), got "
+                       << addressSpace;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult NVMMASharedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                      unsigned swizzle, bool transposed) {
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "#txl.nvmma_shared swizzle must be 0, 32, 64 or 128 bytes, got "
+                       << swizzle;
+  return success();
+}
+
+static bool isPermutation(ArrayRef<unsigned> order) {
+  SmallVector<bool> seen(order.size(), false);
+  for (unsigned o : order) {
+    if (o >= order.size() || seen[o])
+      return false;
+    seen[o] = true;
+  }
+  return true;
+}
+
+LogicalResult BlockedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<unsigned> sizePerThread,
+                                  ArrayRef<unsigned> threadsPerWarp,
+                                  ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
+  size_t rank = sizePerThread.size();
+  if (rank == 0 || threadsPerWarp.size() != rank || warpsPerCTA.size() != rank ||
+      order.size() != rank)
+    return emitError() << "#txl.blocked needs sizePerThread, threadsPerWarp, warpsPerCTA and "
+                          "order of one rank (>= 1)";
+  unsigned threads = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    if (sizePerThread[i] == 0 || threadsPerWarp[i] == 0 || warpsPerCTA[i] == 0)
+      return emitError() << "#txl.blocked entries must be positive";
+    threads *= threadsPerWarp[i];
+  }
+  if (threads != 32)
+    return emitError() << "#txl.blocked threadsPerWarp must multiply to 32, got " << threads;
+  if (!isPermutation(order))
+    return emitError() << "#txl.blocked order must be a permutation of 0.." << rank - 1;
+  return success();
+}
+
+LogicalResult NVMMAAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned version,
+                                ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> instrShape) {
+  if (version != 3)
+    return emitError() << "#txl.nvmma version must be 3 (Hopper wgmma), got " << version;
+  if (warpsPerCTA.size() != 2 || warpsPerCTA[0] == 0 || warpsPerCTA[1] == 0)
+    return emitError() << "#txl.nvmma warpsPerCTA must be two positive counts";
+  if ((warpsPerCTA[0] * warpsPerCTA[1]) % 4 != 0)
+    return emitError() << "#txl.nvmma needs whole warpgroups (warps a multiple of 4)";
+  if (instrShape.size() != 3 || instrShape[0] != 16 || instrShape[1] < 8 ||
+      instrShape[1] > 256 || instrShape[1] % 8 != 0 ||
+      !llvm::is_contained(ArrayRef<unsigned>{8, 16, 32}, instrShape[2]))
+    return emitError() << "#txl.nvmma instrShape must be [16, N, K] with N in 8..256 step 8 and "
+                          "K in {8, 16, 32}";
+  return success();
+}
+
+/// Rank of a register layout, 0 when `layout` is not one.
+static unsigned getLayoutRank(Attribute layout) {
+  return TypeSwitch<Attribute, unsigned>(layout)
+      .Case<BlockedAttr>([](auto a) { return a.getOrder().size(); })
+      .Case<NVMMAAttr>([](auto) { return 2u; })
+      .Case<DotOperandAttr>([](auto) { return 2u; })
+      .Case<SliceAttr>([](auto a) {
+        unsigned r = getLayoutRank(a.getParent());
+        return r > 0 ? r - 1 : 0u;
+      })
+      .Default([](auto) { return 0u; });
+}
+
+LogicalResult DotOperandAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                     unsigned opIdx, Attribute parent, unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "#txl.dot_operand opIdx must be 0 (A) or 1 (B), got " << opIdx;
+  if (!isa<NVMMAAttr, BlockedAttr>(parent))
+    return emitError() << "#txl.dot_operand parent must be an MMA or blocked layout, got "
+                       << parent;
+  if (!llvm::is_contained(ArrayRef<unsigned>{1, 2, 4, 8}, kWidth))
+    return emitError() << "#txl.dot_operand kWidth must be 1, 2, 4 or 8, got " << kWidth;
+  return success();
+}
+
+LogicalResult SliceAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned dim,
+                                Attribute parent) {
+  unsigned rank = getLayoutRank(parent);
+  if (rank == 0)
+    return emitError() << "#txl.slice parent must be a register layout, got " << parent;
+  if (dim >= rank)
+    return emitError() << "#txl.slice dim " << dim << " is out of range for a rank-" << rank
+                       << " parent";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kTargetAttrName) {
+    auto target = dyn_cast<StringAttr>(attr.getValue());
+    if (!target || (target.getValue() != "sm_90a" && target.getValue() != "sm_100a"))
+      return op->emitError() << "'" << name
+                             << "' must be the string \"sm_90a\" (Hopper) or \"sm_100a\" "
+                                "(Blackwell), got "
+                             << attr.getValue();
+    if (op->getNumRegions() == 0 || !op->hasTrait<mlir::OpTrait::SymbolTable>())
+      return op->emitError() << "'" << name << "' belongs on a module";
+    return success();
+  }
+  if (name == kKernelAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name << "' is a unit attribute on a function";
+    return success();
+  }
+  if (name == kNumWarpsAttrName) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!n || n.getInt() < 4 || n.getInt() > 32 || n.getInt() % 4 != 0)
+      return op->emitError() << "'" << name
+                             << "' must be an integer multiple of 4 in 4..32 (whole "
+                                "warpgroups, at most 1024 threads)";
+    return success();
+  }
+  return op->emitError() << "unknown txl attribute '" << name << "'";
+}

@@ -1,0 +1,681 @@
+//===- TXLOps.cpp - txl operation verifiers and type inference ------------===//
+//
+// The verifiers check everything a kernel author can get wrong statically:
+// stage indices, shapes and element types of views and tiles, wgmma and
+// tcgen05 shapes, TMA boxes, mbarrier byte counts, named-barrier ids and
+// register budgets. Messages say what was found, what was expected and, where
+// it helps, how to fix it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Dialect/TXL/IR/TXLOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::txl;
+
+#define GET_OP_CLASSES
+#include "txl/Dialect/TXL/IR/TXLOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::txl::OpTrait::verifyRequiresSM100(Operation *op) {
+  StringRef arch = getTargetArch(op);
+  if (arch == "sm_100a")
+    return success();
+  return op->emitOpError() << "needs an sm_100a (Blackwell) target: tensor memory and tcgen05 "
+                              "do not exist on "
+                           << arch << "; set txl.target = \"sm_100a\" on the module";
+}
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return s;
+}
+
+/// A constant i32 stage index must lie in [0, count).
+static LogicalResult verifyConstantIndex(Operation *op, Value index, int64_t count,
+                                         StringRef what) {
+  APInt value;
+  if (!matchPattern(index, m_ConstantInt(&value)))
+    return success();
+  int64_t i = value.getSExtValue();
+  if (i < 0 || i >= count)
+    return op->emitOpError() << what << " index " << i << " is out of range [0, " << count << ")";
+  return success();
+}
+
+/// Tiles and views agree on shape and element type.
+static LogicalResult verifySameTile(Operation *op, ShapedType tile, ShapedType buffer,
+                                    StringRef tileName, StringRef bufferName) {
+  if (tile.getElementType() != buffer.getElementType())
+    return op->emitOpError() << tileName << " element type " << tile.getElementType()
+                             << " does not match the " << bufferName << " element type "
+                             << buffer.getElementType();
+  if (tile.getShape() != buffer.getShape())
+    return op->emitOpError() << tileName << " shape " << shapeStr(tile.getShape())
+                             << " does not match the " << bufferName << " shape "
+                             << shapeStr(buffer.getShape());
+  return success();
+}
+
+static int64_t product(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// Shared memory of one block on the H100 (227 KB usable).
+static constexpr int64_t kMaxSharedBytes = 227 * 1024;
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult SmemAllocOp::verify() {
+  SmemType type = getType();
+  if (type.getTotalBytes() > kMaxSharedBytes)
+    return emitOpError() << "allocates " << type.getTotalBytes()
+                         << " bytes, more than the 232448 bytes (227 KB) of shared memory a "
+                            "block can have; use fewer stages or smaller tiles";
+  return success();
+}
+
+LogicalResult GetBufferOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            ValueRange operands, DictionaryAttr,
+                                            OpaqueProperties, RegionRange,
+                                            SmallVectorImpl<Type> &inferred) {
+  Type src = operands[0].getType();
+  Type view = TypeSwitch<Type, Type>(src)
+                  .Case<SmemType, TmemType, MbarType>([](auto t) -> Type { return t.getView(); })
+                  .Default([](Type) { return Type(); });
+  if (!view)
+    return emitOptionalError(loc, "txl.get_buffer takes a !txl.smem, !txl.tmem or !txl.mbar, got ",
+                             src);
+  inferred.push_back(view);
+  return success();
+}
+
+LogicalResult GetBufferOp::verify() {
+  int64_t stages =
+      TypeSwitch<Type, int64_t>(getSrc().getType())
+          .Case<SmemType, TmemType, MbarType>([](auto t) { return t.getNumStages(); })
+          .Default([](Type) { return 0; });
+  if (stages == 0)
+    return emitOpError() << "source is already a single buffer (" << getSrc().getType()
+                         << "); get_buffer selects a stage of an allocation with stages";
+  return verifyConstantIndex(*this, getIndex(), stages, "stage");
+}
+
+LogicalResult SmemLoadOp::verify() {
+  return verifySameTile(*this, getType(), getSrc().getType(), "result", "shared-memory");
+}
+
+LogicalResult SmemStoreOp::verify() {
+  return verifySameTile(*this, getValue().getType(), getDst().getType(), "value",
+                        "shared-memory");
+}
+
+/// frag_smem_load/store: the register tile has the view's shape, or is a 2-D
+/// tile whose rows (or columns) broadcast a 1-D view.
+static LogicalResult verifyFragment(Operation *op, RankedTensorType tile, SmemType view) {
+  if (tile.getElementType() != view.getElementType())
+    return op->emitOpError() << "tile element type " << tile.getElementType()
+                             << " does not match the shared-memory element type "
+                             << view.getElementType();
+  if (tile.getShape() == view.getShape())
+    return success();
+  if (view.getRank() == 1 && tile.getRank() == 2 &&
+      (tile.getDimSize(0) == view.getDimSize(0) || tile.getDimSize(1) == view.getDimSize(0)))
+    return success();
+  return op->emitOpError() << "tile shape " << shapeStr(tile.getShape())
+                           << " must equal the shared-memory shape "
+                           << shapeStr(view.getShape())
+                           << ", or be 2-D with one dimension equal to a 1-D view";
+}
+
+LogicalResult FragSmemLoadOp::verify() {
+  if (getOther() && getOther().getType() != getType())
+    return emitOpError() << "'other' must have the result type " << getType() << ", got "
+                         << getOther().getType();
+  return verifyFragment(*this, getType(), getSrc().getType());
+}
+
+LogicalResult FragSmemStoreOp::verify() {
+  return verifyFragment(*this, getValue().getType(), getDst().getType());
+}
+
+LogicalResult SmemIndexOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                            ValueRange operands, DictionaryAttr,
+                                            OpaqueProperties, RegionRange,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto src = dyn_cast<SmemType>(operands[0].getType());
+  if (!src || src.getRank() < 2)
+    return emitOptionalError(loc, "txl.smem_index needs a shared-memory view of rank >= 2");
+  inferred.push_back(SmemType::get(ctx, src.getShape().drop_front(), src.getElementType(), 0,
+                                   src.getEncoding()));
+  return success();
+}
+
+LogicalResult SmemIndexOp::verify() {
+  return verifyConstantIndex(*this, getIndex(), getSrc().getType().getDimSize(0), "row");
+}
+
+LogicalResult SmemSubsliceOp::verify() {
+  SmemType src = getSrc().getType(), dst = getType();
+  ArrayRef<int64_t> offsets = getOffsets();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "result element type must be " << src.getElementType();
+  if (offsets.size() != (size_t)src.getRank() || dst.getRank() != src.getRank())
+    return emitOpError() << "needs one offset per dimension and a result of rank "
+                         << src.getRank();
+  for (int64_t i = 0; i < src.getRank(); ++i)
+    if (offsets[i] < 0 || offsets[i] + dst.getDimSize(i) > src.getDimSize(i))
+      return emitOpError() << "slice " << shapeStr(dst.getShape()) << " at "
+                           << shapeStr(offsets) << " is out of bounds of "
+                           << shapeStr(src.getShape()) << " in dimension " << i;
+  return success();
+}
+
+LogicalResult SmemTransOp::verify() {
+  SmemType src = getSrc().getType(), dst = getType();
+  ArrayRef<int32_t> order = getOrder();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "result element type must be " << src.getElementType();
+  if (order.size() != (size_t)src.getRank())
+    return emitOpError() << "order must list all " << src.getRank() << " dimensions";
+  SmallVector<bool> seen(order.size(), false);
+  SmallVector<int64_t> expected;
+  for (int32_t o : order) {
+    if (o < 0 || o >= (int32_t)order.size() || seen[o])
+      return emitOpError() << "order must be a permutation of 0.." << order.size() - 1;
+    seen[o] = true;
+    expected.push_back(src.getDimSize(o));
+  }
+  if (ArrayRef<int64_t>(expected) != dst.getShape())
+    return emitOpError() << "result shape must be " << shapeStr(expected) << ", got "
+                         << shapeStr(dst.getShape());
+  return success();
+}
+
+LogicalResult SmemReshapeOp::verify() {
+  SmemType src = getSrc().getType(), dst = getType();
+  if (src.getElementType() != dst.getElementType() ||
+      product(src.getShape()) != product(dst.getShape()))
+    return emitOpError() << "must keep the element type and the element count ("
+                         << product(src.getShape()) << " x " << src.getElementType() << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult TmemAllocOp::verify() {
+  TmemType type = getType();
+  int64_t columns = type.getStageColumns() * type.getStageCount();
+  if (columns > 512)
+    return emitOpError() << "needs " << columns
+                         << " TMEM columns, more than the 512 a block has; use fewer stages "
+                            "or narrower tiles";
+  return success();
+}
+
+LogicalResult TmemLoadOp::verify() {
+  return verifySameTile(*this, getType(), getSrc().getType(), "result", "tensor-memory");
+}
+
+LogicalResult TmemStoreOp::verify() {
+  return verifySameTile(*this, getValue().getType(), getDst().getType(), "value",
+                        "tensor-memory");
+}
+
+//===----------------------------------------------------------------------===//
+// mbarriers
+//===----------------------------------------------------------------------===//
+
+/// The hardware arrival count and tx-count are 20-bit.
+static constexpr int64_t kMaxMbarCount = (1 << 20) - 1;
+
+LogicalResult MbarAllocOp::verify() {
+  int64_t count = getArriveCount();
+  if (count <= 0 || count > kMaxMbarCount)
+    return emitOpError() << "arrive count must be in 1.." << kMaxMbarCount << ", got " << count;
+  return success();
+}
+
+LogicalResult MbarExpectOp::verify() {
+  int64_t bytes = getBytes();
+  if (bytes <= 0 || bytes > kMaxMbarCount)
+    return emitOpError() << "expects " << bytes << " bytes; the count must be in 1.."
+                         << kMaxMbarCount;
+  // Cross-check with the TMA loads that complete on this barrier in this block:
+  // a mismatch either hangs the consumer or lets it read a half-filled buffer.
+  int64_t loaded = 0;
+  for (Operation *user : getMbar().getUsers()) {
+    if (user->getBlock() != (*this)->getBlock())
+      continue;
+    if (auto load = dyn_cast<TmaLoadOp>(user); load && load.getMbar() == getMbar())
+      loaded += load.getDst().getType().getStageBytes();
+    else if (auto gather = dyn_cast<TmaGatherOp>(user); gather && gather.getMbar() == getMbar())
+      loaded += gather.getDst().getType().getStageBytes();
+  }
+  if (loaded != 0 && loaded != bytes)
+    return emitOpError() << "expects " << bytes
+                         << " bytes, but the TMA loads signalling this barrier in the same block "
+                            "deliver "
+                         << loaded << " bytes";
+  return success();
+}
+
+LogicalResult MbarArriveOp::verify() {
+  int64_t tx = getTxCount();
+  if (tx < 0 || tx > kMaxMbarCount)
+    return emitOpError() << "tx_count must be in 0.." << kMaxMbarCount << ", got " << tx;
+  if (getTrackAsyncOp() && (tx != 0 || getRemoteCtaId()))
+    return emitOpError() << "track_async_op arrives when this thread's cp.async copies finish; "
+                            "it cannot also carry tx_count or a remote CTA";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TMA and cp.async
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyTmaBox(Operation *op, TensorDescType desc, size_t numIndices,
+                                  SmemType buffer) {
+  if (numIndices != desc.getBlockShape().size())
+    return op->emitOpError() << "needs " << desc.getBlockShape().size()
+                             << " coordinates (one per descriptor dimension), got "
+                             << numIndices;
+  if (desc.getElementType() != buffer.getElementType())
+    return op->emitOpError() << "descriptor element type " << desc.getElementType()
+                             << " does not match the buffer element type "
+                             << buffer.getElementType();
+  if (desc.getBlockShape() != buffer.getShape())
+    return op->emitOpError() << "descriptor box " << shapeStr(desc.getBlockShape())
+                             << " does not match the buffer shape "
+                             << shapeStr(buffer.getShape());
+  auto descEnc = dyn_cast_or_null<NVMMASharedAttr>(desc.getEncoding());
+  auto bufEnc = dyn_cast_or_null<NVMMASharedAttr>(buffer.getEncoding());
+  if (descEnc && bufEnc && descEnc.getSwizzle() != bufEnc.getSwizzle())
+    return op->emitOpError() << "descriptor swizzle " << descEnc.getSwizzle()
+                             << " bytes differs from the buffer's " << bufEnc.getSwizzle();
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  return verifyTmaBox(*this, getDesc().getType(), getIndices().size(), getDst().getType());
+}
+
+LogicalResult TmaStoreOp::verify() {
+  return verifyTmaBox(*this, getDesc().getType(), getIndices().size(), getSrc().getType());
+}
+
+LogicalResult TmaGatherOp::verify() {
+  TensorDescType desc = getDesc().getType();
+  SmemType dst = getDst().getType();
+  auto rows = getXOffsets().getType();
+  if (desc.getBlockShape().size() != 2 || dst.getRank() != 2 || rows.getRank() != 1)
+    return emitOpError() << "gathers rows of a 2-D descriptor into a 2-D buffer with a 1-D "
+                            "tile of row offsets";
+  if (rows.getDimSize(0) % 4 != 0)
+    return emitOpError() << "gathers rows in groups of 4 (gather4), got " << rows.getDimSize(0);
+  if (dst.getDimSize(0) != rows.getDimSize(0) || dst.getDimSize(1) != desc.getBlockShape()[1])
+    return emitOpError() << "buffer shape must be [" << rows.getDimSize(0) << ", "
+                         << desc.getBlockShape()[1] << "] (rows x box width), got "
+                         << shapeStr(dst.getShape());
+  if (desc.getElementType() != dst.getElementType())
+    return emitOpError() << "descriptor and buffer element types differ";
+  return success();
+}
+
+LogicalResult AsyncLoadOp::verify() {
+  auto ptrs = getPtrs().getType();
+  SmemType dst = getDst().getType();
+  auto pointee = cast<PtrType>(ptrs.getElementType()).getPointeeType();
+  if (pointee != dst.getElementType() || ptrs.getShape() != dst.getShape())
+    return emitOpError() << "pointers " << ptrs << " must point to " << dst.getElementType()
+                         << " in the buffer's shape " << shapeStr(dst.getShape());
+  if (auto mask = dyn_cast_or_null<RankedTensorType>(getMask() ? getMask().getType() : Type());
+      mask && mask.getShape() != ptrs.getShape())
+    return emitOpError() << "mask shape " << shapeStr(mask.getShape())
+                         << " must match the pointers' " << shapeStr(ptrs.getShape());
+  if (getOther()) {
+    auto other = cast<RankedTensorType>(getOther().getType());
+    if (other.getShape() != ptrs.getShape() || other.getElementType() != pointee)
+      return emitOpError() << "'other' must be a " << shapeStr(ptrs.getShape()) << " tile of "
+                           << pointee;
+  }
+  int64_t c = getContiguity();
+  if (c != -1 && (c <= 0 || !llvm::isPowerOf2_64(c)))
+    return emitOpError() << "contiguity must be a positive power of two (or -1), got " << c;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix multiply
+//===----------------------------------------------------------------------===//
+
+/// K of one MMA instruction for an input type: 32 bytes of K per row.
+static int64_t instrK(Type t) {
+  if (t.isF32())
+    return 8; // tf32
+  return 256 / getElementBitWidth(t);
+}
+
+static bool isMmaInput(Type t) {
+  return t.isF16() || t.isBF16() || t.isF32() || isa<Float8E4M3FNType, Float8E5M2Type>(t) ||
+         t.isSignlessInteger(8);
+}
+
+/// Accumulator types allowed for an input type.
+static bool isValidAccumulator(Type in, Type acc) {
+  if (in.isSignlessInteger(8))
+    return acc.isSignlessInteger(32);
+  if (in.isF16() || isa<Float8E4M3FNType, Float8E5M2Type>(in))
+    return acc.isF32() || acc.isF16();
+  return acc.isF32();
+}
+
+/// Shapes and types common to wgmma and tcgen05: A is MxK, B is KxN, C is MxN.
+static LogicalResult verifyMmaOperands(Operation *op, ShapedType a, ShapedType b, ShapedType c,
+                                       int64_t &m, int64_t &n, int64_t &k) {
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return op->emitOpError() << "operands must be 2-D (A: MxK, B: KxN, acc: MxN)";
+  m = a.getDimSize(0);
+  k = a.getDimSize(1);
+  n = b.getDimSize(1);
+  if (b.getDimSize(0) != k)
+    return op->emitOpError() << "A is " << shapeStr(a.getShape()) << " but B is "
+                             << shapeStr(b.getShape()) << ": K must agree (use a transposed view "
+                             << "of B, e.g. txl.smem_trans, for A * B^T)";
+  if (c.getDimSize(0) != m || c.getDimSize(1) != n)
+    return op->emitOpError() << "accumulator must be " << shapeStr({m, n}) << ", got "
+                             << shapeStr(c.getShape());
+  Type ta = a.getElementType(), tb = b.getElementType();
+  if (!isMmaInput(ta) || !isMmaInput(tb))
+    return op->emitOpError() << "inputs must be f16, bf16, f32 (tf32), f8E4M3FN, f8E5M2 or i8, "
+                                "got "
+                             << ta << " and " << tb;
+  bool bothFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(ta) &&
+                 isa<Float8E4M3FNType, Float8E5M2Type>(tb);
+  if (ta != tb && !bothFp8)
+    return op->emitOpError() << "A and B must have the same element type, got " << ta << " and "
+                             << tb;
+  if (!isValidAccumulator(ta, c.getElementType()))
+    return op->emitOpError() << "cannot accumulate " << ta << " products in "
+                             << c.getElementType() << " (f32 always works; f16 for f16/fp8 "
+                             << "inputs; i32 for i8)";
+  if (k % instrK(ta) != 0)
+    return op->emitOpError() << "K = " << k << " must be a multiple of " << instrK(ta) << " for "
+                             << ta << " inputs";
+  return success();
+}
+
+LogicalResult DotOp::verify() {
+  auto a = cast<ShapedType>(getA().getType());
+  SmemType b = getB().getType();
+  auto c = cast<ShapedType>(getAcc().getType());
+  int64_t m, n, k;
+  if (failed(verifyMmaOperands(*this, a, b, c, m, n, k)))
+    return failure();
+  if (m % 64 != 0)
+    return emitOpError() << "wgmma M must be a multiple of 64 (one warpgroup per 64 rows), got "
+                         << m;
+  if (n < 8 || n > 256 || n % 8 != 0)
+    return emitOpError() << "wgmma N must be in 8..256 in steps of 8, got " << n;
+  return success();
+}
+
+LogicalResult DotXOp::verify() {
+  auto a = cast<ShapedType>(getA().getType());
+  SmemType b = getB().getType();
+  auto c = cast<ShapedType>(getC().getType());
+  int64_t m, n, k;
+  if (failed(verifyMmaOperands(*this, a, b, c, m, n, k)))
+    return failure();
+  int64_t maxM = getTwoCtas() ? 256 : 128;
+  if (m != 64 && m != 128 && !(getTwoCtas() && m == 256))
+    return emitOpError() << "tcgen05 M must be 64 or 128 (or 256 with two_ctas), got " << m
+                         << " (max " << maxM << ")";
+  int64_t step = m == 64 ? 8 : 16;
+  if (n < step || n > 256 || n % step != 0)
+    return emitOpError() << "tcgen05 N must be in " << step << "..256 in steps of " << step
+                         << " for M = " << m << ", got " << n;
+  bool tensorAcc = isa<RankedTensorType>(c);
+  if (tensorAcc != (getResult() != nullptr))
+    return emitOpError() << (tensorAcc ? "a register accumulator needs a result"
+                                       : "a tensor-memory accumulator is updated in place; "
+                                         "remove the result");
+  if (tensorAcc && getResult().getType() != c)
+    return emitOpError() << "result type must equal the accumulator type " << c;
+  if (!getMbarPreds().empty() && getMbarPreds().size() != getMbars().size())
+    return emitOpError() << "needs one predicate per mbarrier (" << getMbars().size()
+                         << "), got " << getMbarPreds().size();
+  return success();
+}
+
+LogicalResult DotWaitOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                          ValueRange operands, DictionaryAttr,
+                                          OpaqueProperties, RegionRange,
+                                          SmallVectorImpl<Type> &inferred) {
+  for (Value v : operands)
+    inferred.push_back(v.getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Synchronization and warp specialization
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyNamedBarrier(Operation *op, int64_t bar, int64_t threads) {
+  if (bar < 0 || bar > 15)
+    return op->emitOpError() << "named barrier id must be in 0..15, got " << bar
+                             << " (kernels use 8..15; 1..7 are reserved for the compiler)";
+  if (threads <= 0 || threads % 32 != 0 || threads > 1024)
+    return op->emitOpError() << "thread count must be a positive multiple of 32 up to 1024 "
+                                "(whole warps), got "
+                             << threads;
+  return success();
+}
+
+LogicalResult BarArriveOp::verify() { return verifyNamedBarrier(*this, getBar(), getNumThreads()); }
+LogicalResult BarWaitOp::verify() { return verifyNamedBarrier(*this, getBar(), getNumThreads()); }
+
+static LogicalResult verifyRegCount(Operation *op, int64_t count) {
+  if (count < 24 || count > 256 || count % 8 != 0)
+    return op->emitOpError() << "register count must be in 24..256 in steps of 8 (setmaxnreg), "
+                                "got "
+                             << count;
+  return success();
+}
+
+LogicalResult RegAllocOp::verify() { return verifyRegCount(*this, getRegCount()); }
+LogicalResult RegDeallocOp::verify() { return verifyRegCount(*this, getRegCount()); }
+
+static LogicalResult verifyRoleIds(Operation *op, ArrayRef<int32_t> ids, StringRef unit,
+                                   int32_t limit) {
+  if (ids.empty())
+    return op->emitOpError() << "needs at least one " << unit << " id";
+  SmallVector<int32_t> sorted(ids);
+  llvm::sort(sorted);
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] < 0 || sorted[i] >= limit)
+      return op->emitOpError() << unit << " id " << sorted[i] << " is out of range [0, " << limit
+                               << ")";
+    if (i > 0 && sorted[i] == sorted[i - 1])
+      return op->emitOpError() << unit << " id " << sorted[i] << " is listed twice";
+  }
+  return success();
+}
+
+// A block has at most 1024 threads: 8 warpgroups, 32 warps.
+LogicalResult IsWarpgroupOp::verify() { return verifyRoleIds(*this, getIds(), "warpgroup", 8); }
+LogicalResult IsWarpOp::verify() { return verifyRoleIds(*this, getIds(), "warp", 32); }
+
+//===----------------------------------------------------------------------===//
+// Register tiles
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeRangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  auto type = getType();
+  if (start < 0 || end <= start)
+    return emitOpError() << "needs 0 <= start < end, got [" << start << ", " << end << ")";
+  if (type.getRank() != 1 || type.getDimSize(0) != end - start)
+    return emitOpError() << "result must be tensor<" << end - start << "xi32>, got " << type;
+  return success();
+}
+
+LogicalResult SplatOp::verify() {
+  auto type = getType();
+  if (getSrc().getType() != type.getElementType())
+    return emitOpError() << "splats a " << getSrc().getType() << " into a tile of "
+                         << type.getElementType() << "; the element types must match";
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  if (src.getRank() != dst.getRank())
+    return emitOpError() << "keeps the rank; use txl.expand_dims first (got rank "
+                         << src.getRank() << " -> " << dst.getRank() << ")";
+  for (int64_t i = 0; i < src.getRank(); ++i)
+    if (src.getDimSize(i) != dst.getDimSize(i) && src.getDimSize(i) != 1)
+      return emitOpError() << "cannot broadcast " << shapeStr(src.getShape()) << " to "
+                           << shapeStr(dst.getShape()) << ": dimension " << i << " is "
+                           << src.getDimSize(i) << ", not 1";
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError() << "axis " << axis << " is out of range [0, " << src.getRank() << "]";
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (ArrayRef<int64_t>(expected) != dst.getShape())
+    return emitOpError() << "result shape must be " << shapeStr(expected) << ", got "
+                         << shapeStr(dst.getShape());
+  return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  if (getSrcs().empty())
+    return emitOpError() << "needs at least one operand";
+  auto first = cast<RankedTensorType>(getSrcs()[0].getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= first.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for a rank-" << first.getRank()
+                         << " tile";
+  if (getNumResults() != getSrcs().size())
+    return emitOpError() << "needs one result per operand";
+  SmallVector<int64_t> reduced(first.getShape());
+  reduced.erase(reduced.begin() + axis);
+  Block &body = getCombineOp().front();
+  if (body.getNumArguments() != 2 * getSrcs().size())
+    return emitOpError() << "combiner takes " << 2 * getSrcs().size()
+                         << " arguments (two per operand), got " << body.getNumArguments();
+  for (auto [i, src] : llvm::enumerate(getSrcs())) {
+    auto t = cast<RankedTensorType>(src.getType());
+    if (t.getShape() != first.getShape())
+      return emitOpError() << "operands must have the same shape";
+    Type elt = t.getElementType();
+    if (body.getArgument(i).getType() != elt ||
+        body.getArgument(i + getSrcs().size()).getType() != elt)
+      return emitOpError() << "combiner arguments for operand " << i << " must be " << elt;
+    Type result = getResult(i).getType();
+    Type expected = reduced.empty() ? elt : Type(RankedTensorType::get(reduced, elt));
+    auto resultTensor = dyn_cast<RankedTensorType>(result);
+    bool ok = reduced.empty() ? result == elt
+                              : resultTensor && resultTensor.getShape() == ArrayRef(reduced) &&
+                                    resultTensor.getElementType() == elt;
+    if (!ok)
+      return emitOpError() << "result " << i << " must be " << expected << ", got " << result;
+  }
+  auto ret = dyn_cast<ReduceReturnOp>(body.getTerminator());
+  if (!ret || ret.getResults().size() != getSrcs().size())
+    return emitOpError() << "combiner must end in txl.reduce_return of " << getSrcs().size()
+                         << " values";
+  for (auto [i, v] : llvm::enumerate(ret.getResults()))
+    if (v.getType() != body.getArgument(i).getType())
+      return emitOpError() << "combiner returns " << v.getType() << " for operand " << i
+                           << ", expected " << body.getArgument(i).getType();
+  return success();
+}
+
+/// Shape of a scalar-or-tile value (empty for a scalar).
+static ArrayRef<int64_t> shapeOf(Type t) {
+  if (auto r = dyn_cast<RankedTensorType>(t))
+    return r.getShape();
+  return {};
+}
+
+LogicalResult AddPtrOp::verify() {
+  if (shapeOf(getPtr().getType()) != shapeOf(getOffset().getType()) ||
+      isa<RankedTensorType>(getPtr().getType()) != isa<RankedTensorType>(getOffset().getType()))
+    return emitOpError() << "offsets " << getOffset().getType() << " must have the shape of the "
+                         << "pointers " << getPtr().getType();
+  return success();
+}
+
+/// The value type a pointer (tile) loads: its pointee in the same shape.
+static Type loadedType(Type ptrType) {
+  if (auto ptr = dyn_cast<PtrType>(ptrType))
+    return ptr.getPointeeType();
+  auto tile = cast<RankedTensorType>(ptrType);
+  return RankedTensorType::get(tile.getShape(),
+                               cast<PtrType>(tile.getElementType()).getPointeeType(),
+                               tile.getEncoding());
+}
+
+static LogicalResult verifyMask(Operation *op, Value mask, Type ptrType) {
+  if (!mask)
+    return success();
+  if (shapeOf(mask.getType()) != shapeOf(ptrType) ||
+      isa<RankedTensorType>(mask.getType()) != isa<RankedTensorType>(ptrType))
+    return op->emitOpError() << "mask " << mask.getType() << " must have the shape of the "
+                             << "pointers " << ptrType;
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  Type expected = loadedType(getPtr().getType());
+  auto sameShapeAndElt = [&](Type t) {
+    return shapeOf(t) == shapeOf(expected) && getElementTypeOrSelf(t) == getElementTypeOrSelf(expected);
+  };
+  if (!sameShapeAndElt(getType()))
+    return emitOpError() << "loads " << expected << " through " << getPtr().getType()
+                         << ", but the result is " << getType();
+  if (getOther() && getOther().getType() != getType())
+    return emitOpError() << "'other' must have the result type " << getType() << ", got "
+                         << getOther().getType();
+  if (getOther() && !getMask())
+    return emitOpError() << "'other' is only used with a mask";
+  return verifyMask(*this, getMask(), getPtr().getType());
+}
+
+LogicalResult StoreOp::verify() {
+  Type expected = loadedType(getPtr().getType());
+  Type value = getValue().getType();
+  if (shapeOf(value) != shapeOf(expected) ||
+      getElementTypeOrSelf(value) != getElementTypeOrSelf(expected))
+    return emitOpError() << "stores " << value << " through " << getPtr().getType()
+                         << ", which needs " << expected;
+  return verifyMask(*this, getMask(), getPtr().getType());
+}
