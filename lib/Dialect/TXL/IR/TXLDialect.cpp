@@ -427,5 +427,11 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
                                 "warpgroups, at most 1024 threads)";
     return success();
   }
+  // Set by the pipeline stages (planned offsets and sizes).
+  if (name == "txl.offset" || name == "txl.shared_bytes") {
+    if (!isa<IntegerAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be an integer";
+    return success();
+  }
   return op->emitError() << "unknown txl attribute '" << name << "'";
 }

@@ -78,6 +78,9 @@ static int64_t product(ArrayRef<int64_t> shape) {
   return n;
 }
 
+// I32Attr getters return uint32_t: the verifiers cast them back to int32_t so
+// that a negative attribute is reported as such rather than as 2^32 - n.
+
 /// Shared memory of one block on the H100 (227 KB usable).
 static constexpr int64_t kMaxSharedBytes = 227 * 1024;
 
@@ -251,27 +254,28 @@ LogicalResult TmemStoreOp::verify() {
 static constexpr int64_t kMaxMbarCount = (1 << 20) - 1;
 
 LogicalResult MbarAllocOp::verify() {
-  int64_t count = getArriveCount();
+  int64_t count = static_cast<int32_t>(getArriveCount());
   if (count <= 0 || count > kMaxMbarCount)
     return emitOpError() << "arrive count must be in 1.." << kMaxMbarCount << ", got " << count;
   return success();
 }
 
 LogicalResult MbarExpectOp::verify() {
-  int64_t bytes = getBytes();
+  int64_t bytes = static_cast<int32_t>(getBytes());
   if (bytes <= 0 || bytes > kMaxMbarCount)
     return emitOpError() << "expects " << bytes << " bytes; the count must be in 1.."
                          << kMaxMbarCount;
   // Cross-check with the TMA loads that complete on this barrier in this block:
   // a mismatch either hangs the consumer or lets it read a half-filled buffer.
+  // tma_load and tma_gather end in (dst, mbar). They are verified after this
+  // op, so their operands are read without assuming their types or number.
   int64_t loaded = 0;
   for (Operation *user : getMbar().getUsers()) {
-    if (user->getBlock() != (*this)->getBlock())
+    if (user->getBlock() != (*this)->getBlock() || !isa<TmaLoadOp, TmaGatherOp>(user) ||
+        user->getNumOperands() < 2 || user->getOperands().back() != getMbar())
       continue;
-    if (auto load = dyn_cast<TmaLoadOp>(user); load && load.getMbar() == getMbar())
-      loaded += load.getDst().getType().getStageBytes();
-    else if (auto gather = dyn_cast<TmaGatherOp>(user); gather && gather.getMbar() == getMbar())
-      loaded += gather.getDst().getType().getStageBytes();
+    if (auto dst = dyn_cast<SmemType>(user->getOperand(user->getNumOperands() - 2).getType()))
+      loaded += dst.getStageBytes();
   }
   if (loaded != 0 && loaded != bytes)
     return emitOpError() << "expects " << bytes
@@ -282,7 +286,7 @@ LogicalResult MbarExpectOp::verify() {
 }
 
 LogicalResult MbarArriveOp::verify() {
-  int64_t tx = getTxCount();
+  int64_t tx = static_cast<int32_t>(getTxCount());
   if (tx < 0 || tx > kMaxMbarCount)
     return emitOpError() << "tx_count must be in 0.." << kMaxMbarCount << ", got " << tx;
   if (getTrackAsyncOp() && (tx != 0 || getRemoteCtaId()))
@@ -360,7 +364,7 @@ LogicalResult AsyncLoadOp::verify() {
       return emitOpError() << "'other' must be a " << shapeStr(ptrs.getShape()) << " tile of "
                            << pointee;
   }
-  int64_t c = getContiguity();
+  int64_t c = static_cast<int32_t>(getContiguity());
   if (c != -1 && (c <= 0 || !llvm::isPowerOf2_64(c)))
     return emitOpError() << "contiguity must be a positive power of two (or -1), got " << c;
   return success();
@@ -493,8 +497,14 @@ static LogicalResult verifyNamedBarrier(Operation *op, int64_t bar, int64_t thre
   return success();
 }
 
-LogicalResult BarArriveOp::verify() { return verifyNamedBarrier(*this, getBar(), getNumThreads()); }
-LogicalResult BarWaitOp::verify() { return verifyNamedBarrier(*this, getBar(), getNumThreads()); }
+LogicalResult BarArriveOp::verify() {
+  return verifyNamedBarrier(*this, static_cast<int32_t>(getBar()),
+                            static_cast<int32_t>(getNumThreads()));
+}
+LogicalResult BarWaitOp::verify() {
+  return verifyNamedBarrier(*this, static_cast<int32_t>(getBar()),
+                            static_cast<int32_t>(getNumThreads()));
+}
 
 static LogicalResult verifyRegCount(Operation *op, int64_t count) {
   if (count < 24 || count > 256 || count % 8 != 0)
@@ -504,8 +514,12 @@ static LogicalResult verifyRegCount(Operation *op, int64_t count) {
   return success();
 }
 
-LogicalResult RegAllocOp::verify() { return verifyRegCount(*this, getRegCount()); }
-LogicalResult RegDeallocOp::verify() { return verifyRegCount(*this, getRegCount()); }
+LogicalResult RegAllocOp::verify() {
+  return verifyRegCount(*this, static_cast<int32_t>(getRegCount()));
+}
+LogicalResult RegDeallocOp::verify() {
+  return verifyRegCount(*this, static_cast<int32_t>(getRegCount()));
+}
 
 static LogicalResult verifyRoleIds(Operation *op, ArrayRef<int32_t> ids, StringRef unit,
                                    int32_t limit) {
@@ -532,7 +546,7 @@ LogicalResult IsWarpOp::verify() { return verifyRoleIds(*this, getIds(), "warp",
 //===----------------------------------------------------------------------===//
 
 LogicalResult MakeRangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  int64_t start = static_cast<int32_t>(getStart()), end = static_cast<int32_t>(getEnd());
   auto type = getType();
   if (start < 0 || end <= start)
     return emitOpError() << "needs 0 <= start < end, got [" << start << ", " << end << ")";
@@ -564,7 +578,7 @@ LogicalResult BroadcastOp::verify() {
 
 LogicalResult ExpandDimsOp::verify() {
   auto src = getSrc().getType(), dst = getType();
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int32_t>(getAxis());
   if (axis < 0 || axis > src.getRank())
     return emitOpError() << "axis " << axis << " is out of range [0, " << src.getRank() << "]";
   SmallVector<int64_t> expected(src.getShape());
@@ -579,7 +593,7 @@ LogicalResult ReduceOp::verifyRegions() {
   if (getSrcs().empty())
     return emitOpError() << "needs at least one operand";
   auto first = cast<RankedTensorType>(getSrcs()[0].getType());
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int32_t>(getAxis());
   if (axis < 0 || axis >= first.getRank())
     return emitOpError() << "axis " << axis << " is out of range for a rank-" << first.getRank()
                          << " tile";

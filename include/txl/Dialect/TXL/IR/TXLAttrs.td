@@ -39,6 +39,27 @@ def TXL_NVMMASharedAttr : TXL_Attr<"NVMMAShared", "nvmma_shared"> {
 // Register (distributed) layouts
 //===----------------------------------------------------------------------===//
 
+// A list of unsigned integers in brackets, `[1, 8]`. The default
+// ArrayRefParameter syntax (a bare `1, 8`) cannot be parsed back inside
+// struct(params): the comma before the next key looks like another element.
+def TXL_UnsignedArrayParameter : ArrayRefParameter<"unsigned"> {
+  let parser = [{
+    [&]() -> ::mlir::FailureOr<::llvm::SmallVector<unsigned>> {
+      ::llvm::SmallVector<unsigned> values;
+      if ($_parser.parseCommaSeparatedList(::mlir::AsmParser::Delimiter::Square, [&] {
+            return $_parser.parseInteger(values.emplace_back());
+          }))
+        return ::mlir::failure();
+      return values;
+    }()
+  }];
+  let printer = [{
+    $_printer << '[';
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << ']';
+  }];
+}
+
 def TXL_BlockedAttr : TXL_Attr<"Blocked", "blocked"> {
   let summary = "blocked register layout (coalesced global access)";
   let description = [{
@@ -47,10 +68,10 @@ def TXL_BlockedAttr : TXL_Attr<"Blocked", "blocked"> {
     the dimensions from fastest to slowest varying.
     `#txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>`
   }];
-  let parameters = (ins ArrayRefParameter<"unsigned">:$sizePerThread,
-                        ArrayRefParameter<"unsigned">:$threadsPerWarp,
-                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
-                        ArrayRefParameter<"unsigned">:$order);
+  let parameters = (ins TXL_UnsignedArrayParameter:$sizePerThread,
+                        TXL_UnsignedArrayParameter:$threadsPerWarp,
+                        TXL_UnsignedArrayParameter:$warpsPerCTA,
+                        TXL_UnsignedArrayParameter:$order);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
@@ -64,8 +85,8 @@ def TXL_NVMMAAttr : TXL_Attr<"NVMMA", "nvmma"> {
     `#txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>`
   }];
   let parameters = (ins "unsigned":$version,
-                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
-                        ArrayRefParameter<"unsigned">:$instrShape);
+                        TXL_UnsignedArrayParameter:$warpsPerCTA,
+                        TXL_UnsignedArrayParameter:$instrShape);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

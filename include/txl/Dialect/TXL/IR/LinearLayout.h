@@ -1,0 +1,72 @@
+//===- LinearLayout.h - register layouts as linear maps over GF(2) -*- C++ -*-===//
+//
+// Every register layout (#txl.blocked, #txl.nvmma, #txl.dot_operand,
+// #txl.slice) is turned into one representation: a linear map over GF(2)
+// from the bits of (register, lane, warp) to tensor coordinates. Bit k of the
+// register index contributes `regBases[k]` (a coordinate vector), and the
+// contributions of all set bits are XOR-ed. This is Triton's LinearLayout in
+// miniature; it answers, with one algorithm for every pair of layouts:
+//   - where element (i, j) lives (register, lane, warp), and
+//   - whether a conversion is free, an in-thread permutation, warp shuffles
+//     or a shared-memory round trip.
+// Shapes must be powers of two (as in Triton).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXL_DIALECT_TXL_IR_LINEARLAYOUT_H
+#define TXL_DIALECT_TXL_IR_LINEARLAYOUT_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include <string>
+
+namespace mlir::txl {
+
+class LinearLayout {
+public:
+  using Coord = SmallVector<int64_t, 4>;
+
+  /// Build the layout of a tile of `shape` with register layout `layout`.
+  /// Fails (with a reason in `why`) for non-power-of-two shapes or layouts
+  /// that cannot describe the shape.
+  static FailureOr<LinearLayout> get(ArrayRef<int64_t> shape, Attribute layout,
+                                     std::string *why = nullptr);
+
+  ArrayRef<int64_t> getShape() const { return shape; }
+  ArrayRef<Coord> getRegBases() const { return regBases; }
+  ArrayRef<Coord> getLaneBases() const { return laneBases; }
+  ArrayRef<Coord> getWarpBases() const { return warpBases; }
+
+  /// Registers each thread holds (distinct elements).
+  int64_t getNumRegs() const { return int64_t(1) << regBases.size(); }
+  /// Coordinates of register `reg` of thread (lane, warp).
+  Coord apply(int64_t reg, int64_t lane, int64_t warp) const;
+  /// Coordinates contributed by the register bits alone (lane = warp = 0).
+  Coord applyReg(int64_t reg) const { return apply(reg, 0, 0); }
+
+  /// How a tile moves from layout `this` to `other` (same shape).
+  enum class Conversion { NoOp, RegPermutation, WarpShuffle, SharedMemory };
+  Conversion classifyConversionTo(const LinearLayout &other) const;
+  /// For RegPermutation: perm[r] = register of `this` that holds what
+  /// register r of `other` holds.
+  SmallVector<int64_t> getRegPermutationTo(const LinearLayout &other) const;
+
+  bool operator==(const LinearLayout &o) const {
+    return shape == o.shape && regBases == o.regBases && laneBases == o.laneBases &&
+           warpBases == o.warpBases;
+  }
+  std::string str() const;
+
+  LinearLayout(SmallVector<int64_t> shape, SmallVector<Coord> reg, SmallVector<Coord> lane,
+               SmallVector<Coord> warp)
+      : shape(std::move(shape)), regBases(std::move(reg)), laneBases(std::move(lane)),
+        warpBases(std::move(warp)) {}
+
+private:
+  SmallVector<int64_t> shape;
+  SmallVector<Coord> regBases, laneBases, warpBases;
+};
+
+} // namespace mlir::txl
+
+#endif // TXL_DIALECT_TXL_IR_LINEARLAYOUT_H

@@ -1,0 +1,73 @@
+//===- LoweringUtils.h - shared helpers of the lowering stages --*- C++ -*-===//
+//
+// The type converter every stage uses, and small builders for the values
+// lowerings need again and again (the shared-memory base, thread ids, the
+// warpgroup's leader predicate).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXL_DIALECT_TXL_TRANSFORMS_LOWERINGUTILS_H
+#define TXL_DIALECT_TXL_TRANSFORMS_LOWERINGUTILS_H
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "txl/Dialect/TXL/IR/LinearLayout.h"
+#include "txl/Dialect/TXL/IR/TXLOps.h"
+
+namespace mlir::txl {
+
+/// Maps txl types to their LLVM form:
+///   !txl.smem, !txl.mbar     -> !llvm.ptr<3> (address of the view)
+///   !txl.tmem                -> i32 (TMEM address)
+///   !txl.tensordesc          -> !llvm.ptr (the byval CUtensorMap parameter)
+///   !txl.ptr<T, as>          -> !llvm.ptr<as>
+///   tensor<..., #layout>     -> !llvm.struct<(elt x registers per thread)>
+class TXLTypeConverter : public LLVMTypeConverter {
+public:
+  explicit TXLTypeConverter(MLIRContext *ctx);
+};
+
+/// The LLVM struct holding one thread's registers of `tile`, or null (with
+/// the reason in `why`) when the tile has no usable layout.
+Type getTileStructType(RankedTensorType tile, const TypeConverter &converter,
+                       std::string *why = nullptr);
+
+/// Name of the kernel's one dynamic shared-memory array.
+constexpr StringLiteral kSharedArrayName = "txl_smem";
+/// Address (ptr<3>) of byte `offset` of the kernel's shared memory; declares
+/// `@txl_smem` (external, [0 x i8], aligned 1024) on first use. An external
+/// declaration, never gpu.dynamic_shared_memory: that one aliases static
+/// shared memory in LLVM 22 (MLIR22-NVPTX-FACTS.md §4.1).
+Value getSharedAddress(OpBuilder &b, Location loc, Operation *anchor, int64_t offset);
+/// `base + offset` bytes.
+Value addBytes(OpBuilder &b, Location loc, Value base, Value offset);
+Value addBytes(OpBuilder &b, Location loc, Value base, int64_t offset);
+
+Value i32Const(OpBuilder &b, Location loc, int64_t v);
+Value i64Const(OpBuilder &b, Location loc, int64_t v);
+/// threadIdx.x as i32.
+Value getThreadId(OpBuilder &b, Location loc);
+/// True in the first thread of each warpgroup (who issues TMA and expect_tx).
+Value isWarpgroupLeader(OpBuilder &b, Location loc);
+
+/// How one txl TMA box is moved by the hardware: a box's inner dimension may
+/// not exceed the swizzle span, so a wider tile moves as `pieces` boxes of
+/// `box` side by side (each a column block of rows x swizzle bytes in shared
+/// memory). The host encodes the descriptor with `box`.
+struct TmaBox {
+  SmallVector<int64_t> box; // outermost first, like the tile
+  int64_t pieces = 1;
+  int64_t pieceBytes = 0; // shared-memory bytes of one piece
+  unsigned swizzle = 0;
+};
+TmaBox getTmaBox(TensorDescType desc);
+
+/// Planned shared-memory byte offset of an allocation op (set by SmemAllocs).
+constexpr StringLiteral kOffsetAttrName = "txl.offset";
+/// Total planned shared-memory bytes of a kernel.
+constexpr StringLiteral kSharedBytesAttrName = "txl.shared_bytes";
+
+} // namespace mlir::txl
+
+#endif // TXL_DIALECT_TXL_TRANSFORMS_LOWERINGUTILS_H

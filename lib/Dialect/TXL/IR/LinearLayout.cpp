@@ -1,0 +1,251 @@
+//===- LinearLayout.cpp - register layouts as linear maps over GF(2) ------===//
+//
+// Construction of the linear map for each layout attribute. A layout may
+// cover more than the tile (then the extra bases map to coordinate 0: those
+// threads hold copies, a broadcast) or less (then extra register bases
+// repeat the pattern). Register bases that map to 0 are dropped, so each
+// register of a thread holds a distinct element.
+//
+// The wgmma accumulator and register-A layouts follow the fragment formulas
+// confirmed on the H100 (MLIR22-NVPTX-FACTS.md §1d):
+//   acc m64nN: row = 16*warp + lane/4 + 8*((r/2)%2), col = 8*(r/4) + 2*(lane%4) + r%2
+//   A k16:     a0=(row, c..c+1) a1=(row+8, c..) a2=(row, c+8..) a3=(row+8, c+8..)
+// which are the same map for 16-bit A and f32 accumulators of equal shape:
+// that is why P of flash attention needs no shuffles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Dialect/TXL/IR/LinearLayout.h"
+#include "txl/Dialect/TXL/IR/TXLDialect.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::txl;
+using Coord = LinearLayout::Coord;
+
+namespace {
+/// Accumulates bases dimension by dimension, tracking how much of each
+/// dimension is already covered.
+struct BasisBuilder {
+  SmallVector<int64_t> shape;
+  SmallVector<int64_t> covered;
+  SmallVector<Coord> reg, lane, warp;
+
+  explicit BasisBuilder(ArrayRef<int64_t> s) : shape(s), covered(s.size(), 1) {}
+
+  /// A basis that advances dimension `dim` by the current coverage (0 once
+  /// the tile is covered: a broadcast).
+  Coord next(unsigned dim) {
+    Coord c(shape.size(), 0);
+    if (covered[dim] < shape[dim])
+      c[dim] = covered[dim];
+    covered[dim] *= 2;
+    return c;
+  }
+  /// A basis at an explicit offset of dimension `dim` (0 beyond the tile).
+  Coord at(unsigned dim, int64_t offset) {
+    Coord c(shape.size(), 0);
+    if (offset < shape[dim])
+      c[dim] = offset;
+    return c;
+  }
+  void add(SmallVector<Coord> &bases, unsigned dim, unsigned count) {
+    for (unsigned i = 0; i < llvm::Log2_32(count); ++i)
+      bases.push_back(next(dim));
+  }
+  /// Registers repeat the pattern until every dimension is covered.
+  void repeatRegs(ArrayRef<unsigned> order) {
+    for (unsigned d : order)
+      while (covered[d] < shape[d])
+        reg.push_back(next(d));
+  }
+};
+
+bool isZero(const Coord &c) {
+  return llvm::all_of(c, [](int64_t v) { return v == 0; });
+}
+} // namespace
+
+static LogicalResult fail(std::string *why, const Twine &msg) {
+  if (why)
+    *why = msg.str();
+  return failure();
+}
+
+static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout,
+                                     std::string *why);
+
+/// wgmma accumulator (and, with `kWidth`, register-A operand): [rows, cols].
+/// `elemsPerReg` consecutive columns share one 32-bit register pair slot.
+static FailureOr<LinearLayout> buildMma(ArrayRef<int64_t> shape, ArrayRef<unsigned> warps,
+                                        unsigned kWidth, std::string *why) {
+  if (shape.size() != 2)
+    return fail(why, "wgmma layouts are 2-D");
+  if (warps[1] != 1)
+    return fail(why, "wgmma layouts with warps along N are not supported");
+  BasisBuilder b(shape);
+  // Within one 8-column group a thread owns kWidth consecutive columns...
+  for (unsigned i = 0; i < llvm::Log2_32(kWidth); ++i)
+    b.reg.push_back(b.at(1, 1 << i));
+  // ... in rows lane/4 and lane/4 + 8,
+  b.reg.push_back(b.at(0, 8));
+  // 4 lanes of a quad cover 4*kWidth columns,
+  b.lane.push_back(b.at(1, kWidth));
+  b.lane.push_back(b.at(1, 2 * kWidth));
+  // 8 quads cover rows 0..7,
+  b.lane.push_back(b.at(0, 1));
+  b.lane.push_back(b.at(0, 2));
+  b.lane.push_back(b.at(0, 4));
+  // each warp owns 16 rows,
+  for (unsigned i = 0; i < llvm::Log2_32(warps[0]); ++i)
+    b.warp.push_back(b.at(0, 16 << i));
+  // registers step across the columns in groups of 4*kWidth,
+  for (int64_t c = 4 * kWidth; c < shape[1]; c *= 2)
+    b.reg.push_back(b.at(1, c));
+  // and then across further 16*warps-row blocks (M = 128 on one warpgroup).
+  for (int64_t r = 16 * warps[0]; r < shape[0]; r *= 2)
+    b.reg.push_back(b.at(0, r));
+  return LinearLayout(SmallVector<int64_t>(shape), b.reg, b.lane, b.warp);
+}
+
+static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout,
+                                     std::string *why) {
+  for (int64_t d : shape)
+    if (d <= 0 || !llvm::isPowerOf2_64(d))
+      return fail(why, "register layouts need power-of-two tile dimensions, got " +
+                           Twine(d));
+  if (auto blocked = dyn_cast<BlockedAttr>(layout)) {
+    ArrayRef<unsigned> order = blocked.getOrder();
+    if (order.size() != shape.size())
+      return fail(why, "layout rank " + Twine(order.size()) + " differs from tile rank " +
+                           Twine(shape.size()));
+    for (unsigned v : llvm::concat<const unsigned>(blocked.getSizePerThread(),
+                                                   blocked.getThreadsPerWarp(),
+                                                   blocked.getWarpsPerCTA()))
+      if (!llvm::isPowerOf2_32(v))
+        return fail(why, "#txl.blocked entries must be powers of two");
+    BasisBuilder b(shape);
+    for (unsigned d : order)
+      b.add(b.reg, d, blocked.getSizePerThread()[d]);
+    for (unsigned d : order)
+      b.add(b.lane, d, blocked.getThreadsPerWarp()[d]);
+    for (unsigned d : order)
+      b.add(b.warp, d, blocked.getWarpsPerCTA()[d]);
+    b.repeatRegs(order);
+    return LinearLayout(SmallVector<int64_t>(shape), b.reg, b.lane, b.warp);
+  }
+  if (auto mma = dyn_cast<NVMMAAttr>(layout)) {
+    if (!llvm::isPowerOf2_32(mma.getWarpsPerCTA()[0]))
+      return fail(why, "#txl.nvmma warps must be a power of two");
+    // The accumulator: two f32 (or packed f16) columns per register pair.
+    return buildMma(shape, mma.getWarpsPerCTA(), 2, why);
+  }
+  if (auto op = dyn_cast<DotOperandAttr>(layout)) {
+    auto mma = dyn_cast<NVMMAAttr>(op.getParent());
+    if (!mma || op.getOpIdx() != 0)
+      return fail(why, "register operands are supported for A of a wgmma only");
+    return buildMma(shape, mma.getWarpsPerCTA(), op.getKWidth(), why);
+  }
+  if (auto slice = dyn_cast<SliceAttr>(layout)) {
+    // The parent on the tile with the sliced dimension of size 1: every basis
+    // along it becomes a broadcast; then the dimension is dropped.
+    SmallVector<int64_t> parentShape(shape);
+    if (slice.getDim() > parentShape.size())
+      return fail(why, "#txl.slice dim out of range");
+    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
+    auto parent = build(parentShape, slice.getParent(), why);
+    if (failed(parent))
+      return failure();
+    auto drop = [&](ArrayRef<Coord> bases) {
+      SmallVector<Coord> out;
+      for (Coord c : bases) {
+        c.erase(c.begin() + slice.getDim());
+        out.push_back(c);
+      }
+      return out;
+    };
+    return LinearLayout(SmallVector<int64_t>(shape), drop(parent->getRegBases()),
+                        drop(parent->getLaneBases()), drop(parent->getWarpBases()));
+  }
+  return fail(why, "not a register layout");
+}
+
+FailureOr<LinearLayout> LinearLayout::get(ArrayRef<int64_t> shape, Attribute layout,
+                                          std::string *why) {
+  if (!layout)
+    return fail(why, "the tile has no register layout (run --txl-assign-layouts)");
+  auto ll = build(shape, layout, why);
+  if (failed(ll))
+    return failure();
+  // Registers hold distinct elements: drop register bases that map to 0.
+  SmallVector<Coord> regs;
+  for (const Coord &c : ll->regBases)
+    if (!isZero(c))
+      regs.push_back(c);
+  ll->regBases = std::move(regs);
+  return ll;
+}
+
+Coord LinearLayout::apply(int64_t reg, int64_t lane, int64_t warp) const {
+  Coord out(shape.size(), 0);
+  auto accumulate = [&](ArrayRef<Coord> bases, int64_t index) {
+    for (auto [k, basis] : llvm::enumerate(bases))
+      if (index >> k & 1)
+        for (size_t d = 0; d < out.size(); ++d)
+          out[d] ^= basis[d];
+  };
+  accumulate(regBases, reg);
+  accumulate(laneBases, lane);
+  accumulate(warpBases, warp);
+  return out;
+}
+
+LinearLayout::Conversion LinearLayout::classifyConversionTo(const LinearLayout &o) const {
+  if (*this == o)
+    return Conversion::NoOp;
+  if (warpBases != o.warpBases)
+    return Conversion::SharedMemory;
+  if (laneBases != o.laneBases)
+    return Conversion::WarpShuffle;
+  // Same lanes and warps: the same elements per thread, possibly reordered.
+  SmallVector<Coord> a(regBases), b(o.regBases);
+  llvm::sort(a);
+  llvm::sort(b);
+  return a == b ? Conversion::RegPermutation : Conversion::WarpShuffle;
+}
+
+SmallVector<int64_t> LinearLayout::getRegPermutationTo(const LinearLayout &o) const {
+  SmallVector<int64_t> perm;
+  for (int64_t r = 0; r < o.getNumRegs(); ++r) {
+    Coord want = o.applyReg(r);
+    int64_t found = -1;
+    for (int64_t s = 0; s < getNumRegs() && found < 0; ++s)
+      if (applyReg(s) == want)
+        found = s;
+    perm.push_back(found);
+  }
+  return perm;
+}
+
+std::string LinearLayout::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  auto print = [&](StringRef name, ArrayRef<Coord> bases) {
+    os << name << "=[";
+    llvm::interleaveComma(bases, os, [&](const Coord &c) {
+      os << "(";
+      llvm::interleaveComma(c, os);
+      os << ")";
+    });
+    os << "]";
+  };
+  print("reg", regBases);
+  os << " ";
+  print("lane", laneBases);
+  os << " ";
+  print("warp", warpBases);
+  return s;
+}

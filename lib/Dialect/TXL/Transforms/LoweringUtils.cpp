@@ -1,0 +1,103 @@
+//===- LoweringUtils.cpp - shared helpers of the lowering stages ----------===//
+
+#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::txl;
+
+Type mlir::txl::getTileStructType(RankedTensorType tile, const TypeConverter &converter,
+                                  std::string *why) {
+  auto layout = LinearLayout::get(tile.getShape(), tile.getEncoding(), why);
+  if (failed(layout))
+    return {};
+  Type elt = converter.convertType(tile.getElementType());
+  if (!elt)
+    return {};
+  SmallVector<Type> fields(layout->getNumRegs(), elt);
+  return LLVM::LLVMStructType::getLiteral(tile.getContext(), fields);
+}
+
+TXLTypeConverter::TXLTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) {
+  auto shared = LLVM::LLVMPointerType::get(ctx, 3);
+  addConversion([shared](SmemType) -> Type { return shared; });
+  addConversion([shared](MbarType) -> Type { return shared; });
+  addConversion([ctx](TmemType) -> Type { return IntegerType::get(ctx, 32); });
+  addConversion([ctx](TensorDescType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
+  addConversion([ctx](PtrType p) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, p.getAddressSpace());
+  });
+  addConversion([this](RankedTensorType t) -> std::optional<Type> {
+    if (Type s = getTileStructType(t, *this))
+      return s;
+    return std::nullopt;
+  });
+}
+
+Value mlir::txl::i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
+}
+
+Value mlir::txl::i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
+}
+
+Value mlir::txl::getSharedAddress(OpBuilder &b, Location loc, Operation *anchor,
+                                  int64_t offset) {
+  auto module = anchor->getParentOfType<ModuleOp>();
+  MLIRContext *ctx = b.getContext();
+  auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0);
+  if (!module.lookupSymbol(kSharedArrayName)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto global = LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/false,
+                                         LLVM::Linkage::External, kSharedArrayName,
+                                         Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+    (void)global;
+  }
+  Value base = LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),
+                                         kSharedArrayName);
+  return offset ? addBytes(b, loc, base, offset) : base;
+}
+
+Value mlir::txl::addBytes(OpBuilder &b, Location loc, Value base, Value offset) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base, ValueRange{offset});
+}
+
+Value mlir::txl::addBytes(OpBuilder &b, Location loc, Value base, int64_t offset) {
+  if (offset == 0)
+    return base;
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{LLVM::GEPArg(offset)});
+}
+
+Value mlir::txl::getThreadId(OpBuilder &b, Location loc) {
+  return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+}
+
+Value mlir::txl::isWarpgroupLeader(OpBuilder &b, Location loc) {
+  Value tid = getThreadId(b, loc);
+  Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, 128));
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, lane, i32Const(b, loc, 0));
+}
+
+TmaBox mlir::txl::getTmaBox(TensorDescType desc) {
+  TmaBox result;
+  result.box.assign(desc.getBlockShape().begin(), desc.getBlockShape().end());
+  int64_t elemBytes = getElementBitWidth(desc.getElementType()) / 8;
+  if (auto enc = dyn_cast_or_null<NVMMASharedAttr>(desc.getEncoding()))
+    result.swizzle = enc.getSwizzle();
+  int64_t innerBytes = result.box.back() * elemBytes;
+  if (result.swizzle > 0 && innerBytes > result.swizzle) {
+    result.pieces = innerBytes / result.swizzle;
+    result.box.back() = result.swizzle / elemBytes;
+  }
+  int64_t elems = 1;
+  for (int64_t d : result.box)
+    elems *= d;
+  result.pieceBytes = elems * elemBytes;
+  return result;
+}

@@ -1,0 +1,70 @@
+//===- Pipeline.cpp - the ordered stages, in one place --------------------===//
+//
+// The software pipeliner's stage order (TXL's txlgpu-pipeline, one pass per
+// stage) lives here and nowhere else. `--txl-software-pipeliner` runs the
+// stages in order; with `dump-intermediate-steps` it prints the IR after
+// each ("After SmemAllocs", ...) as TXL's pipeliner debug output does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Dialect/TXL/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::txl;
+
+SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions &options) {
+  return {
+      {"SmemAllocs", [] { return createTXLSmemAllocs(); }},
+      {"Mbars", [] { return createTXLMbars(); }},
+      {"lowerLoads", [] { return createTXLLowerLoads(); }},
+  };
+}
+
+void mlir::txl::buildTXLPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  for (PipelineStage &stage : getTXLPipelineStages(options))
+    pm.addPass(stage.create());
+}
+
+namespace {
+struct SoftwarePipelinerOptions : PassPipelineOptions<SoftwarePipelinerOptions> {
+  Option<unsigned> numWarps{*this, "num-warps",
+                            llvm::cl::desc("Warps per warpgroup that register layouts span"),
+                            llvm::cl::init(4)};
+  Option<bool> dump{*this, "dump-intermediate-steps",
+                    llvm::cl::desc("Print the IR after each stage (\"After <stage>\")"),
+                    llvm::cl::init(false)};
+};
+
+/// Runs one stage and prints the IR after it.
+struct PrintAfterStage : PassWrapper<PrintAfterStage, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PrintAfterStage)
+  std::string stage;
+  explicit PrintAfterStage(std::string stage) : stage(std::move(stage)) {}
+  StringRef getArgument() const override { return "txl-print-after-stage"; }
+  void runOnOperation() override {
+    llvm::errs() << "// -----// After " << stage << " //----- //\n";
+    getOperation()->print(llvm::errs());
+    llvm::errs() << "\n";
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace
+
+void mlir::txl::registerTXLPipeline() {
+  PassPipelineRegistration<SoftwarePipelinerOptions>(
+      "txl-software-pipeliner",
+      "Run every pipeliner stage in order (SmemAllocs ... wgmma), from txl IR to NVVM + LLVM",
+      [](OpPassManager &pm, const SoftwarePipelinerOptions &opts) {
+        PipelineOptions options;
+        options.numWarps = opts.numWarps;
+        for (PipelineStage &stage : getTXLPipelineStages(options)) {
+          pm.addPass(stage.create());
+          if (opts.dump)
+            pm.addPass(std::make_unique<PrintAfterStage>(stage.name));
+        }
+      });
+}
