@@ -231,3 +231,21 @@ def test_fuzz_clean_run(tmp_path):
                   "--out", str(out), "--progress", "0"])
     assert rc == 0
     assert "fuzz: 20 cases, 0 crashes, 0 timeouts (" in (out / "summary.txt").read_text()
+
+
+def test_txlc_configs(tmp_path):
+    cfgs = tf.configs_for("/x/build/bin/txlc")
+    cmds = [c.command("in.mlir", "o.out") for c in cfgs]
+    assert all(c[1] == "in.mlir" and "-o" in c for c in cmds)
+    assert any("--arch=sm_90a" in c for c in cmds)
+    opt = [c.command("in.mlir", "o.out") for c in tf.configs_for("/x/build/bin/txl-opt")]
+    assert ["/x/build/bin/txl-opt", "in.mlir", "-cse", "-canonicalize"] in opt
+    assert ["/x/build/bin/txl-opt", "in.mlir", "--verify-roundtrip"] in opt
+    # A txlc that writes its output and a sidecar leaves nothing behind.
+    b = fake(tmp_path, "txlc", 'o=$4; echo x > "$o"; echo {} > "${o%.out}.json"; exit 0')
+    work = tmp_path / "work"
+    work.mkdir()
+    case = work / "case-1.mlir"
+    case.write_text("module {}\n")
+    assert tf.run_case_file(str(case), tf.configs_for(b), 5, 0, str(work)).status == "ok"
+    assert sorted(p.name for p in work.iterdir()) == ["case-1.mlir"]

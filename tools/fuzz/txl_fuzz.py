@@ -113,7 +113,8 @@ def load_corpus(paths: list[Path]) -> list[Entry]:
 def add_generic_forms(entries: list[Entry], opt: str | None, timeout: float, jobs: int) -> list[Entry]:
     """Add the generic-form printout of every entry that parses: mutating the
     generic form reaches the verifiers with operands and attributes that the
-    custom parsers would never build."""
+    custom parsers would never build. Entries that parse but do not verify
+    (the -verify-diagnostics tests) are printed with the verifier off."""
     if not opt or not os.path.exists(opt):
         return entries
 
@@ -121,10 +122,11 @@ def add_generic_forms(entries: list[Entry], opt: str | None, timeout: float, job
         with tempfile.NamedTemporaryFile("wb", suffix=".mlir", delete=False) as tf:
             tf.write(e.text.encode("utf-8", "surrogateescape"))
         try:
-            r = subprocess.run([opt, tf.name, "--mlir-print-op-generic"], capture_output=True,
-                               timeout=timeout, stdin=subprocess.DEVNULL)
-            if r.returncode == 0 and r.stdout.strip():
-                return Entry(e.name + "[generic]", r.stdout.decode("utf-8", "surrogateescape"))
+            for extra in ([], ["--mlir-very-unsafe-disable-verifier-on-parsing"]):
+                r = subprocess.run([opt, tf.name, "--mlir-print-op-generic"] + extra, capture_output=True,
+                                   timeout=timeout, stdin=subprocess.DEVNULL)
+                if r.returncode == 0 and r.stdout.strip():
+                    return Entry(e.name + "[generic]", r.stdout.decode("utf-8", "surrogateescape"))
         except (subprocess.TimeoutExpired, OSError):
             pass
         finally:
@@ -184,8 +186,21 @@ ATTR_POOL = [
     "#txl.slice<dim = 1, parent = #txl.nvmma_shared<swizzle = 0>>",
     "#txl.dot_operand<opIdx = 0, parent = #txl.nvmma_shared<swizzle = 0>, kWidth = 2>",
     "#txl.slice<dim = 5, parent = 1 : i32>", "#txl.dot_operand<opIdx = 7, parent = unit, kWidth = 3>",
-    "#txl.blocked<sizePerThread = 1, threadsPerWarp = 32, warpsPerCTA = 4, order = 0>",
-    "#txl.nvmma<version = 3, warpsPerCTA = 4, instrShape = 16>",
+    "#txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>",
+    "#txl.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>",
+    "#txl.blocked<sizePerThread = [], threadsPerWarp = [], warpsPerCTA = [], order = []>",
+    "#txl.blocked<sizePerThread = [0, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 1]>",
+    "#txl.blocked<sizePerThread = [1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1, 1], order = [2, 0]>",
+    "#txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>",
+    "#txl.nvmma<version = 2, warpsPerCTA = [0, 1], instrShape = [16, 0, 16]>",
+    "#txl.nvmma<version = 3, warpsPerCTA = [4], instrShape = []>",
+    "#txl.slice<dim = 1, parent = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>",
+    "#txl.slice<dim = 0, parent = #txl.slice<dim = 0, parent = #txl.blocked<sizePerThread = [4], "
+    "threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>>>",
+    "#txl.dot_operand<opIdx = 0, parent = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], "
+    "instrShape = [16, 64, 16]>, kWidth = 2>",
+    "#txl.dot_operand<opIdx = 1, parent = #txl.slice<dim = 0, parent = #txl.blocked<sizePerThread = [4], "
+    "threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>>, kWidth = 8>",
     "unit", "0 : i32", "-1 : i32", "2147483648 : i64", "1 : i1", "\"sm_90a\"", "\"sm_100a\"",
     "\"sm_80\"", "[]", "[0]", "[0, 0]", "[1, 0]", "[-1]", "[99, 3]", "array<i32: 1, 0>",
     "array<i64: 64, 0>", "array<i32>", "array<i64: -1>", "dense<0> : tensor<2xi32>", "1.5 : f32",
@@ -220,6 +235,16 @@ def _block_end(lines: list[str], start: int) -> int:
         if depth <= 0:
             return i + 1
     return len(lines)
+
+
+def _replace_span(text: str, s: int, e: int, new: str, rng, p_all: float = 0.5) -> str:
+    """Replace text[s:e]; with probability p_all replace every occurrence of
+    that text instead, so that a type change stays consistent between a
+    value's definition and its uses (and the case gets past the parser)."""
+    old = text[s:e]
+    if old and rng.random() < p_all:
+        return text.replace(old, new)
+    return text[:s] + new + text[e:]
 
 
 def m_delete_line(text, rng, corpus):
@@ -307,6 +332,9 @@ def m_perturb_shape(text, rng, corpus):
     else:
         dims[k] = str(_new_int(int(dims[k]) if dims[k].isdigit() else 1, rng))
     new = "".join(d + "x" for d in dims)
+    if rng.random() < 0.5:  # the same shape everywhere (whole types, not dims prefixes)
+        old_t, new_t = text[m.start() - 1:m.end()], "<" + new
+        return text.replace(old_t, new_t)
     return text[:m.start()] + new + text[m.end():]
 
 
@@ -353,7 +381,7 @@ def m_replace_type(text, rng, corpus):
         new = text[s2:e2]
     else:
         new = rng.choice(TYPE_POOL)
-    return text[:s] + new + text[e:]
+    return _replace_span(text, s, e, new, rng)
 
 
 def m_buffer_type(text, rng, corpus):
@@ -385,7 +413,7 @@ def m_buffer_type(text, rng, corpus):
     if not choices:
         return m_replace_type(text, rng, corpus)
     s, e, opts = rng.choice(choices)
-    return text[:s] + rng.choice(opts) + text[e:]
+    return _replace_span(text, s, e, rng.choice(opts), rng, 0.4)
 
 
 def m_swap_attr(text, rng, corpus):
@@ -404,6 +432,15 @@ def m_swap_attr(text, rng, corpus):
         pre = g[:g.rfind(" ") + 1] if "," in g else ""
         choices.append((m.start(), m.end(), [pre + v for v in ["0", "1", "2", "3", "-1", "64", "2147483647",
                                                                 "-2147483648"]]))
+    for m in re.finditer(r"\b(?:dim|opIdx|kWidth|version) = (-?\d+)", text):
+        choices.append((m.start(1), m.end(1), ["0", "1", "2", "3", "4", "7", "8", "-1", "4294967295"]))
+    for m in re.finditer(r"\b(?:sizePerThread|threadsPerWarp|warpsPerCTA|order|instrShape) = (\[[^\]]*\])",
+                         text):
+        choices.append((m.start(1), m.end(1), ["[]", "[1]", "[32]", "[0, 0]", "[1, 0]", "[4, 8]", "[8, 4]",
+                                              "[4, 1]", "[1, 1, 1]", "[16, 64, 16]", "[16, 7, 16]",
+                                              "[4294967295, 1]", "[2, 0]"]))
+    for m in re.finditer(r"#\w+\b(?![<.])", text):  # a layout alias use: #acc -> #row
+        choices.append((m.start(), m.end(), sorted(set(re.findall(r"^(#\w+) =", text, re.M))) or ["#undefined"]))
     for m in re.finditer(r"(?<=count )-?\d+", text):
         choices.append((m.start(), m.end(), ["0", "1", "-1", "1048575", "1048576", "2147483647", "4294967296"]))
     for m in re.finditer(r"\{async\}|\{track_async_op\}|\{two_ctas\}|\{hex\}", text):
@@ -704,7 +741,8 @@ def configs_for(binary: str) -> list[Config]:
 def run_case_file(path: str, configs: list[Config], timeout: float, mem_mb: int,
                   workdir: str) -> Outcome:
     """Run every config; return the first failure (or an ok outcome)."""
-    outfile = os.path.join(workdir, os.path.basename(path) + ".out")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    outfile = os.path.join(workdir, stem + ".out")
     try:
         for c in configs:
             o = run_one(c.command(path, outfile), timeout, mem_mb)
@@ -712,8 +750,13 @@ def run_case_file(path: str, configs: list[Config], timeout: float, mem_mb: int,
                 return o
         return Outcome("ok")
     finally:
-        if os.path.exists(outfile):
-            os.unlink(outfile)
+        # The output and any sidecar (txlc writes <stem>.json beside its PTX).
+        for f in os.listdir(workdir):
+            if f.startswith(stem + ".") and os.path.join(workdir, f) != path:
+                try:
+                    os.unlink(os.path.join(workdir, f))
+                except OSError:
+                    pass
 
 
 def save_reproducer(out_dir: Path, case_text: str, o: Outcome, infile: str, note: str,
@@ -722,7 +765,8 @@ def save_reproducer(out_dir: Path, case_text: str, o: Outcome, infile: str, note
     prefix = "timeout" if o.status == "timeout" else ("known" if known else "crash")
     path = out_dir / f"{prefix}-{h}.mlir"
     write_text(path, case_text)
-    cmd = [str(path) if a == infile else ("/dev/null" if a.endswith(".out") else a) for a in o.cmd]
+    outname = os.path.splitext(infile)[0] + ".out"
+    cmd = [str(path) if a == infile else ("/tmp/txl-fuzz-repro.out" if a == outname else a) for a in o.cmd]
     tail = "\n".join(o.output.splitlines()[-60:])
     info = (f"signature: {o.signature}\n"
             f"command: {shlex.join(cmd)}\n"

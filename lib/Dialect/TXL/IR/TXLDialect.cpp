@@ -15,6 +15,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::txl;
@@ -78,11 +79,15 @@ Type mlir::txl::getI1SameShape(Type type) {
 
 static bool isTileElementType(Type t) { return t.isIntOrFloat() && getElementBitWidth(t) > 0; }
 
+/// Sizes saturate at INT64_MAX: an absurd shape must fail the size checks of
+/// the alloc ops, not wrap around to a small size.
+static int64_t saturate(uint64_t n) { return std::min<uint64_t>(n, INT64_MAX); }
+
 static int64_t product(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
+  uint64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
-  return n;
+    n = llvm::SaturatingMultiply(n, static_cast<uint64_t>(d));
+  return saturate(n);
 }
 
 //===----------------------------------------------------------------------===//
@@ -135,7 +140,8 @@ static LogicalResult verifyBuffer(function_ref<InFlightDiagnostic()> emitError, 
 }
 
 static int64_t stageBytes(ArrayRef<int64_t> shape, Type elementType) {
-  return (product(shape) * getElementBitWidth(elementType) + 7) / 8;
+  uint64_t bits = llvm::SaturatingMultiply<uint64_t>(product(shape), getElementBitWidth(elementType));
+  return saturate(llvm::divideCeil(bits, 8));
 }
 
 Type SmemType::parse(AsmParser &parser) {
@@ -215,7 +221,9 @@ int64_t TmemType::getStageBytes() const { return stageBytes(getShape(), getEleme
 
 int64_t TmemType::getStageColumns() const {
   // Each TMEM column is 32 bits wide per lane; narrower types pack.
-  return (getShape()[1] * getElementBitWidth(getElementType()) + 31) / 32;
+  uint64_t bits =
+      llvm::SaturatingMultiply<uint64_t>(getShape()[1], getElementBitWidth(getElementType()));
+  return saturate(llvm::divideCeil(bits, 32));
 }
 
 ShapedType TmemType::cloneWith(std::optional<ArrayRef<int64_t>> shape, Type elementType) const {
@@ -332,11 +340,11 @@ LogicalResult BlockedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       order.size() != rank)
     return emitError() << "#txl.blocked needs sizePerThread, threadsPerWarp, warpsPerCTA and "
                           "order of one rank (>= 1)";
-  unsigned threads = 1;
+  uint64_t threads = 1; // Saturating: [2, 2147483664] must not wrap around to 32.
   for (size_t i = 0; i < rank; ++i) {
     if (sizePerThread[i] == 0 || threadsPerWarp[i] == 0 || warpsPerCTA[i] == 0)
       return emitError() << "#txl.blocked entries must be positive";
-    threads *= threadsPerWarp[i];
+    threads = llvm::SaturatingMultiply(threads, uint64_t(threadsPerWarp[i]));
   }
   if (threads != 32)
     return emitError() << "#txl.blocked threadsPerWarp must multiply to 32, got " << threads;
@@ -420,8 +428,11 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
     return success();
   }
   if (name == kNumWarpsAttrName) {
+    // Read the value through APInt: getInt() asserts on unsigned and on
+    // wider-than-64-bit integer types.
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!n || n.getInt() < 4 || n.getInt() > 32 || n.getInt() % 4 != 0)
+    int64_t warps = n && n.getValue().getSignificantBits() <= 32 ? n.getValue().getSExtValue() : 0;
+    if (warps < 4 || warps > 32 || warps % 4 != 0)
       return op->emitError() << "'" << name
                              << "' must be an integer multiple of 4 in 4..32 (whole "
                                 "warpgroups, at most 1024 threads)";

@@ -16,6 +16,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::txl;
@@ -90,8 +91,11 @@ static constexpr int64_t kMaxSharedBytes = 227 * 1024;
 
 LogicalResult SmemAllocOp::verify() {
   SmemType type = getType();
-  if (type.getTotalBytes() > kMaxSharedBytes)
-    return emitOpError() << "allocates " << type.getTotalBytes()
+  // Saturating (not getTotalBytes()): huge stage counts must not wrap around.
+  int64_t bytes = std::min<uint64_t>(
+      llvm::SaturatingMultiply<uint64_t>(type.getStageBytes(), type.getStageCount()), INT64_MAX);
+  if (bytes > kMaxSharedBytes)
+    return emitOpError() << "allocates " << bytes
                          << " bytes, more than the 232448 bytes (227 KB) of shared memory a "
                             "block can have; use fewer stages or smaller tiles";
   return success();
@@ -186,7 +190,8 @@ LogicalResult SmemSubsliceOp::verify() {
     return emitOpError() << "needs one offset per dimension and a result of rank "
                          << src.getRank();
   for (int64_t i = 0; i < src.getRank(); ++i)
-    if (offsets[i] < 0 || offsets[i] + dst.getDimSize(i) > src.getDimSize(i))
+    // Written so that a huge offset cannot overflow past the check.
+    if (offsets[i] < 0 || offsets[i] > src.getDimSize(i) - dst.getDimSize(i))
       return emitOpError() << "slice " << shapeStr(dst.getShape()) << " at "
                            << shapeStr(offsets) << " is out of bounds of "
                            << shapeStr(src.getShape()) << " in dimension " << i;
@@ -229,7 +234,8 @@ LogicalResult SmemReshapeOp::verify() {
 
 LogicalResult TmemAllocOp::verify() {
   TmemType type = getType();
-  int64_t columns = type.getStageColumns() * type.getStageCount();
+  int64_t columns = std::min<uint64_t>(
+      llvm::SaturatingMultiply<uint64_t>(type.getStageColumns(), type.getStageCount()), INT64_MAX);
   if (columns > 512)
     return emitOpError() << "needs " << columns
                          << " TMEM columns, more than the 512 a block has; use fewer stages "

@@ -101,3 +101,36 @@ TmaBox mlir::txl::getTmaBox(TensorDescType desc) {
   result.pieceBytes = elems * elemBytes;
   return result;
 }
+
+ThreadCoords::ThreadCoords(OpBuilder &b, Location loc, const LinearLayout &layout)
+    : layout(layout) {
+  Value tid = getThreadId(b, loc);
+  Value lane = LLVM::AndOp::create(b, loc, tid, i32Const(b, loc, 31));
+  Value warp = LLVM::LShrOp::create(b, loc, tid, i32Const(b, loc, 5));
+  int64_t numWarps = int64_t(1) << layout.getWarpBases().size();
+  warp = LLVM::AndOp::create(b, loc, warp, i32Const(b, loc, numWarps - 1));
+  for (unsigned d = 0; d < layout.getShape().size(); ++d) {
+    Value acc = i32Const(b, loc, 0);
+    auto addBits = [&](ArrayRef<LinearLayout::Coord> bases, Value index) {
+      for (auto [k, basis] : llvm::enumerate(bases)) {
+        if (basis[d] == 0)
+          continue;
+        // bit k of index, times the basis (a power of two or a sum of them).
+        Value bit = LLVM::LShrOp::create(b, loc, index, i32Const(b, loc, k));
+        bit = LLVM::AndOp::create(b, loc, bit, i32Const(b, loc, 1));
+        Value term = LLVM::MulOp::create(b, loc, bit, i32Const(b, loc, basis[d]));
+        acc = LLVM::XOrOp::create(b, loc, acc, term);
+      }
+    };
+    addBits(layout.getLaneBases(), lane);
+    addBits(layout.getWarpBases(), warp);
+    laneWarp.push_back(acc);
+  }
+}
+
+Value ThreadCoords::get(OpBuilder &b, Location loc, int64_t reg, unsigned dim) const {
+  int64_t fixed = layout.applyReg(reg)[dim];
+  if (fixed == 0)
+    return laneWarp[dim];
+  return LLVM::XOrOp::create(b, loc, laneWarp[dim], i32Const(b, loc, fixed));
+}

@@ -17,10 +17,16 @@ using namespace mlir;
 using namespace mlir::txl;
 
 SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions &options) {
+  TXLAssignLayoutsOptions layouts;
+  layouts.numWarps = options.numWarps;
   return {
+      {"AssignLayouts", [layouts] { return createTXLAssignLayouts(layouts); }},
       {"SmemAllocs", [] { return createTXLSmemAllocs(); }},
       {"Mbars", [] { return createTXLMbars(); }},
       {"lowerLoads", [] { return createTXLLowerLoads(); }},
+      {"lowerSmemLoadStores", [] { return createTXLLowerSmemLoadStores(); }},
+      {"MemDesc", [] { return createTXLMemDesc(); }},
+      {"wgmma", [] { return createTXLWgmma(); }},
   };
 }
 

@@ -51,6 +51,19 @@ Value getThreadId(OpBuilder &b, Location loc);
 /// True in the first thread of each warpgroup (who issues TMA and expect_tx).
 Value isWarpgroupLeader(OpBuilder &b, Location loc);
 
+/// Where this thread's registers of a tile live: coordinates are the XOR of
+/// a compile-time part (the register bits) and a run-time part (the lane and
+/// warp bits), computed once here. The warp index is taken modulo the
+/// layout's warps, so a layout spans one warpgroup wherever it runs.
+struct ThreadCoords {
+  const LinearLayout &layout;
+  SmallVector<Value> laneWarp; // one i32 per dimension
+
+  ThreadCoords(OpBuilder &b, Location loc, const LinearLayout &layout);
+  /// Coordinate `dim` (i32) of register `reg`.
+  Value get(OpBuilder &b, Location loc, int64_t reg, unsigned dim) const;
+};
+
 /// How one txl TMA box is moved by the hardware: a box's inner dimension may
 /// not exceed the swizzle span, so a wider tile moves as `pieces` boxes of
 /// `box` side by side (each a column block of rows x swizzle bytes in shared

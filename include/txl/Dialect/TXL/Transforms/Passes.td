@@ -16,6 +16,27 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TXLAssignLayouts : Pass<"txl-assign-layouts", "mlir::ModuleOp"> {
+  let summary = "Give every register tile a layout (anchors, then propagation)";
+  let description = [{
+    Anchors: txl.dot results and accumulators get the wgmma accumulator layout
+    (#txl.nvmma), register A operands of txl.dot the wgmma operand layout
+    (#txl.dot_operand); other tiles get a blocked layout that covers the tile
+    with the kernel's warps per warpgroup. Layouts then flow through
+    elementwise ops, scf.for/scf.if/scf.yield, broadcasts, expand_dims and
+    reductions (#txl.slice). Where two layouts meet, a txl.relayout is
+    inserted.
+
+    Before: `%acc = arith.constant dense<0.0> : tensor<128x128xf32>` feeding a txl.dot.
+    After:  `%acc = arith.constant dense<0.0> : tensor<128x128xf32, #txl.nvmma<...>>`.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "unsigned", "4",
+           "Warps per warpgroup that register layouts span">,
+  ];
+  let dependentDialects = ["::mlir::txl::TXLDialect"];
+}
+
 def TXLSmemAllocs : Pass<"txl-smem-allocs", "mlir::ModuleOp"> {
   let summary = "Pipeliner stage 1: plan shared memory and lower smem_alloc/get_buffer";
   let description = [{
@@ -56,6 +77,47 @@ def TXLLowerLoads : Pass<"txl-lower-loads", "mlir::ModuleOp"> {
     completing on the mbarrier; tma_store a `fence.proxy.async`, the bulk
     store and a commit group; tma_store_wait `cp.async.bulk.wait_group.read`;
     fence_proxy_async `fence.proxy.async.shared::cta`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
+def TXLLowerSmemLoadStores : Pass<"txl-lower-smem-load-stores", "mlir::ModuleOp"> {
+  let summary = "Pipeliner stage 6: move register tiles to and from shared memory";
+  let description = [{
+    smem_load and smem_store become one shared-memory access per register of
+    the tile: the tile's layout gives each element's coordinates, the view's
+    encoding (row-major, transposed, NVMMA swizzle) its address.
+
+    Before: `%t = txl.smem_load %v : !txl.smem<64x64xf32> -> tensor<64x64xf32, #blocked>`.
+    After:  `llvm.load` per register into `!llvm.struct<(f32, ...)>`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
+def TXLMemDesc : Pass<"txl-mem-desc", "mlir::ModuleOp"> {
+  let summary = "Pipeliner stage 7: shared-memory views become address arithmetic";
+  let description = [{
+    smem_index, smem_subslice, smem_trans and smem_reshape become offsets from
+    their source's address (transposes and reshapes keep the address: the
+    meaning is in the type). Slices that do not preserve a swizzled tile's
+    column-block structure are rejected with a diagnostic.
+
+    Before: `%h = txl.smem_subslice %q [64, 0] : !txl.smem<128x64xbf16, #sw128> -> !txl.smem<64x64xbf16, #sw128>`.
+    After:  `%h = llvm.getelementptr %q[8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def TXLWgmma : Pass<"txl-wgmma", "mlir::ModuleOp"> {
+  let summary = "Pipeliner stage 9: lower txl.dot to wgmma and dot_wait to carried waits";
+  let description = [{
+    Each txl.dot becomes `wgmma.fence`, one `wgmma.mma_async` per 64-row
+    block and K step (shared-memory descriptors for smem operands, A from
+    registers through inline asm for register operands), and a commit group.
+    A txl.dot without `async` is followed by a wait 0. txl.dot_wait N becomes
+    `wgmma.wait_group N` that carries the accumulators of the dots issued
+    before it in the same block, so no use of them can be scheduled above the
+    wait.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }

@@ -1,0 +1,315 @@
+//===- AssignLayouts.cpp - give every register tile a layout --------------===//
+//
+// Register tiles are written without layouts; this pass picks one for each.
+//
+// 1. Classes. Tiles that must share a layout are put in one class (union-
+//    find): the operands and results of elementwise ops, broadcasts,
+//    addptr/load/store, and the values tied together by scf.for and scf.if
+//    (init, region argument, yield, result).
+// 2. Anchors. A txl.dot's result and accumulator take the wgmma accumulator
+//    layout; a register A operand is routed through a new txl.relayout whose
+//    result takes the wgmma operand layout (the softmax output P is in the
+//    accumulator layout; for 16-bit A the two are the same linear map, so the
+//    relayout lowers to nothing). Layouts written by the kernel author anchor
+//    their class too.
+// 3. Slices. A reduction's result is #txl.slice of its operand's layout and
+//    expand_dims' operand a slice of its result's; these relations carry
+//    layouts both ways until nothing changes.
+// 4. Defaults. Any class still without a layout gets a blocked layout that
+//    reads 16 bytes per thread along the contiguous dimension (coalesced
+//    global access) with the warps of one warpgroup stacked along rows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Dialect/TXL/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpDefinition.h"
+#include "txl/Dialect/TXL/IR/TXLOps.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+
+namespace mlir::txl {
+#define GEN_PASS_DEF_TXLASSIGNLAYOUTS
+#include "txl/Dialect/TXL/Transforms/Passes.h.inc"
+} // namespace mlir::txl
+
+using namespace mlir;
+using namespace mlir::txl;
+
+namespace {
+
+bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+/// child's layout = #txl.slice<dim, parent's layout>.
+struct SliceRelation {
+  Value child, parent;
+  unsigned dim;
+};
+
+class LayoutAssigner {
+public:
+  LayoutAssigner(func::FuncOp func, unsigned numWarps) : func(func), numWarps(numWarps) {}
+
+  LogicalResult run() {
+    insertOperandRelayouts();
+    collect();
+    if (failed(anchor()))
+      return failure();
+    if (failed(propagateAndDefault()))
+      return failure();
+    return apply();
+  }
+
+private:
+  func::FuncOp func;
+  unsigned numWarps;
+  llvm::EquivalenceClasses<Value> classes;
+  SmallVector<Value> tiles;
+  SmallVector<SliceRelation> slices;
+  /// Layout of each class, keyed by its leader.
+  DenseMap<Value, Attribute> layoutOf;
+  /// Anchors found, with the op that set them (for diagnostics).
+  DenseMap<Value, Operation *> anchoredBy;
+
+  void addTile(Value v) {
+    if (!isTile(v))
+      return;
+    classes.insert(v);
+    tiles.push_back(v);
+  }
+  void unite(Value a, Value b) {
+    if (isTile(a) && isTile(b))
+      classes.unionSets(a, b);
+  }
+  Value leader(Value v) { return classes.getLeaderValue(v); }
+
+  /// Register A operands of txl.dot get their own value (and layout).
+  void insertOperandRelayouts() {
+    func.walk([&](DotOp dot) {
+      if (!isTile(dot.getA()) || dot.getA().getDefiningOp<RelayoutOp>())
+        return;
+      OpBuilder b(dot);
+      Value a = RelayoutOp::create(b, dot.getLoc(), dot.getA().getType(), dot.getA());
+      dot.getAMutable().assign(a);
+    });
+  }
+
+  void collect() {
+    func.walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        addTile(r);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            addTile(arg);
+      // Same layout for all tile operands and results.
+      bool sameLayout = op->hasTrait<mlir::OpTrait::Elementwise>() ||
+                        isa<BroadcastOp, AddPtrOp, LoadOp, StoreOp, AsyncLoadOp>(op);
+      if (sameLayout) {
+        Value first;
+        for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults())) {
+          if (!isTile(v))
+            continue;
+          if (first)
+            unite(first, v);
+          else
+            first = v;
+        }
+      }
+      if (auto dot = dyn_cast<DotOp>(op))
+        unite(dot.getAcc(), dot.getResult());
+      if (auto wait = dyn_cast<DotWaitOp>(op))
+        for (auto [in, out] : llvm::zip(wait.getInputs(), wait.getOutputs()))
+          unite(in, out);
+      if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+        auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+        for (auto [i, init] : llvm::enumerate(forOp.getInitArgs())) {
+          unite(init, forOp.getRegionIterArgs()[i]);
+          unite(init, yield.getOperand(i));
+          unite(init, forOp.getResult(i));
+        }
+      }
+      if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+        for (auto [i, r] : llvm::enumerate(ifOp.getResults())) {
+          unite(r, ifOp.thenYield().getOperand(i));
+          if (!ifOp.getElseRegion().empty())
+            unite(r, ifOp.elseYield().getOperand(i));
+        }
+      }
+      if (auto reduce = dyn_cast<ReduceOp>(op))
+        for (auto [src, res] : llvm::zip(reduce.getSrcs(), reduce.getResults()))
+          if (isTile(res))
+            slices.push_back({res, src, static_cast<unsigned>(reduce.getAxis())});
+      if (auto expand = dyn_cast<ExpandDimsOp>(op))
+        slices.push_back({expand.getSrc(), expand.getResult(),
+                          static_cast<unsigned>(expand.getAxis())});
+    });
+  }
+
+  LogicalResult setAnchor(Value v, Attribute layout, Operation *by) {
+    Value l = leader(v);
+    auto it = layoutOf.find(l);
+    if (it != layoutOf.end() && it->second != layout) {
+      InFlightDiagnostic diag = by->emitOpError()
+                                << "needs layout " << layout << " for a tile that "
+                                << *anchoredBy[l] << " already placed in " << it->second
+                                << "; insert a txl.relayout between them";
+      return failure();
+    }
+    layoutOf[l] = layout;
+    anchoredBy[l] = by;
+    return success();
+  }
+
+  LogicalResult anchor() {
+    // Layouts the author wrote.
+    for (Value v : tiles)
+      if (Attribute enc = cast<RankedTensorType>(v.getType()).getEncoding())
+        if (failed(setAnchor(v, enc, v.getDefiningOp() ? v.getDefiningOp()
+                                                       : v.getParentBlock()->getParentOp())))
+          return failure();
+    MLIRContext *ctx = func.getContext();
+    WalkResult result = func.walk([&](DotOp dot) {
+      auto acc = cast<RankedTensorType>(dot.getAcc().getType());
+      auto bType = dot.getB().getType();
+      unsigned kInstr = 256 / getElementBitWidth(bType.getElementType());
+      if (bType.getElementType().isF32())
+        kInstr = 8;
+      auto mma = NVMMAAttr::get(ctx, 3, {numWarps, 1},
+                                {16, static_cast<unsigned>(acc.getDimSize(1)), kInstr});
+      if (failed(setAnchor(dot.getResult(), mma, dot)))
+        return WalkResult::interrupt();
+      if (isTile(dot.getA())) {
+        unsigned bits = getElementBitWidth(getElementTypeOrSelf(dot.getA().getType()));
+        auto operand = DotOperandAttr::get(ctx, 0, mma, std::max(1u, 32 / bits));
+        if (failed(setAnchor(dot.getA(), operand, dot)))
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+  /// A blocked layout reading 16 bytes per thread along the last dimension.
+  Attribute defaultLayout(Value anyMember) {
+    auto type = cast<RankedTensorType>(anyMember.getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    unsigned rank = shape.size();
+    // The widest element in the class decides the vector width.
+    unsigned bits = 8;
+    for (auto it = classes.findLeader(anyMember); it != classes.member_end(); ++it) {
+      Type elt = cast<RankedTensorType>((*it).getType()).getElementType();
+      if (auto ptr = dyn_cast<PtrType>(elt))
+        elt = ptr.getPointeeType();
+      bits = std::max(bits, getElementBitWidth(elt));
+    }
+    SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;
+    for (unsigned d = rank; d-- > 0;)
+      order.push_back(d);
+    unsigned last = rank - 1;
+    spt[last] = std::max<int64_t>(1, std::min<int64_t>(shape[last], 128 / bits));
+    unsigned threads = 32;
+    for (unsigned d : order) {
+      int64_t want = std::max<int64_t>(1, shape[d] / spt[d]);
+      unsigned t = std::min<int64_t>(threads, llvm::PowerOf2Ceil(want));
+      tpw[d] = t;
+      threads /= t;
+    }
+    tpw[order.back()] *= threads; // leftover threads broadcast along rows
+    wpc[order.back()] = numWarps;
+    return BlockedAttr::get(func.getContext(), spt, tpw, wpc, order);
+  }
+
+  LogicalResult propagateAndDefault() {
+    while (true) {
+      bool changed = true;
+      while (changed) {
+        changed = false;
+        for (SliceRelation &rel : slices) {
+          Value child = leader(rel.child), parent = leader(rel.parent);
+          auto c = layoutOf.find(child), p = layoutOf.find(parent);
+          if (p != layoutOf.end() && c == layoutOf.end()) {
+            layoutOf[child] = SliceAttr::get(func.getContext(), rel.dim, p->second);
+            changed = true;
+          } else if (c != layoutOf.end() && p == layoutOf.end()) {
+            auto slice = dyn_cast<SliceAttr>(c->second);
+            if (!slice || slice.getDim() != rel.dim)
+              return rel.child.getDefiningOp()
+                         ? rel.child.getDefiningOp()->emitOpError()
+                               << "result layout " << c->second << " is not a slice along "
+                               << rel.dim << "; insert a txl.relayout"
+                         : func.emitOpError() << "inconsistent slice layouts";
+            layoutOf[parent] = slice.getParent();
+            changed = true;
+          }
+        }
+      }
+      // Default the first class without a layout whose value is not derived
+      // from an unassigned parent (parents first, so children get slices).
+      Value pick;
+      for (Value v : tiles) {
+        Value l = leader(v);
+        if (layoutOf.count(l))
+          continue;
+        bool derived = llvm::any_of(slices, [&](SliceRelation &rel) {
+          return leader(rel.child) == l && !layoutOf.count(leader(rel.parent));
+        });
+        if (!derived) {
+          pick = v;
+          break;
+        }
+        if (!pick)
+          pick = v; // a cycle of slices: break it anywhere
+      }
+      if (!pick)
+        return success();
+      layoutOf[leader(pick)] = defaultLayout(pick);
+    }
+  }
+
+  LogicalResult apply() {
+    for (Value v : tiles) {
+      auto type = cast<RankedTensorType>(v.getType());
+      Attribute layout = layoutOf.lookup(leader(v));
+      auto newType = RankedTensorType::get(type.getShape(), type.getElementType(), layout);
+      v.setType(newType);
+      if (auto cst = v.getDefiningOp<arith::ConstantOp>()) {
+        auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+        if (!dense)
+          return cst.emitOpError() << "tile constants must be dense";
+        cst.setValueAttr(dense.isSplat()
+                             ? DenseElementsAttr::get(newType, dense.getSplatValue<Attribute>())
+                             : dense.reshape(newType));
+      }
+    }
+    // Relayouts between equal layouts do nothing.
+    func.walk([](RelayoutOp op) {
+      if (op.getSrc().getType() == op.getType()) {
+        op.replaceAllUsesWith(op.getSrc());
+        op.erase();
+      }
+    });
+    return success();
+  }
+};
+
+struct AssignLayoutsPass : txl::impl::TXLAssignLayoutsBase<AssignLayoutsPass> {
+  using TXLAssignLayoutsBase::TXLAssignLayoutsBase;
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      for (Type t : func.getArgumentTypes())
+        if (isa<RankedTensorType>(t)) {
+          func.emitOpError() << "takes a tile argument " << t
+                             << "; kernels take pointers, descriptors and scalars (inline "
+                                "helper functions first)";
+          return signalPassFailure();
+        }
+      if (failed(LayoutAssigner(func, numWarps).run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

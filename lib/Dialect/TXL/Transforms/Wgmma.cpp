@@ -1,0 +1,433 @@
+//===- Wgmma.cpp - pipeliner stage 9: txl.dot to wgmma --------------------===//
+//
+// 1. Waits that carry the accumulators (TXL's asyncLaunchDots). A wgmma's
+//    results are written asynchronously; LLVM sees only the values, so it
+//    could schedule their uses (softmax) above the wait. Each txl.dot_wait
+//    therefore passes the still-pending accumulators through itself: walking
+//    each block in order, async txl.dot results join a pending set; a
+//    dot_wait takes the set as operands and later uses read its results;
+//    dot_wait 0 empties the set. So `dot_wait 1` overlaps the next GEMM with
+//    softmax exactly as written.
+// 2. Lowering. A dot of M rows issues, per 64-row block and per K step, one
+//    `wgmma.mma_async.m64nNkK` between a `wgmma.fence` and a commit group.
+//    Shared-memory operands are addressed by matrix descriptors:
+//      bits  0-13  start address >> 4
+//      bits 16-29  leading byte offset >> 4 (MN-major: next swizzle column block)
+//      bits 32-45  stride byte offset >> 4 (next 8-row group: 8 x swizzle bytes)
+//      bits 62-63  swizzle mode (1 = 128 B, 2 = 64 B, 3 = 32 B)
+//    A tile stored with an S-byte swizzle is made of column blocks of S bytes
+//    x rows (as TMA writes it). A K-major operand advances 32 bytes per K step
+//    inside a block, then jumps to the next block; an MN-major operand
+//    advances 16 (or 8, 4) rows of S bytes per step.
+//    The SS form uses upstream nvvm.wgmma.mma_async. The RS form (A from
+//    registers, e.g. P*V of flash attention) and a run-time use_acc have no
+//    upstream op, so they are inline asm (MLIR22-NVPTX-FACTS.md §1c).
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+#include "txl/Dialect/TXL/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::txl {
+#define GEN_PASS_DEF_TXLWGMMA
+#include "txl/Dialect/TXL/Transforms/Passes.h.inc"
+} // namespace mlir::txl
+
+using namespace mlir;
+using namespace mlir::txl;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Step 1: thread pending accumulators through dot_wait
+//===----------------------------------------------------------------------===//
+
+void carryPendingThroughWaits(Block &block) {
+  SmallVector<Value> pending;
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        carryPendingThroughWaits(inner);
+    if (auto dot = dyn_cast<DotOp>(op)) {
+      if (dot.getAsync())
+        pending.push_back(dot.getResult());
+      continue;
+    }
+    auto wait = dyn_cast<DotWaitOp>(op);
+    if (!wait)
+      continue;
+    if (!wait.getInputs().empty() || pending.empty()) {
+      if (wait.getPendings() == 0)
+        pending.clear();
+      continue;
+    }
+    OpBuilder b(wait);
+    auto carried = DotWaitOp::create(b, wait.getLoc(), wait.getPendings(), pending);
+    for (auto [old, now] : llvm::zip(pending, carried.getResults()))
+      old.replaceUsesWithIf(now, [&](OpOperand &use) {
+        Operation *user = block.findAncestorOpInBlock(*use.getOwner());
+        return user && carried->isBeforeInBlock(user);
+      });
+    wait.erase();
+    if (carried.getPendings() == 0)
+      pending.clear();
+    else
+      pending.assign(carried.getResults().begin(), carried.getResults().end());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Step 2: lowering
+//===----------------------------------------------------------------------===//
+
+/// PTX type name of a wgmma input.
+std::optional<StringRef> ptxType(Type t) {
+  if (t.isBF16())
+    return StringRef("bf16");
+  if (t.isF16())
+    return StringRef("f16");
+  if (t.isF32())
+    return StringRef("tf32");
+  if (isa<Float8E4M3FNType>(t))
+    return StringRef("e4m3");
+  if (isa<Float8E5M2Type>(t))
+    return StringRef("e5m2");
+  return std::nullopt;
+}
+
+/// How to address one shared-memory operand of a wgmma.
+struct SmemOperand {
+  Value base;      // i64 descriptor with the run-time address
+  bool kMajor;     // K is the contiguous dimension
+  int64_t swizzle; // bytes
+  int64_t rows;    // physical rows of the tile (its non-contiguous extent)
+  int64_t elemBytes;
+
+  /// Bytes from the tile's start to the (64-row MN block mn, K step ks) corner.
+  int64_t offset(int64_t mn, int64_t ks, int64_t kInstr) const {
+    int64_t kBytes = kInstr * elemBytes;
+    if (kMajor) {
+      int64_t col = ks * kBytes;
+      return (col / swizzle) * rows * swizzle + col % swizzle + mn * 64 * swizzle;
+    }
+    int64_t col = mn * 64 * elemBytes;
+    return (col / swizzle) * rows * swizzle + col % swizzle + ks * kInstr * swizzle;
+  }
+};
+
+FailureOr<SmemOperand> makeDescriptor(OpBuilder &b, Location loc, Operation *dot, Value view,
+                                      SmemType type, bool isA) {
+  auto enc = dyn_cast_or_null<NVMMASharedAttr>(type.getEncoding());
+  if (!enc || enc.getSwizzle() == 0)
+    return dot->emitOpError() << (isA ? "A" : "B")
+                              << " operand needs a swizzled shared layout "
+                                 "(#txl.nvmma_shared<swizzle = 32|64|128>); run --txl-smem-allocs "
+                                 "or give the buffer an encoding";
+  SmemOperand op;
+  op.swizzle = enc.getSwizzle();
+  op.elemBytes = getElementBitWidth(type.getElementType()) / 8;
+  // A is [M, K]: K-major unless transposed. B is [K, N]: K-major if transposed.
+  op.kMajor = isA ? !enc.getTransposed() : enc.getTransposed();
+  bool kContiguous = op.kMajor;
+  int64_t kDim = isA ? 1 : 0;
+  int64_t mnDim = isA ? 0 : 1;
+  op.rows = kContiguous ? type.getDimSize(mnDim) : type.getDimSize(kDim);
+  int64_t mode = op.swizzle == 128 ? 1 : op.swizzle == 64 ? 2 : 3;
+  int64_t lbo = op.kMajor ? 16 : op.rows * op.swizzle;
+  int64_t sbo = 8 * op.swizzle;
+  uint64_t fields = (uint64_t(lbo >> 4) << 16) | (uint64_t(sbo >> 4) << 32) | (uint64_t(mode) << 62);
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), view);
+  addr = LLVM::AndOp::create(b, loc, addr, i64Const(b, loc, 0x3FFFF));
+  addr = LLVM::LShrOp::create(b, loc, addr, i64Const(b, loc, 4));
+  op.base = LLVM::OrOp::create(b, loc, addr, i64Const(b, loc, int64_t(fields)));
+  return op;
+}
+
+Value descAt(OpBuilder &b, Location loc, const SmemOperand &op, int64_t mn, int64_t ks,
+             int64_t kInstr) {
+  int64_t off = op.offset(mn, ks, kInstr);
+  return off ? Value(LLVM::AddOp::create(b, loc, op.base, i64Const(b, loc, off >> 4))) : op.base;
+}
+
+/// Packs registers `first..first+count-1` of a tile struct into one i32.
+Value packRegs(OpBuilder &b, Location loc, Value tile, Type elt, int64_t first, int64_t count) {
+  auto vecType = VectorType::get({count}, elt);
+  Value vec = LLVM::UndefOp::create(b, loc, vecType);
+  for (int64_t i = 0; i < count; ++i) {
+    Value e = LLVM::ExtractValueOp::create(b, loc, tile, first + i);
+    vec = LLVM::InsertElementOp::create(b, loc, vec, e, i32Const(b, loc, i));
+  }
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), vec);
+}
+
+struct LowerDot : OpConversionPattern<DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto accType = cast<RankedTensorType>(op.getAcc().getType());
+    auto aShaped = cast<ShapedType>(op.getA().getType());
+    SmemType bType = op.getB().getType();
+    Type inElt = bType.getElementType();
+    if (!accType.getElementType().isF32())
+      return op.emitOpError() << "the wgmma lowering supports f32 accumulators only (got "
+                              << accType.getElementType() << ")";
+    auto inName = ptxType(inElt);
+    if (!inName)
+      return op.emitOpError() << "the wgmma lowering does not support " << inElt << " inputs";
+    auto accLayout = LinearLayout::get(accType.getShape(), accType.getEncoding());
+    auto mma = dyn_cast_or_null<NVMMAAttr>(accType.getEncoding());
+    if (failed(accLayout) || !mma || mma.getWarpsPerCTA()[0] != 4)
+      return op.emitOpError() << "accumulator must be in the wgmma layout of one warpgroup "
+                                 "(#txl.nvmma<warpsPerCTA = [4, 1]>); run --txl-assign-layouts";
+    int64_t m = accType.getDimSize(0), n = accType.getDimSize(1), k = aShaped.getDimSize(1);
+    int64_t kInstr = inElt.isF32() ? 8 : 256 / getElementBitWidth(inElt);
+    int64_t regsPerBlock = n / 2; // f32 accumulator registers per 64-row block
+    if (accLayout->getNumRegs() != (m / 64) * regsPerBlock)
+      return op.emitOpError() << "unexpected accumulator register count";
+
+    // Operands.
+    FailureOr<SmemOperand> bDesc =
+        makeDescriptor(rewriter, loc, op, adaptor.getB(), bType, /*isA=*/false);
+    if (failed(bDesc))
+      return failure();
+    bool registerA = isa<RankedTensorType>(op.getA().getType());
+    FailureOr<SmemOperand> aDesc = failure();
+    if (!registerA) {
+      aDesc = makeDescriptor(rewriter, loc, op, adaptor.getA(), cast<SmemType>(aShaped),
+                             /*isA=*/true);
+      if (failed(aDesc))
+        return failure();
+    } else if (failed(checkRegisterA(op))) {
+      return failure();
+    }
+
+    auto f32 = rewriter.getF32Type();
+    auto blockType = LLVM::LLVMStructType::getLiteral(
+        getContext(), SmallVector<Type>(regsPerBlock, f32));
+    Value acc = adaptor.getAcc();
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    for (int64_t mi = 0; mi < m / 64; ++mi) {
+      // This block's accumulator registers.
+      Value block = LLVM::UndefOp::create(rewriter, loc, blockType);
+      for (int64_t r = 0; r < regsPerBlock; ++r)
+        block = LLVM::InsertValueOp::create(
+            rewriter, loc, block,
+            LLVM::ExtractValueOp::create(rewriter, loc, acc, mi * regsPerBlock + r), r);
+      for (int64_t ks = 0; ks < k / kInstr; ++ks) {
+        Value useAcc = ks == 0 ? adaptor.getUseAcc() : Value();
+        Value descB = descAt(rewriter, loc, *bDesc, 0, ks, kInstr);
+        if (!registerA && !useAcc) {
+          block = emitSS(rewriter, loc, block, descAt(rewriter, loc, *aDesc, mi, ks, kInstr),
+                         descB, *aDesc, *bDesc, n, kInstr, inElt);
+          continue;
+        }
+        SmallVector<Value> aRegs;
+        if (registerA) {
+          // 4 x 32-bit registers per K step (see the layout in LinearLayout.cpp).
+          int64_t perReg = 32 / getElementBitWidth(inElt);
+          int64_t first = (mi * (k / kInstr) + ks) * 4 * perReg;
+          for (int64_t j = 0; j < 4; ++j)
+            aRegs.push_back(packRegs(rewriter, loc, adaptor.getA(), inElt, first + j * perReg, perReg));
+        } else {
+          aRegs.push_back(descAt(rewriter, loc, *aDesc, mi, ks, kInstr));
+        }
+        block = emitAsm(rewriter, loc, block, aRegs, descB, useAcc, registerA ? nullptr : &*aDesc,
+                        *bDesc, n, kInstr, inElt, *inName);
+      }
+      for (int64_t r = 0; r < regsPerBlock; ++r)
+        acc = LLVM::InsertValueOp::create(
+            rewriter, loc, acc, LLVM::ExtractValueOp::create(rewriter, loc, block, r),
+            mi * regsPerBlock + r);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    if (!op.getAsync())
+      acc = emitWait(rewriter, loc, 0, ValueRange{acc})[0];
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+
+  /// The register A tile must be in the wgmma operand layout whose register
+  /// order packRegs relies on: checked against the layout itself.
+  LogicalResult checkRegisterA(DotOp op) const {
+    auto type = cast<RankedTensorType>(op.getA().getType());
+    auto layout = LinearLayout::get(type.getShape(), type.getEncoding());
+    auto dotOp = dyn_cast_or_null<DotOperandAttr>(type.getEncoding());
+    if (failed(layout) || !dotOp)
+      return op.emitOpError() << "register A operand must be in the wgmma operand layout "
+                                 "(#txl.dot_operand); run --txl-assign-layouts";
+    int64_t perReg = 32 / getElementBitWidth(type.getElementType());
+    int64_t kInstr = 8 * perReg;
+    int64_t k = type.getDimSize(1);
+    for (int64_t mi = 0; mi < type.getDimSize(0) / 64; ++mi)
+      for (int64_t ks = 0; ks < k / kInstr; ++ks)
+        for (int64_t j = 0; j < 4; ++j)
+          for (int64_t e = 0; e < perReg; ++e) {
+            int64_t r = (mi * (k / kInstr) + ks) * 4 * perReg + j * perReg + e;
+            LinearLayout::Coord want{mi * 64 + 8 * (j % 2), ks * kInstr + (j / 2) * 4 * perReg + e};
+            if (layout->applyReg(r) != want)
+              return op.emitOpError() << "register A layout does not match the wgmma fragment";
+          }
+    return success();
+  }
+
+  Value emitSS(OpBuilder &b, Location loc, Value block, Value descA, Value descB,
+               const SmemOperand &a, const SmemOperand &bOp, int64_t n, int64_t kInstr,
+               Type inElt) const {
+    MLIRContext *ctx = b.getContext();
+    auto wgType = [&](Type t) {
+      NVVM::WGMMATypes kind = t.isBF16()  ? NVVM::WGMMATypes::bf16
+                              : t.isF16() ? NVVM::WGMMATypes::f16
+                              : t.isF32() ? NVVM::WGMMATypes::tf32
+                              : isa<Float8E4M3FNType>(t) ? NVVM::WGMMATypes::e4m3
+                                                         : NVVM::WGMMATypes::e5m2;
+      return NVVM::WGMMATypesAttr::get(ctx, kind);
+    };
+    return NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, block.getType(), block, descA, descB,
+        NVVM::MMAShapeAttr::get(ctx, 64, n, kInstr), wgType(inElt), wgType(inElt),
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::MMALayoutAttr::get(ctx, a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col),
+        NVVM::MMALayoutAttr::get(ctx, bOp.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row),
+        NVVM::MMAIntOverflowAttr());
+  }
+
+  /// wgmma as inline asm: A in registers or a descriptor, run-time scale-d.
+  Value emitAsm(OpBuilder &b, Location loc, Value block, ArrayRef<Value> aRegs, Value descB,
+                Value useAcc, const SmemOperand *aDesc, const SmemOperand &bOp, int64_t n,
+                int64_t kInstr, Type inElt, StringRef inName) const {
+    int64_t regs = n / 2;
+    std::string outs, cons;
+    for (int64_t i = 0; i < regs; ++i) {
+      outs += (i ? ",$" : "$") + std::to_string(i);
+      cons += (i ? ",=f" : "=f");
+    }
+    SmallVector<Value> operands;
+    std::string aText;
+    int64_t next = regs;
+    if (aDesc) {
+      aText = "$" + std::to_string(next++);
+      cons += ",l";
+    } else {
+      aText = "{";
+      for (int j = 0; j < 4; ++j) {
+        aText += (j ? ",$" : "$") + std::to_string(next++);
+        cons += ",r";
+      }
+      aText += "}";
+    }
+    operands.append(aRegs.begin(), aRegs.end());
+    std::string bText = "$" + std::to_string(next++);
+    cons += ",l";
+    operands.push_back(descB);
+    for (int64_t i = 0; i < regs; ++i) {
+      cons += "," + std::to_string(i);
+      operands.push_back(LLVM::ExtractValueOp::create(b, loc, block, i));
+    }
+    std::string scaleText = "$" + std::to_string(next + regs);
+    cons += ",r";
+    Value scale = useAcc ? Value(LLVM::ZExtOp::create(b, loc, b.getI32Type(), useAcc))
+                         : i32Const(b, loc, 1);
+    operands.push_back(scale);
+    // Transpose immediates exist for 16-bit inputs only (trans-a for SS only).
+    std::string imms = "1, 1";
+    bool sixteen = getElementBitWidth(inElt) == 16;
+    if (sixteen) {
+      if (aDesc)
+        imms += aDesc->kMajor ? ", 0" : ", 1";
+      imms += bOp.kMajor ? ", 0" : ", 1";
+    }
+    std::string text = llvm::formatv(
+        "{{\n.reg .pred p;\nsetp.ne.b32 p, {0}, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n{1}k{2}.f32.{3}.{3} {{{4}}, {5}, {6}, p, {7};\n}\n",
+        scaleText, n, kInstr, inName, outs, aText, bText, imms);
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, block.getType(), operands, text, cons, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    return asmOp.getResult(0);
+  }
+
+public:
+  /// `wgmma.wait_group N` with every register of `tiles` tied through it.
+  static SmallVector<Value> emitWait(OpBuilder &b, Location loc, int64_t pendings,
+                                     ValueRange tiles) {
+    SmallVector<Value> scalars;
+    SmallVector<Type> types;
+    for (Value t : tiles) {
+      auto st = cast<LLVM::LLVMStructType>(t.getType());
+      for (auto [i, field] : llvm::enumerate(st.getBody())) {
+        scalars.push_back(LLVM::ExtractValueOp::create(b, loc, t, i));
+        types.push_back(field);
+      }
+    }
+    if (scalars.empty()) {
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pendings);
+      return {};
+    }
+    std::string cons;
+    auto letter = [](Type t) { return t.isF32() ? "f" : t.isInteger(64) ? "l" : "r"; };
+    for (size_t i = 0; i < types.size(); ++i)
+      cons += std::string(i ? ",=" : "=") + letter(types[i]);
+    for (size_t i = 0; i < types.size(); ++i)
+      cons += "," + std::to_string(i);
+    auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, resultType, scalars, "wgmma.wait_group.sync.aligned " + std::to_string(pendings) + ";",
+        cons, true, false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    Value all = asmOp.getResult(0);
+    SmallVector<Value> out;
+    int64_t field = 0;
+    for (Value t : tiles) {
+      auto st = cast<LLVM::LLVMStructType>(t.getType());
+      Value rebuilt = LLVM::UndefOp::create(b, loc, st);
+      for (size_t i = 0; i < st.getBody().size(); ++i)
+        rebuilt = LLVM::InsertValueOp::create(
+            b, loc, rebuilt, LLVM::ExtractValueOp::create(b, loc, all, field++), i);
+      out.push_back(rebuilt);
+    }
+    return out;
+  }
+};
+
+struct LowerDotWait : OpConversionPattern<DotWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(DotWaitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    for (Value v : adaptor.getInputs())
+      if (!isa<LLVM::LLVMStructType>(v.getType()))
+        return op.emitOpError() << "can carry register tiles only, got " << v.getType();
+    rewriter.replaceOp(op, LowerDot::emitWait(rewriter, op.getLoc(), op.getPendings(),
+                                              adaptor.getInputs()));
+    return success();
+  }
+};
+
+struct WgmmaPass : txl::impl::TXLWgmmaBase<WgmmaPass> {
+  void runOnOperation() override {
+    getOperation().walk([](func::FuncOp func) {
+      for (Block &block : func.getBody())
+        carryPendingThroughWaits(block);
+    });
+    TXLTypeConverter converter(&getContext());
+    ConversionTarget target(getContext());
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.addIllegalOp<DotOp, DotWaitOp>();
+    RewritePatternSet patterns(&getContext());
+    patterns.add<LowerDot, LowerDotWait>(converter, &getContext());
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,27 @@
+"""txl host runtime: load compiled kernels (PTX/cubin + JSON sidecar), build TMA descriptors, launch.
+
+Only the Python standard library (ctypes on libcuda.so.1) is required; torch is used when present (its primary
+context and current stream are shared) but never imported by this package.
+
+    from txl.runtime import load_kernel, TensorDescriptor
+    k = load_kernel("gemm.json")
+    k[(grid_m, grid_n)](a, c, M, 0.5)            # a: bf16 CUDA tensor encoded with the param's box/swizzle
+"""
+
+from .errors import (  # noqa: F401
+    CudaError,
+    TxlDriverNotFoundError,
+    TxlLaunchError,
+    TxlModuleLoadError,
+    TxlNoDeviceError,
+    TxlRuntimeError,
+    TxlSidecarError,
+)
+from .driver import CudaDriver, TensorDescriptor, TensorMapPlan, get_driver, plan_tensor_map  # noqa: F401
+from .launcher import Kernel, KernelMeta, Param, load_kernel, normalize_grid, parse_sidecar  # noqa: F401
+
+__all__ = [
+    "CudaDriver", "CudaError", "Kernel", "KernelMeta", "Param", "TensorDescriptor", "TensorMapPlan",
+    "TxlDriverNotFoundError", "TxlLaunchError", "TxlModuleLoadError", "TxlNoDeviceError", "TxlRuntimeError",
+    "TxlSidecarError", "get_driver", "load_kernel", "normalize_grid", "parse_sidecar", "plan_tensor_map",
+]

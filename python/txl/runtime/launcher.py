@@ -1,0 +1,550 @@
+"""Loading compiled txl kernels (PTX/cubin + JSON sidecar) and launching them.
+
+``txlc kernel.py -o k.ptx`` writes ``k.ptx`` and a sidecar ``k.json``::
+
+    {"kernel": "gemm_sm90", "arch": "sm_90a", "ptx": "k.ptx", "cubin": "k.cubin",
+     "threads": [384, 1, 1], "shared_bytes": 197632, "cluster": [1, 1, 1],
+     "params": [{"name": "a", "kind": "tensordesc", "dtype": "bf16", "block_shape": [128, 64], "swizzle": 128},
+                {"name": "c_ptr", "kind": "ptr", "dtype": "f32"},
+                {"name": "M", "kind": "scalar", "dtype": "i32"}]}
+
+``load_kernel("k.json")`` returns a ``Kernel``; ``kernel[grid](*args)`` (or ``kernel.launch(grid, *args)``) checks
+every argument against the sidecar, and only when all checks pass loads the module (once per device), encodes TMA
+descriptors and launches on torch's current stream. Parameter kinds:
+
+* ``tensordesc``: a CUDA tensor (encoded here with the param's block_shape/swizzle) or a ``TensorDescriptor``
+  whose box, swizzle and dtype match the param's (a mismatched box would make the kernel wait for the wrong
+  number of bytes and hang). Passed by value: 128 bytes, 64-byte aligned.
+* ``ptr``: a contiguous CUDA tensor of the param's dtype; the kernel gets its device address.
+* ``scalar``: a Python int/float (ints are range-checked against the dtype).
+
+Set ``TXL_LAUNCH_BLOCKING=1`` to synchronise after every launch and report asynchronous faults at the launch.
+"""
+
+import ctypes
+import json
+import math
+import numbers
+import os
+import struct
+
+from . import dtypes as _dt
+from .driver import (
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+    CUDA_ERROR_INVALID_IMAGE,
+    CUDA_ERROR_NO_BINARY_FOR_GPU,
+    DEFAULT_SMEM_LIMIT,
+    TENSOR_MAP_ALIGN,
+    TENSOR_MAP_BYTES,
+    TensorDescriptor,
+    current_stream,
+    get_driver,
+    plan_tensor_map,
+)
+from .errors import TxlModuleLoadError, TxlSidecarError
+
+PARAM_KINDS = ("tensordesc", "ptr", "scalar")
+MAX_GRID = (2**31 - 1, 65535, 65535)
+_INT_RANGES = {"i1": (0, 1), "i8": (-(2**7), 2**7 - 1), "u8": (0, 255), "i16": (-(2**15), 2**15 - 1),
+               "i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
+_FLOAT_SCALARS = ("f32", "f64", "f16", "bf16")
+_SCALAR_SIZES = {"i1": (1, 2, 4), "i8": (1, 2, 4), "u8": (1, 2, 4), "i16": (2, 4), "f16": (2, 4), "bf16": (2, 4),
+                 "i32": (4,), "f32": (4,), "i64": (8,), "f64": (8,)}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Sidecar
+# ---------------------------------------------------------------------------------------------------------------
+class Param:
+    """One kernel parameter as the sidecar describes it."""
+
+    __slots__ = ("index", "name", "kind", "dtype", "block_shape", "swizzle", "l2_promotion")
+
+    def __init__(self, index, name, kind, dtype, block_shape=None, swizzle=None, l2_promotion=128):
+        self.index, self.name, self.kind, self.dtype = index, name, kind, dtype
+        self.block_shape, self.swizzle, self.l2_promotion = block_shape, swizzle, l2_promotion
+
+    def signature(self):
+        if self.kind == "tensordesc":
+            return "%s: tensordesc<%s, %s, swizzle=%d>" % (self.name, self.dtype, list(self.block_shape), self.swizzle)
+        if self.kind == "ptr":
+            return "%s: *%s" % (self.name, self.dtype or "any")
+        return "%s: %s" % (self.name, self.dtype)
+
+    def __repr__(self):
+        return "Param(%s)" % self.signature()
+
+
+class KernelMeta:
+    """The parsed, validated sidecar."""
+
+    def __init__(self, kernel, arch, threads, shared_bytes, cluster, params, ptx=None, cubin=None, source="<dict>"):
+        self.kernel, self.arch, self.threads, self.shared_bytes = kernel, arch, threads, shared_bytes
+        self.cluster, self.params, self.ptx, self.cubin, self.source = cluster, params, ptx, cubin, source
+
+    def signature(self):
+        return "%s(%s)" % (self.kernel, ", ".join(p.signature() for p in self.params))
+
+
+def _dims3(v, what, src, lo=1):
+    if _dt.is_int(v):
+        v = [v]
+    if not isinstance(v, (list, tuple)) or not 1 <= len(v) <= 3 or not all(_dt.is_int(x) for x in v):
+        raise TxlSidecarError("%s: '%s' must be a list of 1 to 3 ints, got %r" % (src, what, v))
+    v = list(v) + [1] * (3 - len(v))
+    if any(x < lo for x in v):
+        raise TxlSidecarError("%s: every '%s' dimension must be >= %d, got %r" % (src, what, lo, v))
+    return tuple(v)
+
+
+def parse_sidecar(meta, source="<dict>"):
+    """Validate a sidecar dict and return a KernelMeta. Raises TxlSidecarError naming the field and the fix."""
+    src = source
+    if not isinstance(meta, dict):
+        raise TxlSidecarError("%s: the sidecar must be a JSON object, got %s" % (src, type(meta).__name__))
+    name = meta.get("kernel")
+    if not isinstance(name, str) or not name:
+        raise TxlSidecarError("%s: 'kernel' (the PTX .entry name) is missing or not a string" % src)
+    arch = meta.get("arch", "sm_90a")
+    if not isinstance(arch, str):
+        raise TxlSidecarError("%s: 'arch' must be a string like 'sm_90a', got %r" % (src, arch))
+    if "threads" not in meta:
+        raise TxlSidecarError("%s: 'threads' (the CTA shape, e.g. [384, 1, 1]) is missing" % src)
+    threads = _dims3(meta["threads"], "threads", src)
+    if threads[0] > 1024 or threads[1] > 1024 or threads[2] > 64 or math.prod(threads) > 1024:
+        raise TxlSidecarError(
+            "%s: threads %s: a CTA holds at most 1024 threads (x, y <= 1024, z <= 64)" % (src, list(threads)))
+    shared = meta.get("shared_bytes", 0)
+    if not _dt.is_int(shared) or shared < 0:
+        raise TxlSidecarError("%s: 'shared_bytes' must be a non-negative int, got %r" % (src, shared))
+    if shared > 232448:
+        raise TxlSidecarError(
+            "%s: shared_bytes = %d exceeds the 227 KB (232448 bytes) a Hopper CTA can have: use fewer pipeline "
+            "stages or smaller tiles" % (src, shared))
+    cluster = _dims3(meta.get("cluster", [1, 1, 1]), "cluster", src)
+    if math.prod(cluster) > 16:
+        raise TxlSidecarError("%s: cluster %s has %d CTAs; the hardware maximum is 16 (8 portable)"
+                              % (src, list(cluster), math.prod(cluster)))
+    raw_params = meta.get("params", [])
+    if not isinstance(raw_params, list):
+        raise TxlSidecarError("%s: 'params' must be a list" % src)
+    params, seen = [], set()
+    for i, rp in enumerate(raw_params):
+        where = "%s: params[%d]" % (src, i)
+        if not isinstance(rp, dict):
+            raise TxlSidecarError("%s must be an object, got %r" % (where, rp))
+        pname = rp.get("name", "arg%d" % i)
+        if not isinstance(pname, str) or not pname:
+            raise TxlSidecarError("%s: 'name' must be a non-empty string" % where)
+        if pname in seen:
+            raise TxlSidecarError("%s: duplicate parameter name '%s'" % (where, pname))
+        seen.add(pname)
+        kind = rp.get("kind")
+        if kind not in PARAM_KINDS:
+            raise TxlSidecarError("%s ('%s'): 'kind' must be one of %s, got %r" % (where, pname, PARAM_KINDS, kind))
+        dtype = rp.get("dtype")
+        if dtype is None and kind == "ptr":
+            pass  # untyped pointer: any dtype
+        elif dtype not in _dt.SIDECAR_DTYPES:
+            raise TxlSidecarError("%s ('%s'): unknown dtype %r; expected one of %s"
+                                  % (where, pname, dtype, ", ".join(_dt.SIDECAR_DTYPES)))
+        p = Param(i, pname, kind, dtype)
+        if kind == "tensordesc":
+            bs = rp.get("block_shape")
+            if (not isinstance(bs, list) or not 1 <= len(bs) <= 5 or not all(_dt.is_int(b) and 1 <= b <= 256 for b in bs)):
+                raise TxlSidecarError("%s ('%s'): 'block_shape' must be a list of 1 to 5 ints in 1..256, got %r"
+                                      % (where, pname, bs))
+            sw = rp.get("swizzle")
+            if sw not in (0, 32, 64, 128) or isinstance(sw, bool):
+                raise TxlSidecarError("%s ('%s'): 'swizzle' must be 0, 32, 64 or 128 (bytes), got %r"
+                                      % (where, pname, sw))
+            l2 = rp.get("l2_promotion", 128)
+            if l2 not in (0, 64, 128, 256) or isinstance(l2, bool):
+                raise TxlSidecarError("%s ('%s'): 'l2_promotion' must be 0, 64, 128 or 256, got %r" % (where, pname, l2))
+            inner = bs[-1] * _dt.itemsize(dtype)
+            if inner % 16 or (sw and inner > sw):
+                raise TxlSidecarError(
+                    "%s ('%s'): the inner box dimension %d %s = %d bytes must be a multiple of 16 bytes%s"
+                    % (where, pname, bs[-1], dtype, inner, (" and at most the %d-byte swizzle" % sw) if sw else ""))
+            p.block_shape, p.swizzle, p.l2_promotion = tuple(bs), sw, l2
+        elif kind == "scalar" and dtype in ("f8e4m3", "f8e5m2"):
+            raise TxlSidecarError("%s ('%s'): fp8 scalars are not supported; pass an f32" % (where, pname))
+        params.append(p)
+    return KernelMeta(name, arch, threads, shared, cluster, params, meta.get("ptx"), meta.get("cubin"), source)
+
+
+def load_kernel(json_path):
+    """Load ``k.json`` and the PTX/cubin it names (paths relative to the JSON file). The module is loaded into the
+    GPU lazily, on the first launch."""
+    json_path = os.fspath(json_path)
+    try:
+        with open(json_path) as f:
+            meta = json.load(f)
+    except FileNotFoundError:
+        raise TxlSidecarError("%s: no such sidecar file (txlc writes k.json next to k.ptx)" % json_path) from None
+    except json.JSONDecodeError as e:
+        raise TxlSidecarError("%s: not valid JSON: %s" % (json_path, e)) from None
+    km = parse_sidecar(meta, json_path)
+    base = os.path.dirname(os.path.abspath(json_path))
+    ptx_name = km.ptx or os.path.splitext(os.path.basename(json_path))[0] + ".ptx"
+    ptx_path = os.path.join(base, ptx_name)
+    cubin = None
+    if km.cubin:
+        cp = os.path.join(base, km.cubin)
+        if os.path.exists(cp):
+            with open(cp, "rb") as f:
+                cubin = f.read()
+    ptx = None
+    if os.path.exists(ptx_path):
+        with open(ptx_path) as f:
+            ptx = f.read()
+    if ptx is None and cubin is None:
+        raise TxlSidecarError("%s: neither the PTX (%s) nor a cubin (%s) exists" % (json_path, ptx_path, km.cubin))
+    if ptx is not None and (".entry %s(" % km.kernel) not in ptx and (".entry %s\n" % km.kernel) not in ptx:
+        raise TxlSidecarError("%s: the PTX %s has no '.entry %s': check the sidecar's 'kernel' field"
+                              % (json_path, ptx_path, km.kernel))
+    return Kernel(km, ptx=ptx, cubin=cubin)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Argument packing
+# ---------------------------------------------------------------------------------------------------------------
+def _bf16_bits(x):
+    (u,) = struct.unpack("<I", struct.pack("<f", x))
+    if (u & 0x7F800000) == 0x7F800000 and (u & 0x7FFFFF):  # NaN stays NaN
+        return (u >> 16) | 0x40
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def _pack_scalar(p, v, kname):
+    """ctypes value holding the scalar's bytes (small types in the low bytes of a 32-bit word)."""
+    where = "%s(): param '%s' (%s)" % (kname, p.name, p.dtype)
+    dt = p.dtype
+    if dt in _INT_RANGES:
+        if dt == "i1" and isinstance(v, bool):
+            v = int(v)
+        if not _dt.is_int(v):
+            raise TypeError("%s needs an int, got %s%s" % (where, _dt.describe(v),
+                                                          "; use .item() for a 0-d tensor" if _dt.is_tensor_like(v) else ""))
+        lo, hi = _INT_RANGES[dt]
+        v = int(v)
+        if not lo <= v <= hi:
+            raise ValueError("%s = %d does not fit in %s (%d..%d)" % (where, v, dt, lo, hi))
+        if dt == "i64":
+            return ctypes.c_int64(v)
+        return ctypes.c_uint32(v & {"i1": 1, "i8": 0xFF, "u8": 0xFF, "i16": 0xFFFF}.get(dt, 0xFFFFFFFF))
+    if dt in _FLOAT_SCALARS:
+        if not isinstance(v, numbers.Real) or isinstance(v, bool):
+            raise TypeError("%s needs a float, got %s%s" % (where, _dt.describe(v),
+                                                           "; use .item() for a 0-d tensor" if _dt.is_tensor_like(v) else ""))
+        v = float(v)
+        if dt == "f64":
+            return ctypes.c_double(v)
+        if math.isfinite(v):
+            lim = {"f32": 3.4028234663852886e38, "f16": 65504.0, "bf16": 3.3895313892515355e38}[dt]
+            if abs(v) > lim:
+                raise ValueError("%s = %r overflows %s (max %g)" % (where, v, dt, lim))
+        if dt == "f32":
+            return ctypes.c_float(v)
+        if dt == "f16":
+            return ctypes.c_uint32(struct.unpack("<H", struct.pack("<e", v))[0])
+        return ctypes.c_uint32(_bf16_bits(v))
+    raise TypeError("%s: scalars of dtype %s are not supported" % (where, dt))
+
+
+class _Packed:
+    """Validated arguments: what the launch needs, computed without touching the driver."""
+
+    def __init__(self):
+        self.values = []  # per param: ("desc", TensorDescriptor) | ("plan", TensorMapPlan, tensor) | ("ctype", obj)
+        self.device_index = None
+
+
+def _collect_device(packed, dev, kname, pname):
+    if dev is None:
+        return
+    if packed.device_index is None:
+        packed.device_index = dev
+    elif packed.device_index != dev:
+        raise ValueError("%s(): param '%s' is on cuda:%d but earlier arguments are on cuda:%d: put all tensors on one "
+                         "GPU" % (kname, pname, dev, packed.device_index))
+
+
+def normalize_grid(grid, meta):
+    """(x, y, z) from an int, a 1- to 3-tuple or a callable(meta) -> tuple. Raises ValueError/TypeError."""
+    kname = meta.kernel
+    if callable(grid):
+        grid = grid(meta)
+    if _dt.is_int(grid):
+        grid = (grid,)
+    if not isinstance(grid, (tuple, list)) or not 1 <= len(grid) <= 3:
+        raise TypeError("%s: grid must be an int or a tuple of 1 to 3 ints, got %r" % (kname, grid))
+    if not all(_dt.is_int(g) for g in grid):
+        raise TypeError("%s: grid dimensions must be ints, got %r" % (kname, grid))
+    g = tuple(int(x) for x in grid) + (1,) * (3 - len(grid))
+    for axis, (n, mx) in enumerate(zip(g, MAX_GRID)):
+        if n <= 0:
+            raise ValueError("%s: grid %s is empty (dimension %s = %d): nothing would run; every grid dimension must "
+                             "be >= 1" % (kname, list(g), "xyz"[axis], n))
+        if n > mx:
+            raise ValueError("%s: grid %s: dimension %s = %d exceeds the CUDA limit %d%s" % (
+                kname, list(g), "xyz"[axis], n, mx, "" if axis == 0 else "; put the large dimension on x"))
+    for axis, (n, c) in enumerate(zip(g, meta.cluster)):
+        if n % c:
+            raise ValueError("%s: grid %s is not a multiple of the cluster %s in dimension %s: round the grid up to a "
+                             "multiple of %d" % (kname, list(g), list(meta.cluster), "xyz"[axis], c))
+    return g
+
+
+class Kernel:
+    """A compiled kernel and its sidecar. ``kernel[grid](*args)`` launches it."""
+
+    def __init__(self, meta, ptx=None, cubin=None):
+        if isinstance(meta, dict):
+            meta = parse_sidecar(meta)
+        self.meta = meta
+        self.ptx = ptx
+        self.cubin = cubin
+        self._loaded = {}  # device index -> (module, function)
+        self._desc_cache = {}
+
+    @classmethod
+    def from_ptx(cls, ptx_text, meta):
+        """A kernel from PTX text and a sidecar dict (its 'ptx'/'cubin' entries are ignored)."""
+        if not isinstance(ptx_text, str):
+            raise TypeError("Kernel.from_ptx needs the PTX as a str, got %s" % type(ptx_text).__name__)
+        return cls(parse_sidecar(meta, "<from_ptx %s>" % (meta.get("kernel") if isinstance(meta, dict) else "?")),
+                   ptx=ptx_text)
+
+    @classmethod
+    def from_cubin(cls, cubin_bytes, meta, ptx_text=None):
+        return cls(parse_sidecar(meta, "<from_cubin>"), ptx=ptx_text, cubin=bytes(cubin_bytes))
+
+    name = property(lambda self: self.meta.kernel)
+    params = property(lambda self: self.meta.params)
+
+    def __repr__(self):
+        m = self.meta
+        return "<txl Kernel %s threads=%s shared=%d cluster=%s>" % (m.signature(), list(m.threads), m.shared_bytes,
+                                                                    list(m.cluster))
+
+    def __getitem__(self, grid):
+        def launcher(*args, **kwargs):
+            return self.launch(grid, *args, **kwargs)
+
+        return launcher
+
+    # -- checks (no GPU needed) ---------------------------------------------------------------------------------
+    def check_args(self, *args, **kwargs):
+        """Match arguments to params and validate them all; returns the packed form. Touches no GPU."""
+        m = self.meta
+        kname = m.kernel
+        n = len(m.params)
+        names = [p.name for p in m.params]
+        if len(args) > n:
+            raise TypeError("%s() takes %d arguments (%s) but %d were given" % (kname, n, ", ".join(names), len(args)))
+        vals = list(args) + [_MISSING] * (n - len(args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise TypeError("%s() got an unexpected argument '%s'; its params are %s" % (kname, k, ", ".join(names)))
+            i = names.index(k)
+            if vals[i] is not _MISSING:
+                raise TypeError("%s() got multiple values for argument '%s'" % (kname, k))
+            vals[i] = v
+        missing = [names[i] for i, v in enumerate(vals) if v is _MISSING]
+        if missing:
+            raise TypeError("%s() takes %d arguments (%s) but %d were given; missing: %s"
+                            % (kname, n, ", ".join(names), n - len(missing), ", ".join(missing)))
+        packed = _Packed()
+        for p, v in zip(m.params, vals):
+            if p.kind == "tensordesc":
+                self._check_desc(p, v, packed)
+            elif p.kind == "ptr":
+                self._check_ptr(p, v, packed)
+            else:
+                packed.values.append(("ctype", _pack_scalar(p, v, kname)))
+        return packed
+
+    def _check_desc(self, p, v, packed):
+        kname = self.meta.kernel
+        if isinstance(v, TensorDescriptor):
+            bad = []
+            if tuple(v.block_shape) != tuple(p.block_shape):
+                bad.append("block_shape %s (the kernel expects %s)" % (list(v.block_shape), list(p.block_shape)))
+            if v.swizzle != p.swizzle:
+                bad.append("swizzle %d (the kernel expects %d)" % (v.swizzle, p.swizzle))
+            if v.dtype != p.dtype:
+                bad.append("dtype %s (the kernel expects %s)" % (v.dtype, p.dtype))
+            if bad:
+                raise ValueError(
+                    "%s(): param '%s': the TensorDescriptor has %s; a mismatched descriptor makes the kernel wait for "
+                    "the wrong number of bytes (a hang) or read garbage. Build it as TensorDescriptor(t, %s, "
+                    "swizzle=%d), or pass the tensor itself and let the launcher encode it"
+                    % (kname, p.name, ", ".join(bad), list(p.block_shape), p.swizzle))
+            _collect_device(packed, v.device_index, kname, p.name)
+            packed.values.append(("desc", v))
+            return
+        if not _dt.is_tensor_like(v):
+            raise TypeError("%s(): param '%s' (%s) needs a CUDA tensor or a TensorDescriptor, got %s"
+                            % (kname, p.name, p.signature(), _dt.describe(v)))
+        plan = plan_tensor_map(v, p.block_shape, p.swizzle, p.l2_promotion, expect_dtype=p.dtype,
+                               where="%s(): param '%s'" % (kname, p.name))
+        _collect_device(packed, plan.device_index, kname, p.name)
+        packed.values.append(("plan", plan, v))
+
+    def _check_ptr(self, p, v, packed):
+        kname = self.meta.kernel
+        where = "%s(): param '%s' (%s)" % (kname, p.name, "pointer to %s" % (p.dtype or "any"))
+        if isinstance(v, TensorDescriptor):
+            raise TypeError("%s needs a tensor, got a TensorDescriptor: pass the tensor itself" % where)
+        if not _dt.is_tensor_like(v):
+            raise TypeError("%s needs a CUDA tensor, got %s" % (where, _dt.describe(v)))
+        info = _dt.tensor_info(v)
+        if not info.is_cuda:
+            raise ValueError("%s got a tensor on %s: the kernel reads GPU memory; move it with .cuda()"
+                             % (where, info.device_type))
+        if p.dtype is not None and info.dtype != p.dtype:
+            raise TypeError("%s got a %s tensor: convert it with .to(%s)" % (where, info.dtype_str,
+                                                                            _dt.TORCH_NAMES.get(p.dtype, p.dtype)))
+        if not info.is_contiguous():
+            raise ValueError("%s got a non-contiguous tensor (shape %s, strides %s): the kernel indexes it as "
+                             "row-major; call .contiguous()" % (where, list(info.shape), list(info.strides)))
+        _collect_device(packed, info.device_index, kname, p.name)
+        packed.values.append(("ctype", ctypes.c_uint64(info.ptr)))
+
+    # -- GPU side -----------------------------------------------------------------------------------------------
+    def _function(self, drv, dev):
+        hit = self._loaded.get(dev)
+        if hit is not None:
+            return hit[1]
+        m = self.meta
+        drv.set_device(dev)
+        mod = None
+        if self.cubin is not None:
+            try:
+                mod = drv.load_module(self.cubin, "loading the cubin of kernel '%s'" % m.kernel)
+            except TxlModuleLoadError as e:
+                if self.ptx is None or e.code not in (CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_INVALID_IMAGE):
+                    raise
+        if mod is None:
+            if self.ptx is None:
+                raise TxlSidecarError("%s: no PTX to load" % m.source)
+            mod = drv.load_module(self.ptx, "JIT-compiling the PTX of kernel '%s' for %s (device %d)"
+                                  % (m.kernel, drv.device_name(dev), dev))
+        try:
+            func = drv.get_function(mod, m.kernel)
+            self._check_signature(drv, func)
+            self._configure(drv, func, dev)
+        except Exception:
+            drv.unload_module(mod)
+            raise
+        self._loaded[dev] = (mod, func)
+        return func
+
+    def _check_signature(self, drv, func):
+        """Compare the sidecar's params with the parameter sizes the driver reports for the PTX entry."""
+        info = drv.param_info(func)
+        if info is None:
+            return
+        m = self.meta
+        if len(info) != len(m.params):
+            raise TxlSidecarError(
+                "%s: the sidecar lists %d params (%s) but the PTX entry '%s' takes %d (sizes %s): the sidecar and "
+                "the PTX are out of step; regenerate both" % (m.source, len(m.params), ", ".join(p.name for p in m.params),
+                                                             m.kernel, len(info), [s for _, s in info]))
+        for p, (off, size) in zip(m.params, info):
+            if p.kind == "tensordesc":
+                # sizes only: the offsets the driver reports for over-aligned byval params are not plain
+                # byte offsets (an H100 with driver 580 reported 112 for a .align 128 first param)
+                ok = size == TENSOR_MAP_BYTES
+                want = "128 bytes (a by-value CUtensorMap, .param .align 64 .b8 p[128])"
+            elif p.kind == "ptr":
+                ok, want = size == 8, "8 bytes"
+            else:
+                ok = size in _SCALAR_SIZES[p.dtype]
+                want = " or ".join(str(s) for s in _SCALAR_SIZES[p.dtype]) + " bytes"
+            if not ok:
+                raise TxlSidecarError(
+                    "%s: param '%s' is %s in the sidecar, which needs %s, but the PTX param %d is %d bytes at "
+                    "offset %d%s" % (m.source, p.name, p.signature(), want, p.index, size, off,
+                                     " (a pointer: was the descriptor passed by pointer instead of by value?)"
+                                     if p.kind == "tensordesc" and size == 8 else ""))
+
+    def _configure(self, drv, func, dev):
+        m = self.meta
+        static = drv.func_attribute(func, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+        optin = drv.max_shared_optin(dev)
+        if static + m.shared_bytes > optin:
+            raise TxlSidecarError(
+                "%s: kernel '%s' needs %d bytes of dynamic + %d of static shared memory, more than the %d bytes a CTA "
+                "can have on %s: use fewer stages or smaller tiles" % (m.source, m.kernel, m.shared_bytes, static,
+                                                                         optin, drv.device_name(dev)))
+        if m.shared_bytes > DEFAULT_SMEM_LIMIT or static + m.shared_bytes > DEFAULT_SMEM_LIMIT:
+            drv.set_func_attribute(func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, m.shared_bytes,
+                                   "allowing kernel '%s' %d bytes of dynamic shared memory" % (m.kernel, m.shared_bytes))
+        if math.prod(m.cluster) > 8:
+            drv.set_func_attribute(func, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1,
+                                   "allowing kernel '%s' a non-portable cluster of %d CTAs" % (m.kernel,
+                                                                                              math.prod(m.cluster)))
+
+    def _descriptor(self, plan, tensor):
+        key = plan.key()
+        d = self._desc_cache.get(key)
+        if d is None:
+            d = TensorDescriptor.__new__(TensorDescriptor)
+            d.plan = plan
+            d.tensor = None  # the cache keys on the address; the caller's tensor is alive during the launch
+            d._storage = (ctypes.c_uint8 * (TENSOR_MAP_BYTES + TENSOR_MAP_ALIGN))()
+            base = ctypes.addressof(d._storage)
+            d.address = base + (-base) % TENSOR_MAP_ALIGN
+            get_driver().encode_tiled(d.address, plan, "encoding the TMA descriptor for a %s tensor of shape %s, box %s"
+                                      % (plan.dtype, list(plan.shape), list(plan.block_shape)))
+            if len(self._desc_cache) > 256:
+                self._desc_cache.clear()
+            self._desc_cache[key] = d
+        return d
+
+    def launch(self, grid, *args, stream=None, **kwargs):
+        """Check everything, then launch on ``stream`` (a CUstream handle int, an object with ``.cuda_stream``
+        such as torch.cuda.Stream, or None for torch's current stream)."""
+        m = self.meta
+        g = normalize_grid(grid, m)
+        packed = self.check_args(*args, **kwargs)
+        drv = get_driver()
+        dev = packed.device_index
+        if dev is None:
+            dev = _dt._current_torch_device()
+        drv.set_device(dev)
+        func = self._function(drv, dev)
+        holders = []
+        addrs = []
+        for entry in packed.values:
+            if entry[0] == "desc":
+                holders.append(entry[1])
+                addrs.append(entry[1].address)
+            elif entry[0] == "plan":
+                d = self._descriptor(entry[1], entry[2])
+                holders.append(d)
+                addrs.append(d.address)
+            else:
+                holders.append(entry[1])
+                addrs.append(ctypes.addressof(entry[1]))
+        params = (ctypes.c_void_p * max(len(addrs), 1))(*addrs)
+        if stream is None:
+            s = current_stream(dev)
+        elif hasattr(stream, "cuda_stream"):
+            s = int(stream.cuda_stream)
+        else:
+            s = int(stream)
+        what = "launching %s with grid %s, block %s, %d bytes of dynamic shared memory%s" % (
+            m.kernel, list(g), list(m.threads), m.shared_bytes,
+            ", cluster %s" % list(m.cluster) if m.cluster != (1, 1, 1) else "")
+        drv.launch(func, g, m.threads, m.shared_bytes, s, params, m.cluster, what)
+        if os.environ.get("TXL_LAUNCH_BLOCKING") == "1":
+            drv.stream_synchronize(s, "running %s (TXL_LAUNCH_BLOCKING=1)" % what[len("launching "):])
+        del holders
+
+
+_MISSING = object()
