@@ -3,7 +3,8 @@
 # (clang + lld + ninja against /usr/lib/llvm-22), build. Running it again only
 # rebuilds what changed.
 #
-#   scripts/setup.sh            install + build
+#   scripts/setup.sh            install + build + run the main job (scripts/run-examples.sh)
+#   scripts/setup.sh --no-run   install + build
 #   scripts/setup.sh --no-deps  build only
 set -euo pipefail
 
@@ -17,6 +18,8 @@ PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang lld ninja-bui
       python3 python3-pytest zlib1g-dev libzstd-dev)
 
 missing=()
+RUN=1
+[[ "${1:-}" == "--no-run" || "${1:-}" == "--no-deps" ]] && RUN=0
 if [[ "${1:-}" != "--no-deps" ]]; then
   for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -43,5 +46,10 @@ if [[ ! -f "$BUILD/build.ninja" ]]; then
 fi
 echo "== building (ninja -j$JOBS)"
 start=$(date +%s)
-ninja -C "$BUILD" -j"$JOBS" txl-opt
-echo "== built in $(( $(date +%s) - start )) s: $BUILD/bin/txl-opt"
+ninja -C "$BUILD" -j"$JOBS" txl-opt txlc
+echo "== built in $(( $(date +%s) - start )) s: $BUILD/bin/txl-opt, $BUILD/bin/txlc"
+
+if (( RUN )); then
+  echo "== main job: compile the example kernels"
+  TXL_BUILD_DIR="$BUILD" "$ROOT/scripts/run-examples.sh"
+fi

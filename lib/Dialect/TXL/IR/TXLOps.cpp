@@ -28,7 +28,7 @@ using namespace mlir::txl;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-LogicalResult mlir::txl::OpTrait::verifyRequiresSM100(Operation *op) {
+LogicalResult mlir::txl::trait::verifyRequiresSM100(Operation *op) {
   StringRef arch = getTargetArch(op);
   if (arch == "sm_100a")
     return success();

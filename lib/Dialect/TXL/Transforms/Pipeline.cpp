@@ -20,6 +20,7 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
   TXLAssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
   return {
+      {"PartitionWarpgroups", [] { return createTXLPartitionWarpgroups(); }},
       {"AssignLayouts", [layouts] { return createTXLAssignLayouts(layouts); }},
       {"SmemAllocs", [] { return createTXLSmemAllocs(); }},
       {"Mbars", [] { return createTXLMbars(); }},

@@ -8,7 +8,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "txl/Dialect/TXL/IR/TXLDialect.h"
 
-namespace mlir::txl::OpTrait {
+namespace mlir::txl::trait {
 /// Verifies that the enclosing module targets sm_100a (Blackwell): tensor
 /// memory, tcgen05 and TMA gather4 do not exist on Hopper.
 LogicalResult verifyRequiresSM100(Operation *op);
@@ -17,7 +17,7 @@ class RequiresSM100 : public ::mlir::OpTrait::TraitBase<ConcreteType, RequiresSM
 public:
   static LogicalResult verifyTrait(Operation *op) { return verifyRequiresSM100(op); }
 };
-} // namespace mlir::txl::OpTrait
+} // namespace mlir::txl::trait
 
 #define GET_OP_CLASSES
 #include "txl/Dialect/TXL/IR/TXLOps.h.inc"

@@ -27,7 +27,7 @@ def TXL_MBarrierMem : Resource<"::mlir::txl::MBarrierResource">;
 
 // Ops that exist only on Blackwell (tensor memory, tcgen05, TMA gather4).
 def TXL_RequiresSM100 : NativeOpTrait<"RequiresSM100"> {
-  let cppNamespace = "::mlir::txl::OpTrait";
+  let cppNamespace = "::mlir::txl::trait";
 }
 
 // Waits and fences order every shared-memory and mbarrier access around them.

@@ -37,6 +37,27 @@ def TXLAssignLayouts : Pass<"txl-assign-layouts", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::txl::TXLDialect"];
 }
 
+def TXLPartitionWarpgroups : Pass<"txl-partition-warpgroups", "mlir::ModuleOp"> {
+  let summary = "Check and complete warp-specialized (is_warpgroup) regions";
+  let description = [{
+    Regions guarded by a top-level `scf.if` on `txl.is_warpgroup` get a
+    register budget when the kernel wrote none: `txl.reg_dealloc` in the
+    producer (warpgroup 0), `txl.reg_alloc` in the others (TXL's defaults:
+    2 warpgroups 56/256, 3: 40/232, more: 32/160). Named barriers 1..7 are
+    reserved for the compiler; warpgroup ids must exist in the kernel.
+
+    Before: `scf.if %is_wg0 { txl.tma_load ... }`.
+    After:  `scf.if %is_wg0 { txl.reg_dealloc 40  txl.tma_load ... }`.
+  }];
+  let options = [
+    Option<"producerRegs", "producer-regs", "int32_t", "0",
+           "Registers for the producer warpgroup (0: the default for the warpgroup count)">,
+    Option<"consumerRegs", "consumer-regs", "int32_t", "0",
+           "Registers for the other warpgroups (0: the default)">,
+  ];
+  let dependentDialects = ["::mlir::txl::TXLDialect"];
+}
+
 def TXLSmemAllocs : Pass<"txl-smem-allocs", "mlir::ModuleOp"> {
   let summary = "Pipeliner stage 1: plan shared memory and lower smem_alloc/get_buffer";
   let description = [{

@@ -1,0 +1,124 @@
+//===- PartitionWarpgroups.cpp - warp-specialized regions -----------------===//
+//
+// TXL kernels specialize warpgroups at the source level:
+//
+//   %p = txl.is_warpgroup [0]
+//   scf.if %p { txl.reg_dealloc 24 ... producer ... }
+//   %c = txl.is_warpgroup [1, 2]
+//   scf.if %c { txl.reg_alloc 240 ... consumers ... }
+//
+// This pass checks and completes that structure:
+//   - every region guarded by a top-level is_warpgroup starts with a register
+//     budget: the kernel's own reg_alloc/reg_dealloc if it wrote one,
+//     otherwise the default (TXL's heuristic): the producer warpgroup 0 gives
+//     registers back, the others take them, within the 64K-register file
+//     (2 warpgroups: 56/256, 3: 40/232, 4 or more: 32/160);
+//   - named barriers 1..7 are reserved for the compiler (warpgroup syncs
+//     after TMA stores use 1 + warpgroup id), so kernel barriers must use
+//     0 or 8..15, as in TXL;
+//   - the kernel's warps must cover every warpgroup it names.
+// Thread ids inside the regions stay block-relative (txl.tid); register
+// layouts use the warp index modulo their warps, so one layout serves every
+// warpgroup, and wgmma/TMA issue per warpgroup.
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Dialect/TXL/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "txl/Dialect/TXL/IR/TXLOps.h"
+
+namespace mlir::txl {
+#define GEN_PASS_DEF_TXLPARTITIONWARPGROUPS
+#include "txl/Dialect/TXL/Transforms/Passes.h.inc"
+} // namespace mlir::txl
+
+using namespace mlir;
+using namespace mlir::txl;
+
+namespace {
+
+/// Default (producer, consumer) setmaxnreg budgets by warpgroup count.
+std::pair<int32_t, int32_t> defaultBudget(int64_t warpgroups) {
+  switch (warpgroups) {
+  case 2:
+    return {56, 256};
+  case 3:
+    return {40, 232};
+  default:
+    return {32, 160};
+  }
+}
+
+struct PartitionWarpgroupsPass
+    : txl::impl::TXLPartitionWarpgroupsBase<PartitionWarpgroupsPass> {
+  using TXLPartitionWarpgroupsBase::TXLPartitionWarpgroupsBase;
+
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr(kKernelAttrName) && failed(runOnKernel(func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult runOnKernel(func::FuncOp func) {
+    int64_t warps = 4;
+    if (auto n = func->getAttrOfType<IntegerAttr>(kNumWarpsAttrName))
+      warps = n.getInt();
+    int64_t warpgroups = warps / 4;
+
+    // Named barriers 1..7 belong to the compiler.
+    WalkResult barriers = func.walk([&](Operation *op) {
+      int64_t bar = -1;
+      if (auto w = dyn_cast<BarWaitOp>(op))
+        bar = w.getBar();
+      if (auto a = dyn_cast<BarArriveOp>(op))
+        bar = a.getBar();
+      if (bar >= 1 && bar <= 7) {
+        op->emitOpError() << "uses named barrier " << bar
+                          << ", which is reserved for the compiler (1..7); use 8..15";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (barriers.wasInterrupted())
+      return failure();
+
+    for (Operation &op : func.getBody().front()) {
+      auto ifOp = dyn_cast<scf::IfOp>(op);
+      if (!ifOp)
+        continue;
+      auto role = ifOp.getCondition().getDefiningOp<IsWarpgroupOp>();
+      if (!role)
+        continue;
+      for (int32_t id : role.getIds())
+        if (id >= warpgroups)
+          return role.emitOpError()
+                 << "names warpgroup " << id << " but the kernel has " << warpgroups
+                 << " (txl.num_warps = " << warps << "); raise txl.num_warps";
+      if (warpgroups < 2)
+        continue;
+      bool producer = llvm::is_contained(role.getIds(), 0);
+      insertBudget(ifOp.thenBlock(), producer, warpgroups, ifOp.getLoc());
+      // The else branch runs in the other warpgroups.
+      if (Block *elseBlock = ifOp.elseBlock())
+        insertBudget(elseBlock, !producer, warpgroups, ifOp.getLoc());
+    }
+    return success();
+  }
+
+  void insertBudget(Block *block, bool producer, int64_t warpgroups, Location loc) {
+    if (!block->empty() && isa<RegAllocOp, RegDeallocOp>(block->front()))
+      return; // the kernel chose its own budget
+    auto [low, high] = defaultBudget(warpgroups);
+    OpBuilder b = OpBuilder::atBlockBegin(block);
+    if (producer)
+      RegDeallocOp::create(b, loc, producerRegs ? producerRegs : low);
+    else
+      RegAllocOp::create(b, loc, consumerRegs ? consumerRegs : high);
+  }
+};
+
+} // namespace

@@ -1,0 +1,320 @@
+// RUN: txl-opt %s | txl-opt | FileCheck %s
+// RUN: txl-opt %s --mlir-print-op-generic | txl-opt | FileCheck %s
+
+// Round-trip of every txl op that exists on Hopper (the default target), in
+// every optional operand and attribute form. Blackwell-only ops are in
+// ops-sm100.mlir.
+
+// CHECK-LABEL: func.func @smem_ops(
+// CHECK-SAME: %[[I:[^:]+]]: i32, %[[P:[^:]+]]: i1, %[[T:[^:]+]]: tensor<128x64xbf16>, %[[ROW:[^:]+]]: tensor<128x1xf32>, %[[BIG:[^:]+]]: tensor<128x64xf32>
+func.func @smem_ops(%i: i32, %p: i1, %t: tensor<128x64xbf16>, %rowv: tensor<128x1xf32>,
+                    %big: tensor<128x64xf32>) {
+  // CHECK: %[[ALLOC:.*]] = txl.smem_alloc : !txl.smem<128x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
+  %alloc = txl.smem_alloc : !txl.smem<128x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
+  // CHECK: %[[MALLOC:.*]] = txl.smem_alloc mutable : !txl.smem<128xf32, stages = 1>
+  %malloc = txl.smem_alloc mutable : !txl.smem<128xf32, stages = 1>
+  // CHECK: %[[PLAIN:.*]] = txl.smem_alloc : !txl.smem<2x64x64xbf16, stages = 2>
+  %plain = txl.smem_alloc : !txl.smem<2x64x64xbf16, stages = 2>
+  // CHECK: %[[V:.*]] = txl.get_buffer %[[ALLOC]][%[[I]]] : !txl.smem<128x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
+  %v = txl.get_buffer %alloc[%i] : !txl.smem<128x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
+  // CHECK: %[[LD:.*]] = txl.smem_load %[[V]] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<128x64xbf16>
+  %ld = txl.smem_load %v : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<128x64xbf16>
+  // CHECK: txl.smem_load %[[V]] {ctaId = 1 : i32} : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<128x64xbf16>
+  %ld1 = txl.smem_load %v {ctaId = 1 : i32} : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<128x64xbf16>
+  // CHECK: txl.smem_store %[[T]], %[[V]] : tensor<128x64xbf16>, !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  txl.smem_store %t, %v : tensor<128x64xbf16>, !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  // CHECK: txl.smem_store %[[LD]], %[[V]] {ctaId = 0 : i32} : tensor<128x64xbf16>, !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  txl.smem_store %ld, %v {ctaId = 0 : i32} : tensor<128x64xbf16>, !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+
+  // CHECK: %[[RV:.*]] = txl.get_buffer %[[MALLOC]][%[[I]]] : !txl.smem<128xf32, stages = 1>
+  %rv = txl.get_buffer %malloc[%i] : !txl.smem<128xf32, stages = 1>
+  // CHECK: txl.frag_smem_load %[[RV]] : !txl.smem<128xf32> -> tensor<128xf32>
+  %f0 = txl.frag_smem_load %rv : !txl.smem<128xf32> -> tensor<128xf32>
+  // CHECK: txl.frag_smem_load %[[RV]] other %[[BIG]] : !txl.smem<128xf32> -> tensor<128x64xf32>
+  %f1 = txl.frag_smem_load %rv other %big : !txl.smem<128xf32> -> tensor<128x64xf32>
+  // CHECK: txl.frag_smem_load %[[RV]] pred %[[P]] : !txl.smem<128xf32> -> tensor<64x128xf32>
+  %f2 = txl.frag_smem_load %rv pred %p : !txl.smem<128xf32> -> tensor<64x128xf32>
+  // CHECK: txl.frag_smem_load %[[RV]] other %[[BIG]] pred %[[P]] {ctaId = 1 : i32} : !txl.smem<128xf32> -> tensor<128x64xf32>
+  %f3 = txl.frag_smem_load %rv other %big pred %p {ctaId = 1 : i32} : !txl.smem<128xf32> -> tensor<128x64xf32>
+
+  // CHECK: %[[BARS:.*]] = txl.mbar_alloc count 1 : !txl.mbar<2>
+  %bars = txl.mbar_alloc count 1 : !txl.mbar<2>
+  // CHECK: %[[BAR:.*]] = txl.get_buffer %[[BARS]][%[[I]]] : !txl.mbar<2>
+  %bar = txl.get_buffer %bars[%i] : !txl.mbar<2>
+  // CHECK: txl.frag_smem_store %[[ROW]], %[[RV]] : tensor<128x1xf32>, !txl.smem<128xf32>
+  txl.frag_smem_store %rowv, %rv : tensor<128x1xf32>, !txl.smem<128xf32>
+  // CHECK: txl.frag_smem_store %[[ROW]], %[[RV]] pred %[[P]] : tensor<128x1xf32>, !txl.smem<128xf32>
+  txl.frag_smem_store %rowv, %rv pred %p : tensor<128x1xf32>, !txl.smem<128xf32>
+  // CHECK: txl.frag_smem_store %[[F0:.*]], %[[RV]] mbar %[[BAR]] : tensor<128xf32>, !txl.smem<128xf32>
+  txl.frag_smem_store %f0, %rv mbar %bar : tensor<128xf32>, !txl.smem<128xf32>
+  // CHECK: txl.frag_smem_store %[[BIG]], %[[RV]] mbar %[[BAR]] pred %[[P]] {ctaId = 1 : i32} : tensor<128x64xf32>, !txl.smem<128xf32>
+  txl.frag_smem_store %big, %rv mbar %bar pred %p {ctaId = 1 : i32} : tensor<128x64xf32>, !txl.smem<128xf32>
+
+  // CHECK: %[[PV:.*]] = txl.get_buffer %[[PLAIN]][%[[I]]] : !txl.smem<2x64x64xbf16, stages = 2>
+  %pv = txl.get_buffer %plain[%i] : !txl.smem<2x64x64xbf16, stages = 2>
+  // CHECK: txl.smem_index %[[PV]][%[[I]]] : !txl.smem<2x64x64xbf16>
+  %row = txl.smem_index %pv[%i] : !txl.smem<2x64x64xbf16>
+  // CHECK: txl.smem_subslice %[[V]] [64, 0] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  %half = txl.smem_subslice %v [64, 0] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  // CHECK: txl.smem_trans %[[V]] [1, 0] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> !txl.smem<64x128xbf16>
+  %tr = txl.smem_trans %v [1, 0] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> !txl.smem<64x128xbf16>
+  // CHECK: txl.smem_reshape %[[PV]] : !txl.smem<2x64x64xbf16> -> !txl.smem<128x64xbf16>
+  %rs = txl.smem_reshape %pv : !txl.smem<2x64x64xbf16> -> !txl.smem<128x64xbf16>
+  return
+}
+
+// CHECK-LABEL: func.func @mbar_ops(
+// CHECK-SAME: %[[I:[^:]+]]: i32, %[[P:[^:]+]]: i1, %[[PH:[^:]+]]: i32, %[[CTA:[^:]+]]: i32
+func.func @mbar_ops(%i: i32, %p: i1, %phase: i32, %cta: i32) {
+  // CHECK: %[[BARS:.*]] = txl.mbar_alloc count 128 : !txl.mbar<3>
+  %bars = txl.mbar_alloc count 128 : !txl.mbar<3>
+  // CHECK: %[[BAR:.*]] = txl.get_buffer %[[BARS]][%[[I]]] : !txl.mbar<3>
+  %bar = txl.get_buffer %bars[%i] : !txl.mbar<3>
+  // CHECK: txl.mbar_expect %[[BAR]], 16384{{$}}
+  txl.mbar_expect %bar, 16384
+  // CHECK: txl.mbar_expect %[[BAR]], 32768 pred %[[P]]{{$}}
+  txl.mbar_expect %bar, 32768 pred %p
+  // CHECK: txl.mbar_wait %[[BAR]], %[[PH]] : i32
+  txl.mbar_wait %bar, %phase : i32
+  // CHECK: txl.mbar_arrive %[[BAR]]{{$}}
+  txl.mbar_arrive %bar
+  // CHECK: txl.mbar_arrive %[[BAR]] pred %[[P]]{{$}}
+  txl.mbar_arrive %bar pred %p
+  // CHECK: txl.mbar_arrive %[[BAR]] remote %[[CTA]]{{$}}
+  txl.mbar_arrive %bar remote %cta
+  // CHECK: txl.mbar_arrive %[[BAR]] pred %[[P]] remote %[[CTA]]{{$}}
+  txl.mbar_arrive %bar pred %p remote %cta
+  // The default tx_count (0) is elided.
+  // CHECK: txl.mbar_arrive %[[BAR]] pred %[[P]] remote %[[CTA]]{{$}}
+  txl.mbar_arrive %bar pred %p remote %cta {tx_count = 0 : i32}
+  // CHECK: txl.mbar_arrive %[[BAR]] {track_async_op}
+  txl.mbar_arrive %bar {track_async_op}
+  // CHECK: txl.mbar_arrive %[[BAR]] {tx_count = 256 : i32}
+  txl.mbar_arrive %bar {tx_count = 256 : i32}
+  // CHECK: txl.mbar_arrive %[[BAR]] pred %[[P]] {tx_count = 1024 : i32}
+  txl.mbar_arrive %bar pred %p {tx_count = 1024 : i32}
+  return
+}
+
+// CHECK-LABEL: func.func @tma_ops(
+// CHECK-SAME: %[[D:[^:]+]]: !txl.tensordesc<128x64xbf16>, %[[DS:[^:]+]]: !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, %[[X:[^:]+]]: i32, %[[Y:[^:]+]]: i32
+func.func @tma_ops(%desc: !txl.tensordesc<128x64xbf16>,
+                   %sdesc: !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>,
+                   %x: i32, %y: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %buf = txl.smem_alloc : !txl.smem<128x64xbf16, stages = 2>
+  %sbuf = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1, #txl.nvmma_shared<swizzle = 128>>
+  %bars = txl.mbar_alloc count 1 : !txl.mbar<2>
+  // CHECK: %[[V0:.*]] = txl.get_buffer
+  %v0 = txl.get_buffer %buf[%c0] : !txl.smem<128x64xbf16, stages = 2>
+  // CHECK: %[[V1:.*]] = txl.get_buffer
+  %v1 = txl.get_buffer %buf[%c1] : !txl.smem<128x64xbf16, stages = 2>
+  // CHECK: %[[SV:.*]] = txl.get_buffer
+  %sv = txl.get_buffer %sbuf[%c0] : !txl.smem<64x64xbf16, stages = 1, #txl.nvmma_shared<swizzle = 128>>
+  // CHECK: %[[B0:.*]] = txl.get_buffer
+  %b0 = txl.get_buffer %bars[%c0] : !txl.mbar<2>
+  // CHECK: %[[B1:.*]] = txl.get_buffer
+  %b1 = txl.get_buffer %bars[%c1] : !txl.mbar<2>
+  // Two 16 KiB loads complete on one barrier: 32 KiB expected.
+  // CHECK: txl.mbar_expect %[[B0]], 32768
+  txl.mbar_expect %b0, 32768
+  // CHECK: txl.tma_load %[[D]][%[[X]], %[[Y]]], %[[V0]], %[[B0]] : !txl.tensordesc<128x64xbf16>, !txl.smem<128x64xbf16>
+  txl.tma_load %desc[%x, %y], %v0, %b0 : !txl.tensordesc<128x64xbf16>, !txl.smem<128x64xbf16>
+  // CHECK: txl.tma_load %[[D]][%[[Y]], %[[X]]], %[[V1]], %[[B0]] {cache = #txl<cache cg>, evict = #txl<evict evict_last>} : !txl.tensordesc<128x64xbf16>, !txl.smem<128x64xbf16>
+  txl.tma_load %desc[%y, %x], %v1, %b0 {cache = #txl<cache cg>, evict = #txl<evict evict_last>} : !txl.tensordesc<128x64xbf16>, !txl.smem<128x64xbf16>
+  // CHECK: txl.mbar_expect %[[B1]], 8192
+  txl.mbar_expect %b1, 8192
+  // CHECK: txl.tma_load %[[DS]][%[[X]], %[[Y]]], %[[SV]], %[[B1]] : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  txl.tma_load %sdesc[%x, %y], %sv, %b1 : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  // CHECK: txl.fence_proxy_async{{$}}
+  txl.fence_proxy_async
+  // CHECK: txl.tma_store %[[V0]], %[[D]][%[[X]], %[[Y]]] : !txl.smem<128x64xbf16>, !txl.tensordesc<128x64xbf16>
+  txl.tma_store %v0, %desc[%x, %y] : !txl.smem<128x64xbf16>, !txl.tensordesc<128x64xbf16>
+  // CHECK: txl.tma_store_wait 0{{$}}
+  txl.tma_store_wait 0
+  // CHECK: txl.tma_store_wait 1{{$}}
+  txl.tma_store_wait 1
+  return
+}
+
+// CHECK-LABEL: func.func @async_load_ops(
+// CHECK-SAME: %[[PTRS:[^:]+]]: tensor<64x64x!txl.ptr<bf16>>, %[[M:[^:]+]]: tensor<64x64xi1>, %[[O:[^:]+]]: tensor<64x64xbf16>, %[[I:[^:]+]]: i32
+func.func @async_load_ops(%ptrs: tensor<64x64x!txl.ptr<bf16>>, %mask: tensor<64x64xi1>,
+                          %other: tensor<64x64xbf16>, %i: i32) {
+  %buf = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 2>
+  // CHECK: %[[V:.*]] = txl.get_buffer
+  %v = txl.get_buffer %buf[%i] : !txl.smem<64x64xbf16, stages = 2>
+  // CHECK: txl.async_load %[[PTRS]], %[[V]] : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+  txl.async_load %ptrs, %v : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+  // CHECK: txl.async_load %[[PTRS]], %[[V]] mask %[[M]] : tensor<64x64xi1> {contiguity = 8 : i32} : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+  txl.async_load %ptrs, %v mask %mask : tensor<64x64xi1> {contiguity = 8 : i32} : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+  // CHECK: txl.async_load %[[PTRS]], %[[V]] mask %[[M]] : tensor<64x64xi1> other %[[O]] : tensor<64x64xbf16> {cache = #txl<cache cg>, evict = #txl<evict evict_first>} : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+  txl.async_load %ptrs, %v mask %mask : tensor<64x64xi1> other %other : tensor<64x64xbf16> {cache = #txl<cache cg>, evict = #txl<evict evict_first>} : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+  // CHECK: txl.async_load_wait 0{{$}}
+  txl.async_load_wait 0
+  // CHECK: txl.async_load_wait 2{{$}}
+  txl.async_load_wait 2
+  return
+}
+
+// CHECK-LABEL: func.func @dot_ops(
+// CHECK-SAME: %[[RA:[^:]+]]: tensor<64x128xbf16>, %[[ACC:[^:]+]]: tensor<64x128xf32>, %[[U:[^:]+]]: i1
+func.func @dot_ops(%ra: tensor<64x128xbf16>, %acc: tensor<64x128xf32>, %useAcc: i1) {
+  %c0 = arith.constant 0 : i32
+  %qa = txl.smem_alloc : !txl.smem<64x128xbf16, stages = 1>
+  %ka = txl.smem_alloc : !txl.smem<128x128xbf16, stages = 1>
+  // CHECK: %[[Q:.*]] = txl.get_buffer
+  %q = txl.get_buffer %qa[%c0] : !txl.smem<64x128xbf16, stages = 1>
+  // CHECK: %[[K:.*]] = txl.get_buffer
+  %k = txl.get_buffer %ka[%c0] : !txl.smem<128x128xbf16, stages = 1>
+  // CHECK: %[[KT:.*]] = txl.smem_trans %[[K]]
+  %kT = txl.smem_trans %k [1, 0] : !txl.smem<128x128xbf16> -> !txl.smem<128x128xbf16>
+  // CHECK: %[[S:.*]] = txl.dot %[[Q]], %[[KT]], %[[ACC]] : !txl.smem<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>
+  %s = txl.dot %q, %kT, %acc : !txl.smem<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>
+  // CHECK: %[[SA:.*]] = txl.dot %[[Q]], %[[KT]], %[[S]] {async} : !txl.smem<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>
+  %sa = txl.dot %q, %kT, %s {async} : !txl.smem<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>
+  // CHECK: %[[O:.*]] = txl.dot %[[RA]], %[[K]], %[[SA]] use_acc %[[U]] : tensor<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>
+  %o = txl.dot %ra, %k, %sa use_acc %useAcc : tensor<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>
+  // CHECK: %[[OA:.*]] = txl.dot %[[RA]], %[[K]], %[[O]] use_acc %[[U]] {async} : tensor<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>
+  %oa = txl.dot %ra, %k, %o use_acc %useAcc {async} : tensor<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>
+  // CHECK: txl.dot_wait 1{{$}}
+  txl.dot_wait 1
+  // CHECK: %[[W:.*]] = txl.dot_wait 0, %[[OA]] : tensor<64x128xf32>
+  %w = txl.dot_wait 0, %oa : tensor<64x128xf32>
+  // CHECK: %{{.*}}:2 = txl.dot_wait 0, %[[W]], %[[SA]] : tensor<64x128xf32>, tensor<64x128xf32>
+  %w2:2 = txl.dot_wait 0, %w, %sa : tensor<64x128xf32>, tensor<64x128xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @sync_and_roles()
+func.func @sync_and_roles() {
+  // CHECK: txl.bar_arrive 8, 256{{$}}
+  txl.bar_arrive 8, 256
+  // CHECK: txl.bar_wait 15, 128{{$}}
+  txl.bar_wait 15, 128
+  // CHECK: txl.reg_alloc 240{{$}}
+  txl.reg_alloc 240
+  // CHECK: txl.reg_dealloc 24{{$}}
+  txl.reg_dealloc 24
+  // CHECK: %[[WG:.*]] = txl.is_warpgroup [0]{{$}}
+  %producer = txl.is_warpgroup [0]
+  // CHECK: txl.is_warpgroup [1, 2]{{$}}
+  %consumers = txl.is_warpgroup [1, 2]
+  // CHECK: txl.is_warp [8]{{$}}
+  %mma = txl.is_warp [8]
+  // CHECK: txl.is_warp [0, 1, 2, 3]{{$}}
+  %epi = txl.is_warp [0, 1, 2, 3]
+  // CHECK: scf.if %[[WG]] {
+  scf.if %producer {
+    // CHECK: txl.reg_dealloc 40
+    txl.reg_dealloc 40
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @ids_and_print(
+// CHECK-SAME: %[[M:[^:]+]]: tensor<64xf32>
+func.func @ids_and_print(%m: tensor<64xf32>) {
+  // CHECK: %[[TID:.*]] = txl.tid{{$}}
+  %tid = txl.tid
+  // CHECK: %[[WID:.*]] = txl.warp_id{{$}}
+  %wid = txl.warp_id
+  // CHECK: txl.warpgroup_id{{$}}
+  %wg = txl.warpgroup_id
+  // CHECK: txl.lane_id{{$}}
+  %lane = txl.lane_id
+  // CHECK: txl.cta_rank{{$}}
+  %rank = txl.cta_rank
+  // CHECK: txl.program_id 0{{$}}
+  %pid0 = txl.program_id 0
+  // CHECK: txl.program_id 2{{$}}
+  %pid2 = txl.program_id 2
+  // CHECK: txl.num_programs 1{{$}}
+  %n1 = txl.num_programs 1
+  // CHECK: txl.print "hello"{{$}}
+  txl.print "hello"
+  // CHECK: txl.print "m_i = " %[[M]] : tensor<64xf32>{{$}}
+  txl.print "m_i = " %m : tensor<64xf32>
+  // CHECK: txl.print "ids " %[[TID]], %[[WID]] : i32, i32 {hex}
+  txl.print "ids " %tid, %wid : i32, i32 {hex}
+  return
+}
+
+#blocked = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
+
+// CHECK-LABEL: func.func @tile_ops(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<64x64xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>, %[[F:[^:]+]]: f32, %[[S:[^:]+]]: tensor<64x128xf32>, %[[IDX:[^:]+]]: tensor<64x128xi32>
+func.func @tile_ops(%a: tensor<64x64xf32, #mma>, %f: f32, %s: tensor<64x128xf32>,
+                    %idx: tensor<64x128xi32>) {
+  // CHECK: txl.relayout %[[A]] : tensor<64x64xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>> -> tensor<64x64xf32, #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>
+  %b = txl.relayout %a : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+  // CHECK: txl.make_range 0, 128 : tensor<128xi32>
+  %r = txl.make_range 0, 128 : tensor<128xi32>
+  // CHECK: txl.make_range 64, 128 : tensor<64xi32>
+  %r2 = txl.make_range 64, 128 : tensor<64xi32>
+  // CHECK: %[[Z:.*]] = txl.splat %[[F]] : f32 -> tensor<64x128xf32>
+  %z = txl.splat %f : f32 -> tensor<64x128xf32>
+  // CHECK: %[[M:.*]]:2 = txl.reduce %[[S]], %[[IDX]] axis 1 : (tensor<64x128xf32>, tensor<64x128xi32>) -> (tensor<64xf32>, tensor<64xi32>) {
+  // CHECK-NEXT: ^bb0(%[[X0:.*]]: f32, %[[I0:.*]]: i32, %[[X1:.*]]: f32, %[[I1:.*]]: i32):
+  // CHECK-NEXT:   %[[GT:.*]] = arith.cmpf ogt, %[[X0]], %[[X1]] : f32
+  // CHECK-NEXT:   %[[XM:.*]] = arith.select %[[GT]], %[[X0]], %[[X1]] : f32
+  // CHECK-NEXT:   %[[IM:.*]] = arith.select %[[GT]], %[[I0]], %[[I1]] : i32
+  // CHECK-NEXT:   txl.reduce_return %[[XM]], %[[IM]] : f32, i32
+  // CHECK-NEXT: }
+  %m:2 = txl.reduce %s, %idx axis 1 : (tensor<64x128xf32>, tensor<64x128xi32>) -> (tensor<64xf32>, tensor<64xi32>) {
+  ^bb0(%x0: f32, %i0: i32, %x1: f32, %i1: i32):
+    %gt = arith.cmpf ogt, %x0, %x1 : f32
+    %xm = arith.select %gt, %x0, %x1 : f32
+    %im = arith.select %gt, %i0, %i1 : i32
+    txl.reduce_return %xm, %im : f32, i32
+  }
+  // CHECK: %[[E:.*]] = txl.expand_dims %[[M]]#0, 1 : tensor<64xf32> -> tensor<64x1xf32>
+  %e = txl.expand_dims %m#0, 1 : tensor<64xf32> -> tensor<64x1xf32>
+  // CHECK: txl.expand_dims %[[M]]#0, 0 : tensor<64xf32> -> tensor<1x64xf32>
+  %e0 = txl.expand_dims %m#0, 0 : tensor<64xf32> -> tensor<1x64xf32>
+  // CHECK: txl.broadcast %[[E]] : tensor<64x1xf32> -> tensor<64x128xf32>
+  %bc = txl.broadcast %e : tensor<64x1xf32> -> tensor<64x128xf32>
+  // A rank-1 tile reduces to a scalar.
+  // CHECK: txl.reduce %[[M]]#0 axis 0 : (tensor<64xf32>) -> f32 {
+  // CHECK-NEXT: ^bb0(%[[P:.*]]: f32, %[[Q:.*]]: f32):
+  // CHECK-NEXT:   %[[SUM:.*]] = arith.addf %[[P]], %[[Q]] : f32
+  // CHECK-NEXT:   txl.reduce_return %[[SUM]] : f32
+  %sum = txl.reduce %m#0 axis 0 : (tensor<64xf32>) -> f32 {
+  ^bb0(%p: f32, %q: f32):
+    %add = arith.addf %p, %q : f32
+    txl.reduce_return %add : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @pointer_ops(
+// CHECK-SAME: %[[BASE:[^:]+]]: !txl.ptr<f32>, %[[BASES:[^:]+]]: tensor<128x!txl.ptr<f32>>, %[[OFF:[^:]+]]: tensor<128xi32>, %[[MASK:[^:]+]]: tensor<128xi1>, %[[ZERO:[^:]+]]: tensor<128xf32>, %[[C:[^:]+]]: i32, %[[SP:[^:]+]]: !txl.ptr<f32, 3>, %[[X:[^:]+]]: f32, %[[B:[^:]+]]: i1
+func.func @pointer_ops(%base: !txl.ptr<f32>, %bases: tensor<128x!txl.ptr<f32>>, %offs: tensor<128xi32>,
+                       %mask: tensor<128xi1>, %zero: tensor<128xf32>, %c: i32,
+                       %sp: !txl.ptr<f32, 3>, %x: f32, %b: i1) {
+  // CHECK: %[[P1:.*]] = txl.addptr %[[BASE]], %[[C]] : !txl.ptr<f32>, i32
+  %p1 = txl.addptr %base, %c : !txl.ptr<f32>, i32
+  // CHECK: %[[PS:.*]] = txl.addptr %[[BASES]], %[[OFF]] : tensor<128x!txl.ptr<f32>>, tensor<128xi32>
+  %ps = txl.addptr %bases, %offs : tensor<128x!txl.ptr<f32>>, tensor<128xi32>
+  // CHECK: %[[SP1:.*]] = txl.addptr %[[SP]], %[[C]] : !txl.ptr<f32, 3>, i32
+  %sp1 = txl.addptr %sp, %c : !txl.ptr<f32, 3>, i32
+  // CHECK: txl.load %[[P1]] : !txl.ptr<f32> -> f32
+  %l0 = txl.load %p1 : !txl.ptr<f32> -> f32
+  // CHECK: txl.load %[[PS]] : tensor<128x!txl.ptr<f32>> -> tensor<128xf32>
+  %l1 = txl.load %ps : tensor<128x!txl.ptr<f32>> -> tensor<128xf32>
+  // CHECK: txl.load %[[PS]] mask %[[MASK]] : tensor<128x!txl.ptr<f32>> -> tensor<128xf32>
+  %l2 = txl.load %ps mask %mask : tensor<128x!txl.ptr<f32>> -> tensor<128xf32>
+  // CHECK: %[[L3:.*]] = txl.load %[[PS]] mask %[[MASK]] other %[[ZERO]] {cache = #txl<cache ca>, evict = #txl<evict evict_first>, isVolatile} : tensor<128x!txl.ptr<f32>> -> tensor<128xf32>
+  %l3 = txl.load %ps mask %mask other %zero {cache = #txl<cache ca>, evict = #txl<evict evict_first>, isVolatile} : tensor<128x!txl.ptr<f32>> -> tensor<128xf32>
+  // CHECK: txl.load %[[SP1]] mask %[[B]] other %[[X]] : !txl.ptr<f32, 3> -> f32
+  %l4 = txl.load %sp1 mask %b other %x : !txl.ptr<f32, 3> -> f32
+  // CHECK: txl.store %[[PS]], %[[L3]] : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  txl.store %ps, %l3 : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  // CHECK: txl.store %[[PS]], %[[L3]] mask %[[MASK]] {cache = #txl<cache cs>, evict = #txl<evict evict_last>} : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  txl.store %ps, %l3 mask %mask {cache = #txl<cache cs>, evict = #txl<evict evict_last>} : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  // CHECK: txl.store %[[P1]], %[[X]] mask %[[B]] : !txl.ptr<f32>, f32
+  txl.store %p1, %x mask %b : !txl.ptr<f32>, f32
+  return
+}
