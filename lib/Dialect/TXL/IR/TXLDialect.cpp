@@ -171,11 +171,13 @@ LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "!txl.smem encoding must be #txl.nvmma_shared<...>, got " << encoding;
   // A swizzled tile is made of whole swizzle atoms along its contiguous dimension.
   if (nvmma.getSwizzle() > 0 && !shape.empty()) {
-    int64_t rowBytes = shape.back() * getElementBitWidth(elementType) / 8;
+    // The contiguous dimension: the last, or the first of a transposed 2-D view.
+    int64_t contiguous = nvmma.getTransposed() && shape.size() == 2 ? shape.front() : shape.back();
+    int64_t rowBytes = contiguous * getElementBitWidth(elementType) / 8;
     if (rowBytes % nvmma.getSwizzle() != 0)
       return emitError() << "!txl.smem with a " << nvmma.getSwizzle()
                          << "-byte swizzle needs rows of a multiple of " << nvmma.getSwizzle()
-                         << " bytes, but " << shape.back() << " x " << elementType << " is "
+                         << " bytes, but " << contiguous << " x " << elementType << " is "
                          << rowBytes << " bytes; use a smaller swizzle or a wider tile";
   }
   return success();

@@ -131,6 +131,18 @@ private:
           unite(init, forOp.getResult(i));
         }
       }
+      if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
+        auto cond = whileOp.getConditionOp();
+        auto yield = whileOp.getYieldOp();
+        for (auto [i, init] : llvm::enumerate(whileOp.getInits())) {
+          unite(init, whileOp.getBeforeArguments()[i]);
+          unite(init, yield.getOperand(i));
+        }
+        for (auto [i, r] : llvm::enumerate(whileOp.getResults())) {
+          unite(r, cond.getArgs()[i]);
+          unite(r, whileOp.getAfterArguments()[i]);
+        }
+      }
       if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
         for (auto [i, r] : llvm::enumerate(ifOp.getResults())) {
           unite(r, ifOp.thenYield().getOperand(i));

@@ -105,6 +105,8 @@ struct LowerMbarArrive : OpConversionPattern<MbarArriveOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(MbarArriveOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (adaptor.getRemoteCtaId() && op.getTxCount() > 0)
+      return op.emitOpError() << "a remote arrive with tx_count is not supported yet";
     Location loc = op.getLoc();
     Value mbar = adaptor.getMbar();
     ifThen(rewriter, loc, adaptor.getPred(), [&] {
@@ -116,8 +118,7 @@ struct LowerMbarArrive : OpConversionPattern<MbarArriveOp> {
       if (Value cta = adaptor.getRemoteCtaId()) {
         // The barrier at the same offset in CTA `cta` of the cluster.
         auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
-        Value local = LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, mbar);
-        mbar = NVVM::MapaOp::create(rewriter, loc, clusterPtr, local, cta);
+        mbar = NVVM::MapaOp::create(rewriter, loc, clusterPtr, mbar, cta);
       }
       if (op.getTxCount() > 0 && !adaptor.getRemoteCtaId()) {
         NVVM::MBarrierArriveExpectTxOp::create(rewriter, loc, Type(), mbar,

@@ -66,6 +66,11 @@ struct LowerSmemIndex : OpConversionPattern<SmemIndexOp> {
     if (swizzle && src.getShape().back() * elemBytes(src) > swizzle)
       return op.emitOpError() << "cannot index a swizzled tile wider than one swizzle block ("
                               << swizzle << " bytes): its sub-tiles are not contiguous";
+    // The swizzle pattern repeats every 1024 bytes: a sub-tile must start on it.
+    if (swizzle && op.getType().getStageBytes() % 1024 != 0)
+      return op.emitOpError() << "sub-tiles of " << op.getType().getStageBytes()
+                              << " bytes would start inside the 1024-byte swizzle pattern; "
+                                 "index tiles of a multiple of 8 rows";
     Location loc = op.getLoc();
     Value index = LLVM::SExtOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getIndex());
     Value bytes =
@@ -112,7 +117,7 @@ struct LowerSmemSubslice : OpConversionPattern<SmemSubsliceOp> {
       if (oneBlock && colOffset == 0 && dst.getShape().back() == rowLen && rowOffset % 8 == 0)
         offset = rowOffset * swizzle;
       else if (rowOffset == 0 && dst.getNumElements() / dst.getShape().back() == rows &&
-               colOffset % perBlock == 0 && dst.getShape().back() % perBlock == 0)
+               rows % 8 == 0 && colOffset % perBlock == 0 && dst.getShape().back() % perBlock == 0)
         offset = (colOffset / perBlock) * rows * swizzle;
     }
     if (offset < 0)

@@ -23,10 +23,13 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
       {"PartitionWarpgroups", [] { return createTXLPartitionWarpgroups(); }},
       {"AssignLayouts", [layouts] { return createTXLAssignLayouts(layouts); }},
       {"SmemAllocs", [] { return createTXLSmemAllocs(); }},
+      {"TmemAllocs", [] { return createTXLTmemAllocs(); }},
+      {"RemoveRedundantTMEMAllocs", [] { return createTXLRemoveRedundantTMEMAllocs(); }},
       {"Mbars", [] { return createTXLMbars(); }},
       {"lowerLoads", [] { return createTXLLowerLoads(); }},
       {"lowerSmemLoadStores", [] { return createTXLLowerSmemLoadStores(); }},
       {"MemDesc", [] { return createTXLMemDesc(); }},
+      {"lowerDotXOps", [] { return createTXLLowerDotXOps(); }},
       {"wgmma", [] { return createTXLWgmma(); }},
   };
 }

@@ -91,15 +91,13 @@ void setDescriptorEncoding(BlockArgument arg, Attribute enc) {
   arg.setType(TensorDescType::get(arg.getContext(), desc.getBlockShape(), desc.getElementType(),
                                   enc));
   if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())) {
-    SmallVector<Type> inputs(func.getArgumentTypes());
+    SmallVector<Type> inputs(func.getBody().front().getArgumentTypes());
     func.setType(FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
   }
 }
 
 LogicalResult chooseEncoding(SmemAllocOp alloc) {
   SmemType type = alloc.getType();
-  if (type.getEncoding())
-    return success();
   MLIRContext *ctx = alloc.getContext();
   Attribute fromTma;
   Operation *tmaUser = nullptr;
@@ -136,6 +134,16 @@ LogicalResult chooseEncoding(SmemAllocOp alloc) {
   });
   if (failed(result))
     return failure();
+  // A buffer with an encoding keeps it; descriptors without one take it, so
+  // the host encodes the swizzle the kernel reads.
+  if (Attribute own = type.getEncoding()) {
+    if (fromTma && fromTma != own)
+      return tmaUser->emitOpError() << "uses descriptor encoding " << fromTma
+                                    << " on a buffer encoded " << own;
+    for (BlockArgument arg : unencodedDescs)
+      setDescriptorEncoding(arg, own);
+    return success();
+  }
   Attribute enc = fromTma;
   if (!enc && readByMma)
     enc = NVMMASharedAttr::get(ctx, widestSwizzle(type), false);
@@ -197,7 +205,12 @@ LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
       slot.begin = index[op];
       slot.end = slot.begin;
       forEachUse(op->getResult(0), [&](OpOperand &use) {
-        slot.end = std::max(slot.end, topLevelIndex(use.getOwner()));
+        Operation *user = use.getOwner();
+        // The hardware may still read or write the buffer after an async
+        // op's position (until a later wait): keep it live to the end.
+        bool async = isa<TmaLoadOp, TmaStoreOp, TmaGatherOp, AsyncLoadOp, DotXOp>(user) ||
+                     (isa<DotOp>(user) && cast<DotOp>(user).getAsync());
+        slot.end = std::max(slot.end, async ? whole : topLevelIndex(user));
       });
     }
     slots.push_back(slot);

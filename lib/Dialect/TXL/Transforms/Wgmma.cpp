@@ -234,7 +234,9 @@ struct LowerDot : OpConversionPattern<DotOp> {
           int64_t perReg = 32 / getElementBitWidth(inElt);
           int64_t first = (mi * (k / kInstr) + ks) * 4 * perReg;
           for (int64_t j = 0; j < 4; ++j)
-            aRegs.push_back(packRegs(rewriter, loc, adaptor.getA(), inElt, first + j * perReg, perReg));
+            aRegs.push_back(packRegs(rewriter, loc, adaptor.getA(),
+                                     getTypeConverter()->convertType(inElt), first + j * perReg,
+                                     perReg));
         } else {
           aRegs.push_back(descAt(rewriter, loc, *aDesc, mi, ks, kInstr));
         }

@@ -77,6 +77,31 @@ def TXLSmemAllocs : Pass<"txl-smem-allocs", "mlir::ModuleOp"> {
   ];
 }
 
+def TXLTmemAllocs : Pass<"txl-tmem-allocs", "mlir::ModuleOp"> {
+  let summary = "Pipeliner stage 2: allocate tensor memory (tcgen05.alloc/dealloc)";
+  let description = [{
+    All txl.tmem_alloc ops of a kernel share one allocation of a power of two
+    >= 32 columns (at most 512): warp 0 allocates and relinquishes the permit,
+    a fenced block barrier publishes the address, and warp 0 deallocates
+    before the kernel returns. get_buffer of a tensor-memory buffer becomes a
+    column offset.
+
+    Before: `%acc = txl.tmem_alloc : !txl.tmem<128x256xf32, stages = 2>`.
+    After:  `nvvm.tcgen05.alloc %slot, %c512` (warp 0), `llvm.load %slot : i32`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def TXLRemoveRedundantTMEMAllocs : Pass<"txl-remove-redundant-tmem-allocs", "mlir::ModuleOp"> {
+  let summary = "Pipeliner stage 3: accumulate in place in the kernel's tensor memory";
+  let description = [{
+    `tmem_load %acc` -> `dotx` on registers -> `tmem_store ..., %acc` becomes a
+    dotx on %acc itself, so the accumulator is not staged in a second
+    tensor-memory buffer.
+  }];
+}
+
 def TXLMbars : Pass<"txl-mbars", "mlir::ModuleOp"> {
   let summary = "Pipeliner stage 4: lower mbarriers (init, expect, arrive, wait)";
   let description = [{
@@ -127,6 +152,17 @@ def TXLMemDesc : Pass<"txl-mem-desc", "mlir::ModuleOp"> {
     After:  `%h = llvm.getelementptr %q[8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8`.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def TXLLowerDotXOps : Pass<"txl-lower-dotx-ops", "mlir::ModuleOp"> {
+  let summary = "Pipeliner stage 8: txl.dotx to tcgen05.mma and tcgen05.commit";
+  let description = [{
+    One tcgen05.mma per K step, issued by lane 0 of the executing warp, with
+    an instruction descriptor and shared-memory descriptors; one
+    tcgen05.commit per completion mbarrier whose predicate holds.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TXLWgmma : Pass<"txl-wgmma", "mlir::ModuleOp"> {

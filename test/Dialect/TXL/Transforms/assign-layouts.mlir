@@ -1,0 +1,235 @@
+// RUN: txl-opt %s -txl-assign-layouts -split-input-file -verify-diagnostics | FileCheck %s
+
+// Error cases are checked by -verify-diagnostics in the same run (their
+// chunks print nothing); the other chunks are checked by FileCheck.
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+
+// An SS dot anchors its accumulator and result to the wgmma accumulator
+// layout (instrShape [16, N, 16] for bf16); the zero constant feeding the
+// accumulator gets that layout in its type and in its dense attribute.
+// CHECK-LABEL: func.func @dot_acc_layout
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>>
+// CHECK: %[[D:.*]] = txl.dot %{{.*}}, %{{.*}}, %[[ZERO]] : !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, !txl.smem<64x128xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>, tensor<64x128xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>>
+// CHECK: arith.addf %[[D]], %[[D]] : tensor<64x128xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @dot_acc_layout(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x128xbf16, #sw128T>) attributes {txl.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+    %d = txl.dot %a, %b, %zero : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x128xbf16, #sw128T>, tensor<64x128xf32>
+    %e = arith.addf %d, %d : tensor<64x128xf32>
+    return
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+
+// A register A operand (P = truncf(S), in the accumulator layout) is routed
+// through a new txl.relayout to the wgmma operand layout (kWidth 2 for bf16).
+// CHECK-LABEL: func.func @rs_operand_relayout
+// CHECK: %[[S:.*]] = txl.dot %{{.*}}, %{{.*}}, %{{.*}} : {{.*}}, tensor<64x64xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>
+// CHECK: %[[P:.*]] = arith.truncf %[[S]] : tensor<64x64xf32, #txl.nvmma<{{.*}}>> to tensor<64x64xbf16, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>
+// CHECK: %[[PA:.*]] = txl.relayout %[[P]] : tensor<64x64xbf16, #txl.nvmma<{{.*}}>> -> tensor<64x64xbf16, #txl.dot_operand<opIdx = 0, parent = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>, kWidth = 2>>
+// CHECK: txl.dot %[[PA]], %{{.*}}, %{{.*}} : tensor<64x64xbf16, #txl.dot_operand<opIdx = 0, parent = #txl.nvmma<{{.*}}>, kWidth = 2>>, !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>, tensor<64x64xf32, #txl.nvmma<{{.*}}>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @rs_operand_relayout(%k: !txl.smem<64x64xbf16, #sw128>, %kT: !txl.smem<64x64xbf16, #sw128T>, %v: !txl.smem<64x64xbf16, #sw128T>) attributes {txl.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %s = txl.dot %k, %kT, %zero : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x64xbf16, #sw128T>, tensor<64x64xf32>
+    %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+    %o = txl.dot %p, %v, %zero : tensor<64x64xbf16>, !txl.smem<64x64xbf16, #sw128T>, tensor<64x64xf32>
+    return
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+
+// The accumulator layout flows from the dot through scf.for (init, region
+// argument, yield, result), an scf.if (both yields and the result) and the
+// arith ops around them.
+// CHECK-LABEL: func.func @flow_through_scf
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>
+// CHECK: %[[FOR:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X:.*]] = %[[ZERO]], %[[ACC:.*]] = %[[ZERO]]) -> (tensor<64x64xf32, #txl.nvmma<{{.*}}>>, tensor<64x64xf32, #txl.nvmma<{{.*}}>>)
+// CHECK: %[[D:.*]] = txl.dot %{{.*}}, %{{.*}}, %[[ACC]] : {{.*}}, tensor<64x64xf32, #txl.nvmma<{{.*}}>>
+// CHECK: %[[IF:.*]] = scf.if %{{.*}} -> (tensor<64x64xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>)
+// CHECK: scf.yield %[[X]] : tensor<64x64xf32, #txl.nvmma<{{.*}}>>
+// CHECK: } else {
+// CHECK: %[[NEG:.*]] = arith.negf %[[X]] : tensor<64x64xf32, #txl.nvmma<{{.*}}>>
+// CHECK: scf.yield %[[NEG]] : tensor<64x64xf32, #txl.nvmma<{{.*}}>>
+// CHECK: scf.yield %[[IF]], %[[D]] : tensor<64x64xf32, #txl.nvmma<{{.*}}>>, tensor<64x64xf32, #txl.nvmma<{{.*}}>>
+// CHECK: arith.mulf %[[FOR]]#0, %[[FOR]]#1 : tensor<64x64xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @flow_through_scf(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x64xbf16, #sw128T>, %n: i32, %p: i1) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%x = %zero, %acc = %zero) -> (tensor<64x64xf32>, tensor<64x64xf32>) : i32 {
+      %d = txl.dot %a, %b, %acc : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x64xbf16, #sw128T>, tensor<64x64xf32>
+      %y = scf.if %p -> tensor<64x64xf32> {
+        scf.yield %x : tensor<64x64xf32>
+      } else {
+        %neg = arith.negf %x : tensor<64x64xf32>
+        scf.yield %neg : tensor<64x64xf32>
+      }
+      scf.yield %y, %d : tensor<64x64xf32>, tensor<64x64xf32>
+    }
+    %w = arith.mulf %r#0, %r#1 : tensor<64x64xf32>
+    return
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+
+// A row reduction of the accumulator is #txl.slice<dim = 1> of its layout;
+// expand_dims takes it back to the parent layout and broadcast keeps it.
+// CHECK-LABEL: func.func @reduce_slice_expand_broadcast
+// CHECK: %[[D:.*]] = txl.dot
+// CHECK: %[[M:.*]] = txl.reduce %[[D]] axis 1 : (tensor<64x128xf32, #txl.nvmma<{{.*}}>>) -> tensor<64xf32, #txl.slice<dim = 1, parent = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>>>
+// CHECK: arith.maxnumf %{{.*}}, %{{.*}} : f32
+// CHECK: txl.reduce_return %{{.*}} : f32
+// CHECK: %[[E:.*]] = txl.expand_dims %[[M]], 1 : tensor<64xf32, #txl.slice<dim = 1, parent = #txl.nvmma<{{.*}}>>> -> tensor<64x1xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>>
+// CHECK: %[[B:.*]] = txl.broadcast %[[E]] : tensor<64x1xf32, #txl.nvmma<{{.*}}>> -> tensor<64x128xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>>
+// CHECK: arith.subf %[[D]], %[[B]] : tensor<64x128xf32, #txl.nvmma<{{.*}}>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @reduce_slice_expand_broadcast(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x128xbf16, #sw128T>) attributes {txl.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+    %d = txl.dot %a, %b, %zero : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x128xbf16, #sw128T>, tensor<64x128xf32>
+    %m = txl.reduce %d axis 1 : (tensor<64x128xf32>) -> tensor<64xf32> {
+    ^bb0(%x: f32, %y: f32):
+      %z = arith.maxnumf %x, %y : f32
+      txl.reduce_return %z : f32
+    }
+    %e = txl.expand_dims %m, 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %bc = txl.broadcast %e : tensor<64x1xf32> -> tensor<64x128xf32>
+    %s = arith.subf %d, %bc : tensor<64x128xf32>
+    return
+  }
+}
+
+// -----
+
+// Tiles unrelated to a dot get the default blocked layout: 16 bytes per
+// thread along the last dimension (8 x bf16), 4 warps stacked along rows.
+// CHECK-LABEL: func.func @default_blocked_bf16
+// CHECK: txl.smem_load %{{.*}} : !txl.smem<128x64xbf16> -> tensor<128x64xbf16, #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @default_blocked_bf16(%t: !txl.smem<128x64xbf16>) attributes {txl.kernel} {
+    %a = txl.smem_load %t : !txl.smem<128x64xbf16> -> tensor<128x64xbf16>
+    return
+  }
+}
+
+// -----
+
+// The widest element of a class decides the vector width: a bf16 tile
+// extended to f32 reads 4 elements (16 bytes of f32) per thread.
+// CHECK-LABEL: func.func @default_blocked_widest_element
+// CHECK: %[[L:.*]] = txl.smem_load %{{.*}} -> tensor<128x64xbf16, #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>
+// CHECK: arith.extf %[[L]] : tensor<128x64xbf16, #txl.blocked<{{.*}}>> to tensor<128x64xf32, #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @default_blocked_widest_element(%t: !txl.smem<128x64xbf16>) attributes {txl.kernel} {
+    %a = txl.smem_load %t : !txl.smem<128x64xbf16> -> tensor<128x64xbf16>
+    %e = arith.extf %a : tensor<128x64xbf16> to tensor<128x64xf32>
+    return
+  }
+}
+
+// -----
+
+// Without a dot, expand_dims' result class gets the default layout first and
+// the 1-D range gets the slice of it.
+// CHECK-LABEL: func.func @default_then_slice
+// CHECK: %[[R:.*]] = txl.make_range 0, 128 : tensor<128xi32, #txl.slice<dim = 1, parent = #txl.blocked<[[BL:.*]]>>>
+// CHECK: %[[E:.*]] = txl.expand_dims %[[R]], 1 : tensor<128xi32, #txl.slice<dim = 1, parent = #txl.blocked<[[BL]]>>> -> tensor<128x1xi32, #txl.blocked<[[BL]]>>
+// CHECK: txl.broadcast %[[E]] : tensor<128x1xi32, #txl.blocked<[[BL]]>> -> tensor<128x64xi32, #txl.blocked<[[BL]]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @default_then_slice() attributes {txl.kernel} {
+    %r = txl.make_range 0, 128 : tensor<128xi32>
+    %x = txl.expand_dims %r, 1 : tensor<128xi32> -> tensor<128x1xi32>
+    %y = txl.broadcast %x : tensor<128x1xi32> -> tensor<128x64xi32>
+    return
+  }
+}
+
+// -----
+
+// A non-splat constant gets its layout in its dense attribute too.
+// CHECK-LABEL: func.func @dense_constant
+// CHECK: arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32, #txl.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @dense_constant(%t: !txl.smem<4xi32>) attributes {txl.kernel} {
+    %c = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32>
+    txl.smem_store %c, %t : tensor<4xi32>, !txl.smem<4xi32>
+    return
+  }
+}
+
+// -----
+
+#blocked = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A layout written by the author anchors its class and is kept.
+// CHECK-LABEL: func.func @author_layout_kept
+// CHECK: %[[L:.*]] = txl.smem_load %{{.*}} -> tensor<128x64xbf16, #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>
+// CHECK: arith.addf %[[L]], %[[L]] : tensor<128x64xbf16, #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @author_layout_kept(%t: !txl.smem<128x64xbf16>) attributes {txl.kernel} {
+    %a = txl.smem_load %t : !txl.smem<128x64xbf16> -> tensor<128x64xbf16, #blocked>
+    %b = arith.addf %a, %a : tensor<128x64xbf16, #blocked>
+    return
+  }
+}
+
+// -----
+
+// A kernel taking a register tile as an argument is rejected (tiles are
+// made inside kernels; helpers taking tiles must be inlined first).
+module attributes {txl.target = "sm_90a"} {
+  // expected-error @+1 {{takes a tile argument 'tensor<64x64xf32>'; kernels take pointers, descriptors and scalars}}
+  func.func @tile_argument(%t: tensor<64x64xf32>) attributes {txl.kernel} {
+    return
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#blocked = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// An author layout that conflicts with the dot's accumulator layout needs an
+// explicit relayout.
+module attributes {txl.target = "sm_90a"} {
+  func.func @conflicting_anchor(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x64xbf16, #sw128T>) attributes {txl.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #blocked>
+    // expected-error @+1 {{needs layout #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]> for a tile that}}
+    %d = txl.dot %a, %b, %zero : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x64xbf16, #sw128T>, tensor<64x64xf32, #blocked>
+    return
+  }
+}
+
+// -----
+
+#blocked1 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// A reduction result written in a layout that is not a slice along the axis.
+module attributes {txl.target = "sm_90a"} {
+  func.func @reduce_not_slice(%t: !txl.smem<64x64xf32>) attributes {txl.kernel} {
+    %a = txl.smem_load %t : !txl.smem<64x64xf32> -> tensor<64x64xf32>
+    // expected-error @+1 {{is not a slice along 1; insert a txl.relayout}}
+    %m = txl.reduce %a axis 1 : (tensor<64x64xf32>) -> tensor<64xf32, #blocked1> {
+    ^bb0(%x: f32, %y: f32):
+      %z = arith.maxnumf %x, %y : f32
+      txl.reduce_return %z : f32
+    }
+    return
+  }
+}

@@ -1,0 +1,187 @@
+// RUN: txl-opt %s -txl-lower-smem-load-stores -split-input-file -verify-diagnostics | FileCheck %s --implicit-check-not=txl.smem_load --implicit-check-not=txl.smem_store
+// RUN: txl-opt %s -txl-lower-smem-load-stores -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SWZ
+
+// One ld/st.shared per register of the tile's layout. The swizzle part of the
+// address (16-byte chunk ^= (address >> 7) & (S/16 - 1)) is the only place
+// that uses llvm.shl (the thread coordinates use lshr/and/mul/xor), so the
+// SWZ run counts llvm.shl to tell swizzled from unswizzled addressing.
+// Error cases are checked by -verify-diagnostics (their chunks print nothing).
+
+#bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A 32x64 bf16 blocked tile (16 registers per thread) from a row-major view:
+// address = (row * 64 + col) * 2, no swizzle.
+// CHECK-LABEL: func.func @load_blocked_plain
+// CHECK: %[[BASE:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<32x64xbf16> to !llvm.ptr<3>
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[UNDEF:.*]] = llvm.mlir.undef : !llvm.struct<(bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)>
+// CHECK: %[[C64:.*]] = llvm.mlir.constant(64 : i32) : i32
+// CHECK-NEXT: %[[ROWOFF:.*]] = llvm.mul %{{.*}}, %[[C64]] : i32
+// CHECK-NEXT: %[[ELEM:.*]] = llvm.add %[[ROWOFF]], %{{.*}} : i32
+// CHECK-NEXT: %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[OFF:.*]] = llvm.mul %[[ELEM]], %[[C2]] : i32
+// CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[BASE]][%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] : !llvm.ptr<3> -> bf16
+// CHECK-NEXT: llvm.insertvalue %[[V]], %[[UNDEF]][0]
+// CHECK-COUNT-15: llvm.load %{{.*}} : !llvm.ptr<3> -> bf16
+// CHECK-NOT: llvm.load
+// CHECK: return
+// SWZ-LABEL: func.func @load_blocked_plain
+// SWZ-NOT: llvm.shl
+// SWZ-NOT: llvm.udiv
+// SWZ: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @load_blocked_plain(%v: !txl.smem<32x64xbf16>) attributes {txl.kernel} {
+    %t = txl.smem_load %v : !txl.smem<32x64xbf16> -> tensor<32x64xbf16, #bl>
+    return
+  }
+}
+
+// -----
+
+#bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// The same tile stored into a 128-byte swizzled view: column block
+// (col / 64) * 32 rows * 128 B + row * 128 B + (col % 64) * 2, then the
+// 16-byte chunk XOR-ed with bits 7..9; 16 stores, one swizzle each.
+// CHECK-LABEL: func.func @store_blocked_sw128
+// CHECK: %[[BASE:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<32x64xbf16, #txl.nvmma_shared<swizzle = 128>> to !llvm.ptr<3>
+// CHECK: %[[REGS:.*]] = builtin.unrealized_conversion_cast %{{.*}} : tensor<32x64xbf16, #txl.blocked<{{.*}}>> to !llvm.struct<(bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)>
+// CHECK: %[[PER:.*]] = llvm.mlir.constant(64 : i32) : i32
+// CHECK-NEXT: %[[BLK:.*]] = llvm.udiv %[[COL:.*]], %[[PER]] : i32
+// CHECK-NEXT: %[[PER2:.*]] = llvm.mlir.constant(64 : i32) : i32
+// CHECK-NEXT: %[[WITHIN:.*]] = llvm.urem %[[COL]], %[[PER2]] : i32
+// CHECK-NEXT: %[[BLKBYTES:.*]] = llvm.mlir.constant(4096 : i32) : i32
+// CHECK-NEXT: %[[B:.*]] = llvm.mul %[[BLK]], %[[BLKBYTES]] : i32
+// CHECK-NEXT: %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT: %[[R:.*]] = llvm.mul %{{.*}}, %[[C128]] : i32
+// CHECK-NEXT: %[[BR:.*]] = llvm.add %[[B]], %[[R]] : i32
+// CHECK-NEXT: %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[W:.*]] = llvm.mul %[[WITHIN]], %[[C2]] : i32
+// CHECK-NEXT: %[[LIN:.*]] = llvm.add %[[BR]], %[[W]] : i32
+// CHECK-NEXT: %[[C7:.*]] = llvm.mlir.constant(7 : i32) : i32
+// CHECK-NEXT: %[[HI:.*]] = llvm.lshr %[[LIN]], %[[C7]] : i32
+// CHECK-NEXT: %[[MASK:.*]] = llvm.mlir.constant(7 : i32) : i32
+// CHECK-NEXT: %[[SEL:.*]] = llvm.and %[[HI]], %[[MASK]] : i32
+// CHECK-NEXT: %[[C4:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT: %[[CHUNK:.*]] = llvm.shl %[[SEL]], %[[C4]] : i32
+// CHECK-NEXT: %[[OFF:.*]] = llvm.xor %[[LIN]], %[[CHUNK]] : i32
+// CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[BASE]][%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[V:.*]] = llvm.extractvalue %[[REGS]][0]
+// CHECK-NEXT: llvm.store %[[V]], %[[P]] : bf16, !llvm.ptr<3>
+// CHECK-COUNT-15: llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
+// CHECK: return
+// SWZ-LABEL: func.func @store_blocked_sw128
+// SWZ-COUNT-16: llvm.shl
+// SWZ-NOT: llvm.shl
+// SWZ: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @store_blocked_sw128(%v: !txl.smem<32x64xbf16, #txl.nvmma_shared<swizzle = 128>>, %t: tensor<32x64xbf16, #bl>) attributes {txl.kernel} {
+    txl.smem_store %t, %v : tensor<32x64xbf16, #bl>, !txl.smem<32x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+    return
+  }
+}
+
+// -----
+
+#nv = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
+
+// A 64x64 tile in the wgmma accumulator layout holds 32 registers per
+// thread; from a row-major view: 32 loads, no swizzle.
+// CHECK-LABEL: func.func @load_nvmma_plain
+// CHECK: llvm.mlir.undef : !llvm.struct<(bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)>
+// CHECK-COUNT-32: llvm.load %{{.*}} : !llvm.ptr<3> -> bf16
+// CHECK-NOT: llvm.load
+// CHECK: return
+// SWZ-LABEL: func.func @load_nvmma_plain
+// SWZ-NOT: llvm.shl
+// SWZ-NOT: llvm.udiv
+// SWZ: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @load_nvmma_plain(%v: !txl.smem<64x64xbf16>) attributes {txl.kernel} {
+    %t = txl.smem_load %v : !txl.smem<64x64xbf16> -> tensor<64x64xbf16, #nv>
+    return
+  }
+}
+
+// -----
+
+#nv = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>
+
+// The GEMM epilogue: a 128x128 accumulator-layout tile (128 registers) into
+// a 128-byte swizzled staging tile (two 64-column blocks of 128 rows).
+// CHECK-LABEL: func.func @store_nvmma_sw128
+// CHECK: llvm.udiv %{{.*}}, %{{.*}} : i32
+// CHECK: %[[BLKBYTES:.*]] = llvm.mlir.constant(16384 : i32) : i32
+// CHECK: %[[C7:.*]] = llvm.mlir.constant(7 : i32) : i32
+// CHECK-NEXT: llvm.lshr %{{.*}}, %[[C7]] : i32
+// CHECK-COUNT-128: llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
+// CHECK: return
+// SWZ-LABEL: func.func @store_nvmma_sw128
+// SWZ-COUNT-128: llvm.shl
+// SWZ-NOT: llvm.shl
+// SWZ: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @store_nvmma_sw128(%v: !txl.smem<128x128xbf16, #txl.nvmma_shared<swizzle = 128>>, %t: tensor<128x128xbf16, #nv>) attributes {txl.kernel} {
+    txl.smem_store %t, %v : tensor<128x128xbf16, #nv>, !txl.smem<128x128xbf16, #txl.nvmma_shared<swizzle = 128>>
+    return
+  }
+}
+
+// -----
+
+#bl = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A 64x64 f32 blocked tile (32 registers) from a 64-byte swizzled view:
+// 16 f32 per 64-byte block, blocks of 64 rows x 64 B, chunk mask 3.
+// CHECK-LABEL: func.func @load_blocked_f32_sw64
+// CHECK: %[[BLK:.*]] = llvm.udiv %[[COL:.*]], %{{.*}} : i32
+// CHECK-NEXT: %[[PER:.*]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT: llvm.urem %[[COL]], %[[PER]] : i32
+// CHECK-NEXT: %[[BLKBYTES:.*]] = llvm.mlir.constant(4096 : i32) : i32
+// CHECK-NEXT: llvm.mul %[[BLK]], %[[BLKBYTES]] : i32
+// CHECK: %[[C7:.*]] = llvm.mlir.constant(7 : i32) : i32
+// CHECK-NEXT: %[[HI:.*]] = llvm.lshr %{{.*}}, %[[C7]] : i32
+// CHECK-NEXT: %[[MASK:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT: llvm.and %[[HI]], %[[MASK]] : i32
+// CHECK-COUNT-32: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT: llvm.load
+// CHECK: return
+// SWZ-LABEL: func.func @load_blocked_f32_sw64
+// SWZ-COUNT-32: llvm.shl
+// SWZ-NOT: llvm.shl
+// SWZ: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @load_blocked_f32_sw64(%v: !txl.smem<64x64xf32, #txl.nvmma_shared<swizzle = 64>>) attributes {txl.kernel} {
+    %t = txl.smem_load %v : !txl.smem<64x64xf32, #txl.nvmma_shared<swizzle = 64>> -> tensor<64x64xf32, #bl>
+    return
+  }
+}
+
+// -----
+
+// A tile without a register layout cannot be distributed.
+module attributes {txl.target = "sm_90a"} {
+  func.func @no_layout(%v: !txl.smem<64x64xbf16>) attributes {txl.kernel} {
+    // expected-error @+2 {{failed to legalize operation 'txl.smem_load'}}
+    // expected-error @+1 {{cannot distribute 'tensor<64x64xbf16>': the tile has no register layout (run --txl-assign-layouts)}}
+    %t = txl.smem_load %v : !txl.smem<64x64xbf16> -> tensor<64x64xbf16>
+    return
+  }
+}
+
+// -----
+
+#bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// Reading another CTA's shared memory (ctaId) is not lowered yet.
+module attributes {txl.target = "sm_90a"} {
+  func.func @remote_cta(%v: !txl.smem<32x64xbf16>) attributes {txl.kernel} {
+    // expected-error @+2 {{failed to legalize operation 'txl.smem_load'}}
+    // expected-error @+1 {{loads from another CTA of the cluster are not supported yet}}
+    %t = txl.smem_load %v {ctaId = 1 : i32} : !txl.smem<32x64xbf16> -> tensor<32x64xbf16, #bl>
+    return
+  }
+}

@@ -1,0 +1,202 @@
+// RUN: txl-opt %s -txl-wgmma -split-input-file -verify-diagnostics | FileCheck %s --implicit-check-not='{{txl\.dot[^_]}}' --implicit-check-not=txl.dot_wait
+
+// Error cases are checked by -verify-diagnostics in the same run (their
+// chunks print nothing); the other chunks are checked by FileCheck. Tiles
+// are written in the layouts --txl-assign-layouts gives them.
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#nv128 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>
+
+// SS dot M=128 N=128 K=64 bf16: 2 rows of 64 x 4 k16 steps = 8 wgmmas
+// between one fence and one commit group. Both operands are K-major with a
+// 128-byte swizzle: descriptor = (addr >> 4) | LBO 16 | SBO 1024 | mode 1;
+// a K step advances 32 bytes (+2), the second 64-row block of A 8192 (+512).
+// Async: no wait.
+// CHECK-LABEL: func.func @ss_dot
+// CHECK: %[[B:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<64x128xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>> to !llvm.ptr<3>
+// CHECK: %[[A:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> to !llvm.ptr<3>
+// CHECK: llvm.ptrtoint %[[B]] : !llvm.ptr<3> to i64
+// CHECK: %[[BF:.*]] = llvm.mlir.constant(4611686293305360384 : i64) : i64
+// CHECK: %[[DB:.*]] = llvm.or %{{.*}}, %[[BF]] : i64
+// CHECK: llvm.ptrtoint %[[A]] : !llvm.ptr<3> to i64
+// CHECK: %[[AF:.*]] = llvm.mlir.constant(4611686293305360384 : i64) : i64
+// CHECK: %[[DA:.*]] = llvm.or %{{.*}}, %[[AF]] : i64
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async %[[DA]], %[[DB]], %{{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: llvm.mlir.constant(2 : i64) : i64
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: %[[M1:.*]] = llvm.mlir.constant(512 : i64) : i64
+// CHECK-NEXT: %[[DA1:.*]] = llvm.add %[[DA]], %[[M1]] : i64
+// CHECK-NEXT: nvvm.wgmma.mma_async %[[DA1]], %[[DB]], %{{.*}}, <m = 64, n = 128, k = 16>
+// CHECK-COUNT-3: nvvm.wgmma.mma_async %{{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: wait_group
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @ss_dot(%a: !txl.smem<128x64xbf16, #sw128>, %b: !txl.smem<64x128xbf16, #sw128T>, %acc: tensor<128x128xf32, #nv128>) -> tensor<128x128xf32, #nv128> attributes {txl.kernel} {
+    %d = txl.dot %a, %b, %acc {async} : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x128xbf16, #sw128T>, tensor<128x128xf32, #nv128>
+    return %d : tensor<128x128xf32, #nv128>
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#nv64 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
+
+// A dot without {async} waits for its own group: wgmma.wait_group 0 as
+// inline asm with the 32 accumulator registers tied through it, and the
+// result is rebuilt from the wait's outputs.
+// CHECK-LABEL: func.func @sync_dot_waits
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: %[[W:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "{{(=f,){32}0}},1,2,{{.*}},31"
+// CHECK: llvm.extractvalue %[[W]][0]
+// CHECK: llvm.extractvalue %[[W]][31]
+// CHECK: %[[R:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<({{.*}})> to tensor<64x64xf32, #txl.nvmma<{{.*}}>>
+// CHECK: return %[[R]]
+module attributes {txl.target = "sm_90a"} {
+  func.func @sync_dot_waits(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x64xbf16, #sw128T>, %acc: tensor<64x64xf32, #nv64>) -> tensor<64x64xf32, #nv64> attributes {txl.kernel} {
+    %d = txl.dot %a, %b, %acc : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x64xbf16, #sw128T>, tensor<64x64xf32, #nv64>
+    return %d : tensor<64x64xf32, #nv64>
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#nv128 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>
+#opA = #txl.dot_operand<opIdx = 0, parent = #nv128, kWidth = 2>
+
+// RS dot (P * V): A from registers in the wgmma operand layout, B an
+// MN-major (not transposed) 32x128 tile. Inline asm per k16 step: 64 f32
+// outputs, A as four 32-bit registers (pairs of bf16), the B descriptor
+// (LBO = 32 rows x 128 B = 4096, +2048 bytes per K step), the 64 tied
+// accumulators, scale-d; trans-b = 1.
+// CHECK-LABEL: func.func @rs_dot
+// CHECK: %[[BF:.*]] = llvm.mlir.constant(4611686293322072064 : i64) : i64
+// CHECK: %[[DB:.*]] = llvm.or %{{.*}}, %[[BF]] : i64
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: %[[A0:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: %[[A1:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: %[[A2:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: %[[A3:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $133, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0,$1,{{.*}},$63}, {$64,$65,$66,$67}, $68, p, 1, 1, 1;\0A}\0A", "{{(=f,){64}r}},r,r,r,l,0,1,{{.*}},63,r" %[[A0]], %[[A1]], %[[A2]], %[[A3]], %[[DB]], {{.*}}, %[[ONE]] :
+// CHECK: %[[KOFF:.*]] = llvm.mlir.constant(128 : i64) : i64
+// CHECK-NEXT: %[[DB1:.*]] = llvm.add %[[DB]], %[[KOFF]] : i64
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}", "{{.*}}" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[DB1]],
+// CHECK-NOT: wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+module attributes {txl.target = "sm_90a"} {
+  func.func @rs_dot(%a: tensor<64x32xbf16, #opA>, %b: !txl.smem<32x128xbf16, #sw128>, %acc: tensor<64x128xf32, #nv128>) -> tensor<64x128xf32, #nv128> attributes {txl.kernel} {
+    %d = txl.dot %a, %b, %acc : tensor<64x32xbf16, #opA>, !txl.smem<32x128xbf16, #sw128>, tensor<64x128xf32, #nv128>
+    return %d : tensor<64x128xf32, #nv128>
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#nv64 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
+
+// A run-time use_acc: the first k16 step is inline asm whose scale-d is
+// the zero-extended flag (setp.ne.b32), the other steps accumulate (upstream
+// op). SS asm: A and B descriptors, trans-a = trans-b = 0 (both K-major).
+// CHECK-LABEL: func.func @use_acc
+// CHECK-SAME: %[[P:[^ ]*]]: i1)
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: %[[S:.*]] = llvm.zext %[[P]] : i1 to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $66, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0,{{.*}},$31}, $32, $33, p, 1, 1, 0, 0;\0A}\0A", "{{(=f,){32}l}},l,0,{{.*}},31,r" {{.*}}, %[[S]] :
+// CHECK-COUNT-3: nvvm.wgmma.mma_async
+// CHECK-NOT: wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+module attributes {txl.target = "sm_90a"} {
+  func.func @use_acc(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x64xbf16, #sw128T>, %acc: tensor<64x64xf32, #nv64>, %p: i1) -> tensor<64x64xf32, #nv64> attributes {txl.kernel} {
+    %d = txl.dot %a, %b, %acc use_acc %p {async} : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x64xbf16, #sw128T>, tensor<64x64xf32, #nv64>
+    return %d : tensor<64x64xf32, #nv64>
+  }
+}
+
+// -----
+
+#sw32 = #txl.nvmma_shared<swizzle = 32>
+#sw32T = #txl.nvmma_shared<swizzle = 32, transposed = true>
+#nv16 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16]>
+
+// `txl.dot_wait 1` written alone after two async dots (TXL style) carries
+// both pending accumulators (8 registers each): one wait_group 1 with 16
+// tied operands, and the later use reads the wait's results, not the dots'.
+// CHECK-LABEL: func.func @dot_wait_carries_pending
+// CHECK: %[[D1:.*]] = nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: %[[D2:.*]] = nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: %[[W:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 1;", "=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15" {{(%[0-9]+, ){15}%}}{{[0-9]+}} : ({{(f32, ){15}f32}}) -> !llvm.struct<({{(f32, ){15}f32}})>
+// CHECK: llvm.extractvalue %[[W]][0]
+// CHECK: %[[T1:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<({{(f32, ){7}f32}})> to tensor<64x16xf32, #txl.nvmma<{{.*}}>>
+// CHECK: llvm.extractvalue %[[W]][8]
+// CHECK: %[[T2:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<({{(f32, ){7}f32}})> to tensor<64x16xf32, #txl.nvmma<{{.*}}>>
+// CHECK: %[[SUM:.*]] = arith.addf %[[T1]], %[[T2]] : tensor<64x16xf32, #txl.nvmma<{{.*}}>>
+// CHECK: return %[[SUM]]
+module attributes {txl.target = "sm_90a"} {
+  func.func @dot_wait_carries_pending(%a: !txl.smem<64x16xbf16, #sw32>, %b: !txl.smem<16x16xbf16, #sw32T>, %acc: tensor<64x16xf32, #nv16>) -> tensor<64x16xf32, #nv16> attributes {txl.kernel} {
+    %d1 = txl.dot %a, %b, %acc {async} : !txl.smem<64x16xbf16, #sw32>, !txl.smem<16x16xbf16, #sw32T>, tensor<64x16xf32, #nv16>
+    %d2 = txl.dot %a, %b, %acc {async} : !txl.smem<64x16xbf16, #sw32>, !txl.smem<16x16xbf16, #sw32T>, tensor<64x16xf32, #nv16>
+    txl.dot_wait 1
+    %s = arith.addf %d1, %d2 : tensor<64x16xf32, #nv16>
+    return %s : tensor<64x16xf32, #nv16>
+  }
+}
+
+// -----
+
+// A dot_wait with nothing to carry is the upstream wait op.
+// CHECK-LABEL: func.func @bare_dot_wait
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @bare_dot_wait() attributes {txl.kernel} {
+    txl.dot_wait 0
+    return
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#nv64 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
+
+// An f16 accumulator is valid wgmma but not supported by this lowering.
+module attributes {txl.target = "sm_90a"} {
+  func.func @f16_accumulator(%a: !txl.smem<64x64xf16, #sw128>, %b: !txl.smem<64x64xf16, #sw128T>, %acc: tensor<64x64xf16, #nv64>) attributes {txl.kernel} {
+    // expected-error @+2 {{failed to legalize operation 'txl.dot'}}
+    // expected-error @+1 {{the wgmma lowering supports f32 accumulators only (got 'f16')}}
+    %d = txl.dot %a, %b, %acc : !txl.smem<64x64xf16, #sw128>, !txl.smem<64x64xf16, #sw128T>, tensor<64x64xf16, #nv64>
+    return
+  }
+}
+
+// -----
+
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#nv64 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
+
+// wgmma descriptors need a swizzled operand.
+module attributes {txl.target = "sm_90a"} {
+  func.func @unswizzled_operand(%a: !txl.smem<64x64xbf16>, %b: !txl.smem<64x64xbf16, #sw128T>, %acc: tensor<64x64xf32, #nv64>) attributes {txl.kernel} {
+    // expected-error @+2 {{failed to legalize operation 'txl.dot'}}
+    // expected-error @+1 {{A operand needs a swizzled shared layout (#txl.nvmma_shared<swizzle = 32|64|128>)}}
+    %d = txl.dot %a, %b, %acc : !txl.smem<64x64xbf16>, !txl.smem<64x64xbf16, #sw128T>, tensor<64x64xf32, #nv64>
+    return
+  }
+}
