@@ -142,12 +142,12 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK: %[[V:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr<3> to !txl.smem<64x32xbf16, #txl.nvmma_shared<swizzle = 64>>
 // CHECK: txl.dot %[[V]], %{{.*}}, %{{.*}} : !txl.smem<64x32xbf16, #txl.nvmma_shared<swizzle = 64>>,
 module attributes {txl.target = "sm_90a"} {
-  func.func @encoding_from_dot(%b: !txl.smem<32x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>) attributes {txl.kernel} {
+  func.func @encoding_from_dot(%b: !txl.smem<32x64xbf16, #txl.nvmma_shared<swizzle = 64, transposed = true>>) attributes {txl.kernel} {
     %c0 = arith.constant 0 : i32
     %a = txl.smem_alloc : !txl.smem<64x32xbf16, stages = 2>
     %ab = txl.get_buffer %a[%c0] : !txl.smem<64x32xbf16, stages = 2>
     %zero = arith.constant dense<0.0> : tensor<64x64xf32>
-    %d = txl.dot %ab, %b, %zero : !txl.smem<64x32xbf16>, !txl.smem<32x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>, tensor<64x64xf32>
+    %d = txl.dot %ab, %b, %zero : !txl.smem<64x32xbf16>, !txl.smem<32x64xbf16, #txl.nvmma_shared<swizzle = 64, transposed = true>>, tensor<64x64xf32>
     return
   }
 }
