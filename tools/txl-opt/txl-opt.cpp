@@ -8,6 +8,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "txl/Conversion/Passes.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 #include "txl/InitAllDialects.h"
 #include "llvm/Support/PrettyStackTrace.h"
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   // Upstream canonicalize, cse, licm, inline, symbol-dce, ... for tests and pipelines.
   mlir::registerTransformsPasses();
   mlir::txl::registerTXLPasses();
+  mlir::txl::registerTXLConversionPasses();
   mlir::txl::registerTXLPipeline();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "txl optimizer driver\n", registry));
 }

@@ -1,4 +1,4 @@
-//===- Pipeline.cpp - the ordered stages, in one place --------------------===//
+//===- Pipeline.cpp - the ordered compile stages, in one place ------------===//
 //
 // The software pipeliner's stage order (TXL's txlgpu-pipeline, one pass per
 // stage) lives here and nowhere else. `--txl-software-pipeliner` runs the
@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "txl/Dialect/TXL/Transforms/Passes.h"
+#include "txl/Conversion/Passes.h"
+
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -31,6 +34,10 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
       {"MemDesc", [] { return createTXLMemDesc(); }},
       {"lowerDotXOps", [] { return createTXLLowerDotXOps(); }},
       {"wgmma", [] { return createTXLWgmma(); }},
+      // What the stages leave: scf to cf first (tile-carrying loops become
+      // blocks), then kernels, tiles, ids and scalar code to NVVM + LLVM.
+      {"convert-scf-to-cf", [] { return createSCFToControlFlowPass(); }},
+      {"convert-txl-to-nvvm", [] { return createConvertTXLToNVVM(); }},
   };
 }
 

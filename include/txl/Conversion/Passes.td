@@ -1,0 +1,69 @@
+//===- Passes.td - txl conversion passes -------------------*- tablegen -*-===//
+//
+// The final conversion of a kernel to the LLVM and NVVM dialects. It runs
+// after every pipeliner stage (which lowered shared memory, mbarriers, TMA
+// and wgmma) and after upstream convert-scf-to-cf, and lowers what is left:
+// kernels and helpers, scalar arith/math/cf/index/ub code, thread ids, named
+// barriers, setmaxnreg, and the register tiles (one struct of registers per
+// thread, computed from the tile's LinearLayout).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXL_CONVERSION_PASSES_TD
+#define TXL_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTXLToNVVM : Pass<"convert-txl-to-nvvm", "mlir::ModuleOp"> {
+  let summary = "Lower what the pipeliner stages leave to the LLVM and NVVM dialects";
+  let description = [{
+    Kernels (`func.func` with `txl.kernel`) become `llvm.func`s with
+    `nvvm.kernel`, `nvvm.reqntid = [32 * txl.num_warps, 1, 1]` and
+    `nvvm.minctasm = 1` (setmaxnreg needs a known entry register count); a
+    `!txl.tensordesc` argument becomes a 128-byte by-value grid constant
+    (`llvm.byval = !llvm.array<16 x i64>`, `llvm.align = 64`,
+    `nvvm.grid_constant`), a `!txl.ptr` a global `!llvm.ptr<1>`.
+    `txl.shared_bytes` is kept for the launcher. Scalar arith, math, cf,
+    index and ub code goes through the upstream patterns.
+
+    Register tiles (`tensor<..., #layout>`) become an `!llvm.struct` of the
+    thread's registers. Elementwise arith/math ops, splat constants,
+    `txl.splat`, `txl.make_range`, `txl.broadcast`, `txl.expand_dims`,
+    `txl.relayout` (no-op or in-thread permutation), `txl.addptr`,
+    `txl.load`/`txl.store` (masked accesses are predicated PTX) and
+    `txl.reduce` (in-thread, then `shfl.sync.bfly` across lanes) are
+    lowered register by register.
+
+    Every txl op a pipeliner stage should have lowered, every tile without
+    a layout and every conversion that would need data from another thread
+    is reported with an error naming the op; the pass then fails.
+
+    Before (after convert-scf-to-cf), with
+    `#blocked = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>`:
+    ```mlir
+    func.func @k(%d: !txl.tensordesc<64x64xbf16>, %out: !txl.ptr<f32>)
+        attributes {txl.kernel, txl.num_warps = 4 : i32} {
+      %r = txl.make_range 0, 128 : tensor<128xi32, #blocked>
+      return
+    }
+    ```
+    After:
+    ```mlir
+    llvm.func @k(%d: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<16 x i64>,
+                               nvvm.grid_constant}, %out: !llvm.ptr<1>)
+        attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 128, 1, 1>} {
+      %0 = nvvm.read.ptx.sreg.tid.x : i32
+      %1 = llvm.mlir.constant(127 : i32) : i32   // lane bits, then warp bits: element tid % 128
+      %2 = llvm.and %0, %1 : i32
+      %3 = llvm.mlir.poison : !llvm.struct<(i32)>
+      %4 = llvm.insertvalue %2, %3[0] : !llvm.struct<(i32)>
+      llvm.return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Kernels lowered to nvvm.kernel functions">,
+  ];
+}
+
+#endif // TXL_CONVERSION_PASSES_TD

@@ -1,0 +1,458 @@
+//===- ConvertTXLToNVVM.cpp - the final lowering to LLVM + NVVM -----------===//
+//
+// convert-txl-to-nvvm runs after every pipeliner stage and after upstream
+// convert-scf-to-cf. What is left by then is lowered here in one dialect
+// conversion with the TXLTypeConverter:
+//
+//  - kernels (func.func + txl.kernel) become llvm.funcs with nvvm.kernel,
+//    nvvm.reqntid and nvvm.minctasm, their TMA descriptors by-value grid
+//    constants (MLIR22-NVPTX-FACTS.md §1b, §2, §4.5); helpers plain
+//    llvm.funcs;
+//  - scalar arith/math/cf/index/ub code through the upstream patterns;
+//  - thread and grid ids, role predicates, named barriers and setmaxnreg;
+//  - register tiles (TilePatterns.cpp);
+//  - the unrealized casts the stages left between a txl type and its LLVM
+//    form fold away.
+//
+// Before rewriting, the whole module is checked: a txl op that a stage
+// should have lowered, a tile without a layout, an op on tiles that would
+// need data from another thread, or an op of a dialect this pass does not
+// lower is reported with an error naming the op and what is missing. Doing
+// this up front gives one clear diagnostic per problem instead of the
+// conversion driver's generic "failed to legalize".
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Conversion/Passes.h"
+
+#include "TilePatterns.h"
+#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::txl {
+#define GEN_PASS_DEF_CONVERTTXLTONVVM
+#include "txl/Conversion/Passes.h.inc"
+} // namespace mlir::txl
+
+using namespace mlir;
+using namespace mlir::txl;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The up-front check
+//===----------------------------------------------------------------------===//
+
+/// The pipeliner stage that lowers `op`, for a txl op this pass does not
+/// lower itself; empty for ops this pass lowers.
+std::string requiredStage(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::string>(op)
+      .Case<SmemAllocOp>([](auto) { return "--txl-smem-allocs"; })
+      .Case<GetBufferOp>([](GetBufferOp g) -> std::string {
+        if (isa<SmemType>(g.getSrc().getType()))
+          return "--txl-smem-allocs";
+        if (isa<MbarType>(g.getSrc().getType()))
+          return "--txl-mbars";
+        return "--txl-tmem-allocs";
+      })
+      .Case<TmemAllocOp>([](auto) { return "--txl-tmem-allocs"; })
+      .Case<MbarAllocOp, MbarExpectOp, MbarWaitOp, MbarArriveOp>([](auto) { return "--txl-mbars"; })
+      .Case<TmaLoadOp, TmaStoreOp, TmaStoreWaitOp, TmaGatherOp, FenceProxyAsyncOp, AsyncLoadOp,
+            AsyncLoadWaitOp>([](auto) { return "--txl-lower-loads"; })
+      .Case<SmemLoadOp, SmemStoreOp, FragSmemLoadOp, FragSmemStoreOp>(
+          [](auto) { return "--txl-lower-smem-load-stores"; })
+      .Case<TmemLoadOp, TmemStoreOp>([](auto) { return "the tensor-memory load/store stage"; })
+      .Case<SmemIndexOp, SmemSubsliceOp, SmemTransOp, SmemReshapeOp>(
+          [](auto) { return "--txl-mem-desc"; })
+      .Case<DotOp, DotWaitOp>([](auto) { return "--txl-wgmma"; })
+      .Case<DotXOp>([](auto) { return "--txl-lower-dotx-ops"; })
+      .Default([](Operation *) { return std::string(); });
+}
+
+/// Ops this pass lowers that carry no tiles.
+bool isLoweredScalarTxlOp(Operation *op) {
+  return isa<TidOp, WarpIdOp, WarpgroupIdOp, LaneIdOp, CtaRankOp, ProgramIdOp, NumProgramsOp,
+             IsWarpgroupOp, IsWarpOp, BarWaitOp, BarArriveOp, RegAllocOp, RegDeallocOp,
+             ReduceReturnOp>(op);
+}
+
+/// Ops that only pass tiles along (their operands/results convert with the
+/// types): function plumbing, branches, poison and the stages' casts.
+bool isTilePlumbing(Operation *op) {
+  return isa<func::FuncOp, func::ReturnOp, func::CallOp, cf::BranchOp, cf::CondBranchOp,
+             cf::SwitchOp, ub::PoisonOp, UnrealizedConversionCastOp>(op);
+}
+
+LogicalResult checkOp(Operation *op, const TypeConverter &converter) {
+  // Every tile this op defines (results, block arguments) needs a layout.
+  auto checkTile = [&](Value v, const Twine &what) -> LogicalResult {
+    auto tile = dyn_cast<RankedTensorType>(v.getType());
+    std::string why;
+    if (!tile || getTileStructType(tile, converter, &why))
+      return success();
+    if (why.empty())
+      why = "its element type has no LLVM form";
+    return op->emitError() << "'" << op->getName() << "' " << what
+                           << " a register tile without a usable layout (" << tile << "): " << why;
+  };
+  bool ok = true;
+  for (Value r : op->getResults())
+    ok &= succeeded(checkTile(r, "produces"));
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (BlockArgument arg : block.getArguments())
+        ok &= succeeded(checkTile(arg, "has a block argument that is"));
+  if (!ok)
+    return failure();
+
+  Dialect *dialect = op->getDialect();
+  StringRef ns = op->getName().getDialectNamespace();
+  if (isa_and_present<TXLDialect>(dialect)) {
+    if (isLowerableTileOp(op))
+      return checkTileOp(op);
+    if (isLoweredScalarTxlOp(op))
+      return success();
+    std::string stage = requiredStage(op);
+    if (!stage.empty())
+      return op->emitError() << "'" << op->getName() << "' must be lowered by " << stage
+                             << " before convert-txl-to-nvvm";
+    return op->emitError() << "'" << op->getName()
+                           << "' is not supported by convert-txl-to-nvvm yet";
+  }
+  // A gpu.module only holds kernels; its body is converted like the module's.
+  if (op->getName().getStringRef() == "gpu.module")
+    return success();
+  if (ns == "scf")
+    return op->emitError() << "'" << op->getName()
+                           << "' must be lowered by convert-scf-to-cf before convert-txl-to-nvvm";
+  if (!isa_and_present<LLVM::LLVMDialect, NVVM::NVVMDialect, arith::ArithDialect, math::MathDialect,
+                       cf::ControlFlowDialect, func::FuncDialect, index::IndexDialect,
+                       ub::UBDialect, BuiltinDialect>(dialect))
+    return op->emitError() << "'" << op->getName()
+                           << "' is not supported by convert-txl-to-nvvm (it lowers txl, arith, "
+                              "math, cf, func, index and ub ops; LLVM and NVVM ops pass through)";
+  if (isLowerableTileOp(op))
+    return checkTileOp(op);
+  // A memref argument would expand to several LLVM parameters and shift the
+  // descriptor arguments whose attributes FuncLowering sets by position.
+  if (auto func = dyn_cast<func::FuncOp>(op))
+    if (llvm::any_of(func.getArgumentTypes(), llvm::IsaPred<BaseMemRefType>))
+      return op->emitError() << "'func.func' @" << func.getSymName()
+                             << " takes a memref; kernels and helpers take !txl.ptr, "
+                                "!txl.tensordesc, scalars and register tiles";
+  auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
+  if ((llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile)) &&
+      !isTilePlumbing(op))
+    return op->emitError() << "'" << op->getName()
+                           << "' on register tiles is not supported by convert-txl-to-nvvm";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Functions
+//===----------------------------------------------------------------------===//
+
+/// func.func -> llvm.func through the upstream helper; kernels then get
+/// their NVVM attributes and descriptor arguments their by-value form. One
+/// pattern for kernels and helpers, with a higher benefit than upstream's.
+struct FuncLowering : OpConversionPattern<func::FuncOp> {
+  FuncLowering(const TXLTypeConverter &converter, MLIRContext *ctx, Pass::Statistic &numKernels)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), numKernels(numKernels) {}
+
+  LogicalResult matchAndRewrite(func::FuncOp funcOp, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    bool isKernel = funcOp->hasAttr(kKernelAttrName);
+    int64_t numWarps = 4;
+    if (auto n = funcOp->getAttrOfType<IntegerAttr>(kNumWarpsAttrName))
+      numWarps = n.getValue().getSExtValue();
+    SmallVector<unsigned> descArgs;
+    for (auto [i, type] : llvm::enumerate(funcOp.getArgumentTypes()))
+      if (isa<TensorDescType>(type))
+        descArgs.push_back(i);
+
+    FailureOr<LLVM::LLVMFuncOp> llvmFunc =
+        convertFuncOpToLLVMFuncOp(cast<FunctionOpInterface>(funcOp.getOperation()), rewriter,
+                                  *getTypeConverter<TXLTypeConverter>());
+    if (failed(llvmFunc))
+      return rewriter.notifyMatchFailure(funcOp, "signature does not convert");
+    if (isKernel) {
+      MLIRContext *ctx = rewriter.getContext();
+      LLVM::LLVMFuncOp f = *llvmFunc;
+      // The launch configuration is now in nvvm.* form; txl.shared_bytes
+      // stays for the launcher (dynamic shared memory size).
+      f->removeAttr(kKernelAttrName);
+      f->removeAttr(kNumWarpsAttrName);
+      f->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), rewriter.getUnitAttr());
+      f->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
+                 rewriter.getDenseI32ArrayAttr({int32_t(32 * numWarps), 1, 1}));
+      // setmaxnreg needs a known entry register count (FACTS §4.5).
+      f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(1));
+      // A CUtensorMap is passed by value: a 128-byte, 64-aligned
+      // __grid_constant__ parameter (FACTS §2).
+      auto cuTensorMap = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 64), 16);
+      for (unsigned i : descArgs) {
+        f.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(), TypeAttr::get(cuTensorMap));
+        f.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), rewriter.getI64IntegerAttr(64));
+        f.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(), rewriter.getUnitAttr());
+      }
+      ++numKernels;
+    }
+    rewriter.eraseOp(funcOp);
+    return success();
+  }
+
+  Pass::Statistic &numKernels;
+};
+
+//===----------------------------------------------------------------------===//
+// Ids, roles, barriers, registers
+//===----------------------------------------------------------------------===//
+
+Value udivConst(OpBuilder &b, Location loc, Value v, int64_t d) {
+  return LLVM::UDivOp::create(b, loc, v, i32Const(b, loc, d));
+}
+
+/// An op replaced by the value `build` computes.
+template <typename OpTy> struct ValueLowering : OpConversionPattern<OpTy> {
+  using Build = Value (*)(OpBuilder &, Location, OpTy);
+  ValueLowering(const TypeConverter &converter, MLIRContext *ctx, Build build)
+      : OpConversionPattern<OpTy>(converter, ctx), build(build) {}
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, build(rewriter, op.getLoc(), op));
+    return success();
+  }
+  Build build;
+};
+
+Value buildTid(OpBuilder &b, Location loc, TidOp) { return getThreadId(b, loc); }
+Value buildWarpId(OpBuilder &b, Location loc, WarpIdOp) {
+  return udivConst(b, loc, getThreadId(b, loc), 32);
+}
+Value buildWarpgroupId(OpBuilder &b, Location loc, WarpgroupIdOp) {
+  return udivConst(b, loc, getThreadId(b, loc), 128);
+}
+Value buildLaneId(OpBuilder &b, Location loc, LaneIdOp) {
+  return NVVM::LaneIdOp::create(b, loc, b.getI32Type());
+}
+Value buildCtaRank(OpBuilder &b, Location loc, CtaRankOp) {
+  return NVVM::ClusterId::create(b, loc, b.getI32Type());
+}
+Value buildProgramId(OpBuilder &b, Location loc, ProgramIdOp op) {
+  Type i32 = b.getI32Type();
+  switch (op.getAxis()) {
+  case 0:
+    return NVVM::BlockIdXOp::create(b, loc, i32);
+  case 1:
+    return NVVM::BlockIdYOp::create(b, loc, i32);
+  default:
+    return NVVM::BlockIdZOp::create(b, loc, i32);
+  }
+}
+Value buildNumPrograms(OpBuilder &b, Location loc, NumProgramsOp op) {
+  Type i32 = b.getI32Type();
+  switch (op.getAxis()) {
+  case 0:
+    return NVVM::GridDimXOp::create(b, loc, i32);
+  case 1:
+    return NVVM::GridDimYOp::create(b, loc, i32);
+  default:
+    return NVVM::GridDimZOp::create(b, loc, i32);
+  }
+}
+/// `id` is one of `ids` (an OR of compares; the lists are short).
+Value isOneOf(OpBuilder &b, Location loc, Value id, ArrayRef<int32_t> ids) {
+  Value any;
+  for (int32_t i : ids) {
+    Value eq = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, id, i32Const(b, loc, i));
+    any = any ? Value(LLVM::OrOp::create(b, loc, any, eq)) : eq;
+  }
+  return any ? any : LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(false));
+}
+Value buildIsWarpgroup(OpBuilder &b, Location loc, IsWarpgroupOp op) {
+  return isOneOf(b, loc, udivConst(b, loc, getThreadId(b, loc), 128), op.getIds());
+}
+Value buildIsWarp(OpBuilder &b, Location loc, IsWarpOp op) {
+  return isOneOf(b, loc, udivConst(b, loc, getThreadId(b, loc), 32), op.getIds());
+}
+
+/// bar_wait -> bar.sync id, n; bar_arrive -> bar.arrive id, n.
+template <typename OpTy> struct NamedBarrierLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value id = i32Const(rewriter, loc, op.getBar());
+    Value n = i32Const(rewriter, loc, op.getNumThreads());
+    if constexpr (std::is_same_v<OpTy, BarWaitOp>)
+      NVVM::BarrierOp::create(rewriter, loc, Type(), id, n, nullptr, Value());
+    else
+      NVVM::BarrierArriveOp::create(rewriter, loc, id, n);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// reg_alloc / reg_dealloc -> setmaxnreg.inc / .dec.
+template <typename OpTy, NVVM::SetMaxRegisterAction Action>
+struct SetMaxRegisterLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    NVVM::SetMaxRegisterOp::create(rewriter, op.getLoc(), op.getRegCount(), Action);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A stage's cast between a txl value and its LLVM form (either way): once
+/// both sides are converted the cast is the identity.
+struct FoldStageCast : OpConversionPattern<UnrealizedConversionCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(UnrealizedConversionCastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op.getNumOperands() != 1 || op.getNumResults() != 1)
+      return failure();
+    Value input = adaptor.getInputs().front();
+    if (getTypeConverter()->convertType(op.getResult(0).getType()) != input.getType())
+      return rewriter.notifyMatchFailure(op, "not an identity once converted");
+    rewriter.replaceOp(op, input);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Scalar math without libdevice
+//===----------------------------------------------------------------------===//
+
+/// f32 math.log2 / math.log / math.exp through the PTX approximations
+/// (lg2.approx.f32, ex2.approx.f32), as Triton's fast paths do. Upstream
+/// would emit llvm.log2/log/exp, for which NVPTX has no instruction and, as we
+/// link no libdevice (FACTS §3a), no libcall either: llc aborts. exp2 needs no
+/// help: llvm.exp2.f32 already selects ex2.approx.f32.
+template <typename OpTy> struct ApproxMathLowering : OpConversionPattern<OpTy> {
+  ApproxMathLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Type f32 = rewriter.getF32Type();
+    if (op.getType() != f32)
+      return failure(); // other widths: the upstream lowering
+    Location loc = op.getLoc();
+    auto constant = [&](double v) -> Value {
+      return LLVM::ConstantOp::create(rewriter, loc, f32, rewriter.getF32FloatAttr(v));
+    };
+    auto lg2 = [&](Value x) -> Value {
+      return LLVM::CallIntrinsicOp::create(rewriter, loc, f32,
+                                           rewriter.getStringAttr("llvm.nvvm.lg2.approx.f"),
+                                           ValueRange{x})
+          .getResult(0);
+    };
+    Value x = adaptor.getOperand();
+    Value result;
+    if constexpr (std::is_same_v<OpTy, math::Log2Op>)
+      result = lg2(x);
+    else if constexpr (std::is_same_v<OpTy, math::LogOp>)
+      result = LLVM::FMulOp::create(rewriter, loc, lg2(x), constant(0.69314718055994530942));
+    else // math::ExpOp
+      result = LLVM::Exp2Op::create(
+          rewriter, loc, f32,
+          LLVM::FMulOp::create(rewriter, loc, x, constant(1.44269504088896340736)));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    TXLTypeConverter converter(ctx);
+
+    // Outer ops first; once an op is reported, what it contains is not
+    // (an scf.for is one error, not one per op in its body).
+    bool ok = true;
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (succeeded(checkOp(op, converter)))
+        return WalkResult::advance();
+      ok = false;
+      return WalkResult::skip();
+    });
+    if (!ok)
+      return signalPassFailure();
+
+    RewritePatternSet patterns(ctx);
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    index::populateIndexToLLVMConversionPatterns(converter, patterns);
+    ub::populateUBToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    patterns.add<FuncLowering>(converter, ctx, numKernels);
+    // Tile ops must not reach the upstream arith/math patterns, which would
+    // apply one LLVM op to the whole register struct.
+    populateTileToLLVMPatterns(converter, patterns, /*benefit=*/10);
+    patterns.add<ValueLowering<TidOp>>(converter, ctx, buildTid);
+    patterns.add<ValueLowering<WarpIdOp>>(converter, ctx, buildWarpId);
+    patterns.add<ValueLowering<WarpgroupIdOp>>(converter, ctx, buildWarpgroupId);
+    patterns.add<ValueLowering<LaneIdOp>>(converter, ctx, buildLaneId);
+    patterns.add<ValueLowering<CtaRankOp>>(converter, ctx, buildCtaRank);
+    patterns.add<ValueLowering<ProgramIdOp>>(converter, ctx, buildProgramId);
+    patterns.add<ValueLowering<NumProgramsOp>>(converter, ctx, buildNumPrograms);
+    patterns.add<ValueLowering<IsWarpgroupOp>>(converter, ctx, buildIsWarpgroup);
+    patterns.add<ValueLowering<IsWarpOp>>(converter, ctx, buildIsWarp);
+    patterns.add<NamedBarrierLowering<BarWaitOp>, NamedBarrierLowering<BarArriveOp>,
+                 SetMaxRegisterLowering<RegAllocOp, NVVM::SetMaxRegisterAction::increase>,
+                 SetMaxRegisterLowering<RegDeallocOp, NVVM::SetMaxRegisterAction::decrease>,
+                 FoldStageCast>(converter, ctx);
+    patterns.add<ApproxMathLowering<math::Log2Op>, ApproxMathLowering<math::LogOp>,
+                 ApproxMathLowering<math::ExpOp>>(converter, ctx);
+
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+    target.addLegalOp<ModuleOp>();
+    target.addIllegalDialect<TXLDialect, arith::ArithDialect, math::MathDialect,
+                             cf::ControlFlowDialect, func::FuncDialect, index::IndexDialect,
+                             ub::UBDialect>();
+    // The stages' casts go; casts between LLVM types stay for
+    // reconcile-unrealized-casts.
+    target.addDynamicallyLegalOp<UnrealizedConversionCastOp>(
+        [&](UnrealizedConversionCastOp op) { return converter.isLegal(op); });
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::txl::registerTXLConversionPasses() {
+  registerTXLToNVVMPasses();
+  // The upstream passes the conversion pipeline runs around it.
+  registerPass([] { return createSCFToControlFlowPass(); });
+  registerPass([] { return createConvertNVVMToLLVMPass(); });
+  registerPass([] { return createReconcileUnrealizedCastsPass(); });
+}

@@ -1,0 +1,963 @@
+//===- TilePatterns.cpp - register tiles to per-thread registers ----------===//
+//
+// A register tile `tensor<shape x T, #layout>` is distributed over the
+// threads of the CTA: its LinearLayout says which (register, lane, warp)
+// holds element (i, j, ...). After conversion a thread holds its registers
+// as an `!llvm.struct<(T, T, ...)>`, field r being register r of the layout.
+// The patterns here rewrite every tile op register by register:
+//
+//  - elementwise arith/math ops and splat constants: the same scalar op per
+//    register (the scalar op is then lowered by the upstream patterns of the
+//    same conversion);
+//  - txl.splat / txl.make_range: a copy per register / each register's
+//    coordinate, computed from compile-time register bases XOR-ed with the
+//    run-time contribution of the lane and warp bits of threadIdx.x;
+//  - txl.broadcast / txl.expand_dims / txl.relayout: a choice of source
+//    register per result register, valid only when every element stays in
+//    its thread (the lane and warp bases agree);
+//  - txl.addptr / txl.load / txl.store: a GEP, load or store per register;
+//    masked accesses are predicated PTX so masked-off lanes never touch
+//    memory;
+//  - txl.reduce: registers that differ only along the axis are combined in
+//    the thread, then lanes along the axis with shfl.sync.bfly.
+//
+// Because the layouts are linear maps over GF(2), "is every element in the
+// same thread" is a comparison of the lane and warp bases, and "which
+// register holds it" a search over the register bases alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TilePatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::txl;
+using Coord = LinearLayout::Coord;
+
+//===----------------------------------------------------------------------===//
+// Layout analysis (shared by checkTileOp and the patterns)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+FailureOr<LinearLayout> layoutOf(Type type, std::string *why = nullptr) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  if (!tile)
+    return failure();
+  return LinearLayout::get(tile.getShape(), tile.getEncoding(), why);
+}
+
+std::string layoutName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  auto tile = cast<RankedTensorType>(type);
+  if (tile.getEncoding())
+    os << tile.getEncoding();
+  else
+    os << "<no layout>";
+  return s;
+}
+
+/// `bases` mapped through `f`, padded with zero bases to `n` entries. A
+/// layout with fewer warp bases than another repeats over the extra warps,
+/// which is what zero bases express.
+SmallVector<Coord> mapBases(ArrayRef<Coord> bases, size_t n, size_t rank,
+                            function_ref<Coord(const Coord &)> f) {
+  SmallVector<Coord> out;
+  for (const Coord &c : bases)
+    out.push_back(f(c));
+  while (out.size() < n)
+    out.push_back(Coord(rank, 0));
+  return out;
+}
+
+Coord identity(const Coord &c) { return c; }
+
+/// For every register of `dst`, the register of `src` in the same thread
+/// that holds the element at `toSrc(coordinate)`. `toSrc` must be a
+/// projection (zeroing or dropping coordinates), hence linear: the element
+/// dst holds in register r of thread t sits at toSrc(reg(r)) ^ toSrc(thr(t)),
+/// so it is in thread t of src for every t exactly when the thread bases
+/// agree, and then in the src register whose register part is toSrc(reg(r)).
+/// Fails when some element lives in another thread.
+FailureOr<SmallVector<int64_t>> mapRegisters(const LinearLayout &src, const LinearLayout &dst,
+                                             function_ref<Coord(const Coord &)> toSrc) {
+  size_t rank = src.getShape().size();
+  auto sameThreads = [&](ArrayRef<Coord> s, ArrayRef<Coord> d) {
+    size_t n = std::max(s.size(), d.size());
+    return mapBases(s, n, rank, identity) == mapBases(d, n, rank, toSrc);
+  };
+  if (!sameThreads(src.getLaneBases(), dst.getLaneBases()) ||
+      !sameThreads(src.getWarpBases(), dst.getWarpBases()))
+    return failure();
+  SmallVector<int64_t> map;
+  for (int64_t r = 0; r < dst.getNumRegs(); ++r) {
+    Coord want = toSrc(dst.applyReg(r));
+    int64_t found = -1;
+    for (int64_t s = 0; s < src.getNumRegs() && found < 0; ++s)
+      if (src.applyReg(s) == want)
+        found = s;
+    if (found < 0)
+      return failure();
+    map.push_back(found);
+  }
+  return map;
+}
+
+/// txl.broadcast: the source coordinate has 0 in every size-1 dimension.
+FailureOr<SmallVector<int64_t>> mapBroadcast(BroadcastOp op) {
+  auto srcType = op.getSrc().getType();
+  auto src = layoutOf(srcType), dst = layoutOf(op.getType());
+  if (failed(src) || failed(dst))
+    return failure();
+  ArrayRef<int64_t> shape = srcType.getShape();
+  return mapRegisters(*src, *dst, [&](const Coord &c) {
+    Coord out(c);
+    for (size_t d = 0; d < out.size(); ++d)
+      if (shape[d] == 1)
+        out[d] = 0;
+    return out;
+  });
+}
+
+/// txl.expand_dims: the source coordinate drops the new dimension.
+FailureOr<SmallVector<int64_t>> mapExpandDims(ExpandDimsOp op) {
+  auto src = layoutOf(op.getSrc().getType()), dst = layoutOf(op.getType());
+  if (failed(src) || failed(dst))
+    return failure();
+  unsigned axis = op.getAxis();
+  return mapRegisters(*src, *dst, [&](const Coord &c) {
+    Coord out(c);
+    out.erase(out.begin() + axis);
+    return out;
+  });
+}
+
+/// How a txl.reduce is carried out by one thread.
+struct ReducePlan {
+  /// Source registers combined in the thread: one group per distinct
+  /// coordinate outside the axis, in register order.
+  SmallVector<SmallVector<int64_t>> groups;
+  /// XOR lane masks of the butterfly steps (lane bits moving along the axis).
+  SmallVector<int64_t> laneMasks;
+  /// For each result register, the group holding its value (empty when the
+  /// result is a scalar: then there is one group).
+  SmallVector<int64_t> resultGroups;
+};
+
+FailureOr<ReducePlan> planReduce(ReduceOp op, std::string &why) {
+  auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+  auto src = layoutOf(srcType, &why);
+  if (failed(src))
+    return failure();
+  for (Value other : op.getSrcs().drop_front()) {
+    auto l = layoutOf(other.getType(), &why);
+    if (failed(l))
+      return failure();
+    if (!(*l == *src)) {
+      why = "operands have different register layouts (" + layoutName(srcType) + " and " +
+            layoutName(other.getType()) + ")";
+      return failure();
+    }
+  }
+  unsigned axis = op.getAxis();
+  size_t rank = srcType.getRank();
+  auto onlyAxis = [&](const Coord &c) {
+    for (size_t d = 0; d < rank; ++d)
+      if (d != axis && c[d] != 0)
+        return false;
+    return true;
+  };
+
+  ReducePlan plan;
+  for (auto [k, basis] : llvm::enumerate(src->getLaneBases())) {
+    if (basis[axis] == 0)
+      continue; // another row (or a copy): not combined
+    if (!onlyAxis(basis)) {
+      why = "lane bit " + std::to_string(k) + " of " + layoutName(srcType) +
+            " moves along the reduced axis and another dimension at once; not supported yet";
+      return failure();
+    }
+    plan.laneMasks.push_back(int64_t(1) << k);
+  }
+  for (const Coord &basis : src->getWarpBases())
+    if (basis[axis] != 0) {
+      // The partial results of different warps would meet in shared memory.
+      why = "cross-warp reduction not supported yet (warps of " + layoutName(srcType) +
+            " split the reduced axis)";
+      return failure();
+    }
+
+  // Group the registers by their coordinate outside the axis.
+  SmallVector<Coord> keys;
+  for (int64_t r = 0; r < src->getNumRegs(); ++r) {
+    Coord key = src->applyReg(r);
+    key[axis] = 0;
+    auto it = llvm::find(keys, key);
+    if (it == keys.end()) {
+      keys.push_back(key);
+      plan.groups.push_back({r});
+    } else {
+      plan.groups[it - keys.begin()].push_back(r);
+    }
+  }
+  if (rank == 1)
+    return plan;
+
+  // The result holds, in each thread, the rows the thread reduced: its layout
+  // must be the source layout with the axis dropped (#txl.slice).
+  Type resultType = op.getResult(0).getType();
+  auto res = layoutOf(resultType, &why);
+  if (failed(res))
+    return failure();
+  for (Value r : op.getResults().drop_front()) {
+    auto l = layoutOf(r.getType(), &why);
+    if (failed(l))
+      return failure();
+    if (!(*l == *res)) {
+      why = "results have different register layouts";
+      return failure();
+    }
+  }
+  auto drop = [&](const Coord &c) {
+    Coord out(c);
+    out.erase(out.begin() + axis);
+    return out;
+  };
+  std::string mismatch = "the result layout " + layoutName(resultType) +
+                         " is not the slice of the source layout " + layoutName(srcType) +
+                         " along axis " + std::to_string(axis) +
+                         "; needs a layout conversion; not supported yet";
+  auto sameThreads = [&](ArrayRef<Coord> s, ArrayRef<Coord> d) {
+    size_t n = std::max(s.size(), d.size());
+    return mapBases(s, n, rank - 1, drop) == mapBases(d, n, rank - 1, identity);
+  };
+  if (!sameThreads(src->getLaneBases(), res->getLaneBases()) ||
+      !sameThreads(src->getWarpBases(), res->getWarpBases())) {
+    why = mismatch;
+    return failure();
+  }
+  for (int64_t r = 0; r < res->getNumRegs(); ++r) {
+    Coord want = res->applyReg(r);
+    auto it = llvm::find_if(keys, [&](const Coord &k) { return drop(k) == want; });
+    if (it == keys.end()) {
+      why = mismatch;
+      return failure();
+    }
+    plan.resultGroups.push_back(it - keys.begin());
+  }
+  return plan;
+}
+
+/// Bits an element occupies in memory (i1 is stored as a byte), 0 for
+/// element types loads and stores do not support.
+unsigned memoryBits(Type type) {
+  if (isa<LLVM::LLVMPointerType, PtrType>(type))
+    return 64;
+  if (type.isInteger(1))
+    return 8;
+  if (type.isIntOrFloat()) {
+    unsigned bits = type.getIntOrFloatBitWidth();
+    if (bits == 8 || bits == 16 || bits == 32 || bits == 64)
+      return bits;
+  }
+  return 0;
+}
+
+bool isElementwiseTileOp(Operation *op) {
+  if (!op->hasTrait<mlir::OpTrait::Elementwise>() ||
+      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return false;
+  auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
+  return llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile);
+}
+
+/// All tile-typed values among `values` have the layout of the first one.
+LogicalResult checkSameLayouts(Operation *op, ArrayRef<Value> values, StringRef what) {
+  std::optional<LinearLayout> first;
+  Type firstType;
+  for (Value v : values) {
+    if (!v || !isa<RankedTensorType>(v.getType()))
+      continue;
+    std::string why;
+    auto l = layoutOf(v.getType(), &why);
+    if (failed(l))
+      return op->emitError() << "'" << op->getName() << "' uses a register tile without a usable "
+                             << "layout (" << v.getType() << "): " << why;
+    if (!first) {
+      first = *l;
+      firstType = v.getType();
+      continue;
+    }
+    if (!(*l == *first))
+      return op->emitError() << "'" << op->getName() << "' mixes register layouts "
+                             << layoutName(firstType) << " and " << layoutName(v.getType())
+                             << " in its " << what
+                             << "; needs a layout conversion (txl.relayout); not supported yet";
+  }
+  return success();
+}
+
+} // namespace
+
+bool mlir::txl::isLowerableTileOp(Operation *op) {
+  if (isElementwiseTileOp(op))
+    return true;
+  if (auto cst = dyn_cast<arith::ConstantOp>(op))
+    return isa<RankedTensorType>(cst.getType());
+  return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
+             ReduceOp>(op);
+}
+
+LogicalResult mlir::txl::checkTileOp(Operation *op) {
+  if (isElementwiseTileOp(op)) {
+    if (op->getNumResults() != 1)
+      return op->emitError() << "'" << op->getName()
+                             << "' on register tiles has several results; not supported yet";
+    SmallVector<Value> values(op->getOperands());
+    llvm::append_range(values, op->getResults());
+    return checkSameLayouts(op, values, "operands and results");
+  }
+  if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+    if (isa<RankedTensorType>(cst.getType()) && !isa<SplatElementsAttr>(cst.getValue()))
+      return op->emitError() << "'arith.constant' of a register tile must be a splat; "
+                             << "non-splat constant tiles are not supported yet";
+    return success();
+  }
+  if (auto bc = dyn_cast<BroadcastOp>(op)) {
+    if (failed(mapBroadcast(bc)))
+      return op->emitError() << "'txl.broadcast' from " << bc.getSrc().getType() << " to "
+                             << bc.getType() << ": some result elements live in other threads "
+                             << "than their source; needs a layout conversion; not supported yet";
+    return success();
+  }
+  if (auto ed = dyn_cast<ExpandDimsOp>(op)) {
+    if (failed(mapExpandDims(ed)))
+      return op->emitError() << "'txl.expand_dims' from " << ed.getSrc().getType() << " to "
+                             << ed.getType() << ": some result elements live in other threads "
+                             << "than their source (the result layout should be the parent of "
+                             << "the source's #txl.slice); needs a layout conversion; not "
+                             << "supported yet";
+    return success();
+  }
+  if (auto rl = dyn_cast<RelayoutOp>(op)) {
+    auto src = layoutOf(rl.getSrc().getType()), dst = layoutOf(rl.getType());
+    if (failed(src) || failed(dst))
+      return success(); // reported as a tile without layout
+    switch (src->classifyConversionTo(*dst)) {
+    case LinearLayout::Conversion::NoOp:
+    case LinearLayout::Conversion::RegPermutation:
+      return success();
+    case LinearLayout::Conversion::WarpShuffle:
+      return op->emitError() << "'txl.relayout' from " << layoutName(rl.getSrc().getType())
+                             << " to " << layoutName(rl.getType())
+                             << " needs warp shuffles; warp shuffles / shared-memory "
+                             << "conversion not supported yet";
+    case LinearLayout::Conversion::SharedMemory:
+      return op->emitError() << "'txl.relayout' from " << layoutName(rl.getSrc().getType())
+                             << " to " << layoutName(rl.getType())
+                             << " needs a shared-memory round trip; warp shuffles / "
+                             << "shared-memory conversion not supported yet";
+    }
+    return success();
+  }
+  if (auto ap = dyn_cast<AddPtrOp>(op))
+    return checkSameLayouts(op, {ap.getPtr(), ap.getOffset(), ap.getResult()},
+                            "pointers and offsets");
+  if (auto ld = dyn_cast<LoadOp>(op)) {
+    if (!memoryBits(getElementTypeOrSelf(ld.getType())))
+      return op->emitError() << "'txl.load' of " << getElementTypeOrSelf(ld.getType())
+                             << " elements is not supported (8-, 16-, 32- and 64-bit "
+                             << "elements, i1 and pointers are)";
+    return checkSameLayouts(op, {ld.getPtr(), ld.getMask(), ld.getOther(), ld.getResult()},
+                            "pointers, mask, other and result");
+  }
+  if (auto st = dyn_cast<StoreOp>(op)) {
+    if (!memoryBits(getElementTypeOrSelf(st.getValue().getType())))
+      return op->emitError() << "'txl.store' of " << getElementTypeOrSelf(st.getValue().getType())
+                             << " elements is not supported (8-, 16-, 32- and 64-bit "
+                             << "elements, i1 and pointers are)";
+    return checkSameLayouts(op, {st.getPtr(), st.getValue(), st.getMask()},
+                            "pointers, values and mask");
+  }
+  if (auto red = dyn_cast<ReduceOp>(op)) {
+    std::string why;
+    auto plan = planReduce(red, why);
+    if (failed(plan))
+      return op->emitError() << "'txl.reduce' along axis " << red.getAxis() << ": " << why;
+    if (!plan->laneMasks.empty())
+      for (Value src : red.getSrcs()) {
+        Type elt = getElementTypeOrSelf(src.getType());
+        if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() > 64)
+          return op->emitError() << "'txl.reduce' across lanes of " << elt
+                                 << " elements is not supported (integers and floats up to "
+                                 << "64 bits are)";
+      }
+    return success();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Builders
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+SmallVector<Value> unpack(OpBuilder &b, Location loc, Value tile) {
+  auto type = cast<LLVM::LLVMStructType>(tile.getType());
+  SmallVector<Value> regs;
+  for (int64_t i = 0, e = type.getBody().size(); i < e; ++i)
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, tile, ArrayRef<int64_t>{i}));
+  return regs;
+}
+
+Value pack(OpBuilder &b, Location loc, Type structType, ArrayRef<Value> regs) {
+  Value tile = LLVM::PoisonOp::create(b, loc, structType);
+  for (auto [i, r] : llvm::enumerate(regs))
+    tile = LLVM::InsertValueOp::create(b, loc, tile, r, ArrayRef<int64_t>{int64_t(i)});
+  return tile;
+}
+
+Value intConst(OpBuilder &b, Location loc, Type type, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
+}
+
+/// The part of coordinate `dim` that comes from the thread's lane and warp
+/// bits. Bit k of the lane (tid % 32) is bit k of tid; bit k of the warp
+/// within the layout ((tid / 32) % 2^#warp-bases) is bit 5 + k of tid. Each
+/// set bit XORs its basis in; bases are compile-time constants. Runs of tid
+/// bits whose bases double from one bit to the next (the common case: lanes
+/// then warps walking one dimension) are extracted together as
+/// `((tid >> first) & mask) * basis`, since their terms occupy distinct bits.
+Value threadCoordinate(OpBuilder &b, Location loc, const LinearLayout &layout, unsigned dim) {
+  Type i32 = b.getI32Type();
+  // Basis value of each tid bit along `dim`.
+  SmallVector<int64_t> bitValue(5, 0);
+  for (auto [k, basis] : llvm::enumerate(layout.getLaneBases()))
+    if (k < 5)
+      bitValue[k] = basis[dim];
+  for (const Coord &basis : layout.getWarpBases())
+    bitValue.push_back(basis[dim]);
+
+  Value tid = getThreadId(b, loc);
+  Value acc;
+  for (size_t bit = 0; bit < bitValue.size();) {
+    int64_t value = bitValue[bit];
+    if (value == 0) {
+      ++bit;
+      continue;
+    }
+    size_t len = 1;
+    if (llvm::isPowerOf2_64(value))
+      while (bit + len < bitValue.size() && bitValue[bit + len] == value << len)
+        ++len;
+    Value field = bit ? Value(LLVM::LShrOp::create(b, loc, tid, intConst(b, loc, i32, bit))) : tid;
+    field = LLVM::AndOp::create(b, loc, field, intConst(b, loc, i32, (int64_t(1) << len) - 1));
+    if (value != 1)
+      field = LLVM::MulOp::create(b, loc, field, intConst(b, loc, i32, value));
+    acc = acc ? Value(LLVM::XOrOp::create(b, loc, acc, field)) : field;
+    bit += len;
+  }
+  return acc ? acc : intConst(b, loc, i32, 0);
+}
+
+/// `v` moved into the integer register inline PTX passes it in: floats and
+/// pointers by their bits, i1 and bytes widened to 16 bits (PTX has no 8-bit
+/// registers).
+Value toAsmInt(OpBuilder &b, Location loc, Value v, unsigned memBits, unsigned regBits) {
+  Type memInt = b.getIntegerType(memBits);
+  Type type = v.getType();
+  if (isa<LLVM::LLVMPointerType>(type))
+    v = LLVM::PtrToIntOp::create(b, loc, memInt, v);
+  else if (isa<FloatType>(type))
+    v = LLVM::BitcastOp::create(b, loc, memInt, v);
+  else if (type.getIntOrFloatBitWidth() < memBits)
+    v = LLVM::ZExtOp::create(b, loc, memInt, v);
+  if (memBits < regBits)
+    v = LLVM::ZExtOp::create(b, loc, b.getIntegerType(regBits), v);
+  return v;
+}
+
+Value fromAsmInt(OpBuilder &b, Location loc, Value v, Type eltType, unsigned memBits) {
+  if (isa<LLVM::LLVMPointerType>(eltType))
+    return LLVM::IntToPtrOp::create(b, loc, eltType, v);
+  if (auto f = dyn_cast<FloatType>(eltType)) {
+    if (v.getType().getIntOrFloatBitWidth() > memBits)
+      v = LLVM::TruncOp::create(b, loc, b.getIntegerType(memBits), v);
+    return LLVM::BitcastOp::create(b, loc, f, v);
+  }
+  if (v.getType().getIntOrFloatBitWidth() > eltType.getIntOrFloatBitWidth())
+    v = LLVM::TruncOp::create(b, loc, eltType, v);
+  return v;
+}
+
+/// The address operand of an inline ld/st and its state space: global
+/// pointers as `.global`, everything else through a generic address.
+std::pair<Value, StringRef> asmAddress(OpBuilder &b, Location loc, Value ptr) {
+  auto type = cast<LLVM::LLVMPointerType>(ptr.getType());
+  if (type.getAddressSpace() == 1)
+    return {ptr, ".global"};
+  if (type.getAddressSpace() != 0)
+    ptr = LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), ptr);
+  return {ptr, ""};
+}
+
+StringRef loadCacheSuffix(CacheModifier c) {
+  switch (c) {
+  case CacheModifier::ca:
+    return ".ca";
+  case CacheModifier::cg:
+    return ".cg";
+  case CacheModifier::cs:
+    return ".cs";
+  case CacheModifier::cv:
+    return ".cv";
+  default: // none; wb and wt are store-only hints
+    return "";
+  }
+}
+
+StringRef storeCacheSuffix(CacheModifier c) {
+  switch (c) {
+  case CacheModifier::wb:
+    return ".wb";
+  case CacheModifier::cg:
+    return ".cg";
+  case CacheModifier::cs:
+    return ".cs";
+  case CacheModifier::wt:
+    return ".wt";
+  default: // none; ca and cv are load-only hints
+    return "";
+  }
+}
+
+/// PTX register constraint for a value of `regBits`.
+char constraintFor(unsigned regBits) { return regBits == 16 ? 'h' : regBits == 32 ? 'r' : 'l'; }
+
+/// One element load. Unmasked loads without a cache hint are plain
+/// llvm.loads; otherwise inline PTX `@p ld` with the result tied to `other`,
+/// so a masked-off element never reads memory (it may be out of bounds) and
+/// keeps `other`. The asm is marked as having side effects: it has no memory
+/// operands, so LLVM would otherwise move it across stores.
+Value emitLoad(OpBuilder &b, Location loc, LoadOp op, Value ptr, Value mask, Value other,
+               Type eltType) {
+  unsigned memBits = memoryBits(eltType);
+  StringRef cache = op.getIsVolatile() ? "" : loadCacheSuffix(op.getCache());
+  if (!mask && cache.empty())
+    return LLVM::LoadOp::create(b, loc, eltType, ptr, memBits / 8, op.getIsVolatile());
+  unsigned regBits = std::max(memBits, 16u);
+  Type regType = b.getIntegerType(regBits);
+  Value init = other ? toAsmInt(b, loc, other, memBits, regBits) : intConst(b, loc, regType, 0);
+  Value pred = mask ? mask : intConst(b, loc, b.getI1Type(), 1);
+  auto [addr, space] = asmAddress(b, loc, ptr);
+  std::string asmText;
+  llvm::raw_string_ostream(asmText) << "@$2 ld" << (op.getIsVolatile() ? ".volatile" : "") << space
+                                    << cache << ".b" << memBits << " $0, [$1];";
+  std::string constraints = std::string("=") + constraintFor(regBits) + ",l,b,0";
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, regType, ValueRange{addr, pred, init}, asmText, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  return fromAsmInt(b, loc, asmOp.getResult(0), eltType, memBits);
+}
+
+/// One element store: llvm.store, or inline PTX `@p st` under a mask.
+void emitStore(OpBuilder &b, Location loc, StoreOp op, Value ptr, Value value, Value mask) {
+  unsigned memBits = memoryBits(value.getType());
+  StringRef cache = storeCacheSuffix(op.getCache());
+  if (!mask && cache.empty()) {
+    LLVM::StoreOp::create(b, loc, value, ptr, memBits / 8);
+    return;
+  }
+  unsigned regBits = std::max(memBits, 16u);
+  Value bits = toAsmInt(b, loc, value, memBits, regBits);
+  Value pred = mask ? mask : intConst(b, loc, b.getI1Type(), 1);
+  auto [addr, space] = asmAddress(b, loc, ptr);
+  std::string asmText;
+  llvm::raw_string_ostream(asmText)
+      << "@$2 st" << space << cache << ".b" << memBits << " [$0], $1;";
+  std::string constraints = std::string("l,") + constraintFor(regBits) + ",b";
+  LLVM::InlineAsmOp::create(
+      b, loc, Type(), ValueRange{addr, bits, pred}, asmText, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+}
+
+/// `v` from the lane `lane ^ mask` (shfl.sync.bfly over the full warp).
+/// shfl moves 32 bits: narrower values travel widened, 64-bit ones in halves.
+Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask) {
+  Type i32 = b.getI32Type();
+  auto shfl = [&](Value x) -> Value {
+    return NVVM::ShflOp::create(b, loc, x.getType(), intConst(b, loc, i32, -1), x,
+                                intConst(b, loc, i32, mask), intConst(b, loc, i32, 0x1f),
+                                NVVM::ShflKind::bfly, UnitAttr());
+  };
+  Type type = v.getType();
+  if (type.isF32() || type.isInteger(32))
+    return shfl(v);
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type intType = b.getIntegerType(bits);
+  Value x = isa<FloatType>(type) ? Value(LLVM::BitcastOp::create(b, loc, intType, v)) : v;
+  if (bits < 32) {
+    x = LLVM::TruncOp::create(b, loc, intType, shfl(LLVM::ZExtOp::create(b, loc, i32, x)));
+  } else {
+    Value lo = shfl(LLVM::TruncOp::create(b, loc, i32, x));
+    Value hi = shfl(LLVM::TruncOp::create(
+        b, loc, i32, LLVM::LShrOp::create(b, loc, x, intConst(b, loc, intType, 32))));
+    Value wideHi = LLVM::ShlOp::create(b, loc, LLVM::ZExtOp::create(b, loc, intType, hi),
+                                       intConst(b, loc, intType, 32));
+    x = LLVM::OrOp::create(b, loc, wideHi, LLVM::ZExtOp::create(b, loc, intType, lo));
+  }
+  return isa<FloatType>(type) ? Value(LLVM::BitcastOp::create(b, loc, type, x)) : x;
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+/// Elementwise arith/math op on tiles: the same op on each register.
+struct ElementwiseTileLowering : ConversionPattern {
+  ElementwiseTileLowering(const TypeConverter &converter, MLIRContext *ctx, PatternBenefit benefit)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), benefit, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!isElementwiseTileOp(op) || op->getNumResults() != 1)
+      return failure();
+    Location loc = op->getLoc();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type structType = getTypeConverter()->convertType(resultType);
+    Type eltType = getTypeConverter()->convertType(resultType.getElementType());
+    if (!structType || !eltType)
+      return rewriter.notifyMatchFailure(op, "result tile type does not convert");
+    int64_t numRegs = cast<LLVM::LLVMStructType>(structType).getBody().size();
+
+    // Registers of tile operands; scalar operands (arith.select's condition)
+    // are used as they are.
+    SmallVector<SmallVector<Value>> regs;
+    for (auto [orig, conv] : llvm::zip(op->getOperands(), operands)) {
+      if (isa<RankedTensorType>(orig.getType())) {
+        regs.push_back(unpack(rewriter, loc, conv));
+        if (int64_t(regs.back().size()) != numRegs)
+          return rewriter.notifyMatchFailure(op, "operand and result tiles differ in registers");
+      } else {
+        regs.push_back(SmallVector<Value>(numRegs, conv));
+      }
+    }
+    SmallVector<Value> results;
+    for (int64_t r = 0; r < numRegs; ++r) {
+      SmallVector<Value> scalarOperands;
+      for (auto &operandRegs : regs)
+        scalarOperands.push_back(operandRegs[r]);
+      // The scalar op (same name and attributes) is legalized afterwards by
+      // the upstream arith/math patterns of this conversion.
+      Operation *scalar = rewriter.create(loc, op->getName().getIdentifier(), scalarOperands,
+                                          TypeRange{eltType}, op->getAttrs());
+      results.push_back(scalar->getResult(0));
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc, structType, results));
+    return success();
+  }
+};
+
+/// Splat tile constant: the scalar constant in every register.
+struct ConstantTileLowering : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(arith::ConstantOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!isa<RankedTensorType>(op.getType()) || !splat)
+      return failure();
+    Type structType = getTypeConverter()->convertType(op.getType());
+    if (!structType)
+      return rewriter.notifyMatchFailure(op, "tile type does not convert");
+    Type eltType = getTypeConverter()->convertType(splat.getElementType());
+    auto value = cast<TypedAttr>(splat.getSplatValue<Attribute>());
+    // index elements become i64: rebuild the integer attribute in that type.
+    if (auto intValue = dyn_cast<IntegerAttr>(value); intValue && eltType != value.getType())
+      value = rewriter.getIntegerAttr(eltType, intValue.getValue().getSExtValue());
+    Value scalar = LLVM::ConstantOp::create(rewriter, op.getLoc(), eltType, value);
+    int64_t numRegs = cast<LLVM::LLVMStructType>(structType).getBody().size();
+    rewriter.replaceOp(
+        op, pack(rewriter, op.getLoc(), structType, SmallVector<Value>(numRegs, scalar)));
+    return success();
+  }
+};
+
+struct SplatLowering : OpConversionPattern<SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SplatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Type structType = getTypeConverter()->convertType(op.getType());
+    if (!structType)
+      return rewriter.notifyMatchFailure(op, "tile type does not convert");
+    int64_t numRegs = cast<LLVM::LLVMStructType>(structType).getBody().size();
+    rewriter.replaceOp(
+        op, pack(rewriter, op.getLoc(), structType, SmallVector<Value>(numRegs, adaptor.getSrc())));
+    return success();
+  }
+};
+
+/// make_range: register r of a thread holds start + coordinate(r, lane, warp).
+struct MakeRangeLowering : OpConversionPattern<MakeRangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MakeRangeOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto layout = layoutOf(op.getType());
+    Type structType = getTypeConverter()->convertType(op.getType());
+    if (failed(layout) || !structType)
+      return rewriter.notifyMatchFailure(op, "tile without a usable layout");
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value thread = threadCoordinate(rewriter, loc, *layout, 0);
+    int64_t start = static_cast<int32_t>(op.getStart());
+    SmallVector<Value> regs;
+    for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+      int64_t regPart = layout->applyReg(r)[0];
+      Value v = thread;
+      if (regPart)
+        v = LLVM::XOrOp::create(rewriter, loc, v, intConst(rewriter, loc, i32, regPart));
+      if (start)
+        v = LLVM::AddOp::create(rewriter, loc, v, intConst(rewriter, loc, i32, start));
+      regs.push_back(v);
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc, structType, regs));
+    return success();
+  }
+};
+
+/// Broadcast and expand_dims: each result register copies a source register
+/// of the same thread (mapBroadcast / mapExpandDims).
+template <typename OpTy, FailureOr<SmallVector<int64_t>> (*MapFn)(OpTy)>
+struct RegisterSelectLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto map = MapFn(op);
+    Type structType = this->getTypeConverter()->convertType(op.getType());
+    if (failed(map) || !structType)
+      return rewriter.notifyMatchFailure(op, "needs a layout conversion");
+    SmallVector<Value> src = unpack(rewriter, op.getLoc(), adaptor.getSrc());
+    SmallVector<Value> regs;
+    for (int64_t s : *map)
+      regs.push_back(src[s]);
+    rewriter.replaceOp(op, pack(rewriter, op.getLoc(), structType, regs));
+    return success();
+  }
+};
+
+struct RelayoutLowering : OpConversionPattern<RelayoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(RelayoutOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto src = layoutOf(op.getSrc().getType()), dst = layoutOf(op.getType());
+    Type structType = getTypeConverter()->convertType(op.getType());
+    if (failed(src) || failed(dst) || !structType)
+      return rewriter.notifyMatchFailure(op, "tile without a usable layout");
+    switch (src->classifyConversionTo(*dst)) {
+    case LinearLayout::Conversion::NoOp:
+      rewriter.replaceOp(op, adaptor.getSrc());
+      return success();
+    case LinearLayout::Conversion::RegPermutation: {
+      SmallVector<Value> regs = unpack(rewriter, op.getLoc(), adaptor.getSrc()), permuted;
+      for (int64_t s : src->getRegPermutationTo(*dst)) {
+        if (s < 0)
+          return rewriter.notifyMatchFailure(op, "not a register permutation");
+        permuted.push_back(regs[s]);
+      }
+      rewriter.replaceOp(op, pack(rewriter, op.getLoc(), structType, permuted));
+      return success();
+    }
+    default:
+      return rewriter.notifyMatchFailure(op, "needs warp shuffles or shared memory");
+    }
+  }
+};
+
+/// Registers of an operand that is a tile or a scalar broadcast to `n`.
+SmallVector<Value> registersOf(OpBuilder &b, Location loc, Value orig, Value converted, int64_t n) {
+  if (!converted)
+    return SmallVector<Value>(n, Value());
+  if (isa<RankedTensorType>(orig.getType()))
+    return unpack(b, loc, converted);
+  return SmallVector<Value>(n, converted);
+}
+
+/// Number of registers of a tile-or-scalar value.
+int64_t numRegisters(const TypeConverter &converter, Type type) {
+  if (!isa<RankedTensorType>(type))
+    return 1;
+  Type s = converter.convertType(type);
+  return s ? int64_t(cast<LLVM::LLVMStructType>(s).getBody().size()) : 0;
+}
+
+/// Packs `regs` as the converted `type` (a tile) or returns the one scalar.
+Value packAs(OpBuilder &b, Location loc, const TypeConverter &converter, Type type,
+             ArrayRef<Value> regs) {
+  if (!isa<RankedTensorType>(type))
+    return regs.front();
+  return pack(b, loc, converter.convertType(type), regs);
+}
+
+struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AddPtrOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TypeConverter &tc = *getTypeConverter();
+    int64_t n = numRegisters(tc, op.getType());
+    auto ptrType = cast<PtrType>(getElementTypeOrSelf(op.getType()));
+    Type llvmPtr = tc.convertType(ptrType);
+    Type pointee = tc.convertType(ptrType.getPointeeType());
+    if (!n || !llvmPtr || !pointee)
+      return rewriter.notifyMatchFailure(op, "types do not convert");
+    SmallVector<Value> ptrs = registersOf(rewriter, loc, op.getPtr(), adaptor.getPtr(), n);
+    SmallVector<Value> offs = registersOf(rewriter, loc, op.getOffset(), adaptor.getOffset(), n);
+    if (int64_t(ptrs.size()) != n || int64_t(offs.size()) != n)
+      return rewriter.notifyMatchFailure(op, "operand tiles differ in registers");
+    SmallVector<Value> regs;
+    for (int64_t r = 0; r < n; ++r)
+      regs.push_back(
+          LLVM::GEPOp::create(rewriter, loc, llvmPtr, pointee, ptrs[r], ValueRange{offs[r]}));
+    rewriter.replaceOp(op, packAs(rewriter, loc, tc, op.getType(), regs));
+    return success();
+  }
+};
+
+struct LoadLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TypeConverter &tc = *getTypeConverter();
+    int64_t n = numRegisters(tc, op.getType());
+    Type eltType = tc.convertType(getElementTypeOrSelf(op.getType()));
+    if (!n || !eltType || !memoryBits(eltType))
+      return rewriter.notifyMatchFailure(op, "types do not convert");
+    SmallVector<Value> ptrs = registersOf(rewriter, loc, op.getPtr(), adaptor.getPtr(), n);
+    SmallVector<Value> masks = registersOf(rewriter, loc, op.getMask(), adaptor.getMask(), n);
+    SmallVector<Value> others = registersOf(rewriter, loc, op.getOther(), adaptor.getOther(), n);
+    if (int64_t(ptrs.size()) != n || int64_t(masks.size()) != n || int64_t(others.size()) != n)
+      return rewriter.notifyMatchFailure(op, "operand tiles differ in registers");
+    SmallVector<Value> regs;
+    for (int64_t r = 0; r < n; ++r)
+      regs.push_back(emitLoad(rewriter, loc, op, ptrs[r], masks[r], others[r], eltType));
+    rewriter.replaceOp(op, packAs(rewriter, loc, tc, op.getType(), regs));
+    return success();
+  }
+};
+
+struct StoreLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TypeConverter &tc = *getTypeConverter();
+    int64_t n = numRegisters(tc, op.getValue().getType());
+    if (!n)
+      return rewriter.notifyMatchFailure(op, "types do not convert");
+    SmallVector<Value> ptrs = registersOf(rewriter, loc, op.getPtr(), adaptor.getPtr(), n);
+    SmallVector<Value> vals = registersOf(rewriter, loc, op.getValue(), adaptor.getValue(), n);
+    SmallVector<Value> masks = registersOf(rewriter, loc, op.getMask(), adaptor.getMask(), n);
+    if (int64_t(ptrs.size()) != n || int64_t(vals.size()) != n || int64_t(masks.size()) != n)
+      return rewriter.notifyMatchFailure(op, "operand tiles differ in registers");
+    for (int64_t r = 0; r < n; ++r)
+      emitStore(rewriter, loc, op, ptrs[r], vals[r], masks[r]);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// reduce: combine in the thread, then across lanes (see planReduce). The
+/// combiner region is cloned for every combine step, its block arguments
+/// mapped to the running and the new values.
+struct ReduceLowering : OpConversionPattern<ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    std::string why;
+    auto plan = planReduce(op, why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(op, why);
+    Location loc = op.getLoc();
+    size_t n = op.getSrcs().size();
+    Block &body = op.getCombineOp().front();
+    auto ret = cast<ReduceReturnOp>(body.getTerminator());
+    auto combine = [&](ArrayRef<Value> acc, ArrayRef<Value> cur) {
+      IRMapping map;
+      for (size_t i = 0; i < n; ++i) {
+        map.map(body.getArgument(i), acc[i]);
+        map.map(body.getArgument(n + i), cur[i]);
+      }
+      for (Operation &o : body.without_terminator())
+        rewriter.clone(o, map);
+      SmallVector<Value> out;
+      for (Value v : ret.getResults())
+        out.push_back(map.lookupOrDefault(v));
+      return out;
+    };
+
+    SmallVector<SmallVector<Value>> regs;
+    for (Value src : adaptor.getSrcs())
+      regs.push_back(unpack(rewriter, loc, src));
+    // groupValues[g][i]: the reduced value of group g for operand i.
+    SmallVector<SmallVector<Value>> groupValues;
+    for (ArrayRef<int64_t> group : plan->groups) {
+      auto at = [&](int64_t reg) {
+        SmallVector<Value> vals;
+        for (size_t i = 0; i < n; ++i)
+          vals.push_back(regs[i][reg]);
+        return vals;
+      };
+      SmallVector<Value> acc = at(group.front());
+      for (int64_t reg : group.drop_front())
+        acc = combine(acc, at(reg));
+      for (int64_t mask : plan->laneMasks) {
+        SmallVector<Value> other;
+        for (Value v : acc)
+          other.push_back(shuffleXor(rewriter, loc, v, mask));
+        acc = combine(acc, other);
+      }
+      groupValues.push_back(acc);
+    }
+
+    SmallVector<Value> results;
+    for (size_t i = 0; i < n; ++i) {
+      if (plan->resultGroups.empty()) { // rank-1 source: a scalar
+        results.push_back(groupValues.front()[i]);
+        continue;
+      }
+      SmallVector<Value> resRegs;
+      for (int64_t g : plan->resultGroups)
+        resRegs.push_back(groupValues[g][i]);
+      Type structType = getTypeConverter()->convertType(op.getResult(i).getType());
+      if (!structType)
+        return rewriter.notifyMatchFailure(op, "result type does not convert");
+      results.push_back(pack(rewriter, loc, structType, resRegs));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
+                                           RewritePatternSet &patterns, PatternBenefit benefit) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseTileLowering>(converter, ctx, benefit);
+  patterns.add<ConstantTileLowering, SplatLowering, MakeRangeLowering,
+               RegisterSelectLowering<BroadcastOp, mapBroadcast>,
+               RegisterSelectLowering<ExpandDimsOp, mapExpandDims>, RelayoutLowering,
+               AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering>(converter, ctx,
+                                                                            benefit);
+}

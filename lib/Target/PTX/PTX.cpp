@@ -1,0 +1,470 @@
+//===- PTX.cpp - NVVM + LLVM dialect to PTX, in-process -------------------===//
+//
+// Route B of MLIR22-NVPTX-FACTS.md §3a: convert-nvvm-to-llvm and
+// reconcile-unrealized-casts, translateModuleToLLVMIR, the NVPTX triple and
+// data layout, LLVM's O3 pipeline (makeOptimizingTransformer), then the
+// NVPTX AsmPrinter. No libdevice is ever linked (txl kernels use
+// intrinsic-backed ops only), so an external call is reported as an error
+// here instead of as ptxas's "Unresolved extern function" later.
+//
+// LLVM reports some user-reachable problems by aborting the process
+// (`LLVM ERROR: PTX version 6.0 does not support target 'sm_90a'`). The
+// architecture and PTX version are therefore validated against LLVM's own
+// tables before anything reaches the back end; a fatal error that gets past
+// the checks (e.g. "Cannot select" for an instruction the chosen PTX version
+// lacks) is caught by a scoped handler and becomes a diagnostic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Target/PTX.h"
+
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Target/LLVMIR/LLVMTranslationInterface.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::txl;
+
+extern "C" void LLVMInitializeNVPTXTargetInfo();
+extern "C" void LLVMInitializeNVPTXTarget();
+extern "C" void LLVMInitializeNVPTXTargetMC();
+extern "C" void LLVMInitializeNVPTXAsmPrinter();
+
+static constexpr llvm::StringLiteral kTriple = "nvptx64-nvidia-cuda";
+
+/// Registers the NVPTX back end with LLVM's TargetRegistry, once.
+static void initializeNVPTX() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+static const llvm::Target *lookupNVPTX(std::string &error) {
+  initializeNVPTX();
+  return llvm::TargetRegistry::lookupTarget(llvm::Triple(kTriple), error);
+}
+
+//===----------------------------------------------------------------------===//
+// Target checks
+//===----------------------------------------------------------------------===//
+
+std::string PTXTarget::versionDirective() const {
+  // "ptx86" -> "8.6": PTX versions have a one-digit minor number.
+  StringRef digits = StringRef(ptxVersion).drop_front(3);
+  return (digits.drop_back(1) + "." + digits.take_back(1)).str();
+}
+
+/// The numeric PTX version of "ptxNN" (86 for ptx86), or -1.
+static int ptxNumber(StringRef v) {
+  unsigned n;
+  if (!v.consume_front("ptx") || v.size() < 2 || v.getAsInteger(10, n))
+    return -1;
+  return static_cast<int>(n);
+}
+
+SmallVector<std::string> mlir::txl::getKnownPTXVersions() {
+  SmallVector<std::string> versions;
+  std::string error;
+  const llvm::Target *target = lookupNVPTX(error);
+  if (!target)
+    return versions;
+  // The subtarget's feature table is the list of PTX versions this LLVM can
+  // emit; reading it (instead of hard-coding one) keeps the check in step
+  // with whichever LLVM txl is linked against.
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target->createMCSubtargetInfo(llvm::Triple(kTriple), "sm_90a", ""));
+  if (!sti)
+    return versions;
+  for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures())
+    if (ptxNumber(kv.Key) > 0)
+      versions.push_back(kv.Key);
+  llvm::sort(versions, [](const std::string &a, const std::string &b) {
+    return ptxNumber(a) < ptxNumber(b);
+  });
+  return versions;
+}
+
+/// The oldest PTX version that supports `arch`, as NVPTX.td states it
+/// (`Proc<"sm_90a", [SM90a, PTX80]>`, `Proc<"sm_100a", [SM100a, PTX86]>`).
+/// LLVM aborts when given an older one.
+static int minPTXVersion(StringRef arch) { return arch == "sm_100a" ? 86 : 80; }
+
+FailureOr<PTXTarget> mlir::txl::checkPTXTarget(Location loc, StringRef arch,
+                                               StringRef ptxVersion) {
+  if (!llvm::is_contained(kSupportedArchs, arch)) {
+    InFlightDiagnostic diag = emitError(loc) << "unsupported architecture '" << arch
+                                             << "'; expected one of: ";
+    llvm::interleaveComma(kSupportedArchs, diag);
+    if (arch == "sm_90" || arch == "sm_100")
+      diag << " (txl needs the architecture-specific features of '" << arch
+           << "a': wgmma, setmaxnreg, tcgen05; use --arch=" << arch << "a)";
+    return failure();
+  }
+
+  // Accept "ptx86", "+ptx86" and "8.6"; normalise to "ptx86".
+  std::string version = ptxVersion.str();
+  StringRef v = ptxVersion;
+  v.consume_front("+");
+  if (v.contains('.')) {
+    auto [major, minor] = v.split('.');
+    unsigned ma, mi;
+    if (!major.getAsInteger(10, ma) && !minor.getAsInteger(10, mi) && mi < 10)
+      version = "ptx" + std::to_string(ma) + std::to_string(mi);
+  } else {
+    version = v.str();
+  }
+
+  std::string error;
+  const llvm::Target *target = lookupNVPTX(error);
+  if (!target)
+    return emitError(loc) << "this build of LLVM has no NVPTX back end (" << error
+                          << "); txl needs an LLVM built with the NVPTX target";
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target->createMCSubtargetInfo(llvm::Triple(kTriple), arch, ""));
+  if (!sti || !sti->isCPUStringValid(arch))
+    return emitError(loc) << "LLVM's NVPTX back end does not know '" << arch
+                          << "'; this LLVM is too old for txl (LLVM 22 or newer is needed)";
+
+  SmallVector<std::string> known = getKnownPTXVersions();
+  if (ptxNumber(version) < 0 || !llvm::is_contained(known, version)) {
+    InFlightDiagnostic diag = emitError(loc) << "unknown PTX version '" << ptxVersion
+                                             << "'; expected one of: ";
+    llvm::interleaveComma(known, diag);
+    diag << " (e.g. --ptx-version=" << kDefaultPTXVersion << ")";
+    return failure();
+  }
+  int minimum = minPTXVersion(arch);
+  if (ptxNumber(version) < minimum) {
+    PTXTarget t{arch.str(), version, "+" + version};
+    std::string need = "ptx" + std::to_string(minimum);
+    return emitError(loc) << "PTX version " << t.versionDirective() << " (" << version
+                          << ") does not support " << arch << ": " << arch
+                          << " needs PTX " << minimum / 10 << "." << minimum % 10
+                          << " or newer; use --ptx-version=" << need << " or later (default "
+                          << kDefaultPTXVersion << ")";
+  }
+  return PTXTarget{arch.str(), version, "+" + version};
+}
+
+//===----------------------------------------------------------------------===//
+// MLIR side: lower what is left and check that everything translates
+//===----------------------------------------------------------------------===//
+
+void mlir::txl::registerPTXTargetInterfaces(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+}
+
+LogicalResult mlir::txl::prepareForLLVMTranslation(ModuleOp module) {
+  PassManager pm(module->getContext(), ModuleOp::getOperationName());
+  // NVVM ops without an LLVM intrinsic (wgmma.mma_async, mbarrier waits,
+  // ...) implement BasicPtxBuilderInterface and become inline asm here.
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(pm.run(module)))
+    return failure();
+
+  // Anything without an LLVM IR translation would make translateModuleToLLVMIR
+  // fail with a terse message; say which op it is and why it is still there.
+  Operation *first = nullptr;
+  llvm::SetVector<StringRef> leftover;
+  // Pre-order, so the outermost unlowered op (a func.func rather than the
+  // func.return in it) is the one reported.
+  module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == module.getOperation())
+      return;
+    Dialect *dialect = op->getDialect();
+    bool translatable = !isa<UnrealizedConversionCastOp>(op) && dialect &&
+                        dialect->getRegisteredInterface<LLVMTranslationDialectInterface>();
+    if (translatable)
+      return;
+    if (!first)
+      first = op;
+    leftover.insert(op->getName().getStringRef());
+  });
+  if (!first)
+    return success();
+  InFlightDiagnostic diag = emitError(first->getLoc());
+  if (auto cast = dyn_cast<UnrealizedConversionCastOp>(first)) {
+    diag << "'builtin.unrealized_conversion_cast' from " << cast->getOperandTypes() << " to "
+         << cast->getResultTypes()
+         << " is left after reconcile-unrealized-casts: a lowering stage converted a value's "
+            "producer but not its users (or the reverse); this is a bug in the txl pipeline";
+  } else {
+    diag << "'" << first->getName()
+         << "' has no LLVM IR translation: PTX can only be emitted from the LLVM and NVVM "
+            "dialects, so the txl pipeline must lower this op first (is its lowering "
+            "missing? --emit=mlir shows the IR after the pipeline)";
+  }
+  if (leftover.size() > 1) {
+    Diagnostic &note = diag.attachNote();
+    note << "other ops that are not lowered: ";
+    llvm::interleaveComma(ArrayRef(leftover.getArrayRef()).drop_front(), note);
+  }
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// LLVM side
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Forwards LLVM's diagnostics (inline-asm errors, unsupported features, ...)
+/// to MLIR. Without a handler LLVMContext::diagnose calls exit(1) on an error.
+struct LLVMDiagnosticForwarder {
+  Location loc;
+  bool hadError = false;
+
+  static void handle(const llvm::DiagnosticInfo *diagInfo, void *context) {
+    const llvm::DiagnosticInfo &info = *diagInfo;
+    auto *self = static_cast<LLVMDiagnosticForwarder *>(context);
+    std::string message;
+    {
+      llvm::raw_string_ostream os(message);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+    }
+    switch (info.getSeverity()) {
+    case llvm::DS_Error:
+      self->hadError = true;
+      emitError(self->loc) << "LLVM: " << message;
+      break;
+    case llvm::DS_Warning:
+      emitWarning(self->loc) << "LLVM: " << message;
+      break;
+    case llvm::DS_Remark:
+    case llvm::DS_Note:
+      break;
+    }
+  }
+};
+
+/// Everything that lives in LLVM for one translation. After a fatal error
+/// was caught mid-pass it is in an unknown state and is deliberately leaked
+/// (see release()).
+struct LLVMState {
+  std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+  LLVMDiagnosticForwarder diagnostics;
+
+  explicit LLVMState(Location loc) : diagnostics{loc} {
+    context->setDiagnosticHandlerCallBack(&LLVMDiagnosticForwarder::handle, &diagnostics,
+                                          /*RespectFilters=*/true);
+  }
+  void release() {
+    (void)module.release();
+    (void)machine.release();
+    (void)context.release();
+  }
+};
+} // namespace
+
+/// Runs `fn` (an LLVM pass pipeline) so that an LLVM fatal error inside it
+/// becomes a diagnostic instead of an abort. A last resort: the checks in
+/// checkPTXTarget catch the known causes before LLVM runs.
+static LogicalResult runGuarded(LLVMState &state, Location loc, StringRef what,
+                                llvm::function_ref<void()> fn) {
+  struct Caught {
+    std::string reason;
+  } caught;
+  bool ok;
+  {
+    llvm::CrashRecoveryContext::Enable();
+    llvm::ScopedFatalErrorHandler handler(
+        [](void *data, const char *reason, bool) {
+          static_cast<Caught *>(data)->reason = reason;
+          // Leave through the recovery context's longjmp instead of letting
+          // report_fatal_error abort() the process.
+          if (llvm::CrashRecoveryContext *crc = llvm::CrashRecoveryContext::GetCurrent())
+            crc->HandleExit(1);
+        },
+        &caught);
+    llvm::CrashRecoveryContext crc;
+    ok = crc.RunSafely(fn);
+  }
+  llvm::CrashRecoveryContext::Disable();
+  if (ok)
+    return success();
+  state.release();
+  if (!caught.reason.empty())
+    return emitError(loc) << "LLVM's NVPTX back end failed while " << what << ": "
+                          << caught.reason
+                          << ". The PTX version or an operation of the kernel is not supported "
+                             "by the target (an older --ptx-version lacks some instructions, "
+                             "e.g. the shared::cta TMA destination needs ptx86); if it persists, "
+                             "this is a bug in txl";
+  return emitError(loc) << "LLVM's NVPTX back end crashed while " << what
+                        << "; this is a bug in txl or LLVM, not in your input. Please file an "
+                           "issue with the input file and the command line";
+}
+
+static llvm::CodeGenOptLevel codeGenOptLevel(int optLevel) {
+  switch (optLevel) {
+  case 0:
+    return llvm::CodeGenOptLevel::None;
+  case 1:
+    return llvm::CodeGenOptLevel::Less;
+  case 2:
+    return llvm::CodeGenOptLevel::Default;
+  default:
+    return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
+
+/// The MLIR location of the symbol `name` in `module`, or the module's.
+static Location symbolLoc(ModuleOp module, StringRef name) {
+  if (Operation *op = SymbolTable::lookupSymbolIn(module, name))
+    return op->getLoc();
+  return module.getLoc();
+}
+
+/// Translates, sets the target and runs the LLVM pipeline; `state.module`
+/// holds the optimized module on success.
+static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, StringRef arch,
+                                          StringRef ptxVersion, int optLevel) {
+  Location loc = module.getLoc();
+  FailureOr<PTXTarget> target = checkPTXTarget(loc, arch, ptxVersion);
+  if (failed(target))
+    return failure();
+  if (optLevel < 0 || optLevel > 3)
+    return emitError(loc) << "optimization level " << optLevel
+                          << " is out of range; expected 0, 1, 2 or 3";
+  if (failed(prepareForLLVMTranslation(module)))
+    return failure();
+
+  std::string error;
+  const llvm::Target *nvptx = lookupNVPTX(error);
+  if (!nvptx)
+    return emitError(loc) << "no NVPTX back end: " << error;
+  llvm::Triple triple(kTriple);
+  state.machine.reset(nvptx->createTargetMachine(triple, target->arch, target->features,
+                                                 llvm::TargetOptions(), std::nullopt,
+                                                 std::nullopt, codeGenOptLevel(optLevel)));
+  if (!state.machine)
+    return emitError(loc) << "could not create the NVPTX target machine for " << target->arch
+                          << " with " << target->features;
+
+  state.module = translateModuleToLLVMIR(module, *state.context, "txl");
+  if (!state.module)
+    return failure(); // The translator has reported why.
+  state.module->setTargetTriple(triple);
+  state.module->setDataLayout(state.machine->createDataLayout());
+
+  llvm::Error optError = llvm::Error::success();
+  if (failed(runGuarded(state, loc, "optimizing the LLVM IR", [&] {
+        optError = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                             state.machine.get())(state.module.get());
+      }))) {
+    llvm::consumeError(std::move(optError));
+    return failure();
+  }
+  if (optError)
+    return emitError(loc) << "the LLVM O" << optLevel
+                          << " pipeline failed: " << llvm::toString(std::move(optError));
+  if (state.diagnostics.hadError)
+    return failure();
+
+  // No libdevice: any call that is still external after optimization would
+  // only fail later, in ptxas ("Unresolved extern function").
+  for (llvm::Function &fn : *state.module) {
+    if (!fn.isDeclaration() || fn.isIntrinsic() || fn.use_empty() ||
+        fn.getName() == "__nvvm_reflect") // folded by NVPTX's NVVMReflect pass
+      continue;
+    llvm::SetVector<StringRef> names;
+    for (llvm::User *user : fn.users())
+      if (auto *inst = dyn_cast<llvm::Instruction>(user))
+        names.insert(inst->getFunction()->getName());
+    InFlightDiagnostic diag = emitError(symbolLoc(module, fn.getName()))
+                              << "the kernel calls '" << fn.getName()
+                              << "', which is only declared: txl links no libdevice or other "
+                                 "device library, so this call cannot be resolved (ptxas would "
+                                 "fail with 'Unresolved extern function'); use an op that "
+                                 "lowers to an instruction instead (e.g. math.exp2, which "
+                                 "becomes ex2.approx, rather than math.exp)";
+    if (!names.empty()) {
+      Diagnostic &note = diag.attachNote();
+      note << "called from: ";
+      llvm::interleaveComma(names, note);
+    }
+    return failure();
+  }
+  return success();
+}
+
+FailureOr<std::string> mlir::txl::translateToOptimizedLLVMIR(ModuleOp module, StringRef arch,
+                                                             StringRef ptxVersion,
+                                                             int optLevel) {
+  LLVMState state(module.getLoc());
+  if (failed(translateAndOptimize(state, module, arch, ptxVersion, optLevel)))
+    return failure();
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  state.module->print(os, nullptr);
+  return ir;
+}
+
+FailureOr<std::string> mlir::txl::translateToPTX(ModuleOp module, StringRef arch,
+                                                 StringRef ptxVersion, int optLevel,
+                                                 std::string *optimizedLLVMIR) {
+  Location loc = module.getLoc();
+  LLVMState state(loc);
+  if (failed(translateAndOptimize(state, module, arch, ptxVersion, optLevel)))
+    return failure();
+  if (optimizedLLVMIR) {
+    optimizedLLVMIR->clear();
+    llvm::raw_string_ostream os(*optimizedLLVMIR);
+    state.module->print(os, nullptr);
+  }
+
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream os(ptx);
+  auto codegen = std::make_unique<llvm::legacy::PassManager>();
+  if (state.machine->addPassesToEmitFile(*codegen, os, nullptr,
+                                         llvm::CodeGenFileType::AssemblyFile))
+    return emitError(loc) << "the NVPTX target machine cannot emit PTX assembly";
+  if (failed(runGuarded(state, loc, "emitting PTX", [&] { codegen->run(*state.module); }))) {
+    // The passes may hold state from the interrupted run: leak them too.
+    (void)codegen.release();
+    return failure();
+  }
+  if (state.diagnostics.hadError)
+    return failure();
+  return std::string(ptx.str());
+}

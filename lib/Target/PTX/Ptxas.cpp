@@ -1,0 +1,134 @@
+//===- Ptxas.cpp - PTX to cubin with NVIDIA's ptxas -----------------------===//
+//
+// ptxas is the only PTX assembler; it runs as a subprocess on temporary
+// files. Its messages matter even when it succeeds: "Potential Performance
+// Loss" notes (wgmma serialized, setmaxnreg ignored: C7508, C7515, ...) and
+// spill warnings point at kernels that assemble but run far slower than
+// intended, so they are forwarded as MLIR warnings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Target/PTX.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::txl;
+
+static constexpr llvm::StringLiteral kCudaPtxas = "/usr/local/cuda/bin/ptxas";
+
+FailureOr<std::string> mlir::txl::findPtxas(Location loc) {
+  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("TXL_PTXAS")) {
+    if (!env->empty()) {
+      if (llvm::sys::fs::can_execute(*env))
+        return *env;
+      return emitError(loc) << "TXL_PTXAS is set to '" << *env
+                            << "', which is not an executable file; point it at ptxas (e.g. "
+                            << kCudaPtxas << ") or unset it to search PATH";
+    }
+  }
+  if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName("ptxas"))
+    return *onPath;
+  if (llvm::sys::fs::can_execute(kCudaPtxas))
+    return kCudaPtxas.str();
+  return emitError(loc) << "ptxas not found (looked at $TXL_PTXAS, PATH and " << kCudaPtxas
+                        << "); set TXL_PTXAS to its path or add the CUDA toolkit's bin "
+                           "directory to PATH. --emit=ptx needs no ptxas";
+}
+
+/// A temporary file that is removed when this goes out of scope.
+struct ScopedTemp {
+  llvm::SmallString<128> path;
+  std::optional<llvm::FileRemover> remover;
+};
+
+static LogicalResult makeTemp(Location loc, StringRef suffix, ScopedTemp &temp) {
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("txl-ptxas", suffix, temp.path))
+    return emitError(loc) << "cannot create a temporary ." << suffix
+                          << " file for ptxas: " << ec.message();
+  temp.remover.emplace(temp.path);
+  return success();
+}
+
+FailureOr<std::vector<char>> mlir::txl::runPtxas(StringRef ptx, StringRef arch, Location loc) {
+  FailureOr<std::string> ptxas = findPtxas(loc);
+  if (failed(ptxas))
+    return failure();
+
+  ScopedTemp input, output, log;
+  if (failed(makeTemp(loc, "ptx", input)) || failed(makeTemp(loc, "cubin", output)) ||
+      failed(makeTemp(loc, "log", log)))
+    return failure();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input.path, ec, llvm::sys::fs::OF_Text);
+    if (!ec) {
+      os << ptx;
+      os.close();
+      ec = os.error();
+    }
+    if (ec)
+      return emitError(loc) << "cannot write the PTX to " << input.path << ": " << ec.message();
+  }
+
+  std::string archFlag = ("-arch=" + arch).str();
+  SmallVector<StringRef> args = {*ptxas, archFlag, "--warn-on-spills", input.path, "-o",
+                                 output.path};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log.path),
+                                          StringRef(log.path)};
+  std::string execError;
+  bool execFailed = false;
+  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, /*Env=*/std::nullopt, redirects,
+                                     /*SecondsToWait=*/0, /*MemoryLimit=*/0, &execError,
+                                     &execFailed);
+  if (execFailed)
+    return emitError(loc) << "cannot run " << *ptxas << ": " << execError;
+
+  std::string messages;
+  if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
+          llvm::MemoryBuffer::getFile(log.path))
+    messages = (*buf)->getBuffer().rtrim().str();
+
+  if (rc != 0) {
+    InFlightDiagnostic diag = emitError(loc) << "ptxas failed";
+    if (rc < 0)
+      diag << " (" << execError << ")";
+    else
+      diag << " with exit code " << rc;
+    diag << " assembling the PTX for " << arch << " (" << *ptxas << ")";
+    diag << (messages.empty() ? ": it printed nothing" : ":\n" + messages);
+    diag << "\nre-run with --emit=ptx to get the PTX that ptxas rejected";
+    return failure();
+  }
+
+  // Success, but ptxas may still have found something worth knowing.
+  SmallVector<StringRef> lines;
+  StringRef(messages).split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (StringRef line : lines) {
+    line = line.trim();
+    if (!line.contains("warning") && !line.contains("Potential Performance Loss"))
+      continue;
+    // "ptxas info    : (C7508) ..." -> "ptxas: (C7508) ..."
+    StringRef text = line;
+    if (size_t colon = line.find(" : "); line.starts_with("ptxas") && colon != StringRef::npos)
+      text = line.drop_front(colon + 3).trim();
+    emitWarning(loc) << "ptxas: " << text;
+  }
+
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> cubin =
+      llvm::MemoryBuffer::getFile(output.path, /*IsText=*/false);
+  if (!cubin)
+    return emitError(loc) << "ptxas succeeded but its output " << output.path
+                          << " cannot be read: " << cubin.getError().message();
+  if ((*cubin)->getBufferSize() == 0)
+    return emitError(loc) << "ptxas succeeded but wrote an empty cubin";
+  return std::vector<char>((*cubin)->getBufferStart(), (*cubin)->getBufferEnd());
+}

@@ -1,0 +1,119 @@
+// RUN: txl-opt %s -split-input-file -convert-txl-to-nvvm -verify-diagnostics
+//
+// What convert-txl-to-nvvm refuses, with the reason it gives.
+
+// A register tile without a layout (layout assignment did not run).
+func.func @no_layout() {
+  // expected-error @+1 {{'arith.constant' produces a register tile without a usable layout ('tensor<16x16xf32>'): the tile has no register layout (run --txl-assign-layouts)}}
+  %c = arith.constant dense<0.0> : tensor<16x16xf32>
+  return
+}
+
+// -----
+
+// A txl.dot the wgmma stage should have lowered.
+#mma = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
+func.func @leftover_dot(%a: !txl.smem<64x16xbf16>, %b: !txl.smem<16x64xbf16>,
+                        %acc: tensor<64x64xf32, #mma>) {
+  // expected-error @+1 {{'txl.dot' must be lowered by --txl-wgmma before convert-txl-to-nvvm}}
+  %d = txl.dot %a, %b, %acc : !txl.smem<64x16xbf16>, !txl.smem<16x64xbf16>, tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
+// An mbarrier wait the Mbars stage should have lowered.
+func.func @leftover_mbar(%bar: !txl.mbar, %phase: i32) {
+  // expected-error @+1 {{'txl.mbar_wait' must be lowered by --txl-mbars before convert-txl-to-nvvm}}
+  txl.mbar_wait %bar, %phase : i32
+  return
+}
+
+// -----
+
+// A relayout that keeps every element in its warp but moves it to another
+// lane: warp shuffles.
+#pairs = #txl.blocked<sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#single = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @relayout(%t: tensor<4x64xf32, #pairs>) -> tensor<4x64xf32, #single> {
+  // expected-error @+1 {{'txl.relayout' from #txl.blocked<sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]> to #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]> needs warp shuffles; warp shuffles / shared-memory conversion not supported yet}}
+  %r = txl.relayout %t : tensor<4x64xf32, #pairs> -> tensor<4x64xf32, #single>
+  return %r : tensor<4x64xf32, #single>
+}
+
+// -----
+
+// Elements that change warps: a shared-memory round trip.
+#rows = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>
+#cols = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [1, 0]>
+func.func @relayout_smem(%t: tensor<32x4xf32, #rows>) -> tensor<32x4xf32, #cols> {
+  // expected-error @+1 {{needs a shared-memory round trip; warp shuffles / shared-memory conversion not supported yet}}
+  %r = txl.relayout %t : tensor<32x4xf32, #rows> -> tensor<32x4xf32, #cols>
+  return %r : tensor<32x4xf32, #cols>
+}
+
+// -----
+
+// A broadcast whose result rows live in other lanes than the source rows.
+#src = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>
+#dst = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @broadcast(%t: tensor<128x1xf32, #src>) -> tensor<128x32xf32, #dst> {
+  // expected-error @+1 {{'txl.broadcast' from 'tensor<128x1xf32, #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>' to 'tensor<128x32xf32, #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>': some result elements live in other threads than their source; needs a layout conversion; not supported yet}}
+  %b = txl.broadcast %t : tensor<128x1xf32, #src> -> tensor<128x32xf32, #dst>
+  return %b : tensor<128x32xf32, #dst>
+}
+
+// -----
+
+// A reduction whose axis is split over warps.
+#bw = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+#bws = #txl.slice<dim = 1, parent = #bw>
+func.func @cross_warp(%t: tensor<1x128xf32, #bw>) -> tensor<1xf32, #bws> {
+  // expected-error @+1 {{'txl.reduce' along axis 1: cross-warp reduction not supported yet}}
+  %s = txl.reduce %t axis 1 : (tensor<1x128xf32, #bw>) -> tensor<1xf32, #bws> {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.addf %a, %b : f32
+    txl.reduce_return %x : f32
+  }
+  return %s : tensor<1xf32, #bws>
+}
+
+// -----
+
+// Pointers and offsets in different layouts (the verifier checks shapes only).
+#a = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#b = #txl.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]>
+func.func @mixed(%p: tensor<128x!txl.ptr<f32>, #a>, %o: tensor<128xi32, #b>) {
+  // expected-error @+1 {{'txl.addptr' mixes register layouts #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]> and #txl.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]> in its pointers and offsets; needs a layout conversion (txl.relayout); not supported yet}}
+  %q = txl.addptr %p, %o : tensor<128x!txl.ptr<f32>, #a>, tensor<128xi32, #b>
+  return
+}
+
+// -----
+
+#a = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @non_splat() {
+  // expected-error @+1 {{non-splat constant tiles are not supported yet}}
+  %c = arith.constant dense<[0, 1]> : tensor<2xi32, #a>
+  return
+}
+
+// -----
+
+// Structured control flow must be lowered first.
+func.func @scf(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'scf.for' must be lowered by convert-scf-to-cf before convert-txl-to-nvvm}}
+  scf.for %i = %c0 to %n step %c1 {
+  }
+  return
+}
+
+// -----
+
+func.func @print(%x: i32) {
+  // expected-error @+1 {{'txl.print' is not supported by convert-txl-to-nvvm yet}}
+  txl.print "x = " %x : i32
+  return
+}

@@ -1,0 +1,61 @@
+// txlc's driver behaviour: --print-pipeline, --stop-after, --emit=cubin and
+// its files, ptxas warnings, and that a failing step leaves no files.
+// REQUIRES: ptxas
+// RUN: rm -rf %t && split-file --no-leading-lines %s %t && cd %t
+
+// The stages, in order (the list grows; these three are in it).
+// RUN: txlc --print-pipeline | FileCheck %s --check-prefix=STAGES
+// STAGES: SmemAllocs
+// STAGES-NEXT: Mbars
+// STAGES-NEXT: lowerLoads
+
+// --stop-after prints the IR after that stage: SmemAllocs records the
+// planned shared-memory size on the kernel.
+// RUN: txlc txl.mlir --stop-after=SmemAllocs | FileCheck %s --check-prefix=STOP
+// STOP: func.func @k(
+// STOP-SAME: txl.shared_bytes = 0 : i64
+// RUN: not txlc txl.mlir --stop-after=SmemAllocs --emit=ptx 2>&1 | FileCheck %s --check-prefix=STOPEMIT
+// STOPEMIT: txlc: error: --stop-after prints MLIR, but --emit=ptx was also given
+
+// --emit=cubin writes the PTX and the cubin (and, for a txl kernel, the
+// sidecar) with one stem; -o may name either file.
+// RUN: txlc kernel.mlir --emit=cubin -o k.ptx 2>&1 | FileCheck %s --check-prefix=WARN
+// RUN: test -s k.ptx
+// RUN: test -s k.cubin
+// RUN: txlc kernel.mlir --emit=cubin -o k2.cubin 2>/dev/null
+// RUN: test -s k2.ptx
+// RUN: test -s k2.cubin
+// setmaxnreg without a known register count at entry (no nvvm.minctasm /
+// nvvm.maxnreg) is ignored by ptxas; its note becomes a warning.
+// WARN: kernel.mlir:{{[0-9]+}}:{{[0-9]+}}: warning: ptxas: (C7508) Potential Performance Loss: 'setmaxnreg' ignored
+
+// A ptxas failure carries ptxas's messages and leaves no files behind.
+// RUN: not env TXL_PTXAS=%S/no-such-ptxas txlc kernel.mlir --emit=cubin -o bad.ptx 2>&1 | FileCheck %s --check-prefix=NOPTXAS
+// NOPTXAS: error: TXL_PTXAS is set to '{{.*}}no-such-ptxas', which is not an executable file
+// RUN: not env TXL_PTXAS=%ptxas txlc badasm.mlir --emit=cubin -o bad.ptx 2>&1 | FileCheck %s --check-prefix=PTXASFAIL
+// RUN: not test -e bad.ptx
+// RUN: not test -e bad.cubin
+// PTXASFAIL: error: ptxas failed with exit code {{[0-9]+}} assembling the PTX for sm_90a
+// PTXASFAIL: syntax error
+// PTXASFAIL: re-run with --emit=ptx to get the PTX that ptxas rejected
+
+//--- txl.mlir
+module {
+  func.func @k(%n: i32) attributes {txl.kernel, txl.num_warps = 4 : i32} {
+    return
+  }
+}
+
+//--- kernel.mlir
+llvm.func @k(%p: !llvm.ptr<1>, %x: i32) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 256, 1, 1>} {
+  nvvm.setmaxregister increase 232
+  llvm.store %x, %p : i32, !llvm.ptr<1>
+  llvm.return
+}
+
+//--- badasm.mlir
+// LLVM passes inline asm through verbatim; only ptxas can reject it.
+llvm.func @k() attributes {nvvm.kernel} {
+  llvm.inline_asm has_side_effects "no.such.instruction;", "" : () -> ()
+  llvm.return
+}

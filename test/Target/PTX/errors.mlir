@@ -1,0 +1,103 @@
+// Every user error is a diagnostic and exit code 1, never an LLVM abort, and
+// leaves no output behind.
+// RUN: rm -rf %t && split-file --no-leading-lines %s %t && cd %t
+
+// An unsupported or non-"a" architecture.
+// RUN: not txlc ok.mlir --arch=sm_80 -o out.ptx 2>&1 | FileCheck %s --check-prefix=ARCH
+// RUN: not test -e out.ptx
+// RUN: not test -e out.json
+// ARCH: txlc: error: unsupported architecture 'sm_80'; expected one of: sm_90a, sm_100a
+// RUN: not txlc ok.mlir --arch=sm_90 -o out.ptx 2>&1 | FileCheck %s --check-prefix=ARCH90
+// ARCH90: error: unsupported architecture 'sm_90'; {{.*}}use --arch=sm_90a
+
+// A PTX version too old for the target: LLVM would abort with
+// "LLVM ERROR: PTX version 6.0 does not support target 'sm_90a'".
+// RUN: not txlc ok.mlir --arch=sm_90a --ptx-version=ptx60 -o out.ptx 2>&1 | FileCheck %s --check-prefix=PTX60
+// RUN: not test -e out.ptx
+// PTX60: txlc: error: PTX version 6.0 (ptx60) does not support sm_90a: sm_90a needs PTX 8.0 or newer; use --ptx-version=ptx80 or later
+// PTX60-NOT: LLVM ERROR
+// RUN: not txlc ok.mlir --arch=sm_100a --ptx-version=ptx80 -o out.ptx 2>&1 | FileCheck %s --check-prefix=PTX80
+// PTX80: error: PTX version 8.0 (ptx80) does not support sm_100a: sm_100a needs PTX 8.6 or newer
+// A version LLVM does not know; the list comes from LLVM's NVPTX feature table.
+// RUN: not txlc ok.mlir --ptx-version=ptx99 -o out.ptx 2>&1 | FileCheck %s --check-prefix=PTX99
+// PTX99: error: unknown PTX version 'ptx99'; expected one of: {{.*}}ptx80, {{.*}}ptx86
+// The architecture from the module's txl.target is checked the same way, at the module.
+// RUN: not txlc target100.mlir --ptx-version=ptx85 -o out.ptx 2>&1 | FileCheck %s --check-prefix=MODPTX
+// MODPTX: target100.mlir:1:1: error: PTX version 8.5 (ptx85) does not support sm_100a
+// RUN: not txlc target100.mlir --arch=sm_90a -o out.ptx 2>&1 | FileCheck %s --check-prefix=MISMATCH
+// MISMATCH: target100.mlir:1:1: error: the module targets sm_100a (txl.target) but --arch=sm_90a was given
+
+// Driver options.
+// RUN: not txlc ok.mlir --stop-after=NoSuchStage -o out.ptx 2>&1 | FileCheck %s --check-prefix=STAGE
+// STAGE: txlc: error: unknown pipeline stage 'NoSuchStage' for --stop-after; the stages are: {{.*}}SmemAllocs
+// RUN: not txlc ok.mlir --emit=sass -o out.ptx 2>&1 | FileCheck %s --check-prefix=EMIT
+// EMIT: txlc: error: unknown --emit kind 'sass'; expected one of: ptx, cubin, llvm, mlir, json
+// RUN: not txlc ok.mlir -O7 -o out.ptx 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: txlc: error: -O7 is out of range; expected -O0, -O1, -O2 or -O3
+// RUN: not txlc ok.mlir --emit=cubin -o - 2>&1 | FileCheck %s --check-prefix=CUBINSTDOUT
+// CUBINSTDOUT: txlc: error: --emit=cubin writes three files
+// RUN: not txlc no-such-file.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=NOFILE
+// NOFILE: txlc: error: cannot open input file 'no-such-file.mlir': No such file or directory
+// RUN: not test -e out.ptx
+
+// A parse error points into the input.
+// RUN: not txlc bad.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=PARSE
+// PARSE: bad.mlir:2:3: error:
+
+// A call to a libdevice function: reported by name, not left to ptxas.
+// RUN: not txlc extern.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=EXTERN
+// RUN: not test -e out.ptx
+// EXTERN: extern.mlir:1:1: error: the kernel calls '__nv_expf', which is only declared: txl links no libdevice
+// EXTERN: note: called from: k
+
+// An instruction the chosen PTX version lacks (the shared::cta TMA destination
+// needs ptx86) makes NVPTX's instruction selection fail with a fatal error;
+// the last-resort guard turns it into a diagnostic.
+// RUN: not txlc ctaonly.mlir --ptx-version=ptx80 -o out.ptx 2>&1 | FileCheck %s --check-prefix=SELECT
+// RUN: not test -e out.ptx
+// SELECT: error: LLVM's NVPTX back end failed while emitting PTX: Cannot select: {{.*}}g2s.cta.tile.2d
+// SELECT-NOT: PLEASE submit a bug report
+// RUN: txlc ctaonly.mlir -o out.ptx
+// RUN: FileCheck %s --check-prefix=CTA < out.ptx
+// CTA: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+
+// An op the pipeline did not lower: named, at its location.
+// RUN: not txlc unlowered.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=UNLOWERED
+// UNLOWERED: unlowered.mlir:2:3: error: 'memref.global' has no LLVM IR translation
+
+//--- ok.mlir
+llvm.func @k(%p: !llvm.ptr<1>) attributes {nvvm.kernel} {
+  llvm.return
+}
+
+//--- target100.mlir
+module attributes {txl.target = "sm_100a"} {
+  llvm.func @k(%p: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    llvm.return
+  }
+}
+
+//--- bad.mlir
+llvm.func @k() attributes {nvvm.kernel} {
+  llvm.no_such_op
+}
+
+//--- extern.mlir
+llvm.func @__nv_expf(f32) -> f32
+llvm.func @k(%p: !llvm.ptr<1>, %x: f32) attributes {nvvm.kernel} {
+  %y = llvm.call @__nv_expf(%x) : (f32) -> f32
+  llvm.store %y, %p : f32, !llvm.ptr<1>
+  llvm.return
+}
+
+//--- ctaonly.mlir
+llvm.func @k(%tmap: !llvm.ptr {llvm.byval = !llvm.array<16 x i64>, llvm.align = 64 : i64, nvvm.grid_constant},
+             %smem: !llvm.ptr<3>, %mbar: !llvm.ptr<3>, %x: i32) attributes {nvvm.kernel} {
+  nvvm.cp.async.bulk.tensor.shared.cluster.global %smem, %tmap, %mbar, box[%x, %x] {isCTAOnly = true} : !llvm.ptr<3>, !llvm.ptr
+  llvm.return
+}
+
+//--- unlowered.mlir
+module {
+  memref.global "private" @buf : memref<4xf32>
+}

@@ -1,0 +1,472 @@
+//===- txlc.cpp - the txl compiler driver ---------------------------------===//
+//
+// txlc compiles a txl (or already lowered LLVM + NVVM dialect) module to PTX,
+// and with --emit=cubin to a cubin via ptxas:
+//
+//   txlc k.mlir --arch=sm_90a -o k.ptx     writes k.ptx and k.json
+//   txlc k.mlir --emit=cubin -o k.ptx      also k.cubin
+//
+// k.json (the "sidecar") tells python/txl/runtime/launcher.py how to launch
+// the kernel. The driver is thin: the pipeline is mlir::txl::buildTXLPipeline
+// (its stages come from getTXLPipelineStages, which --print-pipeline lists
+// and --stop-after cuts), the back end is the TXLTargetPTX library.
+//
+// Outputs appear only when everything succeeded: all results are computed in
+// memory first, then written to temporary files that are renamed into place,
+// so a failed run never leaves a PTX without its sidecar or a stale mix.
+// Every user error is a diagnostic (with the input location when there is
+// one) and exit code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "txl/Dialect/TXL/IR/TXLDialect.h"
+#include "txl/Dialect/TXL/Transforms/Passes.h"
+#include "txl/InitAllDialects.h"
+#include "txl/Target/PTX.h"
+#include "txl/Target/Sidecar.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/PrettyStackTrace.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory txlcCategory("txlc options");
+
+static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir>"),
+                                          cl::init("-"), cl::cat(txlcCategory));
+static cl::opt<std::string>
+    outputFilename("o",
+                   cl::desc("Output file (default: <input stem>.ptx/.json in the current "
+                            "directory for ptx, cubin and json; stdout for mlir and llvm). "
+                            "The sidecar <stem>.json and, with --emit=cubin, <stem>.cubin are "
+                            "written beside the PTX"),
+                   cl::value_desc("file"), cl::cat(txlcCategory));
+static cl::opt<std::string>
+    archOpt("arch",
+            cl::desc("Target architecture: sm_90a or sm_100a (default: the module's "
+                     "txl.target, else sm_90a)"),
+            cl::value_desc("sm_XXa"), cl::cat(txlcCategory));
+static cl::opt<std::string>
+    ptxVersionOpt("ptx-version",
+                  cl::desc("PTX ISA version of the output, e.g. ptx86 (sm_90a needs >= ptx80, "
+                           "sm_100a >= ptx86)"),
+                  cl::init(mlir::txl::kDefaultPTXVersion.str()), cl::cat(txlcCategory));
+static cl::opt<std::string>
+    emitOpt("emit",
+            cl::desc("What to produce: ptx (default; + sidecar), cubin (ptx + sidecar + cubin "
+                     "via ptxas), llvm (optimized LLVM IR), mlir (IR after the txl pipeline), "
+                     "json (the sidecar only)"),
+            cl::value_desc("ptx|cubin|llvm|mlir|json"), cl::init("ptx"), cl::cat(txlcCategory));
+// --stop-after is also the name of LLVM's codegen option (TargetPassConfig),
+// which libLLVM registers first; a second cl::opt of that name aborts at
+// start-up. txlc takes that option over in setUpStopAfter() instead and
+// clears it before codegen runs, so LLVM never sees a txl stage name.
+static cl::opt<std::string> *stopAfterOpt = nullptr;
+static constexpr StringLiteral kStopAfterDesc =
+    "Run the pipeline up to and including this stage, print the IR and stop (see "
+    "--print-pipeline)";
+
+static void setUpStopAfter() {
+  auto &options = cl::getRegisteredOptions();
+  auto it = options.find("stop-after");
+  if (it == options.end()) {
+    stopAfterOpt = new cl::opt<std::string>("stop-after", cl::desc(kStopAfterDesc),
+                                            cl::value_desc("stage"), cl::cat(txlcCategory));
+    return;
+  }
+  // LLVM's is a cl::opt<std::string> ("-stop-after=<pass-name>").
+  stopAfterOpt = static_cast<cl::opt<std::string> *>(it->second);
+  stopAfterOpt->setDescription(kStopAfterDesc);
+  stopAfterOpt->setValueStr("stage");
+  stopAfterOpt->setHiddenFlag(cl::NotHidden);
+  stopAfterOpt->addCategory(txlcCategory);
+}
+
+static cl::opt<bool> printPipeline("print-pipeline",
+                                   cl::desc("Print the ordered pipeline stage names and exit"),
+                                   cl::cat(txlcCategory));
+static cl::opt<unsigned>
+    numWarpsPerLayout("num-warps-per-layout",
+                      cl::desc("Warps per warpgroup that register layouts span"), cl::init(4),
+                      cl::cat(txlcCategory));
+static cl::opt<bool> debugHangs("debug-hangs",
+                                cl::desc("Bound mbarrier waits and trap on a hang"),
+                                cl::cat(txlcCategory));
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3, default 3)"),
+                                  cl::Prefix, cl::init(3), cl::cat(txlcCategory));
+
+namespace {
+/// One file to produce: written only once every output has been computed.
+struct Output {
+  std::string path; // "-" is stdout
+  std::string data;
+};
+
+/// The kinds of --emit.
+constexpr StringLiteral kEmitKinds[] = {"ptx", "cubin", "llvm", "mlir", "json"};
+} // namespace
+
+/// Writes every output through a temporary file renamed into place; on any
+/// failure removes what it wrote, so a run either produces all its outputs
+/// or none.
+static LogicalResult writeOutputs(MLIRContext &ctx, ArrayRef<Output> outputs) {
+  Location loc = UnknownLoc::get(&ctx);
+  SmallVector<std::pair<llvm::sys::fs::TempFile, const Output *>> temps;
+  auto discardAll = [&] {
+    for (auto &entry : temps)
+      llvm::consumeError(entry.first.discard());
+  };
+  for (const Output &out : outputs) {
+    if (out.path == "-")
+      continue;
+    llvm::Expected<llvm::sys::fs::TempFile> temp =
+        llvm::sys::fs::TempFile::create(out.path + "-%%%%%%.tmp");
+    if (!temp) {
+      std::string why = llvm::toString(temp.takeError());
+      discardAll();
+      return emitError(loc) << "cannot create output file '" << out.path << "': " << why;
+    }
+    {
+      llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
+      os << out.data;
+      os.flush();
+      if (os.has_error()) {
+        std::string why = os.error().message();
+        os.clear_error();
+        temps.emplace_back(std::move(*temp), &out);
+        discardAll();
+        return emitError(loc) << "cannot write output file '" << out.path << "': " << why;
+      }
+    }
+    temps.emplace_back(std::move(*temp), &out);
+  }
+  for (size_t i = 0; i < temps.size(); ++i) {
+    const Output *out = temps[i].second;
+    if (llvm::Error err = temps[i].first.keep(out->path)) {
+      std::string why = llvm::toString(std::move(err));
+      // Roll back: the outputs belong together (a PTX and its sidecar). A
+      // failed keep() has already removed its own temporary file.
+      for (size_t j = 0; j < i; ++j)
+        llvm::sys::fs::remove(temps[j].second->path);
+      for (size_t j = i + 1; j < temps.size(); ++j)
+        llvm::consumeError(temps[j].first.discard());
+      return emitError(loc) << "cannot write output file '" << out->path << "': " << why;
+    }
+  }
+  for (const Output &out : outputs)
+    if (out.path == "-")
+      llvm::outs() << out.data;
+  llvm::outs().flush();
+  return success();
+}
+
+static std::string withExtension(StringRef path, StringRef ext) {
+  llvm::SmallString<256> p(path);
+  llvm::sys::path::replace_extension(p, ext);
+  return std::string(p.str());
+}
+
+static std::string printModule(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  os << "\n";
+  return text;
+}
+
+/// The txlc proper; returns the exit code.
+static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
+  Location cliLoc = UnknownLoc::get(&ctx);
+  auto cliError = [&]() { return emitError(cliLoc); };
+
+  // --- Options that need no input ----------------------------------------
+  mlir::txl::PipelineOptions pipelineOptions;
+  pipelineOptions.numWarps = numWarpsPerLayout;
+  pipelineOptions.debugHangs = debugHangs;
+  SmallVector<mlir::txl::PipelineStage> stages =
+      mlir::txl::getTXLPipelineStages(pipelineOptions);
+  auto listStages = [&](InFlightDiagnostic &diag) {
+    llvm::interleaveComma(stages, diag,
+                          [&](const mlir::txl::PipelineStage &s) { diag << s.name; });
+  };
+
+  if (printPipeline) {
+    for (const mlir::txl::PipelineStage &stage : stages)
+      llvm::outs() << stage.name << "\n";
+    return 0;
+  }
+  if (!llvm::is_contained(kEmitKinds, StringRef(emitOpt))) {
+    InFlightDiagnostic diag = cliError() << "unknown --emit kind '" << emitOpt
+                                         << "'; expected one of: ";
+    llvm::interleaveComma(kEmitKinds, diag);
+    return 1;
+  }
+  StringRef emit = emitOpt;
+  size_t numStages = stages.size();
+  std::string stopAfter = stopAfterOpt->getValue();
+  // Not an LLVM pass name: keep it away from the NVPTX codegen pipeline.
+  stopAfterOpt->setValue("");
+  if (!stopAfter.empty()) {
+    auto it = llvm::find_if(stages, [&](const mlir::txl::PipelineStage &s) {
+      return s.name == stopAfter;
+    });
+    if (it == stages.end()) {
+      InFlightDiagnostic diag = cliError() << "unknown pipeline stage '" << stopAfter
+                                           << "' for --stop-after; the stages are: ";
+      listStages(diag);
+      return 1;
+    }
+    if (emitOpt.getNumOccurrences() && emit != "mlir") {
+      cliError() << "--stop-after prints MLIR, but --emit=" << emit
+                 << " was also given; drop one of them";
+      return 1;
+    }
+    numStages = std::distance(stages.begin(), it) + 1;
+    emit = "mlir";
+  }
+  if (optLevel > 3) {
+    cliError() << "-O" << optLevel.getValue() << " is out of range; expected -O0, -O1, -O2 or -O3";
+    return 1;
+  }
+  if (numWarpsPerLayout == 0 || numWarpsPerLayout > 32) {
+    cliError() << "--num-warps-per-layout=" << numWarpsPerLayout.getValue()
+               << " is out of range; expected 1 to 32 (a warpgroup is 4)";
+    return 1;
+  }
+  if (!archOpt.empty() &&
+      failed(mlir::txl::checkPTXTarget(cliLoc, archOpt, ptxVersionOpt)))
+    return 1;
+
+  // --- Output paths ---------------------------------------------------------
+  // The PTX, cubin and sidecar share a stem: -o k.ptx gives k.json, k.cubin.
+  bool wantsFiles = emit == "ptx" || emit == "cubin" || emit == "json";
+  std::string out = outputFilename;
+  if (out.empty()) {
+    if (!wantsFiles) {
+      out = "-";
+    } else if (inputFilename == "-") {
+      cliError() << "reading from stdin: give the output file with -o (--emit=" << emit
+                 << " writes files named after it)";
+      return 1;
+    } else {
+      StringRef stem = llvm::sys::path::stem(inputFilename);
+      out = (stem + (emit == "json" ? ".json" : ".ptx")).str();
+    }
+  }
+  std::string ptxPath, cubinPath, jsonPath;
+  if (emit == "ptx" || emit == "cubin") {
+    if (out == "-" && emit == "cubin") {
+      cliError() << "--emit=cubin writes three files (PTX, cubin, sidecar); give -o k.ptx";
+      return 1;
+    }
+    bool namedCubin = emit == "cubin" && llvm::sys::path::extension(out) == ".cubin";
+    ptxPath = namedCubin ? withExtension(out, "ptx") : out;
+    if (emit == "cubin")
+      cubinPath = namedCubin ? out : withExtension(out, "cubin");
+    // PTX on stdout has nowhere to put a sidecar beside it.
+    if (ptxPath != "-")
+      jsonPath = withExtension(ptxPath, "json");
+    if (!jsonPath.empty() && (jsonPath == ptxPath || jsonPath == cubinPath)) {
+      cliError() << "output '" << out
+                 << "' would be overwritten by the sidecar; name the output k.ptx";
+      return 1;
+    }
+  } else if (emit == "json") {
+    if (out == "-") {
+      cliError() << "--emit=json needs an output file: the sidecar names the PTX beside it";
+      return 1;
+    }
+    jsonPath = out;
+    ptxPath = withExtension(out, "ptx");
+    if (ptxPath == jsonPath) {
+      cliError() << "--emit=json output '" << out << "' must not end in .ptx; use k.json";
+      return 1;
+    }
+  }
+
+  // --- Input ----------------------------------------------------------------
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    cliError() << errorMessage; // "cannot open input file 'x': No such file ..."
+    return 1;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  if (!module)
+    return 1; // The parser has reported why.
+  Location moduleLoc = module->getLoc();
+
+  // The module's txl.target is what its ops were verified against (tcgen05
+  // needs sm_100a), so --arch may only repeat it.
+  std::string arch = archOpt;
+  Location archLoc = cliLoc;
+  if (auto target = (*module)->getAttrOfType<StringAttr>(mlir::txl::kTargetAttrName)) {
+    if (!arch.empty() && arch != target.getValue()) {
+      emitError(moduleLoc) << "the module targets " << target.getValue() << " ("
+                           << mlir::txl::kTargetAttrName << ") but --arch=" << arch
+                           << " was given; drop --arch or change the module's "
+                           << mlir::txl::kTargetAttrName;
+      return 1;
+    }
+    arch = target.getValue().str();
+    archLoc = moduleLoc;
+  }
+  if (arch.empty())
+    arch = "sm_90a";
+  if (archOpt.empty() && failed(mlir::txl::checkPTXTarget(archLoc, arch, ptxVersionOpt)))
+    return 1;
+
+  // The launch description comes from the txl-level signature, before the
+  // pipeline turns descriptors into plain pointers.
+  SmallVector<mlir::txl::KernelSignature> kernels;
+  if (!jsonPath.empty()) {
+    FailureOr<SmallVector<mlir::txl::KernelSignature>> sigs =
+        mlir::txl::collectKernelSignatures(*module);
+    if (failed(sigs))
+      return 1;
+    kernels = std::move(*sigs);
+    if (kernels.size() > 1) {
+      InFlightDiagnostic diag = emitError(moduleLoc)
+                                << "the module has " << kernels.size() << " kernels (";
+      llvm::interleaveComma(kernels, diag,
+                            [&](const mlir::txl::KernelSignature &k) { diag << k.name; });
+      diag << ") but a sidecar describes one; put each kernel in its own file";
+      return 1;
+    }
+    if (kernels.empty() && emit == "json") {
+      emitError(moduleLoc) << "no function has '" << mlir::txl::kKernelAttrName
+                           << "', so there is no kernel for the sidecar to describe";
+      return 1;
+    }
+  }
+
+  // --- The txl pipeline ------------------------------------------------------
+  PassManager pm(&ctx, ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return 1;
+  for (size_t i = 0; i < numStages; ++i)
+    pm.addPass(stages[i].create());
+  if (failed(pm.run(*module)))
+    return 1;
+
+  SmallVector<Output> outputs;
+  if (emit == "mlir") {
+    outputs.push_back({out, printModule(*module)});
+    return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
+  }
+
+  std::string sidecar;
+  if (!jsonPath.empty() && !kernels.empty()) {
+    mlir::txl::SidecarFiles files;
+    files.ptx = llvm::sys::path::filename(ptxPath).str();
+    if (!cubinPath.empty())
+      files.cubin = llvm::sys::path::filename(cubinPath).str();
+    FailureOr<std::string> json = mlir::txl::buildSidecarJSON(kernels.front(), *module, arch, files);
+    if (failed(json))
+      return 1;
+    sidecar = std::move(*json);
+  }
+  if (emit == "json") {
+    outputs.push_back({jsonPath, sidecar});
+    return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
+  }
+
+  if (emit == "llvm") {
+    FailureOr<std::string> ir =
+        mlir::txl::translateToOptimizedLLVMIR(*module, arch, ptxVersionOpt, optLevel);
+    if (failed(ir))
+      return 1;
+    outputs.push_back({out, std::move(*ir)});
+    return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
+  }
+
+  FailureOr<std::string> ptx = mlir::txl::translateToPTX(*module, arch, ptxVersionOpt, optLevel);
+  if (failed(ptx))
+    return 1;
+  if (emit == "cubin") {
+    FailureOr<std::vector<char>> cubin = mlir::txl::runPtxas(*ptx, arch, moduleLoc);
+    if (failed(cubin))
+      return 1;
+    outputs.push_back({cubinPath, std::string(cubin->begin(), cubin->end())});
+  }
+  outputs.push_back({ptxPath, std::move(*ptx)});
+  if (!sidecar.empty())
+    outputs.push_back({jsonPath, std::move(sidecar)});
+  return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::setBugReportMsg("txlc crashed: this is a bug in txl, not in your input. Please file "
+                        "an issue with the input file and the command line above.\n");
+
+  // MLIR's own options (--mlir-print-ir-after-all, --mlir-timing, ...) work
+  // but are hidden from --help, which lists txlc's.
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  setUpStopAfter();
+  cl::HideUnrelatedOptions(txlcCategory);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "txlc: the txl compiler (txl IR -> PTX / cubin + JSON sidecar)\n\n"
+      "  txlc k.mlir --arch=sm_90a -o k.ptx        writes k.ptx and k.json\n"
+      "  txlc k.mlir --emit=cubin -o k.ptx         also k.cubin (runs ptxas: $TXL_PTXAS,\n"
+      "                                            PATH, /usr/local/cuda/bin/ptxas)\n");
+
+  DialectRegistry registry;
+  mlir::txl::registerTXLDialects(registry);
+  mlir::txl::registerPTXTargetInterfaces(registry);
+  MLIRContext ctx(registry);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  // Command-line errors have no place in the input: print them the way LLVM
+  // tools do ("txlc: error: ...") instead of as "<unknown>:0: error: ...".
+  // Registered last, so it sees every diagnostic first and passes the rest on.
+  ScopedDiagnosticHandler cliHandler(&ctx, [](Diagnostic &diag) -> LogicalResult {
+    if (!isa<UnknownLoc>(diag.getLocation()))
+      return failure();
+    auto print = [](const Diagnostic &d) {
+      llvm::raw_ostream &os = llvm::errs();
+      switch (d.getSeverity()) {
+      case DiagnosticSeverity::Error:
+        llvm::WithColor::error(os, "txlc");
+        break;
+      case DiagnosticSeverity::Warning:
+        llvm::WithColor::warning(os, "txlc");
+        break;
+      case DiagnosticSeverity::Note:
+        llvm::WithColor::note(os, "txlc");
+        break;
+      case DiagnosticSeverity::Remark:
+        llvm::WithColor::remark(os, "txlc");
+        break;
+      }
+      os << d.str() << "\n";
+    };
+    print(diag);
+    for (const Diagnostic &note : diag.getNotes())
+      print(note);
+    return success();
+  });
+  return compile(ctx, sourceMgr);
+}
