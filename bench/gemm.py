@@ -73,6 +73,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", required=True)
     ap.add_argument("--names", default="gemm_sm90,gemm_ws_persistent_sm90")
+    ap.add_argument("--check-only", action="store_true", help="no timing (e.g. under compute-sanitizer)")
     args = ap.parse_args()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     print(f"device: {torch.cuda.get_device_name(0)} ({sms} SMs), torch {torch.__version__}")
@@ -99,6 +100,8 @@ def main():
             print(f"  check {M:5d}x{N:5d}x{K:5d}: {'PASS' if ok else 'FAIL'} (rel err {rel:.2e})")
         if not ok_all:
             failures += 1
+            continue
+        if args.check_only:
             continue
         print(f"  {'M x N x K':>20} {'txl TFLOP/s':>12} {'cuBLAS':>10} {'ratio':>7}")
         for M, N, K in bench_sizes:

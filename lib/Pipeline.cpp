@@ -1,9 +1,11 @@
 //===- Pipeline.cpp - the ordered compile stages, in one place ------------===//
 //
-// The software pipeliner's stage order (TXL's txlgpu-pipeline, one pass per
-// stage) lives here and nowhere else. `--txl-software-pipeliner` runs the
-// stages in order; with `dump-intermediate-steps` it prints the IR after
-// each ("After SmemAllocs", ...) as TXL's pipeliner debug output does.
+// The compile pipeline's order lives here and nowhere else: the software
+// pipeliner's stages (TXL's txlgpu-pipeline, one pass per stage), then the
+// conversion of what they leave to NVVM + LLVM. `--txl-software-pipeliner`
+// runs the stages in order; with `dump-intermediate-steps` it prints the IR
+// after each ("After SmemAllocs", ...) as TXL's pipeliner debug output does.
+// txlc runs all of it (and --stop-after any stage).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,8 +38,8 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
       {"wgmma", [] { return createTXLWgmma(); }},
       // What the stages leave: scf to cf first (tile-carrying loops become
       // blocks), then kernels, tiles, ids and scalar code to NVVM + LLVM.
-      {"convert-scf-to-cf", [] { return createSCFToControlFlowPass(); }},
-      {"convert-txl-to-nvvm", [] { return createConvertTXLToNVVM(); }},
+      {"convert-scf-to-cf", [] { return createSCFToControlFlowPass(); }, false},
+      {"convert-txl-to-nvvm", [] { return createConvertTXLToNVVM(); }, false},
   };
 }
 
@@ -79,6 +81,8 @@ void mlir::txl::registerTXLPipeline() {
         PipelineOptions options;
         options.numWarps = opts.numWarps;
         for (PipelineStage &stage : getTXLPipelineStages(options)) {
+          if (!stage.pipeliner)
+            continue;
           pm.addPass(stage.create());
           if (opts.dump)
             pm.addPass(std::make_unique<PrintAfterStage>(stage.name));

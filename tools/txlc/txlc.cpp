@@ -19,6 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -49,8 +51,8 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory txlcCategory("txlc options");
 
-static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir>"),
-                                          cl::init("-"), cl::cat(txlcCategory));
+static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir>"), cl::init("-"),
+                                          cl::cat(txlcCategory));
 static cl::opt<std::string>
     outputFilename("o",
                    cl::desc("Output file (default: <input stem>.ptx/.json in the current "
@@ -106,8 +108,7 @@ static cl::opt<unsigned>
     numWarpsPerLayout("num-warps-per-layout",
                       cl::desc("Warps per warpgroup that register layouts span"), cl::init(4),
                       cl::cat(txlcCategory));
-static cl::opt<bool> debugHangs("debug-hangs",
-                                cl::desc("Bound mbarrier waits and trap on a hang"),
+static cl::opt<bool> debugHangs("debug-hangs", cl::desc("Bound mbarrier waits and trap on a hang"),
                                 cl::cat(txlcCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3, default 3)"),
                                   cl::Prefix, cl::init(3), cl::cat(txlcCategory));
@@ -200,11 +201,9 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   mlir::txl::PipelineOptions pipelineOptions;
   pipelineOptions.numWarps = numWarpsPerLayout;
   pipelineOptions.debugHangs = debugHangs;
-  SmallVector<mlir::txl::PipelineStage> stages =
-      mlir::txl::getTXLPipelineStages(pipelineOptions);
+  SmallVector<mlir::txl::PipelineStage> stages = mlir::txl::getTXLPipelineStages(pipelineOptions);
   auto listStages = [&](InFlightDiagnostic &diag) {
-    llvm::interleaveComma(stages, diag,
-                          [&](const mlir::txl::PipelineStage &s) { diag << s.name; });
+    llvm::interleaveComma(stages, diag, [&](const mlir::txl::PipelineStage &s) { diag << s.name; });
   };
 
   if (printPipeline) {
@@ -213,8 +212,8 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     return 0;
   }
   if (!llvm::is_contained(kEmitKinds, StringRef(emitOpt))) {
-    InFlightDiagnostic diag = cliError() << "unknown --emit kind '" << emitOpt
-                                         << "'; expected one of: ";
+    InFlightDiagnostic diag = cliError()
+                              << "unknown --emit kind '" << emitOpt << "'; expected one of: ";
     llvm::interleaveComma(kEmitKinds, diag);
     return 1;
   }
@@ -224,9 +223,8 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   // Not an LLVM pass name: keep it away from the NVPTX codegen pipeline.
   stopAfterOpt->setValue("");
   if (!stopAfter.empty()) {
-    auto it = llvm::find_if(stages, [&](const mlir::txl::PipelineStage &s) {
-      return s.name == stopAfter;
-    });
+    auto it = llvm::find_if(stages,
+                            [&](const mlir::txl::PipelineStage &s) { return s.name == stopAfter; });
     if (it == stages.end()) {
       InFlightDiagnostic diag = cliError() << "unknown pipeline stage '" << stopAfter
                                            << "' for --stop-after; the stages are: ";
@@ -250,8 +248,7 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
                << " is out of range; expected 1 to 32 (a warpgroup is 4)";
     return 1;
   }
-  if (!archOpt.empty() &&
-      failed(mlir::txl::checkPTXTarget(cliLoc, archOpt, ptxVersionOpt)))
+  if (!archOpt.empty() && failed(mlir::txl::checkPTXTarget(cliLoc, archOpt, ptxVersionOpt)))
     return 1;
 
   // --- Output paths ---------------------------------------------------------
@@ -362,7 +359,18 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   PassManager pm(&ctx, ModuleOp::getOperationName());
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
-  for (size_t i = 0; i < numStages; ++i)
+  // A module already in the LLVM + NVVM dialects (hand-written or lowered
+  // earlier) has nothing for the txl stages to do; only the back end runs.
+  bool alreadyLowered = true;
+  module->walk([&](Operation *op) {
+    Dialect *dialect = op->getDialect();
+    if (op == module->getOperation() ||
+        (dialect && isa<LLVM::LLVMDialect, NVVM::NVVMDialect>(dialect)))
+      return WalkResult::advance();
+    alreadyLowered = false;
+    return WalkResult::interrupt();
+  });
+  for (size_t i = 0; i < numStages && !alreadyLowered; ++i)
     pm.addPass(stages[i].create());
   if (failed(pm.run(*module)))
     return 1;
@@ -379,7 +387,8 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     files.ptx = llvm::sys::path::filename(ptxPath).str();
     if (!cubinPath.empty())
       files.cubin = llvm::sys::path::filename(cubinPath).str();
-    FailureOr<std::string> json = mlir::txl::buildSidecarJSON(kernels.front(), *module, arch, files);
+    FailureOr<std::string> json =
+        mlir::txl::buildSidecarJSON(kernels.front(), *module, arch, files);
     if (failed(json))
       return 1;
     sidecar = std::move(*json);

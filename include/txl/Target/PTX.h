@@ -74,6 +74,9 @@ FailureOr<std::string> translateToOptimizedLLVMIR(ModuleOp module, StringRef arc
 /// LLVM O`optLevel` pipeline, then the NVPTX AsmPrinter. No libdevice is
 /// linked: a call to a function that is only declared is an error naming it.
 /// If `optimizedLLVMIR` is given it receives the LLVM IR the back end saw.
+/// While LLVM runs, an LLVM fatal error is caught (a scoped fatal-error
+/// handler plus llvm::CrashRecoveryContext, both process-wide) and reported
+/// as an error; so do not run two translations on different threads.
 FailureOr<std::string> translateToPTX(ModuleOp module, StringRef arch, StringRef ptxVersion,
                                       int optLevel, std::string *optimizedLLVMIR = nullptr);
 

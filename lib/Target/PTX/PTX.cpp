@@ -25,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -123,11 +124,10 @@ SmallVector<std::string> mlir::txl::getKnownPTXVersions() {
 /// LLVM aborts when given an older one.
 static int minPTXVersion(StringRef arch) { return arch == "sm_100a" ? 86 : 80; }
 
-FailureOr<PTXTarget> mlir::txl::checkPTXTarget(Location loc, StringRef arch,
-                                               StringRef ptxVersion) {
+FailureOr<PTXTarget> mlir::txl::checkPTXTarget(Location loc, StringRef arch, StringRef ptxVersion) {
   if (!llvm::is_contained(kSupportedArchs, arch)) {
-    InFlightDiagnostic diag = emitError(loc) << "unsupported architecture '" << arch
-                                             << "'; expected one of: ";
+    InFlightDiagnostic diag = emitError(loc)
+                              << "unsupported architecture '" << arch << "'; expected one of: ";
     llvm::interleaveComma(kSupportedArchs, diag);
     if (arch == "sm_90" || arch == "sm_100")
       diag << " (txl needs the architecture-specific features of '" << arch
@@ -161,8 +161,8 @@ FailureOr<PTXTarget> mlir::txl::checkPTXTarget(Location loc, StringRef arch,
 
   SmallVector<std::string> known = getKnownPTXVersions();
   if (ptxNumber(version) < 0 || !llvm::is_contained(known, version)) {
-    InFlightDiagnostic diag = emitError(loc) << "unknown PTX version '" << ptxVersion
-                                             << "'; expected one of: ";
+    InFlightDiagnostic diag = emitError(loc)
+                              << "unknown PTX version '" << ptxVersion << "'; expected one of: ";
     llvm::interleaveComma(known, diag);
     diag << " (e.g. --ptx-version=" << kDefaultPTXVersion << ")";
     return failure();
@@ -172,8 +172,8 @@ FailureOr<PTXTarget> mlir::txl::checkPTXTarget(Location loc, StringRef arch,
     PTXTarget t{arch.str(), version, "+" + version};
     std::string need = "ptx" + std::to_string(minimum);
     return emitError(loc) << "PTX version " << t.versionDirective() << " (" << version
-                          << ") does not support " << arch << ": " << arch
-                          << " needs PTX " << minimum / 10 << "." << minimum % 10
+                          << ") does not support " << arch << ": " << arch << " needs PTX "
+                          << minimum / 10 << "." << minimum % 10
                           << " or newer; use --ptx-version=" << need << " or later (default "
                           << kDefaultPTXVersion << ")";
   }
@@ -199,6 +199,23 @@ LogicalResult mlir::txl::prepareForLLVMTranslation(ModuleOp module) {
   pm.addPass(createReconcileUnrealizedCastsPass());
   if (failed(pm.run(module)))
     return failure();
+
+  // Parameter annotations of dialects LLVM knows nothing about (txl.name,
+  // which only the sidecar reads) would each draw an "Unhandled parameter
+  // attribute" warning from the translator; they have no meaning in LLVM IR.
+  module.walk([&](LLVM::LLVMFuncOp llvmFn) {
+    auto fn = cast<FunctionOpInterface>(llvmFn.getOperation());
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+      SmallVector<NamedAttribute> attrs(fn.getArgAttrs(i));
+      for (NamedAttribute attr : attrs) {
+        Dialect *dialect = attr.getNameDialect();
+        if (isa_and_nonnull<LLVM::LLVMDialect>(dialect) ||
+            (dialect && dialect->getRegisteredInterface<LLVMTranslationDialectInterface>()))
+          continue;
+        fn.removeArgAttr(i, attr.getName());
+      }
+    }
+  });
 
   // Anything without an LLVM IR translation would make translateModuleToLLVMIR
   // fail with a terse message; say which op it is and why it is still there.
@@ -324,8 +341,7 @@ static LogicalResult runGuarded(LLVMState &state, Location loc, StringRef what,
     return success();
   state.release();
   if (!caught.reason.empty())
-    return emitError(loc) << "LLVM's NVPTX back end failed while " << what << ": "
-                          << caught.reason
+    return emitError(loc) << "LLVM's NVPTX back end failed while " << what << ": " << caught.reason
                           << ". The PTX version or an operation of the kernel is not supported "
                              "by the target (an older --ptx-version lacks some instructions, "
                              "e.g. the shared::cta TMA destination needs ptx86); if it persists, "
@@ -375,8 +391,8 @@ static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, Str
     return emitError(loc) << "no NVPTX back end: " << error;
   llvm::Triple triple(kTriple);
   state.machine.reset(nvptx->createTargetMachine(triple, target->arch, target->features,
-                                                 llvm::TargetOptions(), std::nullopt,
-                                                 std::nullopt, codeGenOptLevel(optLevel)));
+                                                 llvm::TargetOptions(), std::nullopt, std::nullopt,
+                                                 codeGenOptLevel(optLevel)));
   if (!state.machine)
     return emitError(loc) << "could not create the NVPTX target machine for " << target->arch
                           << " with " << target->features;
@@ -429,8 +445,7 @@ static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, Str
 }
 
 FailureOr<std::string> mlir::txl::translateToOptimizedLLVMIR(ModuleOp module, StringRef arch,
-                                                             StringRef ptxVersion,
-                                                             int optLevel) {
+                                                             StringRef ptxVersion, int optLevel) {
   LLVMState state(module.getLoc());
   if (failed(translateAndOptimize(state, module, arch, ptxVersion, optLevel)))
     return failure();

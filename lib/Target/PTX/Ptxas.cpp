@@ -80,15 +80,14 @@ FailureOr<std::vector<char>> mlir::txl::runPtxas(StringRef ptx, StringRef arch, 
   }
 
   std::string archFlag = ("-arch=" + arch).str();
-  SmallVector<StringRef> args = {*ptxas, archFlag, "--warn-on-spills", input.path, "-o",
-                                 output.path};
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log.path),
-                                          StringRef(log.path)};
+  SmallVector<StringRef> args = {*ptxas,     archFlag, "--warn-on-spills",
+                                 input.path, "-o",     output.path};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log.path), StringRef(log.path)};
   std::string execError;
   bool execFailed = false;
-  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, /*Env=*/std::nullopt, redirects,
-                                     /*SecondsToWait=*/0, /*MemoryLimit=*/0, &execError,
-                                     &execFailed);
+  int rc =
+      llvm::sys::ExecuteAndWait(*ptxas, args, /*Env=*/std::nullopt, redirects,
+                                /*SecondsToWait=*/0, /*MemoryLimit=*/0, &execError, &execFailed);
   if (execFailed)
     return emitError(loc) << "cannot run " << *ptxas << ": " << execError;
 

@@ -73,8 +73,8 @@ FailureOr<SmallVector<KernelSignature>> mlir::txl::collectKernelSignatures(Modul
     if (auto warps = fn->getAttrOfType<IntegerAttr>(kNumWarpsAttrName))
       sig.numWarps = warps.getInt();
     if (sig.numWarps < 1 || sig.numWarps > 32)
-      return fn.emitError() << "'" << kNumWarpsAttrName << "' = " << sig.numWarps
-                            << " gives " << 32 * sig.numWarps
+      return fn.emitError() << "'" << kNumWarpsAttrName << "' = " << sig.numWarps << " gives "
+                            << 32 * sig.numWarps
                             << " threads; a CTA has 32 to 1024 threads (1 to 32 warps)";
 
     ArrayRef<Type> argTypes = fn.getArgumentTypes();
@@ -87,9 +87,9 @@ FailureOr<SmallVector<KernelSignature>> mlir::txl::collectKernelSignatures(Modul
       if (Attribute nameAttr = fn.getArgAttr(i, kParamNameAttr)) {
         auto str = dyn_cast<StringAttr>(nameAttr);
         if (!str || str.getValue().empty())
-          return emitError(argLoc) << "kernel '" << sig.name << "' parameter " << i << ": '"
-                                   << kParamNameAttr << "' must be a non-empty string, got "
-                                   << nameAttr;
+          return emitError(argLoc)
+                 << "kernel '" << sig.name << "' parameter " << i << ": '" << kParamNameAttr
+                 << "' must be a non-empty string, got " << nameAttr;
         param.name = str.getValue().str();
       }
       if (!seen.insert(param.name).second)
@@ -157,9 +157,8 @@ static bool usesSharedArray(Operation *fn) {
   return uses;
 }
 
-FailureOr<std::string> mlir::txl::buildSidecarJSON(const KernelSignature &kernel,
-                                                   ModuleOp lowered, StringRef arch,
-                                                   const SidecarFiles &files) {
+FailureOr<std::string> mlir::txl::buildSidecarJSON(const KernelSignature &kernel, ModuleOp lowered,
+                                                   StringRef arch, const SidecarFiles &files) {
   Operation *fn = SymbolTable::lookupSymbolIn(lowered, kernel.name);
   if (!fn)
     return emitError(kernel.loc) << "kernel '" << kernel.name
@@ -188,8 +187,8 @@ FailureOr<std::string> mlir::txl::buildSidecarJSON(const KernelSignature &kernel
     if (lowered != threads)
       return emitError(loc) << "kernel '" << kernel.name << "' requires "
                             << lowered[0] * lowered[1] * lowered[2]
-                            << " threads (nvvm.reqntid) but its txl.num_warps = "
-                            << kernel.numWarps << " asks for " << threads[0]
+                            << " threads (nvvm.reqntid) but its txl.num_warps = " << kernel.numWarps
+                            << " asks for " << threads[0]
                             << "; the sidecar would launch it with the wrong block size";
   }
   std::array<int64_t, 3> cluster = {1, 1, 1};
@@ -198,9 +197,8 @@ FailureOr<std::string> mlir::txl::buildSidecarJSON(const KernelSignature &kernel
 
   if (auto llvmFn = dyn_cast<LLVM::LLVMFuncOp>(fn)) {
     if (llvmFn.getNumArguments() != kernel.params.size())
-      return emitError(loc) << "kernel '" << kernel.name << "' has "
-                            << llvmFn.getNumArguments() << " parameters after lowering but "
-                            << kernel.params.size()
+      return emitError(loc) << "kernel '" << kernel.name << "' has " << llvmFn.getNumArguments()
+                            << " parameters after lowering but " << kernel.params.size()
                             << " in txl; the sidecar would not match the PTX";
     for (auto [i, param] : llvm::enumerate(kernel.params))
       if (param.kind == "tensordesc" &&

@@ -3,11 +3,11 @@
 // REQUIRES: ptxas
 // RUN: rm -rf %t && split-file --no-leading-lines %s %t && cd %t
 
-// The stages, in order (the list grows; these three are in it).
+// The stages, in order (the list grows; these three are in it, in this order).
 // RUN: txlc --print-pipeline | FileCheck %s --check-prefix=STAGES
 // STAGES: SmemAllocs
-// STAGES-NEXT: Mbars
-// STAGES-NEXT: lowerLoads
+// STAGES: Mbars
+// STAGES: lowerLoads
 
 // --stop-after prints the IR after that stage: SmemAllocs records the
 // planned shared-memory size on the kernel.
@@ -36,7 +36,7 @@
 // RUN: not test -e bad.ptx
 // RUN: not test -e bad.cubin
 // PTXASFAIL: error: ptxas failed with exit code {{[0-9]+}} assembling the PTX for sm_90a
-// PTXASFAIL: syntax error
+// PTXASFAIL: line {{[0-9]+}}; error : Unknown modifier '.such'
 // PTXASFAIL: re-run with --emit=ptx to get the PTX that ptxas rejected
 
 //--- txl.mlir

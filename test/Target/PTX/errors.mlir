@@ -61,9 +61,10 @@
 // RUN: FileCheck %s --check-prefix=CTA < out.ptx
 // CTA: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 
-// An op the pipeline did not lower: named, at its location.
-// RUN: not txlc unlowered.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=UNLOWERED
-// UNLOWERED: unlowered.mlir:2:3: error: 'memref.global' has no LLVM IR translation
+// A cast no lowering resolved: named, at its location, instead of the
+// translator's terse failure.
+// RUN: not txlc cast.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=CAST
+// CAST: cast.mlir:2:8: error: 'builtin.unrealized_conversion_cast' from 'i32' to 'f32' is left after reconcile-unrealized-casts
 
 //--- ok.mlir
 llvm.func @k(%p: !llvm.ptr<1>) attributes {nvvm.kernel} {
@@ -97,7 +98,9 @@ llvm.func @k(%tmap: !llvm.ptr {llvm.byval = !llvm.array<16 x i64>, llvm.align = 
   llvm.return
 }
 
-//--- unlowered.mlir
-module {
-  memref.global "private" @buf : memref<4xf32>
+//--- cast.mlir
+llvm.func @k(%p: !llvm.ptr<1>, %x: i32) attributes {nvvm.kernel} {
+  %f = builtin.unrealized_conversion_cast %x : i32 to f32
+  llvm.store %f, %p : f32, !llvm.ptr<1>
+  llvm.return
 }

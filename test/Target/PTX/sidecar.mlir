@@ -1,15 +1,12 @@
 // The JSON sidecar of a txl-level kernel: parameters from the txl signature
 // (descriptors as the hardware box the host must encode, pointers, scalars),
 // the block size from txl.num_warps, the shared memory the pipeline planned.
+// txlc writes it beside the PTX (k.ptx -> k.json); --emit=json writes only it.
 //
-// --emit=json writes only the sidecar. The txl pipeline does not lower
-// func.func kernels to llvm.func yet, so --emit=ptx (which writes the same
-// sidecar beside k.ptx, plus "cubin" with --emit=cubin) cannot be tested on
-// a txl-level kernel until it does; the back end is covered by the
-// LLVM-level tests beside this one.
-//
+// REQUIRES: ptxas
 // RUN: rm -rf %t && split-file --no-leading-lines %s %t && cd %t
-// RUN: txlc tiny.mlir --emit=json -o tiny.json
+// RUN: txlc tiny.mlir -o tiny.ptx 2>&1 | count 0
+// RUN: FileCheck %s --check-prefix=PTX < tiny.ptx
 // RUN: FileCheck %s < tiny.json
 // The Python launcher accepts it as it is.
 // RUN: %python -c "import json, sys; sys.path.insert(0, r'%txl_src/python'); from txl.runtime.launcher import parse_sidecar; m = parse_sidecar(json.load(open('tiny.json')), 'tiny.json'); print(m.signature(), list(m.threads), m.shared_bytes, list(m.cluster))" | FileCheck %s --check-prefix=PARSED
@@ -32,12 +29,39 @@
 // CHECK-NEXT:   ]
 // CHECK-NEXT: }
 
+// The txl.name annotations are for the sidecar only: they are dropped before
+// LLVM translation (which would warn about them), so txlc printed nothing.
+// PTX: .entry tiny(
+// PTX-NEXT: .param .align 64 .b8 tiny_param_0[128],
+// PTX-NEXT: .param .align 64 .b8 tiny_param_1[128],
+// PTX-NEXT: .param .u64 .ptr .global .align 1 tiny_param_2,
+// PTX: .reqntid 256, 1, 1
+
 // PARSED: tiny(arg0: tensordesc<bf16, [128, 64], swizzle=128>, b: tensordesc<f8e4m3, [64, 128], swizzle=128>, c_ptr: *f32, M: i32, scale: f32, arg5: i64) [256, 1, 1] 0 [1, 1, 1]
 
-// Default file names follow the input; the "ptx" entry names the PTX beside it.
+// --emit=json writes the same sidecar alone; default file names follow the
+// input.
+// RUN: rm tiny.json tiny.ptx
 // RUN: txlc tiny.mlir --emit=json
-// RUN: FileCheck %s --check-prefix=DEFAULT < tiny.json
-// DEFAULT: "ptx": "tiny.ptx",
+// RUN: FileCheck %s < tiny.json
+// RUN: not test -e tiny.ptx
+
+// With --emit=cubin the sidecar also names the cubin (-o may name either file).
+// RUN: txlc tiny.mlir --emit=cubin -o cub.cubin
+// RUN: FileCheck %s --check-prefix=CUBIN < cub.json
+// RUN: test -s cub.ptx
+// CUBIN: "ptx": "cub.ptx",
+// CUBIN-NEXT: "cubin": "cub.cubin",
+// CUBIN-NEXT: "threads": [256, 1, 1],
+
+// A Blackwell kernel: arch from the module's txl.target; the shared-memory
+// size is what the pipeline planned (an mbarrier here).
+// RUN: txlc mbar100.mlir -o mbar100.ptx
+// RUN: FileCheck %s --check-prefix=SM100 < mbar100.json
+// SM100: "kernel": "k100",
+// SM100-NEXT: "arch": "sm_100a",
+// SM100: "threads": [128, 1, 1],
+// SM100-NEXT: "shared_bytes": {{[1-9][0-9]*}},
 
 // Parameters the launcher cannot pass, and other sidecar errors.
 // RUN: not txlc memref.mlir --emit=json -o out.json 2>&1 | FileCheck %s --check-prefix=MEMREF
@@ -60,6 +84,14 @@ module attributes {txl.target = "sm_90a"} {
                   %c: !txl.ptr<f32> {txl.name = "c_ptr"}, %m: i32 {txl.name = "M"},
                   %s: f32 {txl.name = "scale"}, %n: i64)
       attributes {txl.kernel, txl.num_warps = 8 : i32} {
+    return
+  }
+}
+
+//--- mbar100.mlir
+module attributes {txl.target = "sm_100a"} {
+  func.func @k100(%p: !txl.ptr<f32>) attributes {txl.kernel, txl.num_warps = 4 : i32} {
+    %bars = txl.mbar_alloc count 1 : !txl.mbar<2>
     return
   }
 }

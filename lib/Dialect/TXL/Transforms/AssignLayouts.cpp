@@ -201,6 +201,25 @@ private:
       }
       return WalkResult::advance();
     });
+    if (result.wasInterrupted())
+      return failure();
+    // Tensor-memory tiles: row = 32 * warp + lane, one column per register
+    // (the 32x32b shape of tcgen05.ld/st).
+    auto tmemLayout = [&](Value v) {
+      auto t = cast<RankedTensorType>(v.getType());
+      unsigned cols = t.getRank() == 2 ? t.getDimSize(1) : 1;
+      return BlockedAttr::get(ctx, {1, cols}, {32, 1}, {numWarps, 1}, {0, 1});
+    };
+    result = func.walk([&](Operation *op) {
+      Value tile;
+      if (auto load = dyn_cast<TmemLoadOp>(op))
+        tile = load.getResult();
+      else if (auto store = dyn_cast<TmemStoreOp>(op))
+        tile = store.getValue();
+      if (tile && failed(setAnchor(tile, tmemLayout(tile), op)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
     return failure(result.wasInterrupted());
   }
 

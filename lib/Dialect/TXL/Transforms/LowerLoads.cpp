@@ -13,6 +13,39 @@
 // a compiler-reserved named barrier (1 + warpgroup id) so no thread reuses
 // the tile while TMA still reads it.
 //
+// tma_gather (sm_100a) is TMA's gather4 mode: one instruction moves 4 rows,
+// named by their row indices, at one column. The warpgroup's first thread
+// issues one per 4 rows (and per hardware box of a wide row), so it must
+// hold every row offset itself: x_offsets must be replicated in each
+// thread's registers (reading them from other threads would need shuffles
+// from other warps, i.e. shared memory; the layouts TXL gives tiny index
+// tiles replicate them anyway). It is emitted as nvvm.inline_ptx: the
+// upstream op builds predicated PTX without the load mode, so a predicated
+// gather4 through it would be a 5-D tile load.
+//
+// async_load is cp.async, issued by every thread for the elements its
+// registers of the pointer tile hold (the tile's LinearLayout gives their
+// coordinates, getSharedElementAddress their shared address, so any view
+// encoding works). A run of k registers that are k consecutive elements of
+// the last dimension, aligned to k, is one copy of k * elemBytes bytes (4, 8
+// or 16): in shared memory such a run stays contiguous under the NVMMA
+// swizzle, which permutes whole 16-byte chunks. In global memory the run is
+// trusted to be contiguous and aligned: `contiguity` bounds it when given,
+// otherwise the layout's run is used (the producer of the pointers chose
+// that layout for coalesced access). Masked-off elements are zero-filled
+// through the src-size operand; a run's src-size is the sum of its enabled
+// elements' bytes, exact for masks that are a prefix of each run (bounds
+// checks along either dimension). cp.async cannot fill with anything but
+// zero, so a non-zero `other` is rejected. The copies of one op form one
+// commit group.
+//
+// async_load_wait N is cp.async.wait_group N: afterwards this thread's
+// copies of all but the last N groups are visible to this thread only.
+// Other threads read them after a barrier: TXL kernels arrive on an
+// mbarrier with `mbar_arrive {track_async_op}` (cp.async.mbarrier.arrive,
+// which needs no wait_group at all) or sync the warpgroup on a named
+// barrier.
+//
 //===----------------------------------------------------------------------===//
 
 #include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
@@ -20,6 +53,7 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::txl {
 #define GEN_PASS_DEF_TXLLOWERLOADS
@@ -115,15 +149,221 @@ struct LowerFenceProxyAsync : OpConversionPattern<FenceProxyAsyncOp> {
   }
 };
 
+/// Largest k such that registers r..r+k-1 (r a multiple of k) of every
+/// thread hold k consecutive elements of dimension `dim`, starting at a
+/// multiple of k: the first log2(k) register bases are 1, 2, 4, ... along
+/// `dim`, and no other basis moves `dim` by less than k.
+int64_t registerRun(const LinearLayout &layout, unsigned dim) {
+  auto unitAlong = [&](const LinearLayout::Coord &basis, int64_t step) {
+    for (auto [d, v] : llvm::enumerate(basis))
+      if (v != (d == dim ? step : 0))
+        return false;
+    return true;
+  };
+  ArrayRef<LinearLayout::Coord> regs = layout.getRegBases();
+  size_t bits = 0;
+  while (bits < regs.size() && unitAlong(regs[bits], int64_t(1) << bits))
+    ++bits;
+  auto aligned = [&](size_t bits) {
+    int64_t k = int64_t(1) << bits;
+    auto ok = [&](ArrayRef<LinearLayout::Coord> bases) {
+      return llvm::all_of(bases, [&](const LinearLayout::Coord &b) { return b[dim] % k == 0; });
+    };
+    return ok(regs.drop_front(bits)) && ok(layout.getLaneBases()) && ok(layout.getWarpBases());
+  };
+  while (bits > 0 && !aligned(bits))
+    --bits;
+  return int64_t(1) << bits;
+}
+
+/// True when `other` is a zero splat (what cp.async's zero fill gives).
+bool isZeroSplat(Value other) {
+  if (auto splat = other.getDefiningOp<SplatOp>())
+    other = splat.getSrc();
+  Attribute attr;
+  if (!matchPattern(other, m_Constant(&attr)))
+    return false;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (!dense.isSplat())
+      return false;
+    attr = dense.getSplatValue<Attribute>();
+  }
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValue().isPosZero();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getValue().isZero();
+  return false;
+}
+
+struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AsyncLoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (op.getOther() && !isZeroSplat(op.getOther()))
+      return op.emitOpError() << "async_load with a non-zero 'other' is not supported "
+                                 "(cp.async can only zero-fill masked-off elements)";
+    NVVM::LoadCacheModifierKind modifier;
+    switch (op.getCache()) {
+    case CacheModifier::none:
+    case CacheModifier::cg:
+      modifier = NVVM::LoadCacheModifierKind::CG;
+      break;
+    case CacheModifier::ca:
+      modifier = NVVM::LoadCacheModifierKind::CA;
+      break;
+    default:
+      return op.emitOpError() << "cache modifier '" << stringifyCacheModifier(op.getCache())
+                              << "' is not supported by cp.async (only ca and cg)";
+    }
+    auto ptrs = op.getPtrs().getType();
+    SmemType view = op.getDst().getType();
+    std::string why;
+    auto layout = LinearLayout::get(ptrs.getShape(), ptrs.getEncoding(), &why);
+    if (failed(layout))
+      return op.emitOpError() << "cannot distribute " << ptrs << ": " << why;
+    Value mask = adaptor.getMask();
+    auto maskTile = dyn_cast_or_null<RankedTensorType>(mask ? op.getMask().getType() : Type());
+    if (maskTile) {
+      auto maskLayout = LinearLayout::get(maskTile.getShape(), maskTile.getEncoding(), &why);
+      if (failed(maskLayout) || !(*maskLayout == *layout))
+        return op.emitOpError() << "the mask's layout must be the pointers' layout, got "
+                                << maskTile;
+    }
+    unsigned bits = getElementBitWidth(view.getElementType());
+    int64_t elemBytes = bits / 8;
+    unsigned rank = ptrs.getRank();
+    // Runs along the last dimension are contiguous in shared memory unless
+    // the view is stored transposed.
+    auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
+    int64_t run = bits % 8 == 0 && !(enc && enc.getTransposed() && rank == 2)
+                      ? registerRun(*layout, rank - 1)
+                      : 1;
+    if (int64_t c = static_cast<int32_t>(op.getContiguity()); c > 0)
+      run = std::min(run, c);
+    run = std::min<int64_t>(run, 16 / std::max<int64_t>(elemBytes, 1));
+    int64_t bytes = run * elemBytes;
+    if (bits % 8 != 0 || bytes < 4)
+      return op.emitOpError()
+             << "cp.async copies 4, 8 or 16 bytes, but only " << run << " contiguous "
+             << view.getElementType()
+             << " element(s) per copy are known here; use a layout with more contiguous "
+                "elements per thread along the last dimension (and contiguity >= "
+             << std::max<int64_t>(1, 4 / std::max<int64_t>(elemBytes, 1)) << ")";
+    // .cg (L2 only) exists for 16-byte copies alone.
+    if (bytes != 16)
+      modifier = NVVM::LoadCacheModifierKind::CA;
+
+    ThreadCoords coords(rewriter, loc, *layout);
+    auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
+    Value zero, size;
+    if (mask) {
+      zero = i32Const(rewriter, loc, 0);
+      size = i32Const(rewriter, loc, maskTile ? elemBytes : bytes);
+    }
+    for (int64_t r = 0; r < layout->getNumRegs(); r += run) {
+      SmallVector<Value> c;
+      for (unsigned d = 0; d < rank; ++d)
+        c.push_back(coords.get(rewriter, loc, r, d));
+      Value dst = getSharedElementAddress(rewriter, loc, adaptor.getDst(), view, c);
+      Value src = LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getPtrs(), r);
+      if (src.getType() != globalPtr)
+        src = LLVM::AddrSpaceCastOp::create(rewriter, loc, globalPtr, src);
+      Value srcSize;
+      if (mask && !maskTile) {
+        srcSize = LLVM::SelectOp::create(rewriter, loc, mask, size, zero);
+      } else if (mask) {
+        for (int64_t i = 0; i < run; ++i) {
+          Value m = LLVM::ExtractValueOp::create(rewriter, loc, mask, r + i);
+          Value part = LLVM::SelectOp::create(rewriter, loc, m, size, zero);
+          srcSize = srcSize ? Value(LLVM::AddOp::create(rewriter, loc, srcSize, part)) : part;
+        }
+      }
+      NVVM::CpAsyncOp::create(rewriter, loc, dst, src, bytes, modifier, srcSize);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerAsyncLoadWait : OpConversionPattern<AsyncLoadWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AsyncLoadWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPendings());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerTmaGather : OpConversionPattern<TmaGatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TmaGatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto rowsTile = op.getXOffsets().getType();
+    int64_t numRows = rowsTile.getDimSize(0);
+    std::string why;
+    auto layout = LinearLayout::get(rowsTile.getShape(), rowsTile.getEncoding(), &why);
+    if (failed(layout))
+      return op.emitOpError() << "cannot distribute " << rowsTile << ": " << why;
+    // Register of each row in the issuing thread; every thread holds the
+    // same registers when no lane or warp basis moves the row.
+    SmallVector<int64_t> regOfRow(numRows, -1);
+    for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+      int64_t row = layout->applyReg(r)[0];
+      if (regOfRow[row] < 0)
+        regOfRow[row] = r;
+    }
+    auto moves = [](ArrayRef<LinearLayout::Coord> bases) {
+      return llvm::any_of(bases, [](const LinearLayout::Coord &b) { return b[0] != 0; });
+    };
+    if (llvm::is_contained(regOfRow, -1) || moves(layout->getLaneBases()) ||
+        moves(layout->getWarpBases()))
+      return op.emitOpError()
+             << "tma_gather is issued by one thread, which needs every row offset: x_offsets "
+                "must be replicated in each thread (a layout whose registers hold all "
+             << numRows << " rows, e.g. sizePerThread = [" << numRows << "]), got " << rowsTile;
+
+    TmaBox box = getTmaBox(op.getDesc().getType());
+    Value leader = isWarpgroupLeader(rewriter, loc);
+    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+    // One gather4 per 4 rows and hardware box: box k of a wide row is column
+    // block k (numRows x pieceBytes) of the buffer; rows are pieceBytes apart.
+    const char *ptx = "cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4."
+                      "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5, $6}], [$7];";
+    for (int64_t k = 0; k < box.pieces; ++k) {
+      Value col = adaptor.getYOffset();
+      if (k > 0)
+        col = LLVM::AddOp::create(rewriter, loc, col, i32Const(rewriter, loc, k * box.box.back()));
+      for (int64_t g = 0; g < numRows / 4; ++g) {
+        Value dst = addBytes(rewriter, loc, adaptor.getDst(),
+                             (k * numRows + 4 * g) * box.pieceBytes);
+        dst = LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, dst);
+        SmallVector<Value> args{dst, adaptor.getDesc(), col};
+        for (int64_t i = 0; i < 4; ++i)
+          args.push_back(LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getXOffsets(),
+                                                      regOfRow[4 * g + i]));
+        args.push_back(adaptor.getMbar());
+        NVVM::InlinePtxOp::create(rewriter, loc, TypeRange{}, args, ValueRange{}, ptx, leader);
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct LowerLoadsPass : txl::impl::TXLLowerLoadsBase<LowerLoadsPass> {
   void runOnOperation() override {
     TXLTypeConverter converter(&getContext());
     ConversionTarget target(getContext());
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    target.addIllegalOp<TmaLoadOp, TmaStoreOp, TmaStoreWaitOp, FenceProxyAsyncOp>();
+    target.addIllegalOp<TmaLoadOp, TmaStoreOp, TmaStoreWaitOp, FenceProxyAsyncOp, AsyncLoadOp,
+                        AsyncLoadWaitOp, TmaGatherOp>();
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerTmaLoad, LowerTmaStore, LowerTmaStoreWait, LowerFenceProxyAsync>(
-        converter, &getContext());
+    patterns.add<LowerTmaLoad, LowerTmaStore, LowerTmaStoreWait, LowerFenceProxyAsync,
+                 LowerAsyncLoad, LowerAsyncLoadWait, LowerTmaGather>(converter, &getContext());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

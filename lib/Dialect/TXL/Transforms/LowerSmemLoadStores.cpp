@@ -12,13 +12,17 @@
 //     A transposed (MN-major) view is the same storage with its two
 //     dimensions swapped.
 // Each element is one ld/st.shared; vectorising neighbouring elements is a
-// later optimisation.
+// later optimisation. frag_smem_load/store are the predicated and partial
+// forms; tmem_load/store (Blackwell) move tiles to and from tensor memory
+// with tcgen05.ld/st.
 //
 //===----------------------------------------------------------------------===//
 
 #include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::txl {
@@ -29,47 +33,12 @@ namespace mlir::txl {
 using namespace mlir;
 using namespace mlir::txl;
 
-namespace {
+namespace mlir::txl {
+/// Patterns for frag_smem_load/store and tmem_load/store (defined below).
+void populateFragmentAndTmemPatterns(TypeConverter &converter, RewritePatternSet &patterns);
+} // namespace mlir::txl
 
-/// Byte address of element `coords` of `view` (at `base`).
-Value elementAddress(OpBuilder &b, Location loc, Value base, SmemType view,
-                     ArrayRef<Value> coords) {
-  auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
-  int64_t elemBytes = std::max<int64_t>(1, getElementBitWidth(view.getElementType()) / 8);
-  SmallVector<int64_t> shape(view.getShape());
-  SmallVector<Value> c(coords);
-  if (enc && enc.getTransposed() && shape.size() == 2) {
-    std::swap(shape[0], shape[1]);
-    std::swap(c[0], c[1]);
-  }
-  auto mul = [&](Value v, int64_t k) {
-    return k == 1 ? v : Value(LLVM::MulOp::create(b, loc, v, i32Const(b, loc, k)));
-  };
-  auto add = [&](Value x, Value y) { return Value(LLVM::AddOp::create(b, loc, x, y)); };
-  // Rows: every dimension but the last, flattened.
-  Value row = i32Const(b, loc, 0);
-  for (size_t d = 0; d + 1 < shape.size(); ++d)
-    row = add(mul(row, shape[d]), c[d]);
-  Value col = c.back();
-  Value offset;
-  unsigned swizzle = enc ? enc.getSwizzle() : 0;
-  int64_t rows = 1;
-  for (size_t d = 0; d + 1 < shape.size(); ++d)
-    rows *= shape[d];
-  if (swizzle == 0) {
-    offset = mul(add(mul(row, shape.back()), col), elemBytes);
-  } else {
-    int64_t perBlock = swizzle / elemBytes;
-    Value block = LLVM::UDivOp::create(b, loc, col, i32Const(b, loc, perBlock));
-    Value within = LLVM::URemOp::create(b, loc, col, i32Const(b, loc, perBlock));
-    Value lin = add(add(mul(block, rows * swizzle), mul(row, swizzle)), mul(within, elemBytes));
-    Value sel = LLVM::LShrOp::create(b, loc, lin, i32Const(b, loc, 7));
-    sel = LLVM::AndOp::create(b, loc, sel, i32Const(b, loc, swizzle / 16 - 1));
-    sel = LLVM::ShlOp::create(b, loc, sel, i32Const(b, loc, 4));
-    offset = LLVM::XOrOp::create(b, loc, lin, sel);
-  }
-  return addBytes(b, loc, base, offset);
-}
+namespace {
 
 FailureOr<LinearLayout> tileLayout(Operation *op, RankedTensorType tile) {
   std::string why;
@@ -98,7 +67,8 @@ struct LowerSmemLoad : OpConversionPattern<SmemLoadOp> {
       SmallVector<Value> c;
       for (unsigned d = 0; d < tile.getRank(); ++d)
         c.push_back(coords.get(rewriter, loc, r, d));
-      Value addr = elementAddress(rewriter, loc, adaptor.getSrc(), op.getSrc().getType(), c);
+      Value addr = getSharedElementAddress(rewriter, loc, adaptor.getSrc(),
+                                           op.getSrc().getType(), c);
       Value v = LLVM::LoadOp::create(rewriter, loc, elt, addr);
       result = LLVM::InsertValueOp::create(rewriter, loc, result, v, r);
     }
@@ -125,7 +95,8 @@ struct LowerSmemStore : OpConversionPattern<SmemStoreOp> {
       SmallVector<Value> c;
       for (unsigned d = 0; d < tile.getRank(); ++d)
         c.push_back(coords.get(rewriter, loc, r, d));
-      Value addr = elementAddress(rewriter, loc, adaptor.getDst(), op.getDst().getType(), c);
+      Value addr = getSharedElementAddress(rewriter, loc, adaptor.getDst(),
+                                           op.getDst().getType(), c);
       Value v = LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), r);
       LLVM::StoreOp::create(rewriter, loc, v, addr);
     }
@@ -140,12 +111,203 @@ struct LowerSmemLoadStoresPass
     TXLTypeConverter converter(&getContext());
     ConversionTarget target(getContext());
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    target.addIllegalOp<SmemLoadOp, SmemStoreOp>();
+    target.addIllegalOp<SmemLoadOp, SmemStoreOp, FragSmemLoadOp, FragSmemStoreOp, TmemLoadOp,
+                        TmemStoreOp>();
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerSmemLoad, LowerSmemStore>(converter, &getContext());
+    populateFragmentAndTmemPatterns(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }
 };
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Fragments: predicated, partial shared-memory access
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Coordinates in the shared view of a fragment's register `r`: the tile's
+/// own, or for a 1-D view under a 2-D tile the one dimension that matches.
+SmallVector<Value> fragmentCoords(OpBuilder &b, Location loc, const ThreadCoords &coords,
+                                  RankedTensorType tile, SmemType view, int64_t r) {
+  SmallVector<Value> c;
+  if (tile.getShape() == view.getShape() || view.getRank() != 1) {
+    for (unsigned d = 0; d < tile.getRank(); ++d)
+      c.push_back(coords.get(b, loc, r, d));
+    return c;
+  }
+  unsigned dim = tile.getDimSize(0) == view.getDimSize(0) ? 0 : 1;
+  c.push_back(coords.get(b, loc, r, dim));
+  return c;
+}
+
+struct LowerFragSmemLoad : OpConversionPattern<FragSmemLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(FragSmemLoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op.getCtaId() != -1)
+      return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
+    Location loc = op.getLoc();
+    auto tile = op.getType();
+    auto layout = tileLayout(op, tile);
+    Type structType = getTypeConverter()->convertType(tile);
+    if (failed(layout) || !structType)
+      return failure();
+    ThreadCoords coords(rewriter, loc, *layout);
+    Type elt = getTypeConverter()->convertType(tile.getElementType());
+    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
+    for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+      SmallVector<Value> c = fragmentCoords(rewriter, loc, coords, tile, op.getSrc().getType(), r);
+      Value addr = getSharedElementAddress(rewriter, loc, adaptor.getSrc(),
+                                           op.getSrc().getType(), c);
+      // Reading a view in bounds is always safe: the predicate selects.
+      Value v = LLVM::LoadOp::create(rewriter, loc, elt, addr);
+      if (adaptor.getPred() && adaptor.getOther())
+        v = LLVM::SelectOp::create(rewriter, loc, adaptor.getPred(), v,
+                                   LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getOther(), r));
+      result = LLVM::InsertValueOp::create(rewriter, loc, result, v, r);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LowerFragSmemStore : OpConversionPattern<FragSmemStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(FragSmemStoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op.getCtaId() != -1 || op.getMbar())
+      return op.emitOpError() << "remote stores and stores that signal an mbarrier are not "
+                                 "supported yet";
+    Location loc = op.getLoc();
+    auto tile = op.getValue().getType();
+    auto layout = tileLayout(op, tile);
+    if (failed(layout))
+      return failure();
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (Value pred = adaptor.getPred()) {
+      auto ifOp = scf::IfOp::create(rewriter, loc, pred, false);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    ThreadCoords coords(rewriter, loc, *layout);
+    // Elements that map to the same shared address (a 2-D tile into a 1-D
+    // row) are written with equal values by every thread that holds them.
+    for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+      SmallVector<Value> c = fragmentCoords(rewriter, loc, coords, tile, op.getDst().getType(), r);
+      Value addr = getSharedElementAddress(rewriter, loc, adaptor.getDst(),
+                                           op.getDst().getType(), c);
+      LLVM::StoreOp::create(rewriter, loc,
+                            LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), r), addr);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Tensor memory (Blackwell): tcgen05.ld / tcgen05.st, shape 32x32b
+//===----------------------------------------------------------------------===//
+
+/// In the 32x32b shape each warp reaches its own 32 TMEM lanes (warp % 4)
+/// and thread t of the warp holds lane 32*(warp%4)+t, one column per
+/// register: the layout the layout pass gives tmem tiles. Checked here.
+LogicalResult checkTmemLayout(Operation *op, RankedTensorType tile, const LinearLayout &layout) {
+  if (tile.getRank() != 2 || tile.getDimSize(0) != 128 ||
+      getElementBitWidth(tile.getElementType()) != 32)
+    return op->emitOpError() << "tensor-memory tiles must be 128 x N of 32-bit elements, got "
+                             << tile;
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t warp = 0; warp < 4; ++warp)
+      for (int64_t r = 0; r < layout.getNumRegs(); ++r)
+        if (layout.apply(r, lane, warp) != LinearLayout::Coord{32 * warp + lane, r})
+          return op->emitOpError() << "tile " << tile
+                                   << " is not in the tensor-memory lane layout (row = 32 * warp "
+                                      "+ lane, column = register); run --txl-assign-layouts";
+  return success();
+}
+
+/// TMEM address of this warp's lanes at column `col`.
+Value tmemAddress(OpBuilder &b, Location loc, Value base, int64_t col) {
+  Value warp = LLVM::LShrOp::create(b, loc, getThreadId(b, loc), i32Const(b, loc, 5));
+  warp = LLVM::AndOp::create(b, loc, warp, i32Const(b, loc, 3));
+  Value lanes = LLVM::ShlOp::create(b, loc, warp, i32Const(b, loc, 16 + 5)); // (32*warp) << 16
+  Value addr = LLVM::AddOp::create(b, loc, base, lanes);
+  if (col)
+    addr = LLVM::AddOp::create(b, loc, addr, i32Const(b, loc, col));
+  return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 6), addr);
+}
+
+struct LowerTmemLoad : OpConversionPattern<TmemLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TmemLoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto tile = op.getType();
+    auto layout = tileLayout(op, tile);
+    Type structType = getTypeConverter()->convertType(tile);
+    if (failed(layout) || !structType || failed(checkTmemLayout(op, tile, *layout)))
+      return failure();
+    Type elt = getTypeConverter()->convertType(tile.getElementType());
+    MLIRContext *ctx = getContext();
+    auto shape = NVVM::Tcgen05LdStShapeAttr::get(ctx, NVVM::Tcgen05LdStShape::SHAPE_32X32B);
+    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
+    int64_t cols = tile.getDimSize(1);
+    for (int64_t c0 = 0; c0 < cols; c0 += 128) {
+      int64_t n = std::min<int64_t>(128, cols - c0);
+      auto vec = VectorType::get({n}, rewriter.getI32Type());
+      Value v = NVVM::Tcgen05LdOp::create(rewriter, loc, vec, UnitAttr(), shape,
+                                          tmemAddress(rewriter, loc, adaptor.getSrc(), c0), Value());
+      for (int64_t i = 0; i < n; ++i) {
+        Value e = LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, i));
+        e = LLVM::BitcastOp::create(rewriter, loc, elt, e);
+        result = LLVM::InsertValueOp::create(rewriter, loc, result, e, c0 + i);
+      }
+    }
+    NVVM::Tcgen05WaitOp::create(rewriter, loc,
+                                NVVM::Tcgen05WaitKindAttr::get(ctx, NVVM::Tcgen05WaitKind::LOAD));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LowerTmemStore : OpConversionPattern<TmemStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TmemStoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto tile = op.getValue().getType();
+    auto layout = tileLayout(op, tile);
+    if (failed(layout) || failed(checkTmemLayout(op, tile, *layout)))
+      return failure();
+    MLIRContext *ctx = getContext();
+    auto shape = NVVM::Tcgen05LdStShapeAttr::get(ctx, NVVM::Tcgen05LdStShape::SHAPE_32X32B);
+    int64_t cols = tile.getDimSize(1);
+    for (int64_t c0 = 0; c0 < cols; c0 += 128) {
+      int64_t n = std::min<int64_t>(128, cols - c0);
+      auto vecType = VectorType::get({n}, rewriter.getI32Type());
+      Value vec = LLVM::UndefOp::create(rewriter, loc, vecType);
+      for (int64_t i = 0; i < n; ++i) {
+        Value e = LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), c0 + i);
+        e = LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), e);
+        vec = LLVM::InsertElementOp::create(rewriter, loc, vec, e, i32Const(rewriter, loc, i));
+      }
+      NVVM::Tcgen05StOp::create(rewriter, loc, UnitAttr(), shape,
+                                tmemAddress(rewriter, loc, adaptor.getDst(), c0), vec, Value());
+    }
+    NVVM::Tcgen05WaitOp::create(rewriter, loc,
+                                NVVM::Tcgen05WaitKindAttr::get(ctx, NVVM::Tcgen05WaitKind::STORE));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::txl::populateFragmentAndTmemPatterns(TypeConverter &converter,
+                                                RewritePatternSet &patterns) {
+  patterns.add<LowerFragSmemLoad, LowerFragSmemStore, LowerTmemLoad, LowerTmemStore>(
+      converter, patterns.getContext());
+}

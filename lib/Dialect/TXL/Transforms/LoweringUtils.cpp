@@ -134,3 +134,42 @@ Value ThreadCoords::get(OpBuilder &b, Location loc, int64_t reg, unsigned dim) c
     return laneWarp[dim];
   return LLVM::XOrOp::create(b, loc, laneWarp[dim], i32Const(b, loc, fixed));
 }
+
+Value mlir::txl::getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType view,
+                                        ArrayRef<Value> coords) {
+  auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
+  int64_t elemBytes = std::max<int64_t>(1, getElementBitWidth(view.getElementType()) / 8);
+  SmallVector<int64_t> shape(view.getShape());
+  SmallVector<Value> c(coords);
+  if (enc && enc.getTransposed() && shape.size() == 2) {
+    std::swap(shape[0], shape[1]);
+    std::swap(c[0], c[1]);
+  }
+  auto mul = [&](Value v, int64_t k) {
+    return k == 1 ? v : Value(LLVM::MulOp::create(b, loc, v, i32Const(b, loc, k)));
+  };
+  auto add = [&](Value x, Value y) { return Value(LLVM::AddOp::create(b, loc, x, y)); };
+  // Rows: every dimension but the last, flattened.
+  Value row = i32Const(b, loc, 0);
+  for (size_t d = 0; d + 1 < shape.size(); ++d)
+    row = add(mul(row, shape[d]), c[d]);
+  Value col = c.back();
+  Value offset;
+  unsigned swizzle = enc ? enc.getSwizzle() : 0;
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < shape.size(); ++d)
+    rows *= shape[d];
+  if (swizzle == 0) {
+    offset = mul(add(mul(row, shape.back()), col), elemBytes);
+  } else {
+    int64_t perBlock = swizzle / elemBytes;
+    Value block = LLVM::UDivOp::create(b, loc, col, i32Const(b, loc, perBlock));
+    Value within = LLVM::URemOp::create(b, loc, col, i32Const(b, loc, perBlock));
+    Value lin = add(add(mul(block, rows * swizzle), mul(row, swizzle)), mul(within, elemBytes));
+    Value sel = LLVM::LShrOp::create(b, loc, lin, i32Const(b, loc, 7));
+    sel = LLVM::AndOp::create(b, loc, sel, i32Const(b, loc, swizzle / 16 - 1));
+    sel = LLVM::ShlOp::create(b, loc, sel, i32Const(b, loc, 4));
+    offset = LLVM::XOrOp::create(b, loc, lin, sel);
+  }
+  return addBytes(b, loc, base, offset);
+}

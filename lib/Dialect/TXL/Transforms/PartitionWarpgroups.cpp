@@ -58,6 +58,13 @@ struct PartitionWarpgroupsPass
   using TXLPartitionWarpgroupsBase::TXLPartitionWarpgroupsBase;
 
   void runOnOperation() override {
+    for (int32_t regs : {int32_t(producerRegs), int32_t(consumerRegs)})
+      if (regs != 0 && (regs < 24 || regs > 256 || regs % 8 != 0)) {
+        getOperation().emitError() << "--txl-partition-warpgroups register budgets must be in "
+                                      "24..256 in steps of 8 (setmaxnreg), got "
+                                   << regs;
+        return signalPassFailure();
+      }
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(kKernelAttrName) && failed(runOnKernel(func)))
         return signalPassFailure();

@@ -12,7 +12,9 @@
 //   txl.dotx %a, %b, %acc
 //
 // provided %c and %d have no other users (otherwise the register copies are
-// needed and nothing changes).
+// needed and nothing changes), the three ops are in one block (a load
+// outside a loop would otherwise accumulate across iterations) and nothing
+// between the load and the store touches tensor memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +43,21 @@ struct AccumulateInPlace : OpRewritePattern<DotXOp> {
     if (!result || !load || !result.hasOneUse() || !load.getResult().hasOneUse())
       return failure();
     auto store = dyn_cast<TmemStoreOp>(*result.getUsers().begin());
-    if (!store || store.getDst() != load.getSrc() || store->getBlock() != op->getBlock())
+    if (!store || store.getDst() != load.getSrc() || store->getBlock() != op->getBlock() ||
+        load->getBlock() != op->getBlock())
       return failure();
+    // Nothing else may touch tensor memory between the load and the store
+    // (it would see the accumulator at a different time once merged).
+    for (Operation *o = load->getNextNode(); o != store.getOperation(); o = o->getNextNode()) {
+      if (o == op.getOperation())
+        continue;
+      bool touches = false;
+      o->walk([&](Operation *inner) {
+        touches |= isa<TmemLoadOp, TmemStoreOp, DotXOp, TmemAllocOp>(inner);
+      });
+      if (touches)
+        return failure();
+    }
     // The same MMA with the tensor-memory accumulator, which has no result.
     rewriter.setInsertionPoint(op);
     DotXOp::create(rewriter, op.getLoc(), Type(), op.getA(), op.getB(), load.getSrc(),

@@ -1,4 +1,4 @@
-// RUN: txl-opt %s -txl-lower-loads -split-input-file | FileCheck %s --implicit-check-not=txl.tma_ --implicit-check-not=txl.fence_proxy_async
+// RUN: txl-opt %s -txl-lower-loads -split-input-file | FileCheck %s --implicit-check-not=txl.tma_ --implicit-check-not=txl.fence_proxy_async --implicit-check-not=txl.async_load
 
 #sw128 = #txl.nvmma_shared<swizzle = 128>
 
@@ -153,6 +153,159 @@ module attributes {txl.target = "sm_90a"} {
 module attributes {txl.target = "sm_90a"} {
   func.func @fence_proxy_async() attributes {txl.kernel} {
     txl.fence_proxy_async
+    return
+  }
+}
+
+// -----
+
+#blocked = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// async_load of a 64x64 bf16 tile, 8 consecutive elements per thread in a
+// row: each thread holds 32 registers (4 rows of 8), moved as 4 16-byte
+// cp.async (.cg: L2 only) into the unswizzled (row-major) buffer, then one
+// commit group.
+// CHECK-LABEL: func.func @async_load_16b
+// CHECK-DAG: %[[PTRS:.*]] = builtin.unrealized_conversion_cast %{{.*}} : tensor<64x64x!txl.ptr<bf16>, {{.*}}> to !llvm.struct<(ptr<1>
+// CHECK-DAG: %[[DST:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<64x64xbf16> to !llvm.ptr<3>
+// CHECK: %[[SRC0:.*]] = llvm.extractvalue %[[PTRS]][0]
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %[[SRC0]], 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK: %[[SRC8:.*]] = llvm.extractvalue %[[PTRS]][8]
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %[[SRC8]], 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK: %[[SRC16:.*]] = llvm.extractvalue %[[PTRS]][16]
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %[[SRC16]], 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK: %[[SRC24:.*]] = llvm.extractvalue %[[PTRS]][24]
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %[[SRC24]], 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: nvvm.cp.async
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @async_load_16b(%p: tensor<64x64x!txl.ptr<bf16>, #blocked>, %buf: !txl.smem<64x64xbf16>) attributes {txl.kernel} {
+    txl.async_load %p, %buf : tensor<64x64x!txl.ptr<bf16>, #blocked>, !txl.smem<64x64xbf16>
+    return
+  }
+}
+
+// -----
+
+#blocked = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+
+// The same tile into a 128B-swizzled buffer: a 16-byte run is one swizzle
+// chunk, so still 4 copies; the address XORs the chunk with the row
+// ((offset >> 7) & 7) << 4.
+// CHECK-LABEL: func.func @async_load_16b_swizzled
+// CHECK: %[[C7:.*]] = llvm.mlir.constant(7 : i32) : i32
+// CHECK: %[[SEL:.*]] = llvm.lshr %[[LIN:.*]], %[[C7]] : i32
+// CHECK: %[[CHUNK:.*]] = llvm.and %[[SEL]], %{{.*}} : i32
+// CHECK: %[[SHL:.*]] = llvm.shl %[[CHUNK]], %{{.*}} : i32
+// CHECK: %[[OFF:.*]] = llvm.xor %[[LIN]], %[[SHL]] : i32
+// CHECK: %[[ADDR:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.cp.async.shared.global %[[ADDR]], %{{.*}}, 16, cache = cg
+// CHECK-COUNT-3: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @async_load_16b_swizzled(%p: tensor<64x64x!txl.ptr<bf16>, #blocked>, %buf: !txl.smem<64x64xbf16, #sw128>) attributes {txl.kernel} {
+    txl.async_load %p, %buf {contiguity = 8 : i32} : tensor<64x64x!txl.ptr<bf16>, #blocked>, !txl.smem<64x64xbf16, #sw128>
+    return
+  }
+}
+
+// -----
+
+#blocked = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// Masked with an element mask and a zero `other`: each copy's src-size is
+// the sum of its enabled elements' bytes (a select of 2 or 0 each), so
+// masked-off elements are zero-filled.
+// CHECK-LABEL: func.func @async_load_masked
+// CHECK-DAG: %[[MASK:.*]] = builtin.unrealized_conversion_cast %{{.*}} : tensor<64x64xi1, {{.*}}> to !llvm.struct<(i1
+// CHECK: %[[M0:.*]] = llvm.extractvalue %[[MASK]][0]
+// CHECK: %[[S0:.*]] = llvm.select %[[M0]], %[[TWO:.*]], %[[ZERO:.*]] : i1, i32
+// CHECK: %[[M1:.*]] = llvm.extractvalue %[[MASK]][1]
+// CHECK: %[[S1:.*]] = llvm.select %[[M1]], %[[TWO]], %[[ZERO]] : i1, i32
+// CHECK: %[[SUM:.*]] = llvm.add %[[S0]], %[[S1]] : i32
+// CHECK: %[[M7:.*]] = llvm.extractvalue %[[MASK]][7]
+// CHECK: %[[S7:.*]] = llvm.select %[[M7]], %[[TWO]], %[[ZERO]] : i1, i32
+// CHECK: %[[SIZE:.*]] = llvm.add %{{.*}}, %[[S7]] : i32
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-COUNT-3: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+module attributes {txl.target = "sm_90a"} {
+  func.func @async_load_masked(%p: tensor<64x64x!txl.ptr<bf16>, #blocked>, %m: tensor<64x64xi1, #blocked>, %buf: !txl.smem<64x64xbf16>) attributes {txl.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x64xbf16, #blocked>
+    txl.async_load %p, %buf mask %m : tensor<64x64xi1, #blocked> other %zero : tensor<64x64xbf16, #blocked> : tensor<64x64x!txl.ptr<bf16>, #blocked>, !txl.smem<64x64xbf16>
+    return
+  }
+}
+
+// -----
+
+#blocked = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// `contiguity = 2` narrows the runs to 2 bf16 = 4 bytes (.ca: .cg exists
+// for 16-byte copies only); a scalar mask selects the whole copy.
+// CHECK-LABEL: func.func @async_load_4b_scalar_mask
+// CHECK-SAME: %[[M:[^ ]*]]: i1
+// CHECK: %[[SIZE:.*]] = llvm.select %[[M]], %{{.*}}, %{{.*}} : i1, i32
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache = ca, %[[SIZE]]
+// CHECK-COUNT-15: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache = ca, %{{.*}}
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+module attributes {txl.target = "sm_90a"} {
+  func.func @async_load_4b_scalar_mask(%p: tensor<64x64x!txl.ptr<bf16>, #blocked>, %m: i1, %buf: !txl.smem<64x64xbf16>) attributes {txl.kernel} {
+    txl.async_load %p, %buf mask %m : i1 {contiguity = 2 : i32} : tensor<64x64x!txl.ptr<bf16>, #blocked>, !txl.smem<64x64xbf16>
+    return
+  }
+}
+
+// -----
+
+// async_load_wait N is cp.async.wait_group N.
+// CHECK-LABEL: func.func @async_load_wait
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @async_load_wait() attributes {txl.kernel} {
+    txl.async_load_wait 1
+    return
+  }
+}
+
+// -----
+
+#rows = #txl.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// tma_gather of 8 rows: two gather4 copies by the warpgroup's first thread,
+// each the column then 4 row offsets (registers 0-3, then 4-7), the second
+// 4 rows x 128 bytes further in shared memory. nvvm.inline_ptx carries the
+// .tile::gather4 mode through the predicate.
+// CHECK-LABEL: func.func @tma_gather
+// CHECK-SAME: %[[COL:[^ ]*]]: i32
+// CHECK-DAG: %[[ROWS:.*]] = builtin.unrealized_conversion_cast %{{.*}} : tensor<8xi32, {{.*}}> to !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>
+// CHECK-DAG: %[[BAR:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.mbar to !llvm.ptr<3>
+// CHECK-DAG: %[[DST:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<8x64xbf16> to !llvm.ptr<3>
+// CHECK-DAG: %[[MAP:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.tensordesc<1x64xbf16> to !llvm.ptr
+// CHECK: %[[LEADER:.*]] = llvm.icmp "eq"
+// CHECK: %[[CDST0:.*]] = llvm.addrspacecast %[[DST]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK: %[[R0:.*]] = llvm.extractvalue %[[ROWS]][0]
+// CHECK: %[[R1:.*]] = llvm.extractvalue %[[ROWS]][1]
+// CHECK: %[[R2:.*]] = llvm.extractvalue %[[ROWS]][2]
+// CHECK: %[[R3:.*]] = llvm.extractvalue %[[ROWS]][3]
+// CHECK: nvvm.inline_ptx "cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5, $6}], [$7];" ro(%[[CDST0]], %[[MAP]], %[[COL]], %[[R0]], %[[R1]], %[[R2]], %[[R3]], %[[BAR]] : {{.*}}), predicate = %[[LEADER]]
+// CHECK: %[[DST1:.*]] = llvm.getelementptr %[[DST]][512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: %[[CDST1:.*]] = llvm.addrspacecast %[[DST1]]
+// CHECK: %[[R4:.*]] = llvm.extractvalue %[[ROWS]][4]
+// CHECK: nvvm.inline_ptx "{{.*}}gather4{{.*}}" ro(%[[CDST1]], %[[MAP]], %[[COL]], %[[R4]], %{{.*}}, %{{.*}}, %{{.*}}, %[[BAR]] : {{.*}}), predicate = %[[LEADER]]
+// CHECK-NOT: nvvm.inline_ptx
+// CHECK: return
+module attributes {txl.target = "sm_100a"} {
+  func.func @tma_gather(%d: !txl.tensordesc<1x64xbf16>, %rows: tensor<8xi32, #rows>, %col: i32, %buf: !txl.smem<8x64xbf16>, %bar: !txl.mbar) attributes {txl.kernel} {
+    txl.tma_gather %d[%rows, %col], %buf, %bar : !txl.tensordesc<1x64xbf16>, tensor<8xi32, #rows>, !txl.smem<8x64xbf16>
     return
   }
 }

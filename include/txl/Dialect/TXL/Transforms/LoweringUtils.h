@@ -76,6 +76,17 @@ struct TmaBox {
 };
 TmaBox getTmaBox(TensorDescType desc);
 
+/// Byte address (ptr<3>) of element `coords` (i32, one per dimension) of the
+/// shared view `view` at `base`, for any of its encodings:
+///   - no swizzle: row-major;
+///   - NVMMA swizzle S: column blocks of S bytes x rows (as TMA writes them),
+///     the 16-byte chunk index XOR-ed with the row within the 8-row group;
+///     a transposed (MN-major) view is the same storage, dimensions swapped.
+/// Every lowering that addresses shared memory element by element (smem
+/// loads/stores, cp.async) uses this one definition, so they agree with TMA.
+Value getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType view,
+                              ArrayRef<Value> coords);
+
 /// Planned shared-memory byte offset of an allocation op (set by SmemAllocs).
 constexpr StringLiteral kOffsetAttrName = "txl.offset";
 /// Total planned shared-memory bytes of a kernel.

@@ -32,15 +32,18 @@ struct PipelineOptions {
 struct PipelineStage {
   std::string name;
   std::function<std::unique_ptr<Pass>()> create;
+  /// A software-pipeliner stage (run by --txl-software-pipeliner); false for
+  /// the conversion that follows the stages.
+  bool pipeliner = true;
 };
 
-/// The ordered stages from txl IR to NVVM + LLVM: the one place that knows
-/// the order.
+/// The ordered stages from txl IR to NVVM + LLVM (the pipeliner stages, then
+/// the conversion): the one place that knows the order.
 SmallVector<PipelineStage> getTXLPipelineStages(const PipelineOptions &options);
 /// Adds every stage to `pm`, in order.
 void buildTXLPipeline(OpPassManager &pm, const PipelineOptions &options);
-/// Registers `--txl-software-pipeliner` (all stages, optionally printing the
-/// IR after each).
+/// Registers `--txl-software-pipeliner` (the pipeliner stages, optionally
+/// printing the IR after each).
 void registerTXLPipeline();
 
 } // namespace mlir::txl
