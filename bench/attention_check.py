@@ -65,10 +65,13 @@ def time_ms(fn, iters=20):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", required=True)
+    ap.add_argument("--check-only", action="store_true", help="no timing (e.g. under compute-sanitizer)")
+    ap.add_argument("--small", action="store_true", help="only the small shapes")
     args = ap.parse_args()
     kernel = load_kernel(os.path.join(args.kernels, "flash_attention_fwd_sm90.json"))
     ok_all = True
-    for B, H, N in [(1, 1, 128), (1, 2, 256), (2, 4, 1024), (1, 2, 4096)]:
+    shapes = [(1, 1, 128), (1, 2, 256), (2, 4, 1024), (1, 2, 4096)]
+    for B, H, N in shapes[:2] if args.small else shapes:
         try:
             ok, rel, merr = check(kernel, B, H, N)
         except Exception as ex:
@@ -79,6 +82,9 @@ def main():
     if not ok_all:
         print("FAIL")
         return 1
+    if args.check_only:
+        print("ALL PASS")
+        return 0
     print(f"{'B,H,N,D':>18} {'txl':>8} {'cuDNN':>8} {'flash':>8}  TFLOP/s   ratio to cuDNN")
     for B, H, N in [(16, 32, 4096), (1, 32, 16384)]:
         q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Check every example kernel in examples/ with txl-opt: parse, verify and
-# round-trip it (--verify-roundtrip), then print one summary line per example
-# (target, warps, op counts). Exits non-zero if any example fails.
+# The main job: check every example kernel in examples/ with txl-opt (parse,
+# verify, round-trip), then compile it with txlc through the whole pipeline
+# to PTX (and a cubin when ptxas is installed) in $BUILD/kernels/, with the
+# JSON sidecar the Python launcher reads. One summary line per example;
+# exits non-zero if any example fails.
 #
 #   scripts/run-examples.sh               summary only
 #   scripts/run-examples.sh -v            also print each example's IR
@@ -13,6 +15,11 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${TXL_BUILD_DIR:-$ROOT/build}"
 TXL_OPT="$BUILD/bin/txl-opt"
+TXLC="$BUILD/bin/txlc"
+KERNELS="$BUILD/kernels"
+mkdir -p "$KERNELS"
+EMIT=ptx
+if command -v ptxas >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/ptxas ]]; then EMIT=cubin; fi
 
 verbose=0
 if [[ "${1:-}" == "-v" ]]; then
@@ -57,8 +64,16 @@ for f in "${files[@]}"; do
   txl_ops=$(grep -cE '^[[:space:]]*(%[^=]+= )?"txl\.' "$tmp/generic.mlir")
   target=$(grep -oE 'txl\.target = "[^"]+"' "$tmp/out.mlir" | head -1 | cut -d'"' -f2)
   warps=$(grep -oE 'txl\.num_warps = [0-9]+' "$tmp/out.mlir" | head -1 | grep -oE '[0-9]+$')
-  printf 'OK    %-28s target=%-8s warps=%-3s ops=%-4s txl-ops=%s\n' \
-    "$name" "${target:-?}" "${warps:-?}" "$ops" "$txl_ops"
+  if ! "$TXLC" "$f" --emit="$EMIT" -o "$KERNELS/$name.ptx" 2>"$tmp/txlc.txt"; then
+    printf 'FAIL  %s (txlc)\n' "$name"
+    sed 's/^/      /' "$tmp/txlc.txt"
+    failed=$((failed + 1))
+    continue
+  fi
+  spills=$(grep -c "spilled" "$tmp/txlc.txt")
+  printf 'OK    %-28s target=%-8s warps=%-3s ops=%-4s txl-ops=%-3s -> %s (%s)%s\n' \
+    "$name" "${target:-?}" "${warps:-?}" "$ops" "$txl_ops" "kernels/$name.ptx" "$EMIT" \
+    "$( (( spills )) && echo ', ptxas reports spills')"
 done
 
 total=${#files[@]}

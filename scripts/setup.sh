@@ -32,7 +32,11 @@ if (( ${#missing[@]} )); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 
-# Python test dependencies outside Debian (none yet beyond pytest).
+# pytest for the python3 on PATH (which may not be Debian's, e.g. pyenv's).
+if [[ "${1:-}" != "--no-deps" ]] && ! python3 -m pytest --version >/dev/null 2>&1; then
+  echo "== installing pytest for $(command -v python3)"
+  python3 -m pip install -q pytest || { echo "error: could not install pytest"; exit 1; }
+fi
 
 if [[ ! -f "$BUILD/build.ninja" ]]; then
   echo "== configuring $BUILD"

@@ -23,8 +23,6 @@ struct PipelineOptions {
   /// Warps per warpgroup that register layouts span (TXL computes layouts
   /// per warpgroup, num_warps = 4).
   unsigned numWarps = 4;
-  /// Bound mbarrier waits and trap on a hang (debug builds of kernels).
-  bool debugHangs = false;
 };
 
 /// One stage of the pipeline: its name (as printed in "After <name>") and
