@@ -33,11 +33,6 @@ namespace mlir::txl {
 using namespace mlir;
 using namespace mlir::txl;
 
-namespace mlir::txl {
-/// Patterns for frag_smem_load/store and tmem_load/store (defined below).
-void populateFragmentAndTmemPatterns(TypeConverter &converter, RewritePatternSet &patterns);
-} // namespace mlir::txl
-
 namespace {
 
 FailureOr<LinearLayout> tileLayout(Operation *op, RankedTensorType tile) {
@@ -48,91 +43,11 @@ FailureOr<LinearLayout> tileLayout(Operation *op, RankedTensorType tile) {
   return layout;
 }
 
-struct LowerSmemLoad : OpConversionPattern<SmemLoadOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(SmemLoadOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    if (op.getCtaId() != -1)
-      return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
-    Location loc = op.getLoc();
-    auto tile = op.getType();
-    auto layout = tileLayout(op, tile);
-    Type structType = getTypeConverter()->convertType(tile);
-    if (failed(layout) || !structType)
-      return failure();
-    ThreadCoords coords(rewriter, loc, *layout);
-    Type elt = getTypeConverter()->convertType(tile.getElementType());
-    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
-    for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
-      SmallVector<Value> c;
-      for (unsigned d = 0; d < tile.getRank(); ++d)
-        c.push_back(coords.get(rewriter, loc, r, d));
-      Value addr = getSharedElementAddress(rewriter, loc, adaptor.getSrc(),
-                                           op.getSrc().getType(), c);
-      Value v = LLVM::LoadOp::create(rewriter, loc, elt, addr);
-      result = LLVM::InsertValueOp::create(rewriter, loc, result, v, r);
-    }
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct LowerSmemStore : OpConversionPattern<SmemStoreOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(SmemStoreOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    if (op.getCtaId() != -1)
-      return op.emitOpError() << "stores to another CTA of the cluster are not supported yet";
-    Location loc = op.getLoc();
-    auto tile = op.getValue().getType();
-    auto layout = tileLayout(op, tile);
-    if (failed(layout))
-      return failure();
-    ThreadCoords coords(rewriter, loc, *layout);
-    // Threads holding copies of an element (broadcast lanes/warps) all store
-    // the same value; that is harmless.
-    for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
-      SmallVector<Value> c;
-      for (unsigned d = 0; d < tile.getRank(); ++d)
-        c.push_back(coords.get(rewriter, loc, r, d));
-      Value addr = getSharedElementAddress(rewriter, loc, adaptor.getDst(),
-                                           op.getDst().getType(), c);
-      Value v = LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), r);
-      LLVM::StoreOp::create(rewriter, loc, v, addr);
-    }
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-struct LowerSmemLoadStoresPass
-    : txl::impl::TXLLowerSmemLoadStoresBase<LowerSmemLoadStoresPass> {
-  void runOnOperation() override {
-    TXLTypeConverter converter(&getContext());
-    ConversionTarget target(getContext());
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    target.addIllegalOp<SmemLoadOp, SmemStoreOp, FragSmemLoadOp, FragSmemStoreOp, TmemLoadOp,
-                        TmemStoreOp>();
-    RewritePatternSet patterns(&getContext());
-    patterns.add<LowerSmemLoad, LowerSmemStore>(converter, &getContext());
-    populateFragmentAndTmemPatterns(converter, patterns);
-    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
-      signalPassFailure();
-  }
-};
-
-} // namespace
-
-//===----------------------------------------------------------------------===//
-// Fragments: predicated, partial shared-memory access
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// Coordinates in the shared view of a fragment's register `r`: the tile's
-/// own, or for a 1-D view under a 2-D tile the one dimension that matches.
-SmallVector<Value> fragmentCoords(OpBuilder &b, Location loc, const ThreadCoords &coords,
-                                  RankedTensorType tile, SmemType view, int64_t r) {
+/// Coordinates in the shared view of register `r` of `tile`: the tile's own,
+/// or, for a 1-D view under a 2-D tile (frag_smem_*), the one dimension that
+/// matches the view.
+SmallVector<Value> viewCoords(OpBuilder &b, Location loc, const ThreadCoords &coords,
+                              RankedTensorType tile, SmemType view, int64_t r) {
   SmallVector<Value> c;
   if (tile.getShape() == view.getShape() || view.getRank() != 1) {
     for (unsigned d = 0; d < tile.getRank(); ++d)
@@ -144,33 +59,98 @@ SmallVector<Value> fragmentCoords(OpBuilder &b, Location loc, const ThreadCoords
   return c;
 }
 
+/// One ld.shared per register of `tile` from `view` at `base`; where `pred`
+/// is false the register takes `other` (reading a view in bounds is always
+/// safe, so the predicate only selects).
+FailureOr<Value> loadTile(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
+                          const TypeConverter &converter, RankedTensorType tile, SmemType view,
+                          Value base, Value pred = {}, Value other = {}) {
+  auto layout = tileLayout(op, tile);
+  Type structType = converter.convertType(tile);
+  if (failed(layout) || !structType)
+    return failure();
+  ThreadCoords coords(rewriter, loc, *layout);
+  Type elt = converter.convertType(tile.getElementType());
+  Value result = LLVM::UndefOp::create(rewriter, loc, structType);
+  for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+    Value addr = getSharedElementAddress(rewriter, loc, base, view,
+                                         viewCoords(rewriter, loc, coords, tile, view, r));
+    Value v = LLVM::LoadOp::create(rewriter, loc, elt, addr);
+    if (pred && other)
+      v = LLVM::SelectOp::create(rewriter, loc, pred, v,
+                                 LLVM::ExtractValueOp::create(rewriter, loc, other, r));
+    result = LLVM::InsertValueOp::create(rewriter, loc, result, v, r);
+  }
+  return result;
+}
+
+/// One st.shared per register of `tile`. Threads holding copies of an
+/// element (broadcast lanes or warps, or a 2-D tile into a 1-D row) all
+/// store the same value, which is harmless.
+LogicalResult storeTile(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
+                        RankedTensorType tile, SmemType view, Value base, Value value) {
+  auto layout = tileLayout(op, tile);
+  if (failed(layout))
+    return failure();
+  ThreadCoords coords(rewriter, loc, *layout);
+  for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+    Value addr = getSharedElementAddress(rewriter, loc, base, view,
+                                         viewCoords(rewriter, loc, coords, tile, view, r));
+    LLVM::StoreOp::create(rewriter, loc, LLVM::ExtractValueOp::create(rewriter, loc, value, r),
+                          addr);
+  }
+  return success();
+}
+
+struct LowerSmemLoad : OpConversionPattern<SmemLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SmemLoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op.getCtaId() != -1)
+      return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
+    FailureOr<Value> tile = loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
+                                     op.getSrc().getType(), adaptor.getSrc());
+    if (failed(tile))
+      return failure();
+    rewriter.replaceOp(op, *tile);
+    return success();
+  }
+};
+
+struct LowerSmemStore : OpConversionPattern<SmemStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SmemStoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op.getCtaId() != -1)
+      return op.emitOpError() << "stores to another CTA of the cluster are not supported yet";
+    if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(), op.getDst().getType(),
+                         adaptor.getDst(), adaptor.getValue())))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Fragments: predicated, partial shared-memory access
+//===----------------------------------------------------------------------===//
+
+namespace {
+
 struct LowerFragSmemLoad : OpConversionPattern<FragSmemLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(FragSmemLoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (op.getCtaId() != -1)
       return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
-    Location loc = op.getLoc();
-    auto tile = op.getType();
-    auto layout = tileLayout(op, tile);
-    Type structType = getTypeConverter()->convertType(tile);
-    if (failed(layout) || !structType)
+    FailureOr<Value> tile =
+        loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
+                 op.getSrc().getType(), adaptor.getSrc(), adaptor.getPred(), adaptor.getOther());
+    if (failed(tile))
       return failure();
-    ThreadCoords coords(rewriter, loc, *layout);
-    Type elt = getTypeConverter()->convertType(tile.getElementType());
-    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
-    for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
-      SmallVector<Value> c = fragmentCoords(rewriter, loc, coords, tile, op.getSrc().getType(), r);
-      Value addr = getSharedElementAddress(rewriter, loc, adaptor.getSrc(),
-                                           op.getSrc().getType(), c);
-      // Reading a view in bounds is always safe: the predicate selects.
-      Value v = LLVM::LoadOp::create(rewriter, loc, elt, addr);
-      if (adaptor.getPred() && adaptor.getOther())
-        v = LLVM::SelectOp::create(rewriter, loc, adaptor.getPred(), v,
-                                   LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getOther(), r));
-      result = LLVM::InsertValueOp::create(rewriter, loc, result, v, r);
-    }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, *tile);
     return success();
   }
 };
@@ -182,26 +162,14 @@ struct LowerFragSmemStore : OpConversionPattern<FragSmemStoreOp> {
     if (op.getCtaId() != -1 || op.getMbar())
       return op.emitOpError() << "remote stores and stores that signal an mbarrier are not "
                                  "supported yet";
-    Location loc = op.getLoc();
-    auto tile = op.getValue().getType();
-    auto layout = tileLayout(op, tile);
-    if (failed(layout))
-      return failure();
     OpBuilder::InsertionGuard guard(rewriter);
     if (Value pred = adaptor.getPred()) {
-      auto ifOp = scf::IfOp::create(rewriter, loc, pred, false);
+      auto ifOp = scf::IfOp::create(rewriter, op.getLoc(), pred, false);
       rewriter.setInsertionPointToStart(ifOp.thenBlock());
     }
-    ThreadCoords coords(rewriter, loc, *layout);
-    // Elements that map to the same shared address (a 2-D tile into a 1-D
-    // row) are written with equal values by every thread that holds them.
-    for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
-      SmallVector<Value> c = fragmentCoords(rewriter, loc, coords, tile, op.getDst().getType(), r);
-      Value addr = getSharedElementAddress(rewriter, loc, adaptor.getDst(),
-                                           op.getDst().getType(), c);
-      LLVM::StoreOp::create(rewriter, loc,
-                            LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), r), addr);
-    }
+    if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(),
+                         op.getDst().getType(), adaptor.getDst(), adaptor.getValue())))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
@@ -304,10 +272,20 @@ struct LowerTmemStore : OpConversionPattern<TmemStoreOp> {
   }
 };
 
-} // namespace
+struct LowerSmemLoadStoresPass
+    : txl::impl::TXLLowerSmemLoadStoresBase<LowerSmemLoadStoresPass> {
+  void runOnOperation() override {
+    TXLTypeConverter converter(&getContext());
+    ConversionTarget target(getContext());
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.addIllegalOp<SmemLoadOp, SmemStoreOp, FragSmemLoadOp, FragSmemStoreOp, TmemLoadOp,
+                        TmemStoreOp>();
+    RewritePatternSet patterns(&getContext());
+    patterns.add<LowerSmemLoad, LowerSmemStore, LowerFragSmemLoad, LowerFragSmemStore,
+                 LowerTmemLoad, LowerTmemStore>(converter, &getContext());
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
 
-void mlir::txl::populateFragmentAndTmemPatterns(TypeConverter &converter,
-                                                RewritePatternSet &patterns) {
-  patterns.add<LowerFragSmemLoad, LowerFragSmemStore, LowerTmemLoad, LowerTmemStore>(
-      converter, patterns.getContext());
-}
+} // namespace
