@@ -24,13 +24,15 @@ using namespace mlir::txl;
 SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions &options) {
   TXLAssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
+  TXLMbarsOptions mbars;
+  mbars.debugHangs = options.debugHangs;
   return {
       {"PartitionWarpgroups", [] { return createTXLPartitionWarpgroups(); }},
       {"AssignLayouts", [layouts] { return createTXLAssignLayouts(layouts); }},
       {"SmemAllocs", [] { return createTXLSmemAllocs(); }},
       {"TmemAllocs", [] { return createTXLTmemAllocs(); }},
       {"RemoveRedundantTMEMAllocs", [] { return createTXLRemoveRedundantTMEMAllocs(); }},
-      {"Mbars", [] { return createTXLMbars(); }},
+      {"Mbars", [mbars] { return createTXLMbars(mbars); }},
       {"lowerLoads", [] { return createTXLLowerLoads(); }},
       {"lowerSmemLoadStores", [] { return createTXLLowerSmemLoadStores(); }},
       {"MemDesc", [] { return createTXLMemDesc(); }},

@@ -108,6 +108,10 @@ static cl::opt<unsigned>
     numWarpsPerLayout("num-warps-per-layout",
                       cl::desc("Warps per warpgroup that register layouts span"), cl::init(4),
                       cl::cat(txlcCategory));
+static cl::opt<bool> debugHangs("debug-hangs",
+                                cl::desc("Bound every mbarrier wait (2 s), then print the barrier, "
+                                         "phase, block, thread and source location and trap"),
+                                cl::cat(txlcCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3, default 3)"),
                                   cl::Prefix, cl::init(3), cl::cat(txlcCategory));
 
@@ -198,6 +202,7 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   // --- Options that need no input ----------------------------------------
   mlir::txl::PipelineOptions pipelineOptions;
   pipelineOptions.numWarps = numWarpsPerLayout;
+  pipelineOptions.debugHangs = debugHangs;
   SmallVector<mlir::txl::PipelineStage> stages = mlir::txl::getTXLPipelineStages(pipelineOptions);
   auto listStages = [&](InFlightDiagnostic &diag) {
     llvm::interleaveComma(stages, diag, [&](const mlir::txl::PipelineStage &s) { diag << s.name; });

@@ -421,7 +421,8 @@ static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, Str
   // only fail later, in ptxas ("Unresolved extern function").
   for (llvm::Function &fn : *state.module) {
     if (!fn.isDeclaration() || fn.isIntrinsic() || fn.use_empty() ||
-        fn.getName() == "__nvvm_reflect") // folded by NVPTX's NVVMReflect pass
+        fn.getName() == "__nvvm_reflect" || // folded by NVPTX's NVVMReflect pass
+        fn.getName() == "vprintf")          // device printf: the CUDA driver provides it
       continue;
     llvm::SetVector<StringRef> names;
     for (llvm::User *user : fn.users())

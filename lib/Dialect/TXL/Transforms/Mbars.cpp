@@ -9,7 +9,8 @@
 //
 // mbar_expect is `mbarrier.arrive.expect_tx` by the first thread of the
 // warpgroup (the thread that issues the TMA), mbar_arrive an arrive by every
-// thread that executes it, mbar_wait a `try_wait.parity` spin loop.
+// thread that executes it, mbar_wait a `try_wait.parity` spin loop (with
+// debug-hangs: a bounded loop that prints where it hung and traps).
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,11 +134,111 @@ struct LowerMbarArrive : OpConversionPattern<MbarArriveOp> {
   }
 };
 
+/// `vprintf(format, args)` with a format string global and an i32 argument
+/// buffer on the stack (the CUDA device printf ABI).
+void emitPrintf(OpBuilder &b, Location loc, Operation *anchor, StringRef format,
+                ArrayRef<Value> args) {
+  auto module = anchor->getParentOfType<ModuleOp>();
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  if (!module.lookupSymbol("vprintf")) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::LLVMFuncOp::create(b, loc, "vprintf",
+                             LLVM::LLVMFunctionType::get(b.getI32Type(), {ptr, ptr}));
+  }
+  std::string name;
+  for (int i = 0;; ++i) {
+    name = "txl_hang_msg_" + std::to_string(i);
+    if (!module.lookupSymbol(name))
+      break;
+  }
+  std::string text = format.str();
+  text.push_back('\0');
+  auto strType = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, strType, /*isConstant=*/true, LLVM::Linkage::Internal, name,
+                           b.getStringAttr(text));
+  }
+  Value fmt = LLVM::AddressOfOp::create(b, loc, ptr, name);
+  auto argsType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(args.size(), b.getI32Type()));
+  Value buffer = LLVM::AllocaOp::create(b, loc, ptr, argsType, i64Const(b, loc, 1));
+  for (auto [i, v] : llvm::enumerate(args)) {
+    Value field = LLVM::GEPOp::create(b, loc, ptr, argsType, buffer,
+                                      ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+    LLVM::StoreOp::create(b, loc, v, field);
+  }
+  LLVM::CallOp::create(b, loc, TypeRange{b.getI32Type()}, "vprintf", ValueRange{fmt, buffer});
+}
+
+/// A wait that gives up after 2 s: try_wait.parity in a loop (each try
+/// returns after a hardware time limit), checking %globaltimer; on timeout
+/// print where and trap.
+void emitBoundedWait(OpBuilder &b, Location loc, Operation *op, Value mbar, Value phase) {
+  MLIRContext *ctx = b.getContext();
+  auto i64 = b.getI64Type();
+  Value start = NVVM::GlobalTimerOp::create(b, loc, i64);
+  Value addr = LLVM::PtrToIntOp::create(b, loc, i64, mbar);
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *before = b.createBlock(&loop.getBefore());
+    auto tryWait = LLVM::InlineAsmOp::create(
+        b, loc, b.getI32Type(), ValueRange{addr, phase},
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n"
+        "selp.u32 $0, 1, 0, p;\n}",
+        "=r,l,r", /*has_side_effects=*/true, false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    Value waiting = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tryWait.getResult(0),
+                                         i32Const(b, loc, 0));
+    scf::ConditionOp::create(b, loc, waiting, ValueRange{});
+    (void)before;
+    b.createBlock(&loop.getAfter());
+    Value now = NVVM::GlobalTimerOp::create(b, loc, i64);
+    Value elapsed = LLVM::SubOp::create(b, loc, now, start);
+    Value late = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ugt, elapsed,
+                                      i64Const(b, loc, 2000000000));
+    auto ifLate = scf::IfOp::create(b, loc, late, false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifLate.thenBlock());
+      std::string where;
+      llvm::raw_string_ostream os(where);
+      os << loc;
+      std::string format = "txl: mbarrier wait timed out after 2 s: barrier at shared offset %u, "
+                           "phase %u, block (%u, %u, %u), thread %u, at ";
+      for (char c : where)
+        format += c == '%' ? std::string("%%") : std::string(1, c);
+      format += "\n";
+      Value base = getSharedAddress(b, loc, op, 0);
+      Value offset = LLVM::SubOp::create(b, loc, addr, LLVM::PtrToIntOp::create(b, loc, i64, base));
+      auto i32 = b.getI32Type();
+      emitPrintf(b, loc, op, format,
+                 {LLVM::TruncOp::create(b, loc, i32, offset), phase,
+                  NVVM::BlockIdXOp::create(b, loc, i32), NVVM::BlockIdYOp::create(b, loc, i32),
+                  NVVM::BlockIdZOp::create(b, loc, i32), getThreadId(b, loc)});
+      LLVM::Trap::create(b, loc);
+    }
+    scf::YieldOp::create(b, loc, ValueRange{});
+  }
+}
+
 struct LowerMbarWait : OpConversionPattern<MbarWaitOp> {
-  using OpConversionPattern::OpConversionPattern;
+  LowerMbarWait(const TypeConverter &converter, MLIRContext *ctx, bool bounded)
+      : OpConversionPattern(converter, ctx), bounded(bounded) {}
+  bool bounded;
+
   LogicalResult matchAndRewrite(MbarWaitOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (bounded) {
+      emitBoundedWait(rewriter, loc, op, adaptor.getMbar(), adaptor.getPhase());
+      rewriter.eraseOp(op);
+      return success();
+    }
     // A suspend-time hint of 0x989680 (10 ms) as CUTLASS uses.
     NVVM::MBarrierTryWaitParityOp::create(rewriter, loc, adaptor.getMbar(), adaptor.getPhase(),
                                           i32Const(rewriter, loc, 0x989680));
@@ -147,6 +248,7 @@ struct LowerMbarWait : OpConversionPattern<MbarWaitOp> {
 };
 
 struct MbarsPass : txl::impl::TXLMbarsBase<MbarsPass> {
+  using TXLMbarsBase::TXLMbarsBase;
   void runOnOperation() override {
     TXLTypeConverter converter(&getContext());
     ConversionTarget target(getContext());
@@ -155,8 +257,9 @@ struct MbarsPass : txl::impl::TXLMbarsBase<MbarsPass> {
     target.addDynamicallyLegalOp<GetBufferOp>(
         [](GetBufferOp op) { return !isa<MbarType>(op.getSrc().getType()); });
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerMbarAlloc, LowerMbarGetBuffer, LowerMbarExpect, LowerMbarArrive,
-                 LowerMbarWait>(converter, &getContext());
+    patterns.add<LowerMbarAlloc, LowerMbarGetBuffer, LowerMbarExpect, LowerMbarArrive>(
+        converter, &getContext());
+    patterns.add<LowerMbarWait>(converter, &getContext(), debugHangs);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

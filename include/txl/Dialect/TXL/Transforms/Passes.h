@@ -23,6 +23,8 @@ struct PipelineOptions {
   /// Warps per warpgroup that register layouts span (TXL computes layouts
   /// per warpgroup, num_warps = 4).
   unsigned numWarps = 4;
+  /// Bound mbarrier waits (2 s) and trap with where they hung.
+  bool debugHangs = false;
 };
 
 /// One stage of the pipeline: its name (as printed in "After <name>") and

@@ -110,7 +110,16 @@ def TXLMbars : Pass<"txl-mbars", "mlir::ModuleOp"> {
     barrier; mbar_expect becomes `mbarrier.arrive.expect_tx` by the
     warpgroup's first thread; mbar_arrive an arrive (or cp.async arrive, or a
     remote arrive through `mapa`); mbar_wait a `try_wait.parity` loop.
+
+    With `debug-hangs`, every wait is bounded: after 2 seconds (%globaltimer)
+    it prints the barrier's shared-memory offset, the phase, the block, the
+    thread and the wait's source location, then traps, so a producer/consumer
+    deadlock becomes a launch error instead of a frozen GPU.
   }];
+  let options = [
+    Option<"debugHangs", "debug-hangs", "bool", "false",
+           "Bound every mbarrier wait (2 s), then print where it hung and trap">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect"];
 }
