@@ -106,7 +106,7 @@ struct LowerSmemLoad : OpConversionPattern<SmemLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SmemLoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (op.getCtaId() != -1)
+    if (static_cast<int32_t>(op.getCtaId()) != -1)
       return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
     FailureOr<Value> tile = loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
                                      op.getSrc().getType(), adaptor.getSrc());
@@ -121,7 +121,7 @@ struct LowerSmemStore : OpConversionPattern<SmemStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SmemStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (op.getCtaId() != -1)
+    if (static_cast<int32_t>(op.getCtaId()) != -1)
       return op.emitOpError() << "stores to another CTA of the cluster are not supported yet";
     if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(), op.getDst().getType(),
                          adaptor.getDst(), adaptor.getValue())))
@@ -143,7 +143,7 @@ struct LowerFragSmemLoad : OpConversionPattern<FragSmemLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(FragSmemLoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (op.getCtaId() != -1)
+    if (static_cast<int32_t>(op.getCtaId()) != -1)
       return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
     FailureOr<Value> tile =
         loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
@@ -159,7 +159,7 @@ struct LowerFragSmemStore : OpConversionPattern<FragSmemStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(FragSmemStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (op.getCtaId() != -1 || op.getMbar())
+    if (static_cast<int32_t>(op.getCtaId()) != -1 || op.getMbar())
       return op.emitOpError() << "remote stores and stores that signal an mbarrier are not "
                                  "supported yet";
     OpBuilder::InsertionGuard guard(rewriter);

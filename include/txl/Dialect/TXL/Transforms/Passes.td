@@ -20,12 +20,15 @@ def TXLAssignLayouts : Pass<"txl-assign-layouts", "mlir::ModuleOp"> {
   let summary = "Give every register tile a layout (anchors, then propagation)";
   let description = [{
     Anchors: txl.dot results and accumulators get the wgmma accumulator layout
-    (#txl.nvmma), register A operands of txl.dot the wgmma operand layout
-    (#txl.dot_operand); other tiles get a blocked layout that covers the tile
-    with the kernel's warps per warpgroup. Layouts then flow through
-    elementwise ops, scf.for/scf.if/scf.yield, broadcasts, expand_dims and
-    reductions (#txl.slice). Where two layouts meet, a txl.relayout is
-    inserted.
+    (#txl.nvmma); a register A operand of txl.dot is routed through a new
+    txl.relayout whose result gets the wgmma operand layout (#txl.dot_operand);
+    tensor-memory tiles get the tcgen05 32x32b lane layout; layouts the author
+    wrote are kept. Layouts flow through elementwise ops, addptr/load/store,
+    broadcasts, scf.for/scf.if/scf.while and dot_wait, and as #txl.slice
+    through reductions and expand_dims. Classes left without a layout get a
+    coalesced blocked layout (16 bytes per thread along the last dimension).
+    Two different anchors on one class are an error that asks for a
+    txl.relayout.
 
     Before: `%acc = arith.constant dense<0.0> : tensor<128x128xf32>` feeding a txl.dot.
     After:  `%acc = arith.constant dense<0.0> : tensor<128x128xf32, #txl.nvmma<...>>`.
@@ -131,7 +134,9 @@ def TXLLowerLoads : Pass<"txl-lower-loads", "mlir::ModuleOp"> {
     span of the inner dimension) issued by the warpgroup's first thread and
     completing on the mbarrier; tma_store a `fence.proxy.async`, the bulk
     store and a commit group; tma_store_wait `cp.async.bulk.wait_group.read`;
-    fence_proxy_async `fence.proxy.async.shared::cta`.
+    fence_proxy_async `fence.proxy.async.shared::cta`; async_load per-thread
+    `cp.async` (4/8/16 bytes, zero fill for masked elements) + commit group,
+    async_load_wait `cp.async.wait_group`; tma_gather (sm_100a) gather4 boxes.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
