@@ -81,10 +81,6 @@ struct LowerDotX : OpConversionPattern<DotXOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(DotXOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (op.getResult())
-      return op.emitOpError() << "register accumulators are not supported: keep the accumulator "
-                                 "in tensor memory (txl.tmem_alloc) or run "
-                                 "--txl-remove-redundant-tmem-allocs";
     if (op.getTwoCtas())
       return op.emitOpError() << "two-CTA MMA is not supported yet";
     if (!isa<SmemType>(op.getA().getType()))
@@ -153,6 +149,18 @@ struct LowerDotX : OpConversionPattern<DotXOp> {
 
 struct LowerDotXOpsPass : txl::impl::TXLLowerDotXOpsBase<LowerDotXOpsPass> {
   void runOnOperation() override {
+    // Checked before the conversion: a register accumulator may have no
+    // converted type at all, and the driver would then fail without a reason.
+    WalkResult walk = getOperation().walk([](DotXOp op) {
+      if (!op.getResult())
+        return WalkResult::advance();
+      op.emitOpError() << "register accumulators are not supported: keep the accumulator in "
+                          "tensor memory (txl.tmem_alloc) or run "
+                          "--txl-remove-redundant-tmem-allocs";
+      return WalkResult::interrupt();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
     TXLTypeConverter converter(&getContext());
     ConversionTarget target(getContext());
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
