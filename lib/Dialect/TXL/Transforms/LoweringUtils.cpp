@@ -74,6 +74,13 @@ Value mlir::txl::addBytes(OpBuilder &b, Location loc, Value base, int64_t offset
                              ArrayRef<LLVM::GEPArg>{LLVM::GEPArg(offset)});
 }
 
+Value mlir::txl::addScaledIndex(OpBuilder &b, Location loc, Value base, Value index,
+                                int64_t stride) {
+  Value wide = LLVM::SExtOp::create(b, loc, b.getI64Type(), index);
+  Value bytes = LLVM::MulOp::create(b, loc, wide, i64Const(b, loc, stride));
+  return addBytes(b, loc, base, bytes);
+}
+
 Value mlir::txl::getThreadId(OpBuilder &b, Location loc) {
   return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
 }

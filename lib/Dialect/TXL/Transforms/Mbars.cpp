@@ -79,9 +79,8 @@ struct LowerMbarGetBuffer : OpConversionPattern<GetBufferOp> {
     if (!isa<MbarType>(op.getSrc().getType()))
       return failure();
     Location loc = op.getLoc();
-    Value index = LLVM::SExtOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getIndex());
-    Value bytes = LLVM::MulOp::create(rewriter, loc, index, i64Const(rewriter, loc, 8));
-    rewriter.replaceOp(op, addBytes(rewriter, loc, adaptor.getSrc(), bytes));
+    // mbarriers are 8 bytes each.
+    rewriter.replaceOp(op, addScaledIndex(rewriter, loc, adaptor.getSrc(), adaptor.getIndex(), 8));
     return success();
   }
 };

@@ -72,10 +72,8 @@ struct LowerSmemIndex : OpConversionPattern<SmemIndexOp> {
                               << " bytes would start inside the 1024-byte swizzle pattern; "
                                  "index tiles of a multiple of 8 rows";
     Location loc = op.getLoc();
-    Value index = LLVM::SExtOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getIndex());
-    Value bytes =
-        LLVM::MulOp::create(rewriter, loc, index, i64Const(rewriter, loc, op.getType().getStageBytes()));
-    rewriter.replaceOp(op, addBytes(rewriter, loc, adaptor.getSrc(), bytes));
+    rewriter.replaceOp(op, addScaledIndex(rewriter, loc, adaptor.getSrc(), adaptor.getIndex(),
+                                          op.getType().getStageBytes()));
     return success();
   }
 };

@@ -282,9 +282,8 @@ struct LowerSmemGetBuffer : OpConversionPattern<GetBufferOp> {
     if (!src)
       return failure();
     Location loc = op.getLoc();
-    Value index = LLVM::SExtOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getIndex());
-    Value bytes = LLVM::MulOp::create(rewriter, loc, index, i64Const(rewriter, loc, src.getStageBytes()));
-    rewriter.replaceOp(op, addBytes(rewriter, loc, adaptor.getSrc(), bytes));
+    rewriter.replaceOp(op, addScaledIndex(rewriter, loc, adaptor.getSrc(), adaptor.getIndex(),
+                                          src.getStageBytes()));
     return success();
   }
 };

@@ -43,6 +43,9 @@ Value getSharedAddress(OpBuilder &b, Location loc, Operation *anchor, int64_t of
 /// `base + offset` bytes.
 Value addBytes(OpBuilder &b, Location loc, Value base, Value offset);
 Value addBytes(OpBuilder &b, Location loc, Value base, int64_t offset);
+/// `base + index * stride` bytes for a run-time i32 index (a stage or a
+/// sub-tile of a buffer).
+Value addScaledIndex(OpBuilder &b, Location loc, Value base, Value index, int64_t stride);
 
 Value i32Const(OpBuilder &b, Location loc, int64_t v);
 Value i64Const(OpBuilder &b, Location loc, int64_t v);
