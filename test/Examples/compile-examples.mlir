@@ -6,9 +6,13 @@
 // RUN: txlc %txl_src/examples/gemm_sm90.mlir --arch=sm_90a --emit=cubin -o %t/gemm_sm90.ptx
 // RUN: txlc %txl_src/examples/gemm_ws_persistent_sm90.mlir --arch=sm_90a --emit=cubin -o %t/ws.ptx
 // RUN: txlc %txl_src/examples/flash_attention_fwd_sm90.mlir --arch=sm_90a --emit=cubin -o %t/fa.ptx
+// RUN: txlc %txl_src/examples/flash_attention_fwd_hd64_sm90.mlir --arch=sm_90a --emit=cubin -o %t/fa64.ptx
+// RUN: txlc %txl_src/examples/flash_attention_fwd_causal_sm90.mlir --arch=sm_90a --emit=cubin -o %t/fac.ptx
 // RUN: txlc %txl_src/examples/gemm_tcgen05_sm100.mlir --arch=sm_100a --emit=cubin -o %t/bw.ptx
 // RUN: FileCheck %s --check-prefix=GEMM < %t/gemm_sm90.ptx
 // RUN: FileCheck %s --check-prefix=FA < %t/fa.ptx
+// RUN: FileCheck %s --check-prefix=FA64 < %t/fa64.ptx
+// RUN: FileCheck %s --check-prefix=FAC < %t/fac.ptx
 // RUN: FileCheck %s --check-prefix=BW < %t/bw.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/fa.json
 // RUN: test -s %t/bw.cubin
@@ -26,6 +30,15 @@
 // The PV GEMM takes P from registers (RS form): four 32-bit A registers.
 // FA-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}}}, %rd
 // FA-DAG: ex2.approx
+
+// Head dim 64: S is m64n128k16 (SS), PV m64n64k16 with A from registers.
+// FA64-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd
+// FA64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}}}, %rd
+
+// Causal: the diagonal mask is a compare + select per element.
+// FAC-DAG: setp.gt.{{[su]}}32
+// FAC-DAG: selp.f32
+// FAC-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 
 // BW: .target sm_100a
 // BW-DAG: tcgen05.alloc
