@@ -198,11 +198,13 @@ module attributes {txl.target = "sm_90a"} {
         txl.reduce_return %mx : f32
       }
       %m0 = arith.mulf %rowmax0, %scale_row : !row
-      %qk0_scaled = arith.mulf %qk0, %scale_s : !s
-      %m0_col = txl.expand_dims %m0, 1 : !row -> !col
+      // S0 * scale - m0 is one fma per element; exp2 with `afn` is the
+      // flush-to-zero ex2 (one MUFU op): P underflows to 0 either way.
+      %neg_m0 = arith.negf %m0 : !row
+      %m0_col = txl.expand_dims %neg_m0, 1 : !row -> !col
       %m0_b = txl.broadcast %m0_col : !col -> !s
-      %qk0_shift = arith.subf %qk0_scaled, %m0_b : !s
-      %p0 = math.exp2 %qk0_shift : !s
+      %qk0_shift = math.fma %qk0, %scale_s, %m0_b : !s
+      %p0 = math.exp2 %qk0_shift fastmath<afn> : !s
       %l0 = txl.reduce %p0 axis 1 : (!s) -> !row {
       ^bb0(%x: f32, %y: f32):
         %sum = arith.addf %x, %y : f32
@@ -254,11 +256,11 @@ module attributes {txl.target = "sm_90a"} {
         }
         %rowmax_scaled = arith.mulf %rowmax, %scale_row : !row
         %m_new = arith.maxnumf %m_prev, %rowmax_scaled : !row
-        %qk_scaled = arith.mulf %qk, %scale_s : !s
-        %m_col = txl.expand_dims %m_new, 1 : !row -> !col
+        %neg_m = arith.negf %m_new : !row
+        %m_col = txl.expand_dims %neg_m, 1 : !row -> !col
         %m_b = txl.broadcast %m_col : !col -> !s
-        %qk_shift = arith.subf %qk_scaled, %m_b : !s
-        %p = math.exp2 %qk_shift : !s
+        %qk_shift = math.fma %qk, %scale_s, %m_b : !s
+        %p = math.exp2 %qk_shift fastmath<afn> : !s
         %l_ij = txl.reduce %p axis 1 : (!s) -> !row {
         ^bb0(%x: f32, %y: f32):
           %sum = arith.addf %x, %y : f32
@@ -266,7 +268,7 @@ module attributes {txl.target = "sm_90a"} {
         }
         // alpha = exp2(m_old - m_new) rescales what was accumulated so far.
         %m_diff = arith.subf %m_prev, %m_new : !row
-        %alpha = math.exp2 %m_diff : !row
+        %alpha = math.exp2 %m_diff fastmath<afn> : !row
         %l_scaled = arith.mulf %l_prev, %alpha : !row
         %l_new = arith.addf %l_scaled, %l_ij : !row
         %p_bf16 = arith.truncf %p : !s to !p
@@ -309,9 +311,12 @@ module attributes {txl.target = "sm_90a"} {
       // ---- Epilogue: O / l, and M = m + log2(l).
       %log_l = math.log2 %loop#3 : !row
       %lse = arith.addf %loop#2, %log_l : !row
-      %l_col = txl.expand_dims %loop#3, 1 : !row -> !col
+      // One division per row, then a multiply per element.
+      %one_row = arith.constant dense<1.000000e+00> : !row
+      %inv_l = arith.divf %one_row, %loop#3 : !row
+      %l_col = txl.expand_dims %inv_l, 1 : !row -> !col
       %l_b = txl.broadcast %l_col : !col -> !s
-      %o = arith.divf %acc_fin, %l_b : !s
+      %o = arith.mulf %acc_fin, %l_b : !s
       %o_bf16 = arith.truncf %o : !s to !p
 
       // M[off_hz, start_m * 128 + row0 + i] = lse[i], i = 0..63.

@@ -347,8 +347,11 @@ struct FoldStageCast : OpConversionPattern<UnrealizedConversionCastOp> {
 /// f32 math.log2 / math.log / math.exp through the PTX approximations
 /// (lg2.approx.f32, ex2.approx.f32), as Triton's fast paths do. Upstream
 /// would emit llvm.log2/log/exp, for which NVPTX has no instruction and, as we
-/// link no libdevice (FACTS §3a), no libcall either: llc aborts. exp2 needs no
-/// help: llvm.exp2.f32 already selects ex2.approx.f32.
+/// link no libdevice (FACTS §3a), no libcall either: llc aborts. Plain exp2
+/// needs no help (llvm.exp2.f32 selects ex2.approx.f32); exp2 with the `afn`
+/// fast-math flag becomes ex2.approx.ftz.f32, one MUFU.EX2 instead of the
+/// four instructions ptxas emits to keep subnormal inputs and results (the
+/// softmax of attention wants the fast one: FA3 uses it).
 template <typename OpTy> struct ApproxMathLowering : OpConversionPattern<OpTy> {
   ApproxMathLowering(const TypeConverter &converter, MLIRContext *ctx)
       : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2) {}
@@ -369,7 +372,14 @@ template <typename OpTy> struct ApproxMathLowering : OpConversionPattern<OpTy> {
     };
     Value x = adaptor.getOperand();
     Value result;
-    if constexpr (std::is_same_v<OpTy, math::Log2Op>)
+    if constexpr (std::is_same_v<OpTy, math::Exp2Op>) {
+      if (!bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+        return failure(); // llvm.exp2: ex2.approx.f32, subnormals kept
+      result = LLVM::CallIntrinsicOp::create(rewriter, loc, f32,
+                                             rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+                                             ValueRange{x})
+                   .getResult(0);
+    } else if constexpr (std::is_same_v<OpTy, math::Log2Op>)
       result = lg2(x);
     else if constexpr (std::is_same_v<OpTy, math::LogOp>)
       result = LLVM::FMulOp::create(rewriter, loc, lg2(x), constant(0.69314718055994530942));
@@ -430,7 +440,8 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
                  SetMaxRegisterLowering<RegDeallocOp, NVVM::SetMaxRegisterAction::decrease>,
                  FoldStageCast>(converter, ctx);
     patterns.add<ApproxMathLowering<math::Log2Op>, ApproxMathLowering<math::LogOp>,
-                 ApproxMathLowering<math::ExpOp>>(converter, ctx);
+                 ApproxMathLowering<math::ExpOp>, ApproxMathLowering<math::Exp2Op>>(converter,
+                                                                                      ctx);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
