@@ -65,10 +65,13 @@
 //   "WG1 (resp. WG2) may issue its GEMMs". A consumer bar_waits on its own
 //   barrier before issuing S_j and PV, and bar_arrives on the other's once
 //   S_j has retired, so the two consumers alternate on the tensor cores
-//   while the other one runs softmax. WG1 pre-arrives on 8 so it goes
-//   first; after the loop WG1 waits on 8 once more to consume WG2's last
-//   arrival, so no barrier is left half-complete when the block exits
-//   (8: 1 + 2(n-1) + 1 arrivals of 128 threads, 9: 2(n-1)).
+//   while the other one runs softmax. WG2 pre-arrives on 8 so WG1 goes
+//   first (as FA3 does: every completion of a 256-thread barrier is 128
+//   waiting threads of one consumer plus 128 arriving threads of the other,
+//   never one warpgroup arriving and then waiting on the same phase); after
+//   the loop WG1 waits on 8 once more to consume WG2's last arrival, so no
+//   barrier is left half-complete when the block exits (8: n completions,
+//   9: n - 1).
 //
 //===----------------------------------------------------------------------===//
 
@@ -172,12 +175,12 @@ module attributes {txl.target = "sm_90a"} {
     scf.if %is_consumer {
       txl.reg_alloc 240
       // Which Q/O half this warpgroup owns (#0) and its first row in the
-      // block (#1). WG1 also opens the ping-pong: it may issue first.
+      // block (#1). WG2 opens the ping-pong: WG1 may issue first.
       %is_wg1 = txl.is_warpgroup [1]
       %mine:2 = scf.if %is_wg1 -> (i32, i32) {
-        txl.bar_arrive 8, 256
         scf.yield %c0, %c0 : i32, i32
       } else {
+        txl.bar_arrive 8, 256
         scf.yield %c1, %c64 : i32, i32
       }
       %q = txl.get_buffer %bQ[%mine#0] : !halvesQO
