@@ -16,7 +16,11 @@
 //   - named barriers 1..7 are reserved for the compiler (warpgroup syncs
 //     after TMA stores use 1 + warpgroup id), so kernel barriers must use
 //     0 or 8..15, as in TXL;
-//   - the kernel's warps must cover every warpgroup it names.
+//   - the kernel's warps must cover every warpgroup it names;
+//   - the budgets fit the 64K-register file: a setmaxnreg.inc that asks for
+//     registers nobody gave back waits forever, so sum(budget x 128) over the
+//     warpgroups (those without one keep the launch allotment) must be at
+//     most 65536.
 // Thread ids inside the regions stay block-relative (txl.tid); register
 // layouts use the warp index modulo their warps, so one layout serves every
 // warpgroup, and wgmma/TMA issue per warpgroup.
@@ -113,7 +117,60 @@ struct PartitionWarpgroupsPass
       if (Block *elseBlock = ifOp.elseBlock())
         insertBudget(elseBlock, !producer, warpgroups, ifOp.getLoc());
     }
-    return success();
+    return checkRegisterFile(func, warpgroups);
+  }
+
+  /// The register budget (setmaxnreg op) a region starts with, if any.
+  static Operation *budgetOf(Block *block) {
+    if (block && !block->empty() && isa<RegAllocOp, RegDeallocOp>(block->front()))
+      return &block->front();
+    return nullptr;
+  }
+
+  static int64_t budgetRegs(Operation *op) {
+    if (auto a = dyn_cast<RegAllocOp>(op))
+      return a.getRegCount();
+    return cast<RegDeallocOp>(op).getRegCount();
+  }
+
+  LogicalResult checkRegisterFile(func::FuncOp func, int64_t warpgroups) {
+    constexpr int64_t kRegisterFile = 65536, kThreadsPerWarpgroup = 128;
+    // At launch every thread gets the file divided evenly, in steps of 8.
+    int64_t launchRegs = kRegisterFile / (warpgroups * kThreadsPerWarpgroup) / 8 * 8;
+    SmallVector<int64_t> regs(warpgroups, launchRegs);
+    SmallVector<Operation *> setBy(warpgroups, nullptr);
+    for (Operation &op : func.getBody().front()) {
+      auto ifOp = dyn_cast<scf::IfOp>(op);
+      auto role = ifOp ? ifOp.getCondition().getDefiningOp<IsWarpgroupOp>() : nullptr;
+      if (!role)
+        continue;
+      for (int64_t wg = 0; wg < warpgroups; ++wg) {
+        bool named = llvm::is_contained(role.getIds(), int32_t(wg));
+        if (Operation *budget = budgetOf(named ? ifOp.thenBlock() : ifOp.elseBlock())) {
+          regs[wg] = budgetRegs(budget);
+          setBy[wg] = budget;
+        }
+      }
+    }
+    int64_t total = 0;
+    for (int64_t r : regs)
+      total += r * kThreadsPerWarpgroup;
+    if (total <= kRegisterFile)
+      return success();
+    // Report at the largest budget the kernel set: the one to lower.
+    Operation *culprit = nullptr;
+    for (int64_t wg = 0; wg < warpgroups; ++wg)
+      if (setBy[wg] && (!culprit || budgetRegs(setBy[wg]) > budgetRegs(culprit)))
+        culprit = setBy[wg];
+    InFlightDiagnostic diag = (culprit ? culprit->emitOpError() : func.emitOpError())
+                              << "register budgets need " << total
+                              << " registers but the register file has " << kRegisterFile
+                              << " (per warpgroup:";
+    for (int64_t r : regs)
+      diag << " " << r;
+    diag << " x 128 threads); setmaxnreg.inc would wait forever: lower the reg_alloc counts "
+            "or give more back with reg_dealloc";
+    return failure();
   }
 
   void insertBudget(Block *block, bool producer, int64_t warpgroups, Location loc) {

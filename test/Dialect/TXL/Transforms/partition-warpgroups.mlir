@@ -1,5 +1,5 @@
 // RUN: txl-opt %s -txl-partition-warpgroups -split-input-file -verify-diagnostics | FileCheck %s --implicit-check-not=txl.reg_alloc --implicit-check-not=txl.reg_dealloc
-// RUN: txl-opt %s -txl-partition-warpgroups='producer-regs=24 consumer-regs=240' -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=OPT --implicit-check-not=txl.reg_alloc --implicit-check-not=txl.reg_dealloc
+// RUN: txl-opt %s -txl-partition-warpgroups='producer-regs=24 consumer-regs=160' -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=OPT --implicit-check-not=txl.reg_alloc --implicit-check-not=txl.reg_dealloc
 
 // Error cases are checked by -verify-diagnostics in both runs (their chunks
 // print nothing); the other chunks are checked by FileCheck. Every
@@ -30,7 +30,7 @@
 // OPT-NEXT:   txl.reg_dealloc 24
 // OPT: txl.is_warpgroup [1, 2]
 // OPT-NEXT: scf.if
-// OPT-NEXT:   txl.reg_alloc 240
+// OPT-NEXT:   txl.reg_alloc 160
 module {
   func.func @three_warpgroups() attributes {txl.kernel, txl.num_warps = 12 : i32} {
     %p = txl.is_warpgroup [0]
@@ -60,7 +60,7 @@ module {
 // CHECK-NEXT: }
 // OPT-LABEL: func.func @two_warpgroups_else
 // OPT: scf.if
-// OPT-NEXT:   txl.reg_alloc 240
+// OPT-NEXT:   txl.reg_alloc 160
 // OPT: } else {
 // OPT-NEXT:   txl.reg_dealloc 24
 module {
@@ -78,7 +78,8 @@ module {
 // -----
 
 // 4 warpgroups (32/160); the else branch of a producer region gets the
-// consumers' reg_alloc. The options replace the budget at any count.
+// consumers' reg_alloc. The options replace the budget at any count (160:
+// 24 + 3 x 160 registers x 128 threads fit the file; 240 would not).
 // CHECK-LABEL: func.func @four_warpgroups_else
 // CHECK: %[[P:.*]] = txl.is_warpgroup [0]
 // CHECK-NEXT: scf.if %[[P]] {
@@ -92,7 +93,7 @@ module {
 // OPT: scf.if
 // OPT-NEXT:   txl.reg_dealloc 24
 // OPT: } else {
-// OPT-NEXT:   txl.reg_alloc 240
+// OPT-NEXT:   txl.reg_alloc 160
 module {
   func.func @four_warpgroups_else() attributes {txl.kernel, txl.num_warps = 16 : i32} {
     %p = txl.is_warpgroup [0]
@@ -209,6 +210,40 @@ module {
     %p = txl.is_warpgroup [3]
     scf.if %p {
       txl.bar_wait 8, 128
+    }
+    return
+  }
+}
+
+// -----
+
+// Budgets over the 64K-register file: 40 x 128 + 256 x 256 = 70656 > 65536.
+// setmaxnreg.inc would wait for registers nobody gives back.
+module {
+  func.func @over_register_file() attributes {txl.kernel, txl.num_warps = 12 : i32} {
+    %p = txl.is_warpgroup [0]
+    scf.if %p {
+      txl.reg_dealloc 40
+    }
+    %c = txl.is_warpgroup [1, 2]
+    scf.if %c {
+      // expected-error @+1 {{register budgets need 70656 registers but the register file has 65536 (per warpgroup: 40 256 256 x 128 threads)}}
+      txl.reg_alloc 256
+    }
+    return
+  }
+}
+
+// -----
+
+// A warpgroup without a budget keeps the launch allotment (65536 / 384
+// threads, in steps of 8: 168): 168 + 240 + 168 registers x 128 threads.
+module {
+  func.func @launch_allotment_counts() attributes {txl.kernel, txl.num_warps = 12 : i32} {
+    %p = txl.is_warpgroup [1]
+    scf.if %p {
+      // expected-error @+1 {{register budgets need 73728 registers but the register file has 65536 (per warpgroup: 168 240 168 x 128 threads)}}
+      txl.reg_alloc 240
     }
     return
   }
