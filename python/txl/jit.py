@@ -1,12 +1,92 @@
 """``@txl.jit``: a Python function that is compiled to the txl dialect when it is launched or compiled.
 
-A ``JITFunction`` only records the function, its source and its parameters; the frontend
+A ``JITFunction`` records the function, its source and its parameters; the frontend
 (``txl.compiler.code_generator``) turns the source into txl IR, ``txl.compile`` runs the compiler on it and
 ``kernel[grid](*args)`` specialises, compiles (through the cache) and launches.
+
+Specialisation (like Triton's): every launch maps its arguments to a *signature* and *constexprs*; each distinct
+pair is compiled once and kept in memory (``JITFunction.cache``) and on disk (``txl.compiler.cache``).
+
+Argument -> signature entry (or constexpr):
+
+* parameter annotated ``tl.constexpr`` -> constexprs[name] = value
+* CUDA tensor -> ``*<dtype>``: ``*bf16``, ``*fp16``, ``*fp32``, ``*i32``, ...
+* ``txl.TensorDescriptor(t, [64, 256])`` -> ``tensordesc<bf16[64, 256]>`` (the logical tile; ``, swizzle=S``
+  when given)
+* ``txl.runtime.TensorDescriptor`` (already encoded) -> ``tensordesc<bf16[64, 64], swizzle=128>`` (its hardware box)
+* bool -> ``i1``
+* int == 1 -> constexprs[name] = 1 (unless the parameter is in ``do_not_specialize``)
+* other int -> ``i32``, or ``i64`` beyond the i32 range; ``:16`` appended when divisible by 16 (unless in
+  ``do_not_specialize``)
+* float -> ``fp32``
+* None -> constexprs[name] = None
+
+Debugging: ``@txl.jit(debug=True)`` or ``TXL_DUMP_IR=1`` prints the IR after every pipeline stage,
+``@txl.jit(diff_mode="txl", diff_select=k)`` prints what stage k changed and does not launch, ``log_dir=`` or
+``TXL_KEEP_TEMPS=1`` keeps the intermediate files; all three act when a specialisation is compiled, i.e. on its
+first launch in a process. ``TXL_DEBUG_HANGS=1`` (or ``debug_hangs=True`` at the launch) bounds mbarrier waits.
+
+Every parameter lands in exactly one of the two dicts. Element type names are Triton's (``fp32 bf16 fp16 fp64
+fp8e4nv fp8e5 i1 i8 u8 i16 i32 i64``); the ``:16`` suffix promises "divisible by 16" to the frontend, which may
+drop it.
 """
 
 import inspect
+import os
+import sys
 import textwrap
+import types
+
+# runtime dtype name -> signature element type (Triton's spelling)
+SIG_DTYPES = {"bf16": "bf16", "f16": "fp16", "f32": "fp32", "f64": "fp64", "f8e4m3": "fp8e4nv", "f8e5m2": "fp8e5",
+              "i1": "i1", "i8": "i8", "u8": "u8", "i16": "i16", "i32": "i32", "i64": "i64"}
+LAUNCH_OPTIONS = ("num_warps", "num_warpgroups", "num_stages", "debug_hangs", "stream")
+DIFF_MODES = ("txl",)
+_I32 = (-(2**31), 2**31 - 1)
+_I64 = (-(2**63), 2**63 - 1)
+
+
+class TensorDescriptor:
+    """A TMA descriptor argument of a ``@txl.jit`` kernel: a CUDA tensor and the tile the kernel moves through it.
+
+    ``txl.TensorDescriptor(t, block_shape=[64, 256])`` (or Triton's spelling ``TensorDescriptor(t, t.shape,
+    t.stride(), block_shape)`` / ``TensorDescriptor.from_tensor(t, block_shape)``). ``block_shape`` is the kernel's
+    *logical* tile, as the DSL's ``tensordesc<bf16[64, 256]>`` type says; the hardware box can be smaller (a
+    128-byte swizzle moves a 256-column bf16 tile as 64-column boxes): the compiler's sidecar says which, and the
+    launcher encodes the CUtensorMap from the tensor with that box. So nothing is encoded here: a ``pre_hook``
+    may still change ``block_shape`` (TXL's way to give descriptors the autotuned block), and no driver is needed
+    to specialise or to compile. ``swizzle`` (bytes) defaults to the frontend's choice for the tile.
+    ``txl.runtime.TensorDescriptor`` (encoded at once, hardware box) is accepted too.
+    """
+
+    def __init__(self, base, shape=None, strides=None, block_shape=None, swizzle=None):
+        from .runtime import dtypes as _dt
+
+        if block_shape is None and shape is not None and strides is None:
+            block_shape, shape = shape, None  # TensorDescriptor(t, [64, 256])
+        if block_shape is None:
+            raise TypeError("TensorDescriptor needs a block_shape (the tile the kernel loads or stores)")
+        info = _dt.tensor_info(base) if _dt.is_tensor_like(base) else None
+        if info is None:
+            raise TypeError("TensorDescriptor needs a CUDA tensor, got %s" % _dt.describe(base))
+        # The launcher encodes from the tensor itself: a different shape/strides would be silently ignored.
+        if shape is not None and tuple(int(s) for s in shape) != info.shape:
+            raise ValueError("TensorDescriptor shape %s differs from the tensor's %s: pass a view of that shape"
+                             % (list(shape), list(info.shape)))
+        if strides is not None and tuple(int(s) for s in strides) != info.strides:
+            raise ValueError("TensorDescriptor strides %s differ from the tensor's %s: pass a view with those "
+                             "strides" % (list(strides), list(info.strides)))
+        self.base = base
+        self.block_shape = [int(b) for b in block_shape]
+        self.swizzle = swizzle
+
+    @classmethod
+    def from_tensor(cls, base, block_shape, swizzle=None):
+        return cls(base, block_shape=block_shape, swizzle=swizzle)
+
+    def __repr__(self):
+        return "txl.TensorDescriptor(block_shape=%s%s)" % (self.block_shape, "" if self.swizzle is None else
+                                                           ", swizzle=%d" % self.swizzle)
 
 
 class JITFunction:
@@ -31,12 +111,23 @@ class JITFunction:
         self.file = inspect.getsourcefile(fn) or "<unknown>"
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
-        self.do_not_specialize = tuple(do_not_specialize)
+        # do_not_specialize takes names or positions, as in Triton.
+        self.do_not_specialize = tuple(self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize)
+        unknown = [d for d in self.do_not_specialize if d not in self.arg_names]
+        if unknown:
+            raise ValueError("@txl.jit(do_not_specialize=...) of %s names %s, which %s (its parameters: %s)"
+                             % (fn.__name__, ", ".join(unknown),
+                                "is not a parameter" if len(unknown) == 1 else "are not parameters",
+                                ", ".join(self.arg_names)))
+        if diff_mode is not None and diff_mode not in DIFF_MODES:
+            raise ValueError("@txl.jit(diff_mode=%r) of %s: the supported mode is 'txl' (diff the IR around one "
+                             "pipeline stage, chosen with diff_select=k)" % (diff_mode, fn.__name__))
         self.debug = debug
         self.noinline = noinline
         self.diff_mode = diff_mode
         self.diff_select = diff_select
         self.log_dir = log_dir
+        self.cache = {}  # specialisation key -> CompiledKernel
 
     @property
     def constexpr_names(self):
@@ -51,6 +142,11 @@ class JITFunction:
                 names.append(name)
         return names
 
+    @property
+    def where(self):
+        """'name (file:line)', how errors name the kernel."""
+        return "%s (%s:%d)" % (self.__name__, self.file, self.starting_line_number)
+
     def __call__(self, *args, **kwargs):
         raise RuntimeError("%s is a @txl.jit function: call it from another @txl.jit function, launch it with "
                            "%s[grid](*args), or compile it with txl.compile(%s, signature=...)"
@@ -58,6 +154,172 @@ class JITFunction:
 
     def __repr__(self):
         return "JITFunction(%s:%s)" % (self.__module__, self.__qualname__)
+
+    # -- specialisation ----------------------------------------------------------------------------------------
+    def bind(self, args, kwargs):
+        """{param: value} for a launch, defaults applied. TypeError names the kernel."""
+        try:
+            b = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError("%s: %s; its parameters are (%s)" % (self.where, e, ", ".join(self.arg_names))) from None
+        b.apply_defaults()
+        return dict(b.arguments)
+
+    def specialize(self, bound):
+        """(signature, constexprs) of a bound launch (see the module docstring). Checks tensors early, before
+        anything is compiled: a CPU tensor, a dtype the kernel cannot take or a non-contiguous tensor is an error
+        naming the kernel and the argument."""
+        from .runtime import TensorDescriptor as EncodedDescriptor
+        from .runtime import dtypes as _dt
+
+        cexpr = set(self.constexpr_names)
+        sig, consts = {}, {}
+        for name, v in bound.items():
+            spec = name not in self.do_not_specialize
+            where = "%s: argument '%s'" % (self.where, name)
+            if name in cexpr:
+                if _dt.is_tensor_like(v) or isinstance(v, (TensorDescriptor, EncodedDescriptor)):
+                    raise TypeError("%s is a tl.constexpr but got %s: constexprs are compile-time Python values "
+                                    "(int, float, bool, str, dtype, ...)" % (where, _dt.describe(v)))
+                consts[name] = getattr(v, "value", v) if type(v).__name__ == "constexpr" else v
+            elif v is None:
+                consts[name] = None
+            elif isinstance(v, TensorDescriptor):  # logical tile, encoded at launch
+                elt = self._pointer_type(where, v.base, _dt, descriptor=True)
+                sig[name] = "tensordesc<%s[%s]%s>" % (elt, ", ".join(str(b) for b in v.block_shape),
+                                                      "" if v.swizzle is None else ", swizzle=%d" % v.swizzle)
+            elif isinstance(v, EncodedDescriptor):  # hardware box, already encoded
+                sig[name] = "tensordesc<%s[%s], swizzle=%d>" % (SIG_DTYPES.get(v.dtype, v.dtype),
+                                                                ", ".join(str(b) for b in v.block_shape), v.swizzle)
+            elif _dt.is_tensor_like(v):
+                sig[name] = "*" + self._pointer_type(where, v, _dt)
+            elif isinstance(v, bool):
+                sig[name] = "i1"
+            elif _dt.is_int(v):
+                v = int(v)
+                if spec and v == 1:
+                    consts[name] = 1
+                    continue
+                if _I32[0] <= v <= _I32[1]:
+                    ty = "i32"
+                elif _I64[0] <= v <= _I64[1]:
+                    ty = "i64"
+                else:
+                    raise ValueError("%s = %d does not fit in 64 bits" % (where, v))
+                sig[name] = ty + (":16" if spec and v % 16 == 0 else "")
+            elif isinstance(v, float):
+                sig[name] = "fp32"
+            else:
+                raise TypeError("%s is %s: a kernel argument must be a CUDA tensor, a txl.TensorDescriptor, an int, "
+                                "a float, a bool or None (or a tl.constexpr parameter)" % (where, _dt.describe(v)))
+        return sig, consts
+
+    @staticmethod
+    def _pointer_type(where, v, _dt, descriptor=False):
+        what = "a TensorDescriptor of a tensor" if descriptor else "a tensor"
+        info = _dt.tensor_info(v)
+        if not info.is_cuda:
+            raise ValueError("%s is %s on %s: the kernel reads GPU memory; move it with .cuda()"
+                             % (where, what, info.device_type))
+        if info.dtype not in SIG_DTYPES:
+            raise TypeError("%s is %s of dtype %s, which txl kernels cannot take; supported: %s"
+                            % (where, what, info.dtype_str, ", ".join(_dt.TORCH_NAMES[d] for d in SIG_DTYPES)))
+        if descriptor:
+            if info.strides and info.strides[-1] != 1:
+                raise ValueError("%s is %s whose innermost dimension is not contiguous (strides %s): TMA needs "
+                                 "stride 1 there; call .contiguous()" % (where, what, list(info.strides)))
+            return SIG_DTYPES[info.dtype]
+        if not info.is_contiguous():
+            raise ValueError("%s is a non-contiguous tensor (shape %s, strides %s): the kernel indexes it as "
+                             "row-major; call .contiguous()" % (where, list(info.shape), list(info.strides)))
+        return SIG_DTYPES[info.dtype]
+
+    # -- compile and launch ------------------------------------------------------------------------------------
+    def __getitem__(self, grid):
+        """``kernel[grid](*args, num_warps=4, num_warpgroups=1, **constexprs)``."""
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def warmup(self, *args, grid=None, **kwargs):
+        """Specialise and compile (through the cache) without launching; returns the CompiledKernel."""
+        return self.run(*args, grid=grid, _launch=False, **kwargs)
+
+    def run(self, *args, grid, num_warps=4, num_warpgroups=1, num_stages=None, debug_hangs=None, stream=None,
+            _launch=True, **kwargs):
+        bound = self.bind(args, kwargs)
+        if debug_hangs is None:
+            debug_hangs = os.environ.get("TXL_DEBUG_HANGS", "") not in ("", "0")
+        sig, consts = self.specialize(bound)
+        options = dict(num_warps=num_warps, num_warpgroups=num_warpgroups, num_stages=num_stages,
+                       debug_hangs=bool(debug_hangs))
+        # Check the grid before a possibly long compilation (the runtime checks it again against the cluster).
+        launch = _launch and not self.diff_mode
+        if launch:
+            meta = dict(bound, **options)
+            g = self._grid(grid, meta)
+        key = (tuple(sig.items()), tuple((k, _freeze(v)) for k, v in consts.items()), tuple(options.items()))
+        compiled = self.cache.get(key)
+        if compiled is None or self.diff_mode:
+            compiled = self._compile(sig, consts, options)
+            self.cache[key] = compiled
+        if not launch:
+            return compiled
+        k = compiled.launcher()
+        names = [p.name for p in k.params]
+        # A txl.TensorDescriptor goes as its tensor: the runtime encodes it with the sidecar's hardware box.
+        vals = {n: (v.base if isinstance(v, TensorDescriptor) else v) for n, v in bound.items()}
+        if all(n in vals for n in names):
+            return k.launch(g, stream=stream, **{n: vals[n] for n in names})
+        # The IR did not name its parameters (txl.name): pass the runtime arguments in order.
+        runtime_args = [vals[n] for n in sig]
+        if len(runtime_args) != len(names):
+            raise TypeError("%s: the compiled kernel takes %d parameters (%s) but the launch has %d runtime "
+                            "arguments (%s): the frontend and the sidecar disagree"
+                            % (self.where, len(names), ", ".join(names), len(runtime_args), ", ".join(sig)))
+        return k.launch(g, *runtime_args, stream=stream)
+
+    def _grid(self, grid, meta):
+        from .runtime import normalize_grid
+
+        if grid is None:
+            raise TypeError("%s: launch it as %s[grid](...), grid a tuple or a callable of the meta dict"
+                            % (self.where, self.__name__))
+        g = grid(meta) if callable(grid) else grid
+        return normalize_grid(g, types.SimpleNamespace(kernel=self.where, cluster=(1, 1, 1)))
+
+    def _compile(self, sig, consts, options):
+        from .compiler.compiler import compile as txl_compile
+        from .compiler.compiler import find_txlc, pipeline_stages
+
+        diff_select = self.diff_select
+        if self.diff_mode and diff_select is None:
+            diff_select = _ask_stage(self, find_txlc, pipeline_stages)
+        dump = bool(self.debug) or os.environ.get("TXL_DUMP_IR", "") not in ("", "0")
+        compiled = txl_compile(self, sig, consts, target="sm_90a", dump_ir=dump, log_dir=self.log_dir,
+                               diff_select=diff_select if self.diff_mode else None, **options)
+        if self.diff_mode:
+            sys.stdout.write("txl: %s was compiled in diff_mode and is not launched\n" % self.where)
+        return compiled
+
+
+def _ask_stage(jf, find_txlc, pipeline_stages):
+    """TXL asks for the stage interactively when diff_select is not given; we do too, on a terminal only."""
+    txlc = find_txlc()
+    stages = pipeline_stages(txlc) if txlc else []
+    listing = ", ".join("%d %s" % (i, s) for i, s in enumerate(stages)) or "(txlc not found)"
+    if not sys.stdin.isatty():
+        raise ValueError("%s: diff_mode='txl' needs diff_select=k, the index of the pipeline stage to diff: %s"
+                         % (jf.where, listing))
+    print("pipeline stages of %s: %s" % (jf.where, listing))
+    return int(input("stage to diff: "))
+
+
+def _freeze(v):
+    """A hashable stand-in for a constexpr value (for the in-memory cache key)."""
+    try:
+        hash(v)
+        return (type(v).__name__, v)
+    except TypeError:
+        return (type(v).__name__, repr(v))
 
 
 def jit(fn=None, **options):

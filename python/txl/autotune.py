@@ -1,0 +1,249 @@
+"""``txl.autotune`` and ``txl.Config``: pick the fastest launch configuration of a kernel, per problem shape.
+
+    @txl.autotune(configs=[txl.Config({"BLOCK_M": 128, "BLOCK_N": 128}, num_warps=4, num_warpgroups=3),
+                           txl.Config({"BLOCK_M": 128, "BLOCK_N": 64}, num_warps=4, num_warpgroups=3)],
+                  key=["N_CTX", "HEAD_DIM"])
+    @txl.jit
+    def attn_fwd(desc_q, ..., N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr): ...
+
+    attn_fwd[grid](desc_q, ..., N_CTX, HEAD_DIM=128)     # BLOCK_M/BLOCK_N come from the chosen config
+
+The first launch with a new key value benchmarks every config (CUDA events via torch), printing one line per
+config with its time or the error that ruled it out (a config that does not compile is skipped, not fatal). The
+best config is remembered per key, in memory and as JSON under the cache directory, so the next process does
+not benchmark again. ``pre_hook(nargs)`` runs before every launch of a config with the arguments by name (config
+values included); as in TXL it may replace entries, e.g. build the TMA descriptors with the config's block shape
+(``nargs["desc_q"] = txl.TensorDescriptor(q, [BLOCK_M // 2, HEAD_DIM])``): the launch uses nargs as the hook
+left it.
+"""
+
+import hashlib
+import json
+import sys
+import time
+
+from .compiler.cache import KernelCache
+
+
+class Config:
+    """One launch configuration: constexpr values (``kwargs``) and launch options."""
+
+    def __init__(self, kwargs, num_warps=4, num_warpgroups=1, num_stages=None, pre_hook=None):
+        self.kwargs = dict(kwargs)
+        self.num_warps = num_warps
+        self.num_warpgroups = num_warpgroups
+        self.num_stages = num_stages
+        self.pre_hook = pre_hook
+
+    def launch_kwargs(self):
+        kw = dict(self.kwargs, num_warps=self.num_warps, num_warpgroups=self.num_warpgroups)
+        if self.num_stages is not None:
+            kw["num_stages"] = self.num_stages
+        return kw
+
+    def to_dict(self):
+        """What identifies the config (JSON-able; the pre_hook is code and is left out)."""
+        return {"kwargs": {k: _jsonable(v) for k, v in self.kwargs.items()}, "num_warps": self.num_warps,
+                "num_warpgroups": self.num_warpgroups, "num_stages": self.num_stages}
+
+    def __repr__(self):
+        parts = ["%s=%r" % kv for kv in self.kwargs.items()]
+        parts += ["num_warps=%d" % self.num_warps, "num_warpgroups=%d" % self.num_warpgroups]
+        if self.num_stages is not None:
+            parts.append("num_stages=%d" % self.num_stages)
+        return "Config(%s)" % ", ".join(parts)
+
+
+def _jsonable(v):
+    return v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)
+
+
+def do_bench(fn, warmup=25, rep=100):
+    """Median time of ``fn()`` in ms, measured with CUDA events on torch's current stream (Triton's method:
+    estimate one run, then ``warmup`` ms of warm-up runs and ``rep`` ms of timed runs, flushing L2 before each)."""
+    import statistics
+
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(5):
+        flush.zero_()
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    est = max(start.elapsed_time(end) / 5, 1e-3)
+    for _ in range(max(1, int(warmup / est))):
+        fn()
+    n = max(1, int(rep / est))
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+    for s, e in zip(starts, ends):
+        flush.zero_()
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def _device_name():
+    torch = sys.modules.get("torch")
+    try:
+        return torch.cuda.get_device_name() if torch is not None and torch.cuda.is_available() else "no-gpu"
+    except Exception:
+        return "no-gpu"
+
+
+class Autotuner:
+    """Wraps a JITFunction; ``autotuner[grid](*args, **kwargs)`` launches with the best config for the key."""
+
+    def __init__(self, fn, configs, key, warmup=25, rep=100, bench=None, cache_results=True, verbose=True):
+        if not configs:
+            raise ValueError("txl.autotune of %s needs at least one txl.Config" % fn.__name__)
+        missing = [k for k in key if k not in fn.arg_names]
+        if missing:
+            raise ValueError("txl.autotune(key=%r) of %s: %s %s not a parameter (parameters: %s)"
+                             % (list(key), fn.__name__, ", ".join(missing), "is" if len(missing) == 1 else "are",
+                                ", ".join(fn.arg_names)))
+        self.fn = fn
+        self.configs = list(configs)
+        self.key = list(key)
+        self.warmup_ms, self.rep_ms = warmup, rep
+        self.bench = bench  # callable(fn) -> ms; None: do_bench with CUDA events
+        self.cache_results = cache_results
+        self.verbose = verbose
+        self.best = {}  # key tuple -> Config
+        self.timings = {}  # key tuple -> [(Config, ms or None, error or None)]
+        self.__name__ = fn.__name__
+        self.arg_names = fn.arg_names
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def _key_of(self, nargs):
+        # Like Triton: the values of the key arguments, plus every tensor argument's dtype.
+        vals = []
+        for k in self.key:
+            v = nargs.get(k)
+            vals.append(str(v.dtype) if hasattr(v, "dtype") and hasattr(v, "shape") else v)
+        vals += [str(v.dtype) for v in nargs.values() if hasattr(v, "dtype") and hasattr(v, "shape")]
+        return tuple(vals)
+
+    def _results_path(self, cache):
+        h = hashlib.sha256()
+        h.update(self.fn.src.encode())
+        h.update(json.dumps([c.to_dict() for c in self.configs], sort_keys=True).encode())
+        h.update(_device_name().encode())
+        return cache.autotune_path(self.fn.__name__, h.hexdigest())
+
+    def _launch(self, config, grid, args, kwargs):
+        nargs = self.fn.bind(args, dict(kwargs, **config.kwargs))
+        if config.pre_hook is not None:
+            config.pre_hook(nargs)
+        opts = {k: v for k, v in config.launch_kwargs().items() if k not in config.kwargs}
+        return self.fn.run(grid=grid, **nargs, **opts)
+
+    def run(self, *args, grid, **kwargs):
+        # A usage error, not a config's failure: report it before benchmarking anything.
+        clash = sorted(set(kwargs) & {k for c in self.configs for k in c.kwargs})
+        if clash:
+            raise TypeError("%s: %s %s given both at the launch and by the autotuner's configs; drop %s from the "
+                            "launch" % (self.fn.where, ", ".join(clash), "is" if len(clash) == 1 else "are",
+                                        "it" if len(clash) == 1 else "them"))
+        nargs = self._bind_partial(args, kwargs)
+        key = self._key_of(nargs)
+        config = self.best.get(key)
+        if config is None:
+            config = self._load(key)
+        if config is None:
+            config = self._tune(key, grid, args, kwargs)
+        return self._launch(config, grid, args, kwargs)
+
+    def _bind_partial(self, args, kwargs):
+        """Arguments by name before a config fills in its constexprs (bind_partial: those are still missing)."""
+        try:
+            b = self.fn.signature.bind_partial(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError("%s: %s" % (self.fn.where, e)) from None
+        return dict(b.arguments)
+
+    def _load(self, key):
+        if not self.cache_results:
+            return None
+        cache = KernelCache()
+        stored = cache.read_json(self._results_path(cache)) or {}
+        hit = stored.get(repr(key))
+        if hit is None:
+            return None
+        for c in self.configs:
+            if c.to_dict() == hit.get("config"):
+                self.best[key] = c
+                return c
+        return None
+
+    def _tune(self, key, grid, args, kwargs):
+        results = []
+        n = len(self.configs)
+        for i, c in enumerate(self.configs):
+            try:
+                ms = self._bench(lambda: self._launch(c, grid, args, kwargs))
+                results.append((c, ms, None))
+                line = "%.4f ms" % ms
+            except Exception as e:  # a config that fails is skipped, with its reason
+                reason = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
+                results.append((c, None, reason))
+                line = "skipped: " + reason
+            if self.verbose:
+                print("txl.autotune %s key=%r [%d/%d] %r: %s" % (self.fn.__name__, key, i + 1, n, c, line))
+        self.timings[key] = results
+        ok = [(ms, i) for i, (c, ms, err) in enumerate(results) if ms is not None]
+        if not ok:
+            raise RuntimeError("txl.autotune %s: every config failed for key %r:\n%s" % (
+                self.fn.where, key, "\n".join("  %r: %s" % (c, err) for c, _, err in results)))
+        best = self.configs[min(ok)[1]]
+        self.best[key] = best
+        if self.verbose:
+            print("txl.autotune %s key=%r: best %r (%.4f ms)" % (self.fn.__name__, key, best, min(ok)[0]))
+        if self.cache_results:
+            cache = KernelCache()
+            path = self._results_path(cache)
+            stored = cache.read_json(path) or {}
+            stored[repr(key)] = {"config": best.to_dict(), "ms": min(ok)[0], "time": time.time()}
+            try:
+                cache.write_json(path, stored)
+            except OSError as e:  # a read-only cache (e.g. carried to a GPU host) must not fail the launch
+                print("txl.autotune %s: could not save the result in %s: %s" % (self.fn.__name__, path, e))
+        return best
+
+    def _bench(self, call):
+        if self.bench is not None:
+            return self.bench(call)
+        return do_bench(call, self.warmup_ms, self.rep_ms)
+
+    def warmup(self, *args, grid=None, **kwargs):
+        """Compile every config without launching (e.g. to fill a cache for a GPU host)."""
+        out = []
+        for c in self.configs:
+            nargs = self.fn.bind(args, dict(kwargs, **c.kwargs))
+            if c.pre_hook is not None:
+                c.pre_hook(nargs)
+            opts = {k: v for k, v in c.launch_kwargs().items() if k not in c.kwargs}
+            out.append(self.fn.warmup(grid=grid, **nargs, **opts))
+        return out
+
+    def __repr__(self):
+        return "Autotuner(%r, %d configs, key=%r)" % (self.fn, len(self.configs), self.key)
+
+
+def autotune(configs, key, warmup=25, rep=100, bench=None, cache_results=True, verbose=True):
+    """Decorator over a ``@txl.jit`` function; see the module docstring. ``bench(call) -> ms`` replaces the CUDA
+    event timer (tests use a fake one)."""
+
+    def deco(fn):
+        return Autotuner(fn, configs, key, warmup, rep, bench, cache_results, verbose)
+
+    return deco

@@ -1,0 +1,45 @@
+"""The txl language: what @txl.jit kernels call.
+
+``import txl.language as tl`` provides the part of ``triton.language`` that attention and GEMM kernels use (same
+names and arguments), plus the TXL builtins (``tl.smem_alloc``... also reachable as ``txl.smem_alloc``), so a TXL
+kernel ports by changing its imports. Modules: ``core`` (types, constexpr, tensor), ``semantic`` (promotion,
+broadcasting, the IR each operation becomes), ``standard`` (triton.language functions), ``txl_builtins`` (TXL's
+builtins), ``layouts`` (TXL's layout classes).
+"""
+
+from .core import (EncodingCell, block_type, builtin, constexpr, dtype, mbar_type, pointer_type, range,
+                   smem_type, static_range, tensor, tensordesc_type, tmem_type)
+from .core import (bfloat16, float8e4nv, float8e5, float16, float32, float64, int1, int8, int16, int32, int64,
+                   uint8, uint16, uint32, uint64)
+from .standard import (abs, arange, argmax, argmin, assume, atomic_add, atomic_cas, atomic_max, broadcast,
+                       broadcast_to, cast, cat, cdiv, ceil, clamp, cos, cumsum, debug_barrier, device_assert,
+                       device_print, div_rn, dot, erf, exp, exp2, expand_dims, fdiv, floor, fma, full, interleave,
+                       join, load, log, log2, make_tensor_descriptor, max, max_constancy, max_contiguous,
+                       maximum, min, minimum, multiple_of, num_programs, permute, program_id, reduce, reshape,
+                       rsqrt, sigmoid, sin, split, sqrt, static_assert, static_print, store, sum, trans, view,
+                       where, zeros, zeros_like)
+from .txl_builtins import (async_load, async_load_wait, bar_arrive, bar_wait, bdim, bid, cta_rank, dot_wait, dotx,
+                           fence_proxy_async, frag_smem_load, frag_smem_store, get_buffer, is_warp, is_warpgroup,
+                           lane_id, mbar_alloc, mbar_arrive, mbar_expect, mbar_wait, print, reg_alloc, reg_dealloc,
+                           smem_alloc, smem_index, smem_load, smem_reshape, smem_slice, smem_store, smem_trans,
+                           tdim, thread0, tid, tma_gather, tma_load, tma_store, tma_store_wait, tmem_alloc,
+                           tmem_load, tmem_store, warp_id, warp_max, warp_sum, warpgroup_id, wg_thread0)
+from .layouts import (AutoLayout, BlockedLayout, DistributedLinearLayout, DotOperandLayout, NVMMADistributedLayout,
+                      NVMMASharedLayout, SliceLayout, SwizzledSharedLayout)
+
+# Triton's aliases.
+float8e4m3fn = float8e4nv
+float8_e4m3fn = float8e4nv
+pi32_t = pointer_type(int32)
+
+# The TXL builtins re-exported at the top level of the `txl` package (txl.smem_alloc, txl.is_warpgroup, ...).
+TXL_BUILTINS = (
+    "smem_alloc", "get_buffer", "smem_load", "smem_store", "frag_smem_load", "frag_smem_store", "smem_index",
+    "smem_slice", "smem_trans", "smem_reshape", "tmem_alloc", "tmem_load", "tmem_store", "mbar_alloc",
+    "mbar_expect", "mbar_wait", "mbar_arrive", "tma_load", "tma_store", "tma_store_wait", "tma_gather",
+    "async_load", "async_load_wait", "fence_proxy_async", "dotx", "dot_wait", "bar_arrive", "bar_wait",
+    "reg_alloc", "reg_dealloc", "is_warpgroup", "is_warp", "tid", "tdim", "bid", "bdim", "warp_id",
+    "warpgroup_id", "lane_id", "cta_rank", "thread0", "wg_thread0", "warp_max", "warp_sum", "print",
+    "AutoLayout", "BlockedLayout", "SliceLayout", "DistributedLinearLayout", "DotOperandLayout",
+    "NVMMADistributedLayout", "NVMMASharedLayout", "SwizzledSharedLayout",
+)

@@ -1,0 +1,588 @@
+"""Core of the txl language: types, compile-time constants (``constexpr``), the ``tensor`` value that kernels
+compute with, and the ``@builtin`` marker for functions that only exist inside a @txl.jit function.
+
+Types print as their MLIR spelling (``str(tl.bfloat16) == "bf16"``, ``str(block_type(fp32, [64, 128])) ==
+"tensor<64x128xf32>"``); the frontend's IR (``txl.compiler.ir``) stores them directly and prints them lazily.
+Shared-memory types share an ``EncodingCell`` per allocation so that the swizzle chosen once the kernel has
+been read (from the TMA descriptors that fill the buffer) shows on every view of it.
+"""
+
+import functools
+
+from ..compiler.errors import SemanticError
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Element types
+# ----------------------------------------------------------------------------------------------------------------
+class dtype:
+    """A scalar element type. ``name`` is Triton's (``fp32``, ``bf16``, ``int32``...), ``str()`` the MLIR one."""
+
+    _FLOATS = {"fp8e4nv": ("f8E4M3FN", 8), "fp8e5": ("f8E5M2", 8), "fp16": ("f16", 16), "bf16": ("bf16", 16),
+               "fp32": ("f32", 32), "fp64": ("f64", 64)}
+    _INTS = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64,
+             "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+
+    def __init__(self, name):
+        if name not in self._FLOATS and name not in self._INTS:
+            raise ValueError("unknown dtype %r" % name)
+        self.name = name
+
+    # Kind queries (Triton's names).
+    def is_floating(self):
+        return self.name in self._FLOATS
+
+    def is_int(self):
+        return self.name in self._INTS
+
+    def is_bool(self):
+        return self.name == "int1"
+
+    def is_int_signed(self):
+        return self.is_int() and not self.name.startswith("uint")
+
+    def is_int_unsigned(self):
+        return self.name.startswith("uint")
+
+    def is_fp8(self):
+        return self.name in ("fp8e4nv", "fp8e5")
+
+    def is_ptr(self):
+        return False
+
+    def is_block(self):
+        return False
+
+    @property
+    def primitive_bitwidth(self):
+        if self.is_floating():
+            return self._FLOATS[self.name][1]
+        return self._INTS[self.name]
+
+    @property
+    def scalar(self):
+        return self
+
+    def to_ir(self):
+        if self.is_floating():
+            return self._FLOATS[self.name][0]
+        return "i%d" % self._INTS[self.name]  # MLIR integers are signless; signedness lives in the ops
+
+    def __str__(self):
+        return self.to_ir()
+
+    def __repr__(self):
+        return "txl.language." + _DTYPE_PY_NAMES.get(self.name, self.name)
+
+    def __eq__(self, other):
+        return isinstance(other, dtype) and type(other) is type(self) and self.name == other.name
+
+    def __hash__(self):
+        return hash(("dtype", self.name))
+
+
+class pointer_type(dtype):
+    """A pointer to ``element_ty`` in global (1) or shared (3) memory: ``!txl.ptr<bf16>``."""
+
+    def __init__(self, element_ty, address_space=1):
+        self.element_ty = element_ty
+        self.address_space = address_space
+        self.name = "pointer<%s>" % element_ty.name
+
+    def is_ptr(self):
+        return True
+
+    def is_floating(self):
+        return False
+
+    def is_int(self):
+        return False
+
+    def is_bool(self):
+        return False
+
+    @property
+    def primitive_bitwidth(self):
+        return 64
+
+    def to_ir(self):
+        if self.address_space == 1:
+            return "!txl.ptr<%s>" % self.element_ty.to_ir()
+        return "!txl.ptr<%s, %d>" % (self.element_ty.to_ir(), self.address_space)
+
+    def __eq__(self, other):
+        return (isinstance(other, pointer_type) and self.element_ty == other.element_ty
+                and self.address_space == other.address_space)
+
+    def __hash__(self):
+        return hash(("ptr", self.element_ty, self.address_space))
+
+    def __repr__(self):
+        return "pointer_type(%r)" % (self.element_ty,)
+
+
+class block_type:
+    """A register tile: ``tensor<64x128xf32>`` (no layout: the compiler's AssignLayouts pass picks one)."""
+
+    def __init__(self, element_ty, shape):
+        self.element_ty = element_ty
+        self.shape = [int(s) for s in shape]
+        self.numel = functools.reduce(lambda a, b: a * b, self.shape, 1)
+
+    scalar = property(lambda self: self.element_ty)
+
+    def is_block(self):
+        return True
+
+    def is_ptr(self):
+        return False
+
+    def to_ir(self):
+        return "tensor<%s%s>" % ("".join("%dx" % s for s in self.shape), self.element_ty.to_ir())
+
+    __str__ = to_ir
+
+    def __eq__(self, other):
+        return isinstance(other, block_type) and self.shape == other.shape and self.element_ty == other.element_ty
+
+    def __hash__(self):
+        return hash(("block", tuple(self.shape), self.element_ty))
+
+    def __repr__(self):
+        return "block_type(%r, %r)" % (self.element_ty, self.shape)
+
+
+class EncodingCell:
+    """The shared-memory swizzle of one allocation (and of every buffer merged with it through control flow).
+
+    A union-find node: ``merge`` makes two allocations print the same encoding, which ``scf.if``/``scf.for``
+    need when a kernel selects one of two buffers at run time."""
+
+    def __init__(self, swizzle=None, origin=None):
+        self.parent = None
+        self.swizzle = swizzle
+        self.origin = origin  # a description for error messages
+
+    def find(self):
+        c = self
+        while c.parent is not None:
+            c = c.parent
+        return c
+
+    def set_swizzle(self, swizzle, why):
+        root = self.find()
+        if root.swizzle is not None and root.swizzle != swizzle:
+            raise SemanticError(
+                "shared-memory buffer %s needs swizzle %d for %s but already has swizzle %d"
+                % (root.origin or "", swizzle, why, root.swizzle),
+                "use TMA descriptors with the same swizzle for every load/store into one buffer")
+        root.swizzle = swizzle
+
+    def merge(self, other, why):
+        a, b = self.find(), other.find()
+        if a is b:
+            return
+        if a.swizzle is not None and b.swizzle is not None and a.swizzle != b.swizzle:
+            raise SemanticError("%s: the two buffers have different swizzles (%d and %d)" % (why, a.swizzle,
+                                                                                            b.swizzle))
+        b.parent = a
+        if a.swizzle is None:
+            a.swizzle = b.swizzle
+
+
+def default_swizzle(shape, element_ty):
+    """Largest NVMMA swizzle (128/64/32 bytes, else 0) that the tile's inner dimension fills exactly."""
+    row_bytes = shape[-1] * element_ty.primitive_bitwidth // 8
+    for s in (128, 64, 32):
+        if row_bytes % s == 0:
+            return s
+    return 0
+
+
+class smem_type:
+    """``!txl.smem<shape x T, stages = N, #txl.nvmma_shared<...>>`` (an allocation) or, with ``num_stages=0``,
+    a view of one stage. ``transposed`` marks a view through ``smem_trans`` (an MN-major wgmma operand)."""
+
+    kind = "smem"
+
+    def __init__(self, shape, element_ty, num_stages=0, cell=None, transposed=False):
+        self.shape = [int(s) for s in shape]
+        self.element_ty = element_ty
+        self.num_stages = num_stages
+        self.cell = cell or EncodingCell()
+        self.transposed = transposed
+
+    scalar = property(lambda self: self.element_ty)
+
+    def is_block(self):
+        return False
+
+    def is_ptr(self):
+        return False
+
+    def view(self, shape=None, transposed=None):
+        return type(self)(self.shape if shape is None else shape, self.element_ty, 0, self.cell,
+                          self.transposed if transposed is None else transposed)
+
+    def encoding(self):
+        sw = self.cell.find().swizzle
+        if sw is None:
+            return ""
+        return ", #txl.nvmma_shared<swizzle = %d%s>" % (sw, ", transposed = true" if self.transposed else "")
+
+    def to_ir(self):
+        stages = ", stages = %d" % self.num_stages if self.num_stages else ""
+        return "!txl.%s<%s%s%s%s>" % (self.kind, "x".join(str(s) for s in self.shape), "x" if self.shape else "",
+                                      self.element_ty.to_ir(), stages + self.encoding())
+
+    __str__ = to_ir
+
+    def __eq__(self, other):
+        return (type(other) is type(self) and self.shape == other.shape and self.element_ty == other.element_ty
+                and self.num_stages == other.num_stages and self.transposed == other.transposed
+                and self.cell.find().swizzle == other.cell.find().swizzle)
+
+    def __hash__(self):
+        return hash((self.kind, tuple(self.shape), self.element_ty, self.num_stages))
+
+    def __repr__(self):
+        return self.to_ir()
+
+
+class tmem_type(smem_type):
+    """``!txl.tmem<128x256xf32, stages = 2>`` (Blackwell tensor memory)."""
+
+    kind = "tmem"
+
+    def encoding(self):
+        return ""
+
+
+class mbar_type:
+    """``!txl.mbar<N>`` (an array of N mbarriers) or ``!txl.mbar`` (one of them)."""
+
+    def __init__(self, num_stages=0):
+        self.num_stages = num_stages
+
+    def is_block(self):
+        return False
+
+    def is_ptr(self):
+        return False
+
+    def to_ir(self):
+        return "!txl.mbar<%d>" % self.num_stages if self.num_stages else "!txl.mbar"
+
+    __str__ = to_ir
+
+    def __eq__(self, other):
+        return isinstance(other, mbar_type) and other.num_stages == self.num_stages
+
+    def __hash__(self):
+        return hash(("mbar", self.num_stages))
+
+    def __repr__(self):
+        return self.to_ir()
+
+
+class tensordesc_type:
+    """A TMA descriptor argument: ``!txl.tensordesc<128x64xbf16, #txl.nvmma_shared<swizzle = 128>>``."""
+
+    def __init__(self, element_ty, block_shape, swizzle=None):
+        self.element_ty = element_ty
+        self.block_shape = [int(s) for s in block_shape]
+        self.swizzle = default_swizzle(self.block_shape, element_ty) if swizzle is None else int(swizzle)
+
+    scalar = property(lambda self: self.element_ty)
+
+    def is_block(self):
+        return False
+
+    def is_ptr(self):
+        return False
+
+    def to_ir(self):
+        return "!txl.tensordesc<%s%s, #txl.nvmma_shared<swizzle = %d>>" % (
+            "".join("%dx" % s for s in self.block_shape), self.element_ty.to_ir(), self.swizzle)
+
+    __str__ = to_ir
+
+    def __eq__(self, other):
+        return (isinstance(other, tensordesc_type) and other.element_ty == self.element_ty
+                and other.block_shape == self.block_shape and other.swizzle == self.swizzle)
+
+    def __hash__(self):
+        return hash(("desc", self.element_ty, tuple(self.block_shape)))
+
+    def __repr__(self):
+        return self.to_ir()
+
+
+# Triton's dtype objects.
+int1 = dtype("int1")
+int8 = dtype("int8")
+int16 = dtype("int16")
+int32 = dtype("int32")
+int64 = dtype("int64")
+uint8 = dtype("uint8")
+uint16 = dtype("uint16")
+uint32 = dtype("uint32")
+uint64 = dtype("uint64")
+float8e4nv = dtype("fp8e4nv")
+float8e5 = dtype("fp8e5")
+float16 = dtype("fp16")
+bfloat16 = dtype("bf16")
+float32 = dtype("fp32")
+float64 = dtype("fp64")
+
+_DTYPE_PY_NAMES = {"int1": "int1", "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp16": "float16",
+                   "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+
+# Signature spellings (Triton's "*bf16", "i32", "fp32", and the sidecar's "f32"/"f16") -> dtype.
+SIGNATURE_DTYPES = {
+    "i1": int1, "i8": int8, "i16": int16, "i32": int32, "i64": int64,
+    "u1": int1, "u8": uint8, "u16": uint16, "u32": uint32, "u64": uint64,
+    "fp8e4nv": float8e4nv, "fp8e5": float8e5, "f8e4m3": float8e4nv, "f8e5m2": float8e5,
+    "fp16": float16, "f16": float16, "bf16": bfloat16, "fp32": float32, "f32": float32,
+    "fp64": float64, "f64": float64,
+}
+
+
+def pointer_to(element_ty):
+    return pointer_type(element_ty)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# constexpr
+# ----------------------------------------------------------------------------------------------------------------
+class constexpr:
+    """A value known at compile time. As an annotation (``BLOCK: tl.constexpr``) it marks a parameter whose
+    value is folded into the kernel; as a value it wraps a Python int/float/bool/str/dtype/None/tuple."""
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self):
+        return "constexpr[%r]" % (self.value,)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __int__(self):
+        return int(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __eq__(self, other):
+        return self.value == _unwrap(other)
+
+    def __call__(self, *args, **kwargs):
+        return self.value(*args, **kwargs)
+
+
+def _unwrap(x):
+    return x.value if isinstance(x, constexpr) else x
+
+
+def is_constexpr_value(x):
+    """True for values the frontend folds at compile time."""
+    return isinstance(x, (constexpr, int, float, bool, str, type(None), dtype))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Builtins
+# ----------------------------------------------------------------------------------------------------------------
+def builtin(fn):
+    """Marks a language function: callable only while a @txl.jit function is being compiled."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from . import semantic
+        if semantic.current() is None:
+            raise RuntimeError("%s() can only be called inside a @txl.jit function" % fn.__name__)
+        return fn(*args, **kwargs)
+
+    wrapper.__txl_builtin__ = True
+    return wrapper
+
+
+def _sem():
+    from . import semantic
+    return semantic
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# tensor
+# ----------------------------------------------------------------------------------------------------------------
+class tensor:
+    """A run-time value of a kernel: a scalar, a register tile, a pointer, a shared-memory buffer, an mbarrier or
+    a TMA descriptor. ``handle`` is its IR value, ``type`` its type (``dtype``, ``block_type``, ``smem_type``...)."""
+
+    def __init__(self, handle, type):
+        self.handle = handle
+        self.type = type
+        # scalar dtype for tiles and scalars
+        self.dtype = type.scalar if hasattr(type, "scalar") else type
+        # Set on the i1 results of txl.is_warpgroup / txl.is_warp: they must be an `if` condition as they are.
+        self.role = None
+
+    @property
+    def shape(self):
+        t = self.type
+        if isinstance(t, (block_type, smem_type)):
+            return tuple(constexpr(s) for s in t.shape)
+        if isinstance(t, tensordesc_type):
+            return tuple(constexpr(s) for s in t.block_shape)
+        return ()
+
+    @property
+    def numel(self):
+        return constexpr(self.type.numel if isinstance(self.type, block_type) else 1)
+
+    def __repr__(self):
+        return "tensor(%s)" % (self.type,)
+
+    def __bool__(self):
+        raise SemanticError("a run-time value has no Python truth value here",
+                            "use it as the condition of an `if`/`while` (it becomes scf.if/scf.while), or "
+                            "tl.where(cond, a, b) for a selection")
+
+    # Arithmetic dunders: the code generator calls the semantic directly; these let builtins written in Python
+    # (e.g. softmax helpers in the language) use operators too.
+    def __add__(self, o): return _sem().binary("+", self, o)
+    def __radd__(self, o): return _sem().binary("+", o, self)
+    def __sub__(self, o): return _sem().binary("-", self, o)
+    def __rsub__(self, o): return _sem().binary("-", o, self)
+    def __mul__(self, o): return _sem().binary("*", self, o)
+    def __rmul__(self, o): return _sem().binary("*", o, self)
+    def __truediv__(self, o): return _sem().binary("/", self, o)
+    def __rtruediv__(self, o): return _sem().binary("/", o, self)
+    def __floordiv__(self, o): return _sem().binary("//", self, o)
+    def __rfloordiv__(self, o): return _sem().binary("//", o, self)
+    def __mod__(self, o): return _sem().binary("%", self, o)
+    def __rmod__(self, o): return _sem().binary("%", o, self)
+    def __and__(self, o): return _sem().binary("&", self, o)
+    def __rand__(self, o): return _sem().binary("&", o, self)
+    def __or__(self, o): return _sem().binary("|", self, o)
+    def __ror__(self, o): return _sem().binary("|", o, self)
+    def __xor__(self, o): return _sem().binary("^", self, o)
+    def __rxor__(self, o): return _sem().binary("^", o, self)
+    def __lshift__(self, o): return _sem().binary("<<", self, o)
+    def __rshift__(self, o): return _sem().binary(">>", self, o)
+    def __lt__(self, o): return _sem().binary("<", self, o)
+    def __le__(self, o): return _sem().binary("<=", self, o)
+    def __gt__(self, o): return _sem().binary(">", self, o)
+    def __ge__(self, o): return _sem().binary(">=", self, o)
+    def __eq__(self, o): return _sem().binary("==", self, o)
+    def __ne__(self, o): return _sem().binary("!=", self, o)
+    def __neg__(self): return _sem().neg(self)
+    def __invert__(self): return _sem().invert(self)
+    __hash__ = object.__hash__
+
+    def __getitem__(self, slices):
+        return _sem().subscript(self, slices)
+
+    # Methods (Triton's tensor methods).
+    @builtin
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        return _sem().cast(self, _unwrap(dtype), bitcast=_unwrap(bitcast))
+
+    @property
+    def T(self):
+        return _sem().trans(self)
+
+    @builtin
+    def trans(self, *dims):
+        return _sem().trans(self, *dims)
+
+    @builtin
+    def reshape(self, *shape, can_reorder=False):
+        return _sem().unsupported_reshape(self)
+
+    @builtin
+    def permute(self, *dims):
+        return _sem().trans(self, *dims)
+
+    @builtin
+    def split(self):
+        return _sem().unsupported("tensor.split() of a register tile")
+
+    @builtin
+    def sum(self, axis=None, keep_dims=False, dtype=None):
+        return _sem().reduce_named("sum", self, _unwrap(axis), _unwrap(keep_dims), _unwrap(dtype))
+
+    @builtin
+    def max(self, axis=None, keep_dims=False):
+        return _sem().reduce_named("max", self, _unwrap(axis), _unwrap(keep_dims))
+
+    @builtin
+    def min(self, axis=None, keep_dims=False):
+        return _sem().reduce_named("min", self, _unwrap(axis), _unwrap(keep_dims))
+
+    @builtin
+    def broadcast_to(self, *shape):
+        return _sem().broadcast_to(self, _shape_arg(shape))
+
+    @builtin
+    def expand_dims(self, axis):
+        return _sem().expand_dims(self, _unwrap(axis))
+
+    # TMA descriptor methods (a `tensordesc` argument): Triton's desc.load / desc.store.
+    @builtin
+    def load(self, offsets):
+        return _sem().desc_load(self, offsets)
+
+    @builtin
+    def store(self, offsets, value):
+        return _sem().desc_store(self, offsets, value)
+
+    @property
+    def block_shape(self):
+        if isinstance(self.type, tensordesc_type):
+            return [constexpr(s) for s in self.type.block_shape]
+        raise SemanticError("block_shape is an attribute of TMA descriptors, this is %s" % self.type)
+
+
+def _shape_arg(shape):
+    """Accepts f(2, 3) and f((2, 3)) / f([2, 3])."""
+    shape = [_unwrap(s) for s in shape]
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = [_unwrap(s) for s in shape[0]]
+    return [int(s) for s in shape]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Loop iterators
+# ----------------------------------------------------------------------------------------------------------------
+class range:
+    """``for i in tl.range(lo, hi, step)``: an scf.for loop (the pipelining hints are accepted and ignored: txl
+    kernels pipeline by hand)."""
+
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
+        if arg2 is None:
+            self.start, self.end = constexpr(0), arg1
+        else:
+            self.start, self.end = arg1, arg2
+        self.step = constexpr(1) if step is None else step
+
+
+class static_range:
+    """``for i in tl.static_range(lo, hi, step)``: unrolled at compile time; ``i`` is a constexpr."""
+
+    def __init__(self, arg1, arg2=None, step=None):
+        if arg2 is None:
+            arg1, arg2 = 0, arg1
+        vals = [_unwrap(arg1), _unwrap(arg2), 1 if step is None else _unwrap(step)]
+        for v in vals:
+            if not isinstance(v, int):
+                raise SemanticError("tl.static_range bounds must be compile-time integers, got %r" % (v,),
+                                    "use tl.range(...) (an scf.for loop) for run-time bounds")
+        self.start, self.end, self.step = vals

@@ -1,0 +1,1163 @@
+"""Semantics of the txl language: type promotion, broadcasting and the IR each operation becomes.
+
+The code generator (``txl.compiler.code_generator``) and the builtins call these functions while a kernel is
+being compiled; ``current()`` is the active ``Context`` (the IR builder, the launch options and a little state
+shared by the whole kernel, such as the wgmma groups still in flight). Every user error is a ``SemanticError``
+with a message that says what was expected and, where possible, how to fix it; the code generator adds the
+source location.
+
+The rules follow Triton's ``semantic.py``: Python numbers are "weak" (they take the type of the tensor they meet),
+16-bit floats of different kinds meet in fp32, integers widen to the wider operand, ``/`` on integers is a float
+division, ``//`` and ``%`` truncate like C. Shapes broadcast NumPy-style from the right.
+"""
+
+import contextlib
+import math
+import struct
+
+from ..compiler.errors import SemanticError, ShapeMismatchError, UnsupportedError
+from . import core
+from .core import (block_type, constexpr, dtype, mbar_type, pointer_type, smem_type, tensor, tensordesc_type,
+                   tmem_type, _unwrap)
+
+_current = []
+
+
+def current():
+    return _current[-1] if _current else None
+
+
+@contextlib.contextmanager
+def activate(ctx):
+    _current.append(ctx)
+    try:
+        yield ctx
+    finally:
+        _current.pop()
+
+
+class Context:
+    """What the semantic functions need while one kernel is compiled."""
+
+    def __init__(self, builder, num_warps, num_warpgroups, target, codegen=None):
+        self.builder = builder
+        self.num_warps = num_warps  # per warpgroup, as in TXL
+        self.num_warpgroups = num_warpgroups
+        self.target = target
+        self.codegen = codegen  # the CodeGenerator: inlining combine functions, re-binding names after waits
+        self.dots = []  # every txl.dot op (marked async at the end when a txl.dot_wait follows it)
+        self.deferred_errors = []
+
+
+def _ctx():
+    c = current()
+    if c is None:
+        raise RuntimeError("txl language functions can only be used inside a @txl.jit function")
+    return c
+
+
+def _b():
+    return _ctx().builder
+
+
+def unsupported(what, fix=None):
+    raise UnsupportedError("%s is not supported yet by txl (the dialect has no operation for it)" % what, fix)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Constants and conversion of Python values
+# ----------------------------------------------------------------------------------------------------------------
+def _float_literal(value, ty):
+    """An MLIR float literal for ``value`` in type ``ty`` (hex bit patterns for inf/nan)."""
+    if math.isinf(value) or math.isnan(value):
+        bits = ty.primitive_bitwidth
+        if bits == 32:
+            return "0x%08X" % struct.unpack("<I", struct.pack("<f", value))[0]
+        if bits == 64:
+            return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+        if ty.name == "fp16":
+            return "0x%04X" % struct.unpack("<H", struct.pack("<e", value))[0]
+        if ty.name == "bf16":
+            return "0x%04X" % (struct.unpack("<I", struct.pack("<f", value))[0] >> 16)
+        raise SemanticError("cannot write %r as %s" % (value, ty.name))
+    if ty.primitive_bitwidth == 32:
+        value = struct.unpack("<f", struct.pack("<f", value))[0]  # round to f32 first
+    return "%.9e" % value if ty.primitive_bitwidth <= 32 else "%.17e" % value
+
+
+def _literal(value, ty):
+    if ty.is_bool():
+        return "true" if value else "false"
+    if ty.is_floating():
+        return _float_literal(float(value), ty)
+    return str(int(value))
+
+
+def weak_dtype(value):
+    """The type a Python number takes on its own (Triton: int -> int32 or int64, float -> fp32)."""
+    if isinstance(value, bool):
+        return core.int1
+    if isinstance(value, int):
+        if -2**31 <= value < 2**31:
+            return core.int32
+        if -2**63 <= value < 2**63:
+            return core.int64
+        raise SemanticError("integer constant %d does not fit in 64 bits" % value)
+    if isinstance(value, float):
+        return core.float32
+    raise SemanticError("%r cannot be used as a run-time value (expected an int, float or bool)" % (value,))
+
+
+def constant(value, ty):
+    """A scalar constant (hoisted to the top of the kernel and deduplicated)."""
+    if ty.is_int() and not ty.is_bool():
+        bits = ty.primitive_bitwidth
+        value = int(value)
+        lo, hi = (0, 2**bits) if ty.is_int_unsigned() else (-2**(bits - 1), 2**(bits - 1))
+        if not lo <= value < hi:
+            value = (value + 2**bits) % 2**bits  # wrap like C (e.g. -1 as uint32)
+            if not ty.is_int_unsigned() and value >= 2**(bits - 1):
+                value -= 2**bits
+    lit = _literal(value, ty)
+    tmpl = "arith.constant %s" % lit if ty.is_bool() else "arith.constant %s : {r[0]}" % lit
+    op = _b().create_hoisted(tmpl, [ty], attrs={"const": value},
+                             key=("const", lit, ty.to_ir()))
+    if op.result.hint is None:
+        if ty.is_bool():
+            op.result.hint = "true" if value else "false"
+        elif ty.is_int():
+            op.result.hint = ("c%d" % value if value >= 0 else "c_m%d" % -value) + \
+                ("" if ty.primitive_bitwidth == 32 else "_" + ty.to_ir())
+        else:
+            op.result.hint = "cst"
+    return tensor(op.result, ty)
+
+
+def const_value(t):
+    """The Python value of a tensor that is an arith.constant (scalar or splat), else None."""
+    owner = getattr(t.handle, "owner", None)
+    if owner is not None and hasattr(owner, "attrs") and "const" in owner.attrs:
+        return owner.attrs["const"]
+    return None
+
+
+def to_tensor(x, ty=None):
+    """A run-time value for ``x`` (a tensor, a constexpr or a Python number), converted to ``ty`` if given."""
+    x = _unwrap(x)
+    if isinstance(x, tensor):
+        return x if ty is None else cast(x, ty)
+    if isinstance(x, (bool, int, float)):
+        return constant(x, ty or weak_dtype(x))
+    if x is None:
+        raise SemanticError("None cannot be used as a run-time value")
+    raise SemanticError("%r cannot be used as a run-time value here" % (x,))
+
+
+def dense(value, ty):
+    """``arith.constant dense<v> : tensor<...>`` (emitted at its use: tile constants are not hoisted so each use
+    gets the register layout it needs)."""
+    lit = _literal(value, ty.element_ty)
+    op = _b().create("arith.constant dense<%s> : {r[0]}" % lit, [], [ty], pure=True, attrs={"const": value})
+    return tensor(op.result, ty)
+
+
+def _i32(x, what):
+    """``x`` as an i32 run-time value (int constexprs become constants)."""
+    x = _unwrap(x)
+    if isinstance(x, tensor):
+        if isinstance(x.type, dtype) and x.type.is_int() and not x.type.is_bool():
+            return x if x.type == core.int32 else cast(x, core.int32)
+        raise SemanticError("%s must be an integer scalar, got %s" % (what, x.type))
+    if isinstance(x, int) and not isinstance(x, bool):
+        return constant(x, core.int32)
+    raise SemanticError("%s must be an integer, got %r" % (what, x))
+
+
+def _static_int(x, what):
+    x = _unwrap(x)
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise SemanticError("%s must be a compile-time integer (a literal or a tl.constexpr), got %r"
+                            % (what, x if not isinstance(x, tensor) else "a run-time value"),
+                            "pass it as a tl.constexpr parameter or a literal")
+    return x
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Type promotion
+# ----------------------------------------------------------------------------------------------------------------
+def _promote_floats(a, b):
+    if a == b:
+        return a
+    if "fp64" in (a.name, b.name):
+        return core.float64
+    if "fp32" in (a.name, b.name):
+        return core.float32
+    if a.primitive_bitwidth != b.primitive_bitwidth:
+        return a if a.primitive_bitwidth > b.primitive_bitwidth else b
+    return core.float32  # fp16 vs bf16, fp8 kinds
+
+
+def _promote_ints(a, b):
+    if a == b:
+        return a
+    if a.is_bool():
+        return b
+    if b.is_bool():
+        return a
+    if a.primitive_bitwidth != b.primitive_bitwidth:
+        return a if a.primitive_bitwidth > b.primitive_bitwidth else b
+    return a if a.is_int_unsigned() else b  # same width: unsigned wins (C)
+
+
+def result_dtype(a, b, a_weak=False, b_weak=False):
+    """The dtype two operands are computed in."""
+    if a_weak != b_weak:
+        strong, weak = (b, a) if a_weak else (a, b)
+        if weak.is_floating():
+            return strong if strong.is_floating() else core.float32
+        if weak.is_bool() and strong.is_bool():
+            return strong
+        if strong.is_bool():
+            return weak
+        return strong
+    if a.is_floating() or b.is_floating():
+        if a.is_floating() and b.is_floating():
+            return _promote_floats(a, b)
+        return a if a.is_floating() else b
+    return _promote_ints(a, b)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Shapes
+# ----------------------------------------------------------------------------------------------------------------
+def _shape(t):
+    return list(t.type.shape) if isinstance(t.type, block_type) else []
+
+
+def splat(t, shape):
+    """A tile of ``shape`` filled with the scalar ``t``."""
+    ty = block_type(t.type, shape)
+    v = const_value(t)
+    if v is not None and not t.type.is_ptr():
+        return dense(v, ty)
+    op = _b().create("txl.splat {o[0]} : {t[0]} -> {r[0]}", [t.handle], [ty], pure=True)
+    return tensor(op.result, ty)
+
+
+_REMAT = ("txl.make_range", "txl.splat", "arith.", "math.")
+
+
+def _rematerialize(t, depth=6):
+    """A fresh copy of the cheap, pure computation producing the 1-D tile ``t`` (make_range, splat, constants and
+    elementwise ops on them). ``offs[:, None]`` and ``offs[None, :]`` of one ``offs`` need the values in two
+    different register layouts; the compiler cannot convert between them yet (cross-thread relayout), so each
+    expand_dims gets its own copy, as Triton's layout rematerialization would produce."""
+    owner = t.handle.owner
+    if depth == 0 or not isinstance(owner, ir_Op()) or not owner.pure or owner.regions \
+            or not owner.template.startswith(_REMAT) or len(owner.results) != 1:
+        return None
+    operands = []
+    for v in owner.operands:
+        if isinstance(v.type, block_type):
+            c = _rematerialize(tensor(v, v.type), depth - 1)
+            if c is None:
+                return None
+            operands.append(c.handle)
+        else:
+            operands.append(v)
+    op = _b().create(owner.template, operands, [t.type], pure=True, attrs=dict(owner.attrs))
+    op.result.hint = t.handle.hint
+    return tensor(op.result, t.type)
+
+
+def ir_Op():
+    from ..compiler.ir import Op
+    return Op
+
+
+def expand_dims(t, axis):
+    t = to_tensor(t)
+    if isinstance(t.type, block_type) and len(t.type.shape) == 1:
+        copy = _rematerialize(t)
+        t = t if copy is None else copy
+    if not isinstance(t.type, block_type):
+        unsupported("expand_dims of a scalar", "use tl.full([1], x, dtype) first")
+    shape = _shape(t)
+    axis = _static_int(axis, "expand_dims axis")
+    if axis < 0:
+        axis += len(shape) + 1
+    if not 0 <= axis <= len(shape):
+        raise SemanticError("expand_dims axis %d is out of range for a %d-D tensor" % (axis, len(shape)))
+    new = shape[:axis] + [1] + shape[axis:]
+    ty = block_type(t.type.element_ty, new)
+    cv = const_value(t)
+    if cv is not None:
+        return dense(cv, ty)
+    op = _b().create("txl.expand_dims {o[0]}, %d : {t[0]} -> {r[0]}" % axis, [t.handle], [ty], pure=True)
+    return tensor(op.result, ty)
+
+
+def broadcast_to(t, shape):
+    t = to_tensor(t)
+    shape = [int(s) for s in shape]
+    if not isinstance(t.type, block_type):
+        return splat(t, shape)
+    src = _shape(t)
+    if src == shape:
+        return t
+    while len(src) < len(shape):
+        t = expand_dims(t, 0)
+        src = _shape(t)
+    if len(src) != len(shape) or any(a != b and a != 1 for a, b in zip(src, shape)):
+        raise SemanticError("cannot broadcast a tensor of shape %s to %s" % (src, shape))
+    ty = block_type(t.type.element_ty, shape)
+    cv = const_value(t)
+    if cv is not None:
+        return dense(cv, ty)
+    op = _b().create("txl.broadcast {o[0]} : {t[0]} -> {r[0]}", [t.handle], [ty], pure=True)
+    return tensor(op.result, ty)
+
+
+def broadcast_shapes(lhs, rhs, opname="an operation"):
+    """The common shape of two shapes (NumPy/Triton rules), or a ShapeMismatchError."""
+    a, b = list(lhs), list(rhs)
+    pa = [1] * (len(b) - len(a)) + a
+    pb = [1] * (len(a) - len(b)) + b
+    out = []
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            msg = ("incompatible shapes %s and %s for %s: shapes are aligned from the right, and dimension %d is "
+                   "%d on one side and %d on the other (neither is 1)" % (a, b, opname, i, x, y))
+            if len(a) != len(b):
+                short = a if len(a) < len(b) else b
+                msg += "; the %d-D shape %s is treated as %s" % (len(short), short,
+                                                                 pa if len(a) < len(b) else pb)
+            raise ShapeMismatchError(msg, a, b)
+    return out
+
+
+def binary_broadcast(a, b, opname="an operation"):
+    """``a`` and ``b`` broadcast to one shape (scalars are splatted)."""
+    sa, sb = _shape(a), _shape(b)
+    if sa == sb:
+        return a, b
+    shape = broadcast_shapes(sa, sb, opname)
+    return broadcast_to(a, shape), broadcast_to(b, shape)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Casts
+# ----------------------------------------------------------------------------------------------------------------
+def _with_elem(t_type, elem):
+    return block_type(elem, t_type.shape) if isinstance(t_type, block_type) else elem
+
+
+def _unop(template, t, result_type, pure=True):
+    op = _b().create(template, [t.handle], [result_type], pure=pure)
+    return tensor(op.result, result_type)
+
+
+def cast(t, dst, bitcast=False):
+    t = to_tensor(t)
+    dst = _unwrap(dst)
+    if not isinstance(dst, dtype):
+        raise SemanticError(".to() takes a dtype (tl.float32, tl.bfloat16, ...), got %r" % (dst,))
+    src = t.dtype
+    if not isinstance(t.type, (dtype, block_type)):
+        raise SemanticError("cannot convert %s to %s" % (t.type, dst))
+    if src == dst:
+        return t
+    rt = _with_elem(t.type, dst)
+    if src.is_ptr() or dst.is_ptr():
+        unsupported("casting pointers (%s to %s)" % (src, dst))
+    if bitcast:
+        if src.primitive_bitwidth != dst.primitive_bitwidth:
+            raise SemanticError("bitcast needs types of one width, got %s and %s" % (src.name, dst.name))
+        return _unop("arith.bitcast {o[0]} : {t[0]} to {r[0]}", t, rt)
+    cv = const_value(t)
+    if cv is not None and not isinstance(t.type, block_type):
+        if dst.is_floating():
+            return constant(float(cv), dst)
+        if dst.is_bool():
+            return constant(bool(cv), dst)
+        return constant(int(cv), dst)
+    if src.is_floating() and dst.is_floating():
+        op = "extf" if dst.primitive_bitwidth > src.primitive_bitwidth else "truncf"
+        if dst.primitive_bitwidth == src.primitive_bitwidth:  # fp16 <-> bf16 goes through f32
+            return cast(cast(t, core.float32), dst)
+        return _unop("arith.%s {o[0]} : {t[0]} to {r[0]}" % op, t, rt)
+    if src.is_int() and dst.is_floating():
+        op = "uitofp" if (src.is_bool() or src.is_int_unsigned()) else "sitofp"
+        return _unop("arith.%s {o[0]} : {t[0]} to {r[0]}" % op, t, rt)
+    if src.is_floating() and dst.is_int():
+        if dst.is_bool():
+            return compare("!=", t, to_tensor(0.0, src))
+        op = "fptoui" if dst.is_int_unsigned() else "fptosi"
+        return _unop("arith.%s {o[0]} : {t[0]} to {r[0]}" % op, t, rt)
+    # int -> int
+    if dst.is_bool():
+        return compare("!=", t, constant(0, src) if not isinstance(t.type, block_type) else dense(0, t.type))
+    if dst.primitive_bitwidth > src.primitive_bitwidth:
+        op = "extui" if (src.is_bool() or src.is_int_unsigned()) else "extsi"
+        return _unop("arith.%s {o[0]} : {t[0]} to {r[0]}" % op, t, rt)
+    if dst.primitive_bitwidth < src.primitive_bitwidth:
+        return _unop("arith.trunci {o[0]} : {t[0]} to {r[0]}" % (), t, rt)
+    return tensor(t.handle, rt)  # same width, signedness differs: MLIR integers are signless
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Arithmetic
+# ----------------------------------------------------------------------------------------------------------------
+_FLOAT_OPS = {"+": "addf", "-": "subf", "*": "mulf", "/": "divf", "%": "remf"}
+_INT_OPS = {"+": "addi", "-": "subi", "*": "muli", "&": "andi", "|": "ori", "^": "xori", "<<": "shli"}
+_CMP_F = {"<": "olt", "<=": "ole", ">": "ogt", ">=": "oge", "==": "oeq", "!=": "une"}
+_CMP_S = {"<": "slt", "<=": "sle", ">": "sgt", ">=": "sge", "==": "eq", "!=": "ne"}
+_CMP_U = {"<": "ult", "<=": "ule", ">": "ugt", ">=": "uge", "==": "eq", "!=": "ne"}
+_OP_NAMES = {"+": "`+`", "-": "`-`", "*": "`*`", "/": "`/`", "//": "`//`", "%": "`%`", "&": "`&`", "|": "`|`",
+             "^": "`^`", "<<": "`<<`", ">>": "`>>`", "<": "`<`", "<=": "`<=`", ">": "`>`", ">=": "`>=`",
+             "==": "`==`", "!=": "`!=`"}
+
+
+def _check_value(t, opname):
+    if isinstance(t.type, (smem_type, mbar_type, tensordesc_type)):
+        kind = {smem_type: "a shared-memory buffer", tmem_type: "a tensor-memory buffer",
+                mbar_type: "an mbarrier", tensordesc_type: "a TMA descriptor"}[type(t.type)]
+        fix = None
+        if isinstance(t.type, smem_type):
+            fix = "load it into registers first with txl.smem_load(buf)"
+        raise SemanticError("%s is %s, not a value %s can compute with" % (t.type, kind, opname), fix)
+
+
+def _binop(name, a, b, result_type=None):
+    rt = result_type or a.type
+    op = _b().create("arith.%s {o[0]}, {o[1]} : {r[0]}" % name, [a.handle, b.handle], [rt], pure=True)
+    return tensor(op.result, rt)
+
+
+def binary(opname, a, b):
+    """``a <op> b`` with Triton's promotion and broadcasting; ``opname`` is the Python operator."""
+    a_weak = not isinstance(_unwrap(a), tensor)
+    b_weak = not isinstance(_unwrap(b), tensor)
+    a, b = _unwrap(a), _unwrap(b)
+    if opname in _CMP_S:
+        return compare(opname, a, b)
+    ta = a if isinstance(a, tensor) else to_tensor(a)
+    tb = b if isinstance(b, tensor) else to_tensor(b)
+    pretty = _OP_NAMES.get(opname, opname)
+    _check_value(ta, pretty)
+    _check_value(tb, pretty)
+    # Pointer arithmetic.
+    if ta.dtype.is_ptr() or tb.dtype.is_ptr():
+        if opname == "+" and tb.dtype.is_ptr() and not ta.dtype.is_ptr():
+            ta, tb = tb, ta
+        if ta.dtype.is_ptr() and not tb.dtype.is_ptr() and opname in ("+", "-"):
+            if not tb.dtype.is_int():
+                raise SemanticError("pointer offsets must be integers, got %s" % tb.dtype.name,
+                                    "convert the offset with .to(tl.int32)")
+            if opname == "-":
+                tb = neg(tb)
+            return addptr(ta, tb, pretty)
+        raise SemanticError("%s is not defined between %s and %s" % (pretty, ta.type, tb.type),
+                            "pointers support only `ptr + int` and `ptr - int`")
+    ety = result_dtype(ta.dtype, tb.dtype, a_weak, b_weak)
+    if opname == "/" and ety.is_int():
+        ety = core.float32  # true division, as in Triton
+    if opname in ("&", "|", "^", "<<", ">>") and ety.is_floating():
+        raise SemanticError("%s needs integer operands, got %s and %s" % (pretty, ta.dtype.name, tb.dtype.name))
+    if opname == "//" and ety.is_floating():
+        raise SemanticError("`//` needs integer operands, got %s and %s" % (ta.dtype.name, tb.dtype.name),
+                            "use `/` for floating-point division")
+    ta, tb = binary_broadcast(ta, tb, pretty)
+    ta, tb = cast(ta, ety), cast(tb, ety)
+    # Fold scalar constants (keeps index arithmetic on constexpr-derived values readable).
+    ca, cb = const_value(ta), const_value(tb)
+    if ca is not None and cb is not None and not isinstance(ta.type, block_type):
+        folded = _fold(opname, ca, cb, ety)
+        if folded is not None:
+            return constant(folded, ety)
+    if ety.is_floating():
+        return _binop(_FLOAT_OPS[opname], ta, tb)
+    unsigned = ety.is_int_unsigned()
+    if opname == "//":
+        return _binop("divui" if unsigned else "divsi", ta, tb)
+    if opname == "%":
+        return _binop("remui" if unsigned else "remsi", ta, tb)
+    if opname == ">>":
+        return _binop("shrui" if unsigned else "shrsi", ta, tb)
+    return _binop(_INT_OPS[opname], ta, tb)
+
+
+def _fold(opname, x, y, ety):
+    try:
+        if ety.is_floating():
+            r = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y, "/": lambda: x / y}.get(opname)
+            return r() if r else None
+        x, y = int(x), int(y)
+        if opname in ("//", "%") and y == 0:
+            return None
+        if opname == "//":
+            q = abs(x) // abs(y)
+            return q if (x >= 0) == (y >= 0) else -q  # C truncation
+        if opname == "%":
+            return x - y * _fold("//", x, y, ety)
+        r = {"+": x + y, "-": x - y, "*": x * y, "&": x & y, "|": x | y, "^": x ^ y}.get(opname)
+        if r is None:
+            return None
+        bits = ety.primitive_bitwidth
+        if not -2**(bits - 1) <= r < 2**(bits - 1):
+            return None  # would wrap: leave it to the hardware semantics
+        return r
+    except (ArithmeticError, ValueError):
+        return None
+
+
+def compare(opname, a, b):
+    a_weak = not isinstance(_unwrap(a), tensor)
+    b_weak = not isinstance(_unwrap(b), tensor)
+    ta, tb = to_tensor(a), to_tensor(b)
+    pretty = _OP_NAMES[opname]
+    _check_value(ta, pretty)
+    _check_value(tb, pretty)
+    ety = result_dtype(ta.dtype, tb.dtype, a_weak, b_weak)
+    ta, tb = binary_broadcast(ta, tb, pretty)
+    ta, tb = cast(ta, ety), cast(tb, ety)
+    rt = _with_elem(ta.type, core.int1)
+    if ety.is_floating():
+        pred, name = _CMP_F[opname], "cmpf"
+    else:
+        pred, name = (_CMP_U if ety.is_int_unsigned() else _CMP_S)[opname], "cmpi"
+    op = _b().create("arith.%s %s, {o[0]}, {o[1]} : {t[0]}" % (name, pred), [ta.handle, tb.handle], [rt],
+                     pure=True)
+    return tensor(op.result, rt)
+
+
+def neg(t):
+    t = to_tensor(t)
+    _check_value(t, "unary `-`")
+    if t.dtype.is_floating():
+        return _unop("arith.negf {o[0]} : {r[0]}", t, t.type)
+    zero = dense(0, t.type) if isinstance(t.type, block_type) else constant(0, t.dtype)
+    return _binop("subi", zero, t)
+
+
+def invert(t):
+    t = to_tensor(t)
+    if not t.dtype.is_int():
+        raise SemanticError("`~` needs an integer or boolean operand, got %s" % t.dtype.name)
+    ones = dense(-1 if not t.dtype.is_bool() else True, t.type) if isinstance(t.type, block_type) \
+        else constant(-1 if not t.dtype.is_bool() else True, t.dtype)
+    return _binop("xori", t, ones)
+
+
+def logical_not(t):
+    t = to_tensor(t)
+    if t.role:
+        raise SemanticError("`not txl.%s(...)` cannot be a warp-specialization condition" % t.role,
+                            "list the other ids instead, e.g. `if txl.is_warpgroup([1, 2]):`, or use `else:`")
+    return invert(cast(t, core.int1))
+
+
+def logical(opname, a, b):
+    """``a and b`` / ``a or b`` on run-time booleans (both sides are evaluated)."""
+    for v in (a, b):
+        if isinstance(v, tensor) and v.role:
+            raise SemanticError("txl.%s(...) must be the whole condition of an `if` (the warpgroup "
+                                "partitioning recognises `if txl.%s([...]):` only)" % (v.role, v.role),
+                                "nest the two conditions: `if txl.%s([...]):` then `if other:` inside" % v.role)
+    ta, tb = cast(to_tensor(a), core.int1), cast(to_tensor(b), core.int1)
+    ta, tb = binary_broadcast(ta, tb, "`%s`" % opname)
+    return _binop("andi" if opname == "and" else "ori", ta, tb)
+
+
+def addptr(ptr, offset, opname="`+`"):
+    ptr, offset = binary_broadcast(ptr, offset, opname)
+    op = _b().create("txl.addptr {o[0]}, {o[1]} : {t[0]}, {t[1]}", [ptr.handle, offset.handle], [ptr.type],
+                     pure=True)
+    return tensor(op.result, ptr.type)
+
+
+def where(cond, x, y):
+    cond = cast(to_tensor(cond), core.int1)
+    x_weak = not isinstance(_unwrap(x), tensor)
+    y_weak = not isinstance(_unwrap(y), tensor)
+    tx, ty = to_tensor(x), to_tensor(y)
+    if tx.dtype.is_ptr() or ty.dtype.is_ptr():
+        ety = tx.dtype if tx.dtype.is_ptr() else ty.dtype
+    else:
+        ety = result_dtype(tx.dtype, ty.dtype, x_weak, y_weak)
+    shape = broadcast_shapes(_shape(cond), broadcast_shapes(_shape(tx), _shape(ty), "tl.where"), "tl.where")
+    if shape:
+        cond, tx, ty = broadcast_to(cond, shape), broadcast_to(tx, shape), broadcast_to(ty, shape)
+    tx, ty = cast(tx, ety), cast(ty, ety)
+    tmpl = "arith.select {o[0]}, {o[1]}, {o[2]} : " + ("{t[0]}, {r[0]}" if shape else "{r[0]}")
+    op = _b().create(tmpl, [cond.handle, tx.handle, ty.handle], [tx.type], pure=True)
+    return tensor(op.result, tx.type)
+
+
+def minmax(kind, a, b, propagate_nan=None):
+    a_weak = not isinstance(_unwrap(a), tensor)
+    b_weak = not isinstance(_unwrap(b), tensor)
+    ta, tb = to_tensor(a), to_tensor(b)
+    ety = result_dtype(ta.dtype, tb.dtype, a_weak, b_weak)
+    ta, tb = binary_broadcast(ta, tb, "tl.%simum" % kind)
+    ta, tb = cast(ta, ety), cast(tb, ety)
+    if ety.is_floating():
+        nan_all = str(_unwrap(propagate_nan)).endswith("ALL")
+        name = ("%simumf" if nan_all else "%snumf") % kind
+    else:
+        name = kind + ("ui" if ety.is_int_unsigned() else "si")
+    return _binop(name, ta, tb)
+
+
+def math_unary(name, t, float_only=True):
+    t = to_tensor(t)
+    _check_value(t, "tl.%s" % name)
+    if float_only and not t.dtype.is_floating():
+        t = cast(t, core.float32)
+    return _unop("math.%s {o[0]} : {r[0]}" % name, t, t.type)
+
+
+def abs_(t):
+    t = to_tensor(t)
+    if t.dtype.is_floating():
+        return _unop("math.absf {o[0]} : {r[0]}", t, t.type)
+    if t.dtype.is_int_unsigned() or t.dtype.is_bool():
+        return t
+    return _unop("math.absi {o[0]} : {r[0]}", t, t.type)
+
+
+def fma(x, y, z):
+    tx, ty, tz = to_tensor(x), to_tensor(y), to_tensor(z)
+    ety = result_dtype(result_dtype(tx.dtype, ty.dtype), tz.dtype)
+    if not ety.is_floating():
+        raise SemanticError("tl.fma needs floating-point operands")
+    shape = broadcast_shapes(broadcast_shapes(_shape(tx), _shape(ty)), _shape(tz))
+    vals = [cast(broadcast_to(v, shape) if shape else v, ety) for v in (tx, ty, tz)]
+    op = _b().create("math.fma {o[0]}, {o[1]}, {o[2]} : {r[0]}", [v.handle for v in vals], [vals[0].type],
+                     pure=True)
+    return tensor(op.result, vals[0].type)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Indexing, views and layout-free reshapes
+# ----------------------------------------------------------------------------------------------------------------
+def subscript(t, slices):
+    """``x[None, :]``, ``x[:, None]``: insert size-1 dimensions. Other indexing of a register tile has no op."""
+    if not isinstance(slices, tuple):
+        slices = (slices,)
+    t = to_tensor(t)
+    if not isinstance(t.type, block_type):
+        unsupported("indexing %s" % t.type,
+                    "use txl.get_buffer(buf, i) for a stage of an allocation and txl.smem_index(buf, i) for a "
+                    "sub-tile of a shared-memory buffer" if isinstance(t.type, (smem_type, mbar_type)) else None)
+    ret, dim, consumed = t, 0, 0  # dim: position in the result; consumed: dimensions of t covered by `:`
+    for s in slices:
+        s = _unwrap(s)
+        if s is None:
+            ret = expand_dims(ret, dim)
+            dim += 1
+        elif isinstance(s, slice) and s.start is None and s.stop is None and s.step is None:
+            dim += 1
+            consumed += 1
+        else:
+            unsupported("indexing a register tile with %r (only `None` and `:` are allowed, as in x[:, None])"
+                        % (s,), "select elements with tl.where, or keep the data in shared memory and use "
+                                "txl.smem_slice / txl.smem_index")
+    if consumed != len(_shape(t)):
+        raise SemanticError("x[...] must have one `:` per dimension of the %d-D tensor (got %d)"
+                            % (len(_shape(t)), consumed))
+    return ret
+
+
+def trans(t, *dims):
+    """``x.T`` / ``tl.trans(x)``: a transposed view of a shared-memory buffer (txl.smem_trans)."""
+    t = to_tensor(t)
+    dims = [_unwrap(d) for d in dims]
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = [_unwrap(d) for d in dims[0]]
+    if isinstance(t.type, smem_type) and not isinstance(t.type, tmem_type):
+        t = as_view(t, "smem_trans")
+        rank = len(t.type.shape)
+        order = dims or list(reversed(range(rank)))
+        return smem_trans(t, order)
+    if isinstance(t.type, block_type):
+        unsupported("transposing a register tile (tl.trans / .T / permute)",
+                    "keep the operand in shared memory and transpose the view: `tl.dot(q, k_smem.T)` or "
+                    "txl.smem_trans(buf, [1, 0])")
+    raise SemanticError("cannot transpose %s" % t.type)
+
+
+def unsupported_reshape(t):
+    unsupported("reshape of a register tile",
+                "reshape a shared-memory buffer instead with txl.smem_reshape(buf, shape)")
+
+
+def as_view(t, what):
+    """A one-stage view of a buffer: a 1-stage allocation is used as its only stage (TXL allows
+    ``smem_alloc(...)`` without get_buffer); a multi-stage one needs txl.get_buffer."""
+    t = _unwrap(t)
+    if not isinstance(t, tensor) or not isinstance(t.type, (smem_type, mbar_type)):
+        raise SemanticError("%s needs a shared-memory buffer or mbarrier, got %s"
+                            % (what, t.type if isinstance(t, tensor) else repr(t)))
+    if t.type.num_stages == 1:
+        return get_buffer(t, 0)
+    if t.type.num_stages > 1:
+        raise SemanticError("%s needs one stage of the %d-stage allocation %s" % (what, t.type.num_stages, t.type),
+                            "pick a stage with txl.get_buffer(buf, index)")
+    return t
+
+
+def get_buffer(src, index):
+    src = _unwrap(src)
+    if not isinstance(src, tensor) or not isinstance(src.type, (smem_type, mbar_type)):
+        raise SemanticError("txl.get_buffer needs an allocation from txl.smem_alloc / txl.tmem_alloc / "
+                            "txl.mbar_alloc, got %s" % (src.type if isinstance(src, tensor) else repr(src)))
+    if not src.type.num_stages:
+        raise SemanticError("txl.get_buffer: %s is already one stage" % src.type,
+                            "use the buffer directly")
+    i = _unwrap(index)
+    if isinstance(i, int) and not 0 <= i < src.type.num_stages:
+        raise SemanticError("txl.get_buffer index %d is out of range for %d stages" % (i, src.type.num_stages))
+    idx = _i32(index, "txl.get_buffer index")
+    rt = src.type.view() if isinstance(src.type, smem_type) else mbar_type(0)
+    op = _b().create("txl.get_buffer {o[0]}[{o[1]}] : {t[0]}", [src.handle, idx.handle], [rt], pure=True)
+    return tensor(op.result, rt)
+
+
+def smem_trans(t, order):
+    order = [int(_unwrap(o)) for o in order]
+    shape = [t.type.shape[o] for o in order]
+    flip = order != list(range(len(order)))
+    rt = t.type.view(shape=shape, transposed=(not t.type.transposed) if flip else t.type.transposed)
+    op = _b().create("txl.smem_trans {o[0]} [%s] : {t[0]} -> {r[0]}" % ", ".join(map(str, order)), [t.handle],
+                     [rt], pure=True)
+    return tensor(op.result, rt)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Reductions
+# ----------------------------------------------------------------------------------------------------------------
+def _combine_name(kind, ety):
+    if kind == "sum":
+        return "addf" if ety.is_floating() else "addi"
+    if ety.is_floating():
+        return "%snumf" % kind
+    return kind + ("ui" if ety.is_int_unsigned() else "si")
+
+
+def reduce_named(kind, t, axis=None, keep_dims=False, dtype_=None):
+    """tl.max / tl.min / tl.sum along ``axis`` (all axes when None)."""
+    from ..compiler import ir
+    t = to_tensor(t)
+    if not isinstance(t.type, block_type):
+        raise SemanticError("tl.%s reduces a tile, got the scalar %s" % (kind, t.type))
+    if kind == "sum":
+        ety = t.dtype
+        if dtype_ is not None:
+            ety = dtype_
+        elif ety.is_int() and ety.primitive_bitwidth < 32:
+            ety = core.int32
+        elif ety.is_floating() and ety.primitive_bitwidth < 32:
+            ety = core.float32
+        t = cast(t, ety)
+    shape = _shape(t)
+    if axis is None:
+        # Reduce the innermost axis repeatedly: a 2-D tile becomes a row, then a scalar.
+        r = t
+        for _ in range(len(shape)):
+            r = reduce_named(kind, r, len(_shape(r)) - 1)
+        if keep_dims:
+            r = splat(r, [1] * len(shape))
+        return r
+    axis = _static_int(axis, "reduction axis")
+    if axis < 0:
+        axis += len(shape)
+    if not 0 <= axis < len(shape):
+        raise SemanticError("axis %d is out of range for a %d-D tensor" % (axis, len(shape)))
+    ety = t.dtype
+    out_shape = shape[:axis] + shape[axis + 1:]
+    rt = block_type(ety, out_shape) if out_shape else ety
+    body = ir.Block([ety, ety], ["x", "y"])
+    comb = ir.Op("arith.%s {o[0]}, {o[1]} : {r[0]}" % _combine_name(kind, ety), body.args, [ety], pure=True)
+    ret = ir.Op("txl.reduce_return {o[0]} : {t[0]}", [comb.result], [])
+    body.ops = [comb, ret]
+    region = ir.Region([body], print_entry_args=True)
+    op = _b().create("txl.reduce {o[0]} axis %d : ({t[0]}) -> {r[0]} {R[0]}" % axis, [t.handle], [rt],
+                     regions=[region], pure=True)
+    r = tensor(op.result, rt)
+    if keep_dims:
+        r = expand_dims(r, axis)
+    return r
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Memory: pointers
+# ----------------------------------------------------------------------------------------------------------------
+_CACHE = {"": None, ".ca": "ca", ".cg": "cg", ".cv": "cv", ".cs": "cs", ".wb": "wb", ".wt": "wt",
+          "ca": "ca", "cg": "cg", "cv": "cv", "cs": "cs", "wb": "wb", "wt": "wt"}
+_EVICT = {"": None, "evict_normal": None, "evict_first": "evict_first", "evict_last": "evict_last"}
+
+
+def _mem_attrs(cache_modifier, eviction_policy, volatile=False):
+    cm, ev = _unwrap(cache_modifier) or "", _unwrap(eviction_policy) or ""
+    if cm not in _CACHE:
+        raise SemanticError("unknown cache_modifier %r (expected one of .ca .cg .cv .cs .wb .wt)" % cm)
+    if ev not in _EVICT:
+        raise SemanticError("unknown eviction_policy %r (expected evict_first / evict_last)" % ev)
+    attrs = []
+    if _CACHE[cm]:
+        attrs.append("cache = #txl<cache %s>" % _CACHE[cm])
+    if _EVICT[ev]:
+        attrs.append("evict = #txl<evict %s>" % _EVICT[ev])
+    if _unwrap(volatile):
+        attrs.append("isVolatile")
+    return (" {{" + ", ".join(attrs) + "}}") if attrs else ""
+
+
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+         eviction_policy="", volatile=False):
+    ptr = to_tensor(pointer)
+    if isinstance(ptr.type, tensordesc_type):
+        raise SemanticError("tl.load does not take a TMA descriptor", "use desc.load([x, y])")
+    if not ptr.dtype.is_ptr():
+        raise SemanticError("tl.load needs a pointer or a tile of pointers, got %s" % ptr.type,
+                            "build pointers as base_ptr + offsets")
+    if _unwrap(boundary_check) or _unwrap(padding_option):
+        unsupported("tl.load with boundary_check/padding_option (block pointers)",
+                    "use a mask, or a TMA descriptor argument and desc.load")
+    mask, other = _unwrap(mask), _unwrap(other)
+    if other is not None and mask is None:
+        raise SemanticError("tl.load: `other` is only used with a `mask`", "pass mask=... or drop other=")
+    elt = ptr.dtype.element_ty
+    operands, tmpl = [], "txl.load {o[0]}"
+    if mask is not None:
+        m = cast(to_tensor(mask), core.int1)
+        shape = broadcast_shapes(_shape(ptr), _shape(m), "the mask of tl.load")
+        if shape:
+            ptr, m = broadcast_to(ptr, shape), broadcast_to(m, shape)
+        operands.append(m)
+        tmpl += " mask {o[1]}"
+        if other is not None:
+            o = to_tensor(other, elt) if not isinstance(other, tensor) else cast(other, elt)
+            if shape:
+                o = broadcast_to(o, shape)
+            operands.append(o)
+            tmpl += " other {o[2]}"
+    rt = _with_elem(ptr.type, elt)
+    tmpl += _mem_attrs(cache_modifier, eviction_policy, volatile) + " : {t[0]} -> {r[0]}"
+    op = _b().create(tmpl, [ptr.handle] + [v.handle for v in operands], [rt])
+    return tensor(op.result, rt)
+
+
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    ptr = to_tensor(pointer)
+    if isinstance(ptr.type, tensordesc_type):
+        raise SemanticError("tl.store does not take a TMA descriptor", "use desc.store([x, y], value)")
+    if not ptr.dtype.is_ptr():
+        raise SemanticError("tl.store needs a pointer or a tile of pointers, got %s" % ptr.type)
+    if _unwrap(boundary_check):
+        unsupported("tl.store with boundary_check (block pointers)", "use a mask")
+    elt = ptr.dtype.element_ty
+    val = to_tensor(value)
+    _check_value(val, "tl.store")
+    shape = broadcast_shapes(_shape(ptr), _shape(val), "tl.store (pointers and value)")
+    mask = _unwrap(mask)
+    m = None
+    if mask is not None:
+        m = cast(to_tensor(mask), core.int1)
+        shape = broadcast_shapes(shape, _shape(m), "the mask of tl.store")
+    if shape:
+        ptr, val = broadcast_to(ptr, shape), broadcast_to(val, shape)
+        if m is not None:
+            m = broadcast_to(m, shape)
+    val = cast(val, elt)
+    tmpl = "txl.store {o[0]}, {o[1]}" + (" mask {o[2]}" if m is not None else "")
+    tmpl += _mem_attrs(cache_modifier, eviction_policy) + " : {t[0]}, {t[1]}"
+    _b().create(tmpl, [ptr.handle, val.handle] + ([m.handle] if m is not None else []), [])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Matrix multiply
+# ----------------------------------------------------------------------------------------------------------------
+def dot(a, b, acc=None, out_dtype=None, use_acc=None):
+    """``txl.dot``: wgmma with A in shared memory or registers and B in shared memory."""
+    a, b = _unwrap(a), _unwrap(b)
+    if not isinstance(a, tensor) or not isinstance(b, tensor):
+        raise SemanticError("tl.dot needs tensors, got %r and %r" % (a, b))
+    if isinstance(b.type, block_type):
+        unsupported("tl.dot with B in registers (wgmma reads B from shared memory)",
+                    "store B in a shared-memory buffer (txl.smem_alloc + txl.smem_store + txl.fence_proxy_async "
+                    "or a TMA load) and pass the buffer")
+    b = as_view(b, "tl.dot operand B")
+    if isinstance(a.type, smem_type):
+        a = as_view(a, "tl.dot operand A")
+    elif not isinstance(a.type, block_type):
+        raise SemanticError("tl.dot operand A must be a shared-memory buffer or a register tile, got %s" % a.type)
+    sa, sb = list(a.type.shape), list(b.type.shape)
+    if len(sa) != 2 or len(sb) != 2:
+        raise SemanticError("tl.dot needs 2-D operands, got %s and %s" % (sa, sb))
+    if sa[1] != sb[0]:
+        raise SemanticError("tl.dot: A is %s and B is %s, but A's columns must equal B's rows" % (sa, sb),
+                            "for A x B^T with B stored N x K, pass the transposed view `b.T`")
+    if a.dtype != b.dtype:
+        fix = None
+        if isinstance(a.type, block_type):
+            fix = "convert A first: `.to(%r)`" % (b.dtype,)
+        raise SemanticError("tl.dot: A is %s and B is %s; wgmma needs one element type" % (a.dtype.name,
+                                                                                          b.dtype.name), fix)
+    out_dtype = _unwrap(out_dtype)
+    acc = _unwrap(acc)
+    if acc is None:
+        ety = out_dtype or (core.int32 if a.dtype.is_int() else core.float32)
+        acc = dense(0, block_type(ety, [sa[0], sb[1]]))
+    else:
+        acc = to_tensor(acc)
+        if not isinstance(acc.type, block_type) or list(acc.type.shape) != [sa[0], sb[1]]:
+            raise SemanticError("tl.dot: the accumulator must be a %s tile, got %s" % ([sa[0], sb[1]], acc.type))
+    operands = [a.handle, b.handle, acc.handle]
+    tmpl = "txl.dot {o[0]}, {o[1]}, {o[2]}"
+    if use_acc is not None:
+        ua = cast(to_tensor(use_acc), core.int1)
+        operands.append(ua.handle)
+        tmpl += " use_acc {o[3]}"
+    op = _b().create(tmpl + "{x} : {t[0]}, {t[1]}, {t[2]}", operands, [acc.type])
+    op.template = op.template.replace("{x}", "%s")  # filled with " {async}" or "" at the end
+    op.attrs["dot"] = True
+    _ctx().dots.append(op)
+    return tensor(op.result, acc.type)
+
+
+def dot_wait(pendings):
+    """``txl.dot_wait N``: wait until at most N wgmma groups are in flight. The accumulators of the dots of this
+    block that the wait retires are passed through it, and the kernel's names re-bound to the results (what
+    ``%x = txl.dot_wait N, %x_issued`` says in hand-written IR)."""
+    n = _static_int(pendings, "txl.dot_wait pendings")
+    if n < 0:
+        raise SemanticError("txl.dot_wait pendings must be >= 0, got %d" % n)
+    b = _b()
+    block = b.block
+    # Dots of this block not covered by an earlier wait, in issue order.
+    issued = [op for op in block.ops if op.attrs.get("dot") and not op.attrs.get("waited")]
+    covered = issued[:len(issued) - n] if n else issued
+    # A dot whose result was read before this wait (other than as another dot's accumulator) stays synchronous.
+    ok = []
+    for d in covered:
+        d.attrs["waited"] = True
+        pos = block.ops.index(d)
+        readers = [o for o in block.ops[pos + 1:] if _reads(o, d.result)]
+        if all(o.attrs.get("dot") and o.operands[2] is d.result for o in readers):
+            ok.append(d)
+    for d in ok:
+        d.attrs["async"] = True
+    for d in issued[len(covered):]:
+        d.attrs["async"] = True  # still in flight after this wait: only a later wait may read it
+        d.attrs["pending_wait"] = True
+    vals = [d.result for d in ok if not any(_reads(o, d.result) for o in block.ops[block.ops.index(d) + 1:])]
+    if not vals:
+        b.create("txl.dot_wait %d" % n, [], [])
+        return None
+    tys = [v.type for v in vals]
+    names = ", ".join("{o[%d]}" % i for i in range(len(vals)))
+    types = ", ".join("{t[%d]}" % i for i in range(len(vals)))
+    op = b.create("txl.dot_wait %d, %s : %s" % (n, names, types), vals, tys)
+    ctx = _ctx()
+    if ctx.codegen is not None:
+        for old, new in zip(vals, op.results):
+            ctx.codegen.replace_value(old, tensor(new, new.type))
+    return None
+
+
+def _reads(op, value):
+    """True if ``op`` or an op nested in its regions uses ``value``."""
+    if any(v is value for v in op.operands):
+        return True
+    return any(_reads(o, value) for r in op.regions for blk in r.blocks for o in blk.ops)
+
+
+def finalize_dots(ctx):
+    """Marks each txl.dot async or not (see dot_wait) once the whole kernel has been generated."""
+    for op in ctx.dots:
+        op.template = op.template.replace("%s", " {{async}}" if op.attrs.get("async") else "", 1)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# TMA descriptors as Triton values: desc.load / desc.store
+# ----------------------------------------------------------------------------------------------------------------
+def _offsets(offsets, rank, what):
+    offsets = _unwrap(offsets)
+    if not isinstance(offsets, (tuple, list)):
+        offsets = [offsets]
+    if len(offsets) != rank:
+        raise SemanticError("%s needs %d offsets (one per dimension of the descriptor), got %d"
+                            % (what, rank, len(offsets)))
+    return [_i32(o, "%s offset" % what) for o in offsets]
+
+
+def _desc(desc, what):
+    desc = _unwrap(desc)
+    if not isinstance(desc, tensor) or not isinstance(desc.type, tensordesc_type):
+        raise SemanticError("%s needs a TMA descriptor argument (signature 'tensordesc<bf16[128, 64]>'), got %s"
+                            % (what, desc.type if isinstance(desc, tensor) else repr(desc)))
+    return desc
+
+
+def _loop_depth():
+    ctx = _ctx()
+    return ctx.codegen.loop_depth if ctx.codegen is not None else 0
+
+
+def desc_load(desc, offsets):
+    """desc.load([x, y]): TMA into a staging buffer, wait on its mbarrier (phase 0), load into registers."""
+    desc = _desc(desc, "desc.load")
+    if _loop_depth():
+        unsupported("desc.load inside a loop (its mbarrier phase would have to flip every iteration)",
+                    "allocate the buffers yourself: txl.smem_alloc + txl.mbar_alloc, then txl.mbar_expect, "
+                    "txl.tma_load and txl.mbar_wait(bar, phase) with a phase you flip each iteration "
+                    "(see txl/kernels/gemm_ws.py)")
+    idx = _offsets(offsets, len(desc.type.block_shape), "desc.load")
+    b = _b()
+    shape, ety = desc.type.block_shape, desc.type.element_ty
+    buf = smem_alloc(shape, ety, 1)
+    bar = mbar_alloc(1, 1)
+    view, bar1 = get_buffer(buf, 0), get_buffer(bar, 0)
+    nbytes = int(math.prod(shape)) * ety.primitive_bitwidth // 8
+    mbar_expect(bar1, nbytes)
+    tma_load(view, desc, idx, bar1)
+    b.create("txl.mbar_wait {o[0]}, {o[1]} : {t[1]}", [bar1.handle, constant(0, core.int32).handle], [])
+    return smem_load(view)
+
+
+def desc_store(desc, offsets, value):
+    """desc.store([x, y], v): registers -> staging buffer -> TMA store, completed before returning."""
+    desc = _desc(desc, "desc.store")
+    idx = _offsets(offsets, len(desc.type.block_shape), "desc.store")
+    val = to_tensor(value)
+    shape, ety = desc.type.block_shape, desc.type.element_ty
+    if not isinstance(val.type, block_type) or list(val.type.shape) != list(shape):
+        raise SemanticError("desc.store: the value must be a %s tile (the descriptor's block), got %s"
+                            % (shape, val.type))
+    val = cast(val, ety)
+    buf = smem_alloc(shape, ety, 1)
+    view = get_buffer(buf, 0)
+    b = _b()
+    # The staging buffer may still be read by this thread's previous TMA store (a loop): wait for it first.
+    b.create("txl.tma_store_wait 0", [], [])
+    smem_store(view, val)
+    b.create("txl.fence_proxy_async", [], [])
+    tma_store(view, desc, idx)
+    b.create("txl.tma_store_wait 0", [], [])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Shared memory, mbarriers, TMA (the TXL builtins call these)
+# ----------------------------------------------------------------------------------------------------------------
+def _shape_list(shape, what):
+    shape = _unwrap(shape)
+    if not isinstance(shape, (tuple, list)):
+        shape = [shape]
+    return [_static_int(s, "%s shape" % what) for s in shape]
+
+
+def smem_alloc(shape, dtype_, num_stages=1, mutable=True, name=None):
+    shape = _shape_list(shape, "txl.smem_alloc")
+    dtype_ = _unwrap(dtype_)
+    if not isinstance(dtype_, dtype) or dtype_.is_ptr():
+        raise SemanticError("txl.smem_alloc dtype must be an element type such as tl.bfloat16, got %r" % (dtype_,))
+    n = _static_int(num_stages, "txl.smem_alloc num_stages")
+    if n < 1:
+        raise SemanticError("txl.smem_alloc num_stages must be >= 1, got %d" % n)
+    ty = smem_type(shape, dtype_, n, core.EncodingCell(origin=name))
+    # `mutable` is accepted for TXL compatibility: every txl buffer is writable.
+    op = _b().create_hoisted("txl.smem_alloc : {r[0]}", [ty])
+    return tensor(op.result, ty)
+
+
+def tmem_alloc(shape, dtype_, num_stages=1):
+    shape = _shape_list(shape, "txl.tmem_alloc")
+    n = _static_int(num_stages, "txl.tmem_alloc num_stages")
+    ty = tmem_type(shape, _unwrap(dtype_), n)
+    op = _b().create_hoisted("txl.tmem_alloc : {r[0]}", [ty])
+    return tensor(op.result, ty)
+
+
+def mbar_alloc(arr_count, num_stages=1):
+    count = _static_int(arr_count, "txl.mbar_alloc arr_count")
+    n = _static_int(num_stages, "txl.mbar_alloc num_stages")
+    ty = mbar_type(n)
+    op = _b().create_hoisted("txl.mbar_alloc count %d : {r[0]}" % count, [ty])
+    return tensor(op.result, ty)
+
+
+def _pred(pred, what):
+    pred = _unwrap(pred)
+    if pred is None:
+        return None
+    if isinstance(pred, bool):
+        return constant(pred, core.int1)
+    p = to_tensor(pred)
+    if isinstance(p.type, block_type):
+        raise SemanticError("%s pred must be a scalar boolean" % what)
+    return cast(p, core.int1)
+
+
+def mbar_expect(mbar, nbytes, pred=None):
+    bar = as_view(mbar, "txl.mbar_expect")
+    n = _static_int(nbytes, "txl.mbar_expect size_in_bytes")
+    p = _pred(pred, "txl.mbar_expect")
+    if p is None:
+        _b().create("txl.mbar_expect {o[0]}, %d" % n, [bar.handle], [])
+    else:
+        _b().create("txl.mbar_expect {o[0]}, %d pred {o[1]}" % n, [bar.handle, p.handle], [])
+
+
+def tma_load(dst, desc, offsets, mbar):
+    desc = _desc(desc, "txl.tma_load")
+    view = as_view(dst, "txl.tma_load destination")
+    bar = as_view(mbar, "txl.tma_load mbarrier")
+    idx = _offsets(offsets, len(desc.type.block_shape), "txl.tma_load")
+    if not isinstance(view.type, smem_type):
+        raise SemanticError("txl.tma_load writes a shared-memory buffer, got %s" % view.type)
+    view.type.cell.set_swizzle(desc.type.swizzle, "a TMA load")
+    n = len(idx)
+    names = ", ".join("{o[%d]}" % (i + 1) for i in range(n))
+    _b().create("txl.tma_load {o[0]}[%s], {o[%d]}, {o[%d]} : {t[0]}, {t[%d]}" % (names, n + 1, n + 2, n + 1),
+                [desc.handle] + [i.handle for i in idx] + [view.handle, bar.handle], [])
+
+
+def tma_store(src, desc, offsets):
+    desc = _desc(desc, "txl.tma_store")
+    view = as_view(src, "txl.tma_store source")
+    idx = _offsets(offsets, len(desc.type.block_shape), "txl.tma_store")
+    view.type.cell.set_swizzle(desc.type.swizzle, "a TMA store")
+    n = len(idx)
+    names = ", ".join("{o[%d]}" % (i + 2) for i in range(n))
+    _b().create("txl.tma_store {o[0]}, {o[1]}[%s] : {t[0]}, {t[1]}" % names,
+                [view.handle, desc.handle] + [i.handle for i in idx], [])
+
+
+def smem_load(src, ctaId=-1):
+    view = as_view(src, "txl.smem_load")
+    rt = block_type(view.type.element_ty, view.type.shape)
+    attr = " {{ctaId = %d : i32}}" % ctaId if ctaId != -1 else ""
+    op = _b().create("txl.smem_load {o[0]}%s : {t[0]} -> {r[0]}" % attr, [view.handle], [rt])
+    return tensor(op.result, rt)
+
+
+def smem_store(dst, value, ctaId=-1):
+    view = as_view(dst, "txl.smem_store")
+    val = to_tensor(value)
+    if not isinstance(val.type, block_type):
+        val = splat(val, view.type.shape)
+    if list(val.type.shape) != list(view.type.shape):
+        raise SemanticError("txl.smem_store: value %s does not have the buffer's shape %s"
+                            % (val.type, view.type.shape))
+    if val.dtype != view.type.element_ty:
+        raise SemanticError("txl.smem_store: value is %s but the buffer holds %s" % (val.dtype.name,
+                                                                                    view.type.element_ty.name),
+                            "convert it first: value.to(%r)" % (view.type.element_ty,))
+    attr = " {{ctaId = %d : i32}}" % ctaId if ctaId != -1 else ""
+    _b().create("txl.smem_store {o[0]}, {o[1]}%s : {t[0]}, {t[1]}" % attr, [val.handle, view.handle], [])

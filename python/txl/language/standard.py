@@ -1,0 +1,366 @@
+"""The part of ``triton.language`` that attention and GEMM kernels use, with Triton's names and arguments, so that
+``import txl.language as tl`` replaces ``import triton.language as tl``.
+
+Constructs the txl dialect has no operation for (reshape/permute/split/join of register tiles, device-side
+descriptor creation, atomics...) raise an ``UnsupportedError`` naming the construct and the alternative.
+"""
+
+from ..compiler.errors import SemanticError
+from . import core
+from . import semantic as S
+from .core import block_type, builtin, constexpr, dtype, tensor, _shape_arg, _unwrap
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Program and tile creation
+# ---------------------------------------------------------------------------------------------------------------
+@builtin
+def program_id(axis):
+    from .txl_builtins import _grid_op
+    return _grid_op("program_id", axis)
+
+
+@builtin
+def num_programs(axis):
+    from .txl_builtins import _grid_op
+    return _grid_op("num_programs", axis)
+
+
+@builtin
+def arange(start, end):
+    start = S._static_int(start, "tl.arange start")
+    end = S._static_int(end, "tl.arange end")
+    if not 0 <= start < end:
+        raise SemanticError("tl.arange(%d, %d) needs 0 <= start < end" % (start, end))
+    n = end - start
+    if n & (n - 1):
+        raise SemanticError("tl.arange(%d, %d) has %d elements; tile sizes must be powers of two" % (start, end, n))
+    ty = block_type(core.int32, [n])
+    op = S._b().create("txl.make_range %d, %d : {r[0]}" % (start, end), [], [ty], pure=True)
+    return tensor(op.result, ty)
+
+
+def _dtype_arg(d, what):
+    d = _unwrap(d)
+    if not isinstance(d, dtype):
+        raise SemanticError("%s takes a dtype such as tl.float32, got %r" % (what, d))
+    return d
+
+
+@builtin
+def zeros(shape, dtype):
+    return full(shape, 0, dtype)
+
+
+@builtin
+def zeros_like(input):
+    t = S.to_tensor(input)
+    return full(list(t.type.shape), 0, t.dtype)
+
+
+@builtin
+def full(shape, value, dtype):
+    shape = _shape_arg([shape])
+    d = _dtype_arg(dtype, "tl.full")
+    v = _unwrap(value)
+    ty = block_type(d, shape)
+    if isinstance(v, (int, float, bool)):
+        return S.dense(v, ty)
+    return S.splat(S.cast(S.to_tensor(v), d), shape)
+
+
+@builtin
+def cdiv(x, div):
+    x, div = _unwrap(x), _unwrap(div)
+    if isinstance(x, int) and isinstance(div, int):
+        return constexpr(-(-x // div))
+    tx, td = S.to_tensor(x), S.to_tensor(div)
+    ety = S.result_dtype(tx.dtype, td.dtype, not isinstance(x, tensor), not isinstance(div, tensor))
+    if not ety.is_int():
+        raise SemanticError("tl.cdiv needs integers, got %s and %s" % (tx.dtype.name, td.dtype.name))
+    tx, td = S.binary_broadcast(S.cast(tx, ety), S.cast(td, ety), "tl.cdiv")
+    return S._binop("ceildivui" if ety.is_int_unsigned() else "ceildivsi", tx, td)
+
+
+@builtin
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
+    return S.cast(input, _dtype_arg(dtype, "tl.cast"), bitcast=_unwrap(bitcast))
+
+
+@builtin
+def broadcast_to(input, *shape):
+    return S.broadcast_to(input, _shape_arg(shape))
+
+
+@builtin
+def broadcast(input, other):
+    a, b = S.binary_broadcast(S.to_tensor(input), S.to_tensor(other), "tl.broadcast")
+    return a, b
+
+
+@builtin
+def expand_dims(input, axis):
+    axes = _unwrap(axis)
+    t = S.to_tensor(input)
+    for a in (axes if isinstance(axes, (list, tuple)) else [axes]):
+        t = S.expand_dims(t, _unwrap(a))
+    return t
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Memory
+# ---------------------------------------------------------------------------------------------------------------
+@builtin
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+         eviction_policy="", volatile=False):
+    return S.load(pointer, mask, other, boundary_check, padding_option, cache_modifier, eviction_policy, volatile)
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    S.store(pointer, value, mask, boundary_check, cache_modifier, eviction_policy)
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
+    S.unsupported("tl.make_tensor_descriptor (creating a TMA descriptor on the device)",
+                  "pass the descriptor as a kernel argument instead: give the parameter the signature "
+                  "'tensordesc<bf16[128, 64]>' and pass a txl.TensorDescriptor (or a CUDA tensor) at launch")
+
+
+@builtin
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
+        out_dtype=core.float32):
+    """wgmma: ``input`` a shared-memory buffer or a register tile, ``other`` a shared-memory buffer (``k.T`` for a
+    transposed view). Asynchronous when a txl.dot_wait follows it in the same block, else synchronous."""
+    return S.dot(input, other, acc, _unwrap(out_dtype))
+
+
+@builtin
+def trans(input, *dims):
+    return S.trans(input, *dims)
+
+
+@builtin
+def permute(input, *dims):
+    return S.trans(input, *dims)
+
+
+@builtin
+def reshape(input, *shape, can_reorder=False):
+    t = _unwrap(input)
+    if isinstance(t, tensor) and isinstance(t.type, core.smem_type):
+        from .txl_builtins import smem_reshape
+        return smem_reshape(t, _shape_arg(shape))
+    S.unsupported_reshape(t)
+
+
+@builtin
+def view(input, *shape):
+    S.unsupported_reshape(input)
+
+
+@builtin
+def split(a):
+    S.unsupported("tl.split of a register tile", "keep the halves apart from the start (e.g. two 64-column "
+                                                  "tiles), or go through shared memory with txl.smem_slice")
+
+
+@builtin
+def join(a, b):
+    S.unsupported("tl.join of register tiles", "store both into one shared-memory buffer (txl.smem_slice + "
+                                               "txl.smem_store) and load it back")
+
+
+@builtin
+def interleave(a, b):
+    S.unsupported("tl.interleave of register tiles")
+
+
+@builtin
+def cat(input, other, can_reorder=False):
+    S.unsupported("tl.cat of register tiles")
+
+
+@builtin
+def atomic_add(pointer, val, mask=None, sem=None, scope=None):
+    S.unsupported("tl.atomic_add")
+
+
+@builtin
+def atomic_max(pointer, val, mask=None, sem=None, scope=None):
+    S.unsupported("tl.atomic_max")
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    S.unsupported("tl.atomic_cas")
+
+
+@builtin
+def debug_barrier():
+    S.unsupported("tl.debug_barrier", "use txl.bar_wait(bar, num_threads) with a named barrier id >= 8")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Elementwise math
+# ---------------------------------------------------------------------------------------------------------------
+@builtin
+def where(condition, x, y):
+    return S.where(condition, x, y)
+
+
+@builtin
+def maximum(x, y, propagate_nan=None):
+    return S.minmax("max", x, y, propagate_nan)
+
+
+@builtin
+def minimum(x, y, propagate_nan=None):
+    return S.minmax("min", x, y, propagate_nan)
+
+
+@builtin
+def clamp(x, min, max, propagate_nan=None):
+    return S.minmax("min", S.minmax("max", x, min), max)
+
+
+def _math(name):
+    def fn(x):
+        return S.math_unary(name, x)
+    fn.__name__ = name
+    fn.__doc__ = "Elementwise math.%s (on floats; integers are converted to fp32 first)." % name
+    return builtin(fn)
+
+
+exp = _math("exp")
+exp2 = _math("exp2")
+log = _math("log")
+log2 = _math("log2")
+sqrt = _math("sqrt")
+rsqrt = _math("rsqrt")
+sin = _math("sin")
+cos = _math("cos")
+floor = _math("floor")
+ceil = _math("ceil")
+erf = _math("erf")
+
+
+@builtin
+def abs(x):
+    return S.abs_(x)
+
+
+@builtin
+def fma(x, y, z):
+    return S.fma(x, y, z)
+
+
+@builtin
+def sigmoid(x):
+    t = S.to_tensor(x)
+    return S.binary("/", 1.0, S.binary("+", 1.0, S.math_unary("exp", S.neg(t))))
+
+
+@builtin
+def fdiv(x, y, ieee_rounding=False):
+    return S.binary("/", x, y)
+
+
+@builtin
+def div_rn(x, y):
+    return S.binary("/", x, y)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reductions
+# ---------------------------------------------------------------------------------------------------------------
+@builtin
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    if _unwrap(return_indices):
+        S.unsupported("tl.max(return_indices=True)")
+    return S.reduce_named("max", input, _unwrap(axis), _unwrap(keep_dims))
+
+
+@builtin
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    if _unwrap(return_indices):
+        S.unsupported("tl.min(return_indices=True)")
+    return S.reduce_named("min", input, _unwrap(axis), _unwrap(keep_dims))
+
+
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None):
+    return S.reduce_named("sum", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(dtype))
+
+
+@builtin
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    S.unsupported("tl.argmax")
+
+
+@builtin
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    S.unsupported("tl.argmin")
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    S.unsupported("tl.reduce with a user combine function", "use tl.max / tl.min / tl.sum")
+
+
+@builtin
+def cumsum(input, axis=0, reverse=False):
+    S.unsupported("tl.cumsum (scans)")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Hints and compile-time helpers
+# ---------------------------------------------------------------------------------------------------------------
+@builtin
+def multiple_of(input, values):
+    """A divisibility hint; txl's compiler does not use it, so the value passes through unchanged."""
+    return input
+
+
+@builtin
+def max_contiguous(input, values):
+    """A contiguity hint; passes the value through unchanged."""
+    return input
+
+
+@builtin
+def max_constancy(input, values):
+    return input
+
+
+@builtin
+def assume(cond):
+    return None
+
+
+@builtin
+def static_assert(cond, msg=""):
+    c = _unwrap(cond)
+    if isinstance(c, tensor):
+        raise SemanticError("tl.static_assert needs a compile-time condition, got a run-time value",
+                            "compare constexprs only (e.g. tl.static_assert(BLOCK_M % 64 == 0))")
+    if not c:
+        raise SemanticError("static_assert failed" + (": " + str(_unwrap(msg)) if _unwrap(msg) else ""))
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n", file=None, flush=False):
+    import builtins
+    builtins.print(*[_unwrap(v) for v in values], sep=sep, end=end, flush=flush)
+
+
+@builtin
+def device_print(prefix, *args, hex=False):
+    from .txl_builtins import print as txl_print
+    return txl_print(prefix, list(args), hex=hex)
+
+
+@builtin
+def device_assert(cond, msg=""):
+    S.unsupported("tl.device_assert")

@@ -1,0 +1,514 @@
+"""The TXL builtins (REFERENCE-TXL.md §3b) with TXL's names and argument names: ``txl.smem_alloc``,
+``txl.tma_load``, ``txl.mbar_wait``, ``txl.is_warpgroup``, ...
+
+Each becomes the txl dialect op of the same name. Buffers, mbarriers and descriptors are typed values
+(``!txl.smem``, ``!txl.mbar``, ``!txl.tensordesc``) rather than TXL's plain tensors, so misuse (a multi-stage
+buffer where one stage is needed, a register tile passed to a TMA load) is reported here with a fix.
+
+Arguments TXL accepts but that only steer TXL's own layout or encoding choices (``layout=``, ``shared_enc=``,
+``contiguity=`` of tma_load) are accepted and ignored: txl assigns register layouts and shared encodings itself,
+so ignoring them cannot change a kernel's results.
+"""
+
+from ..compiler.errors import SemanticError
+from . import core
+from . import semantic as S
+from .core import block_type, builtin, constexpr, mbar_type, smem_type, tensor, tmem_type, _unwrap
+
+
+def _ids(ids, what):
+    ids = _unwrap(ids)
+    if isinstance(ids, int):
+        ids = [ids]
+    if not isinstance(ids, (list, tuple)) or not ids:
+        raise SemanticError("%s takes a non-empty list of ids, e.g. [0] or [1, 2]" % what)
+    return [S._static_int(i, what + " id") for i in ids]
+
+
+def _ctx():
+    return S._ctx()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Identity and warp specialization
+# ---------------------------------------------------------------------------------------------------------------
+def _id_op(template):
+    op = S._b().create(template, [], [core.int32], pure=True)
+    return tensor(op.result, core.int32)
+
+
+@builtin
+def tid(axis=0):
+    """threadIdx.x (txl.tid); kernels are 1-D in threads."""
+    if _unwrap(axis) != 0:
+        S.unsupported("txl.tid(%r): only axis 0 exists (txl blocks are 1-D)" % _unwrap(axis))
+    return _id_op("txl.tid")
+
+
+@builtin
+def tdim(axis=0):
+    """blockDim.x: a compile-time constant (num_warps * num_warpgroups * 32)."""
+    if _unwrap(axis) != 0:
+        return constexpr(1)
+    c = _ctx()
+    return constexpr(c.num_warps * c.num_warpgroups * 32)
+
+
+@builtin
+def bid(axis=0):
+    """blockIdx (txl.program_id)."""
+    return _grid_op("program_id", axis)
+
+
+@builtin
+def bdim(axis=0):
+    """gridDim (txl.num_programs)."""
+    return _grid_op("num_programs", axis)
+
+
+def _grid_op(name, axis):
+    axis = S._static_int(axis, "axis")
+    if axis not in (0, 1, 2):
+        raise SemanticError("axis must be 0, 1 or 2, got %d" % axis)
+    op = S._b().create("txl.%s %d" % (name, axis), [], [core.int32], pure=True)
+    return tensor(op.result, core.int32)
+
+
+@builtin
+def warp_id():
+    return _id_op("txl.warp_id")
+
+
+@builtin
+def warpgroup_id():
+    return _id_op("txl.warpgroup_id")
+
+
+@builtin
+def lane_id():
+    return _id_op("txl.lane_id")
+
+
+@builtin
+def cta_rank():
+    return _id_op("txl.cta_rank")
+
+
+@builtin
+def thread0():
+    """True in thread 0 of block (0, 0, 0)."""
+    t = S.compare("==", tid(), 0)
+    for axis in (0, 1, 2):
+        t = S.logical("and", t, S.compare("==", _grid_op("program_id", axis), 0))
+    return t
+
+
+@builtin
+def wg_thread0(wgid):
+    """True in the first thread of warpgroup ``wgid`` of block (0, 0, 0)."""
+    w = S._static_int(wgid, "txl.wg_thread0 wgid")
+    t = S.compare("==", tid(), w * 128)
+    for axis in (0, 1, 2):
+        t = S.logical("and", t, S.compare("==", _grid_op("program_id", axis), 0))
+    return t
+
+
+def _role(name, ids, limit_unit):
+    ids = _ids(ids, "txl." + name)
+    op = S._b().create("txl.%s [%s]" % (name, ", ".join(map(str, ids))), [], [core.int1], pure=True)
+    t = tensor(op.result, core.int1)
+    t.role = name
+    return t
+
+
+@builtin
+def is_warpgroup(ids):
+    """True in the listed warpgroups: `if txl.is_warpgroup([0]):` is a warp-specialized region."""
+    c = _ctx()
+    for i in _ids(ids, "txl.is_warpgroup"):
+        if i >= c.num_warpgroups:
+            raise SemanticError("txl.is_warpgroup(%s): warpgroup %d does not exist with num_warpgroups=%d"
+                                % (list(_ids(ids, "")), i, c.num_warpgroups),
+                                "compile with num_warpgroups=%d or more" % (i + 1))
+    return _role("is_warpgroup", ids, "warpgroup")
+
+
+@builtin
+def is_warp(ids):
+    """True in the listed warps (Blackwell-style warp roles)."""
+    return _role("is_warp", ids, "warp")
+
+
+@builtin
+def reg_alloc(count):
+    S._b().create("txl.reg_alloc %d" % S._static_int(count, "txl.reg_alloc count"), [], [])
+
+
+@builtin
+def reg_dealloc(count):
+    S._b().create("txl.reg_dealloc %d" % S._static_int(count, "txl.reg_dealloc count"), [], [])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Shared and tensor memory
+# ---------------------------------------------------------------------------------------------------------------
+@builtin
+def smem_alloc(shape, dtype, num_stages=1, mutable=True, shared_enc=None):
+    """A ``num_stages``-deep ring of ``shape`` tiles in shared memory (hoisted to the top of the kernel)."""
+    return S.smem_alloc(shape, dtype, num_stages, mutable)
+
+
+@builtin
+def get_buffer(src, index):
+    """Stage ``index`` (constexpr or run-time i32) of a smem/tmem/mbarrier allocation."""
+    return S.get_buffer(src, index)
+
+
+@builtin
+def smem_load(smem, layout=None, cta_id=-1):
+    return S.smem_load(smem, S._static_int(cta_id, "cta_id"))
+
+
+@builtin
+def smem_store(smem, value, cta_id=-1):
+    S.smem_store(smem, value, S._static_int(cta_id, "cta_id"))
+
+
+@builtin
+def frag_smem_load(smem, shape, layout=None, other=None, pred=None, is_broadcast=False, cta_id=-1):
+    """Partial / predicated load into a ``shape`` tile (TXL: deprecated, kept for porting)."""
+    view = S.as_view(smem, "txl.frag_smem_load")
+    shape = S._shape_list(shape, "txl.frag_smem_load")
+    rt = block_type(view.type.element_ty, shape)
+    operands, tmpl = [view.handle], "txl.frag_smem_load {o[0]}"
+    if _unwrap(other) is not None:
+        o = S.to_tensor(_unwrap(other), view.type.element_ty)
+        o = S.broadcast_to(S.cast(o, view.type.element_ty), shape)
+        operands.append(o.handle)
+        tmpl += " other {o[%d]}" % (len(operands) - 1)
+    p = S._pred(pred, "txl.frag_smem_load")
+    if p is not None:
+        operands.append(p.handle)
+        tmpl += " pred {o[%d]}" % (len(operands) - 1)
+    cta = S._static_int(cta_id, "cta_id")
+    if cta != -1:
+        tmpl += " {{ctaId = %d : i32}}" % cta
+    op = S._b().create(tmpl + " : {t[0]} -> {r[0]}", operands, [rt])
+    return tensor(op.result, rt)
+
+
+@builtin
+def frag_smem_store(smem, value, layout=None, pred=None, cta_id=-1, mbar=None, predStr=""):
+    """Partial store of a register tile into a (possibly 1-D) buffer (TXL: deprecated, kept for porting)."""
+    if _unwrap(predStr):
+        S.unsupported("txl.frag_smem_store(predStr=%r)" % _unwrap(predStr), "use pred= with a boolean")
+    view = S.as_view(smem, "txl.frag_smem_store")
+    val = S.to_tensor(value)
+    operands, tmpl = [val.handle, view.handle], "txl.frag_smem_store {o[0]}, {o[1]}"
+    if _unwrap(mbar) is not None:
+        bar = S.as_view(mbar, "txl.frag_smem_store mbar")
+        operands.append(bar.handle)
+        tmpl += " mbar {o[%d]}" % (len(operands) - 1)
+    p = S._pred(pred, "txl.frag_smem_store")
+    if p is not None:
+        operands.append(p.handle)
+        tmpl += " pred {o[%d]}" % (len(operands) - 1)
+    cta = S._static_int(cta_id, "cta_id")
+    if cta != -1:
+        tmpl += " {{ctaId = %d : i32}}" % cta
+    S._b().create(tmpl + " : {t[0]}, {t[1]}", operands, [])
+
+
+@builtin
+def smem_index(input, index):
+    """Sub-tile ``index`` along the leading dimension of a shared-memory view."""
+    view = S.as_view(input, "txl.smem_index")
+    idx = S._i32(index, "txl.smem_index index")
+    rt = view.type.view(shape=view.type.shape[1:])
+    op = S._b().create("txl.smem_index {o[0]}[{o[1]}] : {t[0]}", [view.handle, idx.handle], [rt], pure=True)
+    return tensor(op.result, rt)
+
+
+@builtin
+def smem_slice(input, start, length, dim=0):
+    """Rows (or columns, ``dim``) ``start .. start+length`` of a shared-memory view (txl.smem_subslice)."""
+    view = S.as_view(input, "txl.smem_slice")
+    start = S._static_int(start, "txl.smem_slice start")
+    length = S._static_int(length, "txl.smem_slice length")
+    dim = S._static_int(dim, "txl.smem_slice dim")
+    shape = list(view.type.shape)
+    if not 0 <= dim < len(shape) or start < 0 or start + length > shape[dim]:
+        raise SemanticError("txl.smem_slice(start=%d, length=%d, dim=%d) is outside the buffer %s"
+                            % (start, length, dim, shape))
+    offsets = [0] * len(shape)
+    offsets[dim] = start
+    shape[dim] = length
+    rt = view.type.view(shape=shape)
+    op = S._b().create("txl.smem_subslice {o[0]} [%s] : {t[0]} -> {r[0]}" % ", ".join(map(str, offsets)),
+                       [view.handle], [rt], pure=True)
+    return tensor(op.result, rt)
+
+
+@builtin
+def smem_trans(input, order):
+    view = S.as_view(input, "txl.smem_trans")
+    order = [S._static_int(o, "txl.smem_trans order") for o in _unwrap(order)]
+    return S.smem_trans(view, order)
+
+
+@builtin
+def smem_reshape(input, shape):
+    view = S.as_view(input, "txl.smem_reshape")
+    shape = S._shape_list(shape, "txl.smem_reshape")
+    rt = view.type.view(shape=shape)
+    op = S._b().create("txl.smem_reshape {o[0]} : {t[0]} -> {r[0]}", [view.handle], [rt], pure=True)
+    return tensor(op.result, rt)
+
+
+@builtin
+def tmem_alloc(shape, dtype, num_stages=1, mutable=True, shared_enc=None):
+    """Tensor memory (Blackwell, sm_100a)."""
+    return S.tmem_alloc(shape, dtype, num_stages)
+
+
+def _tmem_view(t, what):
+    t = _unwrap(t)
+    if not isinstance(t, tensor) or not isinstance(t.type, tmem_type):
+        raise SemanticError("%s needs a tensor-memory buffer from txl.tmem_alloc" % what)
+    if t.type.num_stages == 1:
+        return S.get_buffer(t, 0)
+    if t.type.num_stages > 1:
+        raise SemanticError("%s needs one stage of %s" % (what, t.type), "use txl.get_buffer(buf, i)")
+    return t
+
+
+@builtin
+def tmem_load(tmem, cta_id=-1):
+    view = _tmem_view(tmem, "txl.tmem_load")
+    rt = block_type(view.type.element_ty, view.type.shape)
+    op = S._b().create("txl.tmem_load {o[0]} : {t[0]} -> {r[0]}", [view.handle], [rt])
+    return tensor(op.result, rt)
+
+
+@builtin
+def tmem_store(tmem, value, cta_id=-1):
+    view = _tmem_view(tmem, "txl.tmem_store")
+    val = S.cast(S.to_tensor(value), view.type.element_ty)
+    S._b().create("txl.tmem_store {o[0]}, {o[1]} : {t[0]}, {t[1]}", [val.handle, view.handle], [])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# mbarriers and named barriers
+# ---------------------------------------------------------------------------------------------------------------
+@builtin
+def mbar_alloc(arr_count, num_stages=1):
+    """``num_stages`` mbarriers that each complete a phase after ``arr_count`` arrivals."""
+    return S.mbar_alloc(arr_count, num_stages)
+
+
+@builtin
+def mbar_expect(mbar, size_in_bytes, pred=None):
+    S.mbar_expect(mbar, size_in_bytes, pred)
+
+
+@builtin
+def mbar_wait(mbar, phase):
+    bar = S.as_view(mbar, "txl.mbar_wait")
+    ph = S._i32(phase, "txl.mbar_wait phase")
+    S._b().create("txl.mbar_wait {o[0]}, {o[1]} : {t[1]}", [bar.handle, ph.handle], [])
+
+
+@builtin
+def mbar_arrive(mbar, pred=None, track_async_op=False, tx_cnt=0, remote_cta_id=None):
+    bar = S.as_view(mbar, "txl.mbar_arrive")
+    operands, tmpl = [bar.handle], "txl.mbar_arrive {o[0]}"
+    p = S._pred(pred, "txl.mbar_arrive")
+    if p is not None:
+        operands.append(p.handle)
+        tmpl += " pred {o[%d]}" % (len(operands) - 1)
+    if _unwrap(remote_cta_id) is not None:
+        r = S._i32(remote_cta_id, "remote_cta_id")
+        operands.append(r.handle)
+        tmpl += " remote {o[%d]}" % (len(operands) - 1)
+    attrs = []
+    if _unwrap(track_async_op):
+        attrs.append("track_async_op")
+    tx = S._static_int(tx_cnt, "tx_cnt")
+    if tx:
+        attrs.append("tx_count = %d : i32" % tx)
+    if attrs:
+        tmpl += " {{" + ", ".join(attrs) + "}}"
+    S._b().create(tmpl, operands, [])
+
+
+@builtin
+def bar_arrive(bar, num_threads):
+    S._b().create("txl.bar_arrive %d, %d" % (S._static_int(bar, "txl.bar_arrive bar"),
+                                             S._static_int(num_threads, "txl.bar_arrive num_threads")), [], [])
+
+
+@builtin
+def bar_wait(bar, num_threads):
+    S._b().create("txl.bar_wait %d, %d" % (S._static_int(bar, "txl.bar_wait bar"),
+                                           S._static_int(num_threads, "txl.bar_wait num_threads")), [], [])
+
+
+@builtin
+def fence_proxy_async():
+    S._b().create("txl.fence_proxy_async", [], [])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Data movement
+# ---------------------------------------------------------------------------------------------------------------
+@builtin
+def tma_load(value, desc, offsets, mbar, contiguity=-1):
+    """TMA box at ``offsets`` of ``desc`` into the buffer ``value``, completing on ``mbar``."""
+    S.tma_load(value, desc, offsets, mbar)
+
+
+@builtin
+def tma_store(value, desc, offsets):
+    S.tma_store(value, desc, offsets)
+
+
+@builtin
+def tma_store_wait(pendings):
+    S._b().create("txl.tma_store_wait %d" % S._static_int(pendings, "txl.tma_store_wait pendings"), [], [])
+
+
+@builtin
+def tma_gather(value, desc, mbar, x_offsets, y_offset):
+    """Rows ``x_offsets`` (an i32 tile) at column ``y_offset`` (sm_100a gather4)."""
+    desc = S._desc(desc, "txl.tma_gather")
+    view = S.as_view(value, "txl.tma_gather destination")
+    bar = S.as_view(mbar, "txl.tma_gather mbarrier")
+    xs = S.cast(S.to_tensor(x_offsets), core.int32)
+    y = S._i32(y_offset, "txl.tma_gather y_offset")
+    S._b().create("txl.tma_gather {o[0]}[{o[1]}, {o[2]}], {o[3]}, {o[4]} : {t[0]}, {t[1]}, {t[3]}",
+                  [desc.handle, xs.handle, y.handle, view.handle, bar.handle], [])
+
+
+@builtin
+def async_load(mem, pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+               eviction_policy="", volatile=False, contiguity=-1):
+    """cp.async of a tile of global pointers into a shared-memory buffer."""
+    if _unwrap(boundary_check) or _unwrap(padding_option) or _unwrap(volatile):
+        S.unsupported("txl.async_load with boundary_check/padding_option/volatile", "use mask= and other=")
+    view = S.as_view(mem, "txl.async_load destination")
+    ptrs = S.to_tensor(pointer)
+    if not isinstance(ptrs.type, block_type) or not ptrs.dtype.is_ptr():
+        raise SemanticError("txl.async_load needs a tile of pointers, got %s" % ptrs.type)
+    operands, tmpl = [ptrs.handle, view.handle], "txl.async_load {o[0]}, {o[1]}"
+    shape = list(ptrs.type.shape)
+    if _unwrap(mask) is not None:
+        m = S.broadcast_to(S.cast(S.to_tensor(_unwrap(mask)), core.int1), shape)
+        operands.append(m.handle)
+        tmpl += " mask {o[%d]} : {t[%d]}" % (len(operands) - 1, len(operands) - 1)
+    if _unwrap(other) is not None:
+        elt = ptrs.dtype.element_ty
+        o = S.broadcast_to(S.cast(S.to_tensor(_unwrap(other), elt), elt), shape)
+        operands.append(o.handle)
+        tmpl += " other {o[%d]} : {t[%d]}" % (len(operands) - 1, len(operands) - 1)
+    attrs = S._mem_attrs(cache_modifier, eviction_policy)
+    c = S._static_int(contiguity, "contiguity")
+    if c != -1:
+        attrs = attrs[:-2] + ", contiguity = %d : i32}}" % c if attrs else " {{contiguity = %d : i32}}" % c
+    S._b().create(tmpl + attrs + " : {t[0]}, {t[1]}", operands, [])
+
+
+@builtin
+def async_load_wait(pendings):
+    S._b().create("txl.async_load_wait %d" % S._static_int(pendings, "txl.async_load_wait pendings"), [], [])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Compute
+# ---------------------------------------------------------------------------------------------------------------
+@builtin
+def dot_wait(pendings):
+    """Wait until at most ``pendings`` wgmma groups are in flight (``tl.dot`` is asynchronous when a dot_wait
+    follows it)."""
+    S.dot_wait(pendings)
+
+
+@builtin
+def dotx(input, other, acc=None, useD=None, pred=None, mbars=(), mbarPreds=(), input_precision=None,
+         allow_tf32=None, max_num_imprecise_acc=None, out_dtype=core.float32, two_ctas=False):
+    """tcgen05 MMA (sm_100a): ``acc`` in tensor memory (no result) or registers (returns the result)."""
+    a = _unwrap(input)
+    a = _tmem_view(a, "txl.dotx A") if isinstance(a, tensor) and isinstance(a.type, tmem_type) \
+        else S.as_view(a, "txl.dotx A")
+    b = S.as_view(other, "txl.dotx B")
+    c = _unwrap(acc)
+    if c is None:
+        raise SemanticError("txl.dotx needs acc= (a tensor-memory buffer or a register tile)")
+    c = S.to_tensor(c)
+    if isinstance(c.type, tmem_type):
+        c = _tmem_view(c, "txl.dotx acc")
+    operands, tmpl = [a.handle, b.handle, c.handle], "txl.dotx {o[0]}, {o[1]}, {o[2]}"
+    for kw, v in (("use_d", useD), ("pred", pred)):
+        p = S._pred(v, "txl.dotx " + kw)
+        if p is not None:
+            operands.append(p.handle)
+            tmpl += " %s {o[%d]}" % (kw, len(operands) - 1)
+    mbars, preds = list(_unwrap(mbars) or ()), list(_unwrap(mbarPreds) or ())
+    if preds and len(preds) != len(mbars):
+        raise SemanticError("txl.dotx needs one predicate per mbarrier (%d mbars, %d preds)" % (len(mbars),
+                                                                                               len(preds)))
+    if mbars:
+        views = [S.as_view(m, "txl.dotx mbar") for m in mbars]
+        first = len(operands)
+        operands += [v.handle for v in views]
+        tmpl += " mbars(%s)" % ", ".join("{o[%d]}" % i for i in range(first, len(operands)))
+        ps = [S._pred(p, "txl.dotx mbarPreds") for p in (preds or [True] * len(mbars))]
+        first = len(operands)
+        operands += [p.handle for p in ps]
+        tmpl += " preds(%s)" % ", ".join("{o[%d]}" % i for i in range(first, len(operands)))
+    if _unwrap(two_ctas):
+        tmpl += " {{two_ctas}}"
+    tmpl += " : {t[0]}, {t[1]}, {t[2]}"
+    if isinstance(c.type, block_type):
+        op = S._b().create(tmpl + " -> {r[0]}", operands, [c.type])
+        return tensor(op.result, c.type)
+    S._b().create(tmpl, operands, [])
+    return None
+
+
+def _warp_reduce(kind, input, axis, keep_dims, dtype=None):
+    # TXL's warp reductions stop after the intra-warp shuffles; a full txl.reduce computes the same values
+    # whenever TXL's would be complete (the reduced axis inside one warp), and the right ones otherwise.
+    return S.reduce_named(kind, input, _unwrap(axis), _unwrap(keep_dims), _unwrap(dtype))
+
+
+@builtin
+def warp_max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    if _unwrap(return_indices):
+        S.unsupported("txl.warp_max(return_indices=True)")
+    return _warp_reduce("max", input, axis, keep_dims)
+
+
+@builtin
+def warp_sum(input, axis=None, keep_dims=False, dtype=None):
+    return _warp_reduce("sum", input, axis, keep_dims, dtype)
+
+
+@builtin
+def print(prefix_or_data, data=None, hex=False):
+    """Device printf: ``txl.print("m_i = ", m_i)`` or ``txl.print(x)``."""
+    prefix, values = _unwrap(prefix_or_data), _unwrap(data)
+    if not isinstance(prefix, str):
+        prefix, values = "", prefix
+    if values is None:
+        values = []
+    elif not isinstance(values, (list, tuple)):
+        values = [values]
+    vals = [S.to_tensor(_unwrap(v)) for v in values]
+    escaped = prefix.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("{", "{{").replace("}", "}}")
+    tmpl = 'txl.print "%s"' % escaped
+    if vals:
+        tmpl += " " + ", ".join("{o[%d]}" % i for i in range(len(vals))) + " : " + \
+            ", ".join("{t[%d]}" % i for i in range(len(vals)))
+    if _unwrap(hex):
+        tmpl += " {{hex}}"
+    S._b().create(tmpl, [v.handle for v in vals], [])

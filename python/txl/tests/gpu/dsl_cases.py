@@ -1,0 +1,314 @@
+"""The kernels the DSL GPU tests run, as data: which kernel, its arguments and grid, and the torch reference.
+
+Shared by ``test_dsl_gpu.py`` (runs each case on the GPU and compares with torch) and ``txl/tools/precompile.py``
+(compiles the very same specialisations where txlc exists, without torch or a GPU, into a cache directory that
+is carried to the GPU host). Both go through ``run_case``, with a tensor factory: real CUDA tensors on the GPU,
+shape/dtype-only stand-ins for precompiling. The specialisation depends only on dtypes, int values and
+descriptor boxes, so both produce the same frontend IR and hence the same cache keys.
+
+Cases whose module (``python/txl/kernels/<name>.py``) or kernel is missing, or whose parameters differ from the
+ones listed here, are skipped with the reason: when a kernel lands with other parameters, update its Case.
+Two cases need no DSL frontend: ``fake_vector_add*`` (the test frontend of ``txl_fakes`` writes real txl IR, so
+the whole jit -> cache -> launch path runs today) and ``gemm_sm90_ir`` (``txl.compile`` of examples/gemm_sm90.mlir).
+"""
+
+import contextlib
+import importlib
+import math
+import os
+import sys
+import types
+
+import txl
+import txl.language as tl
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+class Case:
+    """One launch of one kernel. ``build(T)`` returns a dict: grid, args, kwargs (constexprs and launch options),
+    out (the tensor the kernel writes), ref (a callable computing the expected value, only called on a GPU) and
+    optionally extra: [(name, tensor, ref callable, tolerances)] for further outputs."""
+
+    def __init__(self, name, build, module=None, kernel=None, ir_file=None, fake_frontend=False, tol=None,
+                 options=None):
+        self.name = name
+        self.build = build
+        self.module = module
+        self.kernel = kernel  # a name, or candidate names
+        self.ir_file = ir_file
+        self.fake_frontend = fake_frontend
+        self.tol = tol or {}
+        self.options = options or {}
+
+    def __repr__(self):
+        return "Case(%s)" % self.name
+
+
+class Skip(Exception):
+    """The case cannot run here (missing kernel module, different parameters)."""
+
+
+def load_kernel(case):
+    """The @txl.jit (or txl.autotune) object of a case; raises Skip with the reason."""
+    try:
+        mod = importlib.import_module(case.module)
+    except ImportError as e:
+        if case.module.startswith("txl.kernels") and (getattr(e, "name", "") or "").startswith("txl.kernels"):
+            raise Skip("%s is not written yet (python/%s.py)" % (case.module, case.module.replace(".", "/")))
+        raise
+    names = (case.kernel,) if isinstance(case.kernel, str) else tuple(case.kernel)
+    for n in names:
+        k = getattr(mod, n, None)
+        if k is not None:
+            return k
+    raise Skip("%s has no kernel named %s" % (case.module, " or ".join(names)))
+
+
+def check_fits(case, kernel, args, kwargs):
+    """Skip (saying what to fix) when the kernel's parameters do not take the case's arguments."""
+    autotuned = not isinstance(kernel, txl.JITFunction)
+    jf = kernel.fn if autotuned else kernel  # an Autotuner wraps a JITFunction; its configs add constexprs
+    bind = jf.signature.bind_partial if autotuned else jf.signature.bind
+    try:
+        bind(*args, **{k: v for k, v in kwargs.items() if k not in _OPTIONS})
+    except TypeError as e:
+        raise Skip("%s.%s(%s) does not take the arguments the test passes (%s): update its Case in %s"
+                   % (case.module, jf.__name__, ", ".join(jf.arg_names), e, __file__))
+
+
+_OPTIONS = ("num_warps", "num_warpgroups", "num_stages", "debug_hangs")
+
+
+@contextlib.contextmanager
+def fake_frontend():
+    """Use txl_fakes.fake_ast_to_ir as the frontend for the duration."""
+    from txl.tests.txl_fakes import fake_ast_to_ir
+
+    name = "txl.compiler.code_generator"
+    old = sys.modules.get(name)
+    mod = types.ModuleType(name)
+    mod.ast_to_ir = fake_ast_to_ir
+    sys.modules[name] = mod
+    try:
+        yield
+    finally:
+        if old is None:
+            del sys.modules[name]
+        else:
+            sys.modules[name] = old
+
+
+def run_case(case, T, launch=True):
+    """Compile (and when ``launch``, launch) a case with tensors from factory ``T``. Returns (built dict,
+    CompiledKernel(s))."""
+    b = case.build(T)
+    if case.ir_file:
+        compiled = txl.compile(os.path.join(REPO, case.ir_file), **case.options)
+        if launch:
+            compiled[b["grid"]](*b["args"], **b["kwargs"])
+        return b, compiled
+    kernel = load_kernel(case)
+    kwargs = dict(b["kwargs"])
+    for c in getattr(kernel, "configs", ()):  # autotuned: the configs supply these
+        for k in c.kwargs:
+            kwargs.pop(k, None)
+    check_fits(case, kernel, b["args"], kwargs)
+    with fake_frontend() if case.fake_frontend else contextlib.nullcontext():
+        if launch:
+            return b, kernel[b["grid"]](*b["args"], **kwargs)
+        return b, kernel.warmup(*b["args"], grid=b["grid"], **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Tensor factories
+# ---------------------------------------------------------------------------------------------------------------
+class TorchFactory:
+    """CUDA tensors (on a GPU host)."""
+
+    def __init__(self, seed=0):
+        import torch
+
+        self.torch = torch
+        torch.manual_seed(seed)
+
+    def _dt(self, dtype):
+        return getattr(self.torch, dtype)
+
+    def randn(self, shape, dtype="float32", scale=1.0):
+        return (self.torch.randn(shape, device="cuda") * scale).to(self._dt(dtype))
+
+    def empty(self, shape, dtype="float32"):
+        t = self.torch.empty(shape, device="cuda", dtype=self._dt(dtype))
+        if t.is_floating_point():
+            t.fill_(float("nan"))  # a kernel that writes nothing fails the comparison
+        return t
+
+    def desc(self, t, block_shape, swizzle=None):
+        return txl.TensorDescriptor.from_tensor(t, block_shape, swizzle)  # encoded by the launcher
+
+    def num_sms(self):
+        return self.torch.cuda.get_device_properties(0).multi_processor_count
+
+
+class MetaTensor:
+    """Shape, dtype and a fake (aligned) device address: what specialisation reads from a tensor."""
+
+    SIZES = {"bfloat16": 2, "float16": 2, "float32": 4, "int32": 4, "int64": 8, "float8_e4m3fn": 1}
+    _next = [0x7F0000000000]
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = "torch." + dtype
+        self._isz = self.SIZES[dtype]
+        self._ptr = MetaTensor._next[0]
+        MetaTensor._next[0] += (math.prod(self.shape) * self._isz + (1 << 20)) & ~((1 << 20) - 1)
+        self.device = types.SimpleNamespace(type="cuda", index=0)
+
+    def data_ptr(self):
+        return self._ptr
+
+    def stride(self):
+        out, acc = [], 1
+        for s in reversed(self.shape):
+            out.insert(0, acc)
+            acc *= s
+        return tuple(out)
+
+    def element_size(self):
+        return self._isz
+
+
+class MetaFactory:
+    """Stand-ins for precompiling on a machine without torch or a GPU."""
+
+    def randn(self, shape, dtype="float32", scale=1.0):
+        return MetaTensor(shape, dtype)
+
+    empty = randn
+
+    def desc(self, t, block_shape, swizzle=None):
+        return txl.TensorDescriptor.from_tensor(t, block_shape, swizzle)
+
+    def num_sms(self):
+        return 132  # the grid is not part of the specialisation
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The cases
+# ---------------------------------------------------------------------------------------------------------------
+@txl.jit
+def fake_vector_add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Compiled with the test frontend (txl_fakes.fake_ast_to_ir), which ignores this body."""
+
+
+# The same kernel autotuned over BLOCK and num_warps (the benchmark runs on the GPU; the configs precompile here).
+fake_vector_add_tuned = txl.autotune(
+    [txl.Config({"BLOCK": 256}), txl.Config({"BLOCK": 1024}), txl.Config({"BLOCK": 2048}, num_warps=8)],
+    key=["n"], warmup=5, rep=20)(fake_vector_add_kernel)
+
+
+def _vector_add(n, block):
+    def build(T):
+        x, y, out = T.randn((n,)), T.randn((n,)), T.empty((n,))
+        return dict(grid=lambda meta: (cdiv(n, meta["BLOCK"]),), args=(x, y, out, n), kwargs=dict(BLOCK=block),
+                    out=out, ref=lambda: x + y)
+
+    return build
+
+
+def _softmax(rows, cols, ROWS=4):
+    def build(T):
+        x, out = T.randn((rows, cols)), T.empty((rows, cols))
+        block = 1 << (cols - 1).bit_length()
+        return dict(grid=(cdiv(rows, ROWS),), args=(out, x, cols, cols, rows, cols),
+                    kwargs=dict(BLOCK=block, ROWS=ROWS), out=out, ref=lambda: T.torch.softmax(x, dim=-1))
+
+    return build
+
+
+def _gemm_ir(M, N, K):
+    """examples/gemm_sm90.mlir: tensors go straight to the runtime, which encodes them with the sidecar's boxes."""
+
+    def build(T):
+        a = T.randn((M, K), "bfloat16", scale=0.1)
+        b = T.randn((N, K), "bfloat16", scale=0.1)
+        c = T.empty((M, N), "bfloat16")
+        return dict(grid=(cdiv(M, 128), cdiv(N, 128)), args=(a, b, c, M, N, K), kwargs={}, out=c,
+                    ref=lambda: (a.float() @ b.float().T).to(c.dtype))
+
+    return build
+
+
+def _gemm_ws(M, N, K):
+    """python/txl/kernels/gemm_ws.py: persistent, 3 warpgroups, descriptors with the logical tiles."""
+
+    def build(T):
+        a = T.randn((M, K), "bfloat16", scale=0.1)
+        b = T.randn((N, K), "bfloat16", scale=0.1)
+        c = T.empty((M, N), "bfloat16")
+        BM, BN, BK = 128, 256, 64
+        args = (T.desc(a, [BM // 2, BK]), T.desc(b, [BN, BK]), T.desc(c, [BM // 2, BN]), M, N, K)
+        kw = dict(BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, NUM_STAGES=3, GROUP_SIZE_M=8, num_warps=4, num_warpgroups=3)
+        tiles = cdiv(M, BM) * cdiv(N, BN)
+        return dict(grid=(min(T.num_sms(), tiles),), args=args, kwargs=kw, out=c,
+                    ref=lambda: (a.float() @ b.float().T).to(c.dtype))
+
+    return build
+
+
+def _attention(B, H, N, D, causal):
+    def build(T):
+        q, k, v = (T.randn((B * H * N, D), "bfloat16") for _ in range(3))
+        o = T.empty((B * H * N, D), "bfloat16")
+        m = T.empty((B * H, N), "float32")
+        sm_scale = 1.0 / math.sqrt(D)
+        # The logical tiles, as examples/flash_attention_fwd_sm90.mlir: a consumer's 64 rows of Q/O, a KV tile.
+        args = (T.desc(q, [64, D]), T.desc(k, [128, D]), T.desc(v, [128, D]), T.desc(o, [64, D]), m, sm_scale, N)
+        kw = dict(HEAD_DIM=D, BLOCK_M=128, BLOCK_N=128, NUM_STAGES=2, CAUSAL=causal, num_warps=4, num_warpgroups=3)
+
+        def scores():
+            qf, kf = (t.float().view(B, H, N, D) for t in (q, k))
+            sc = qf @ kf.transpose(-1, -2) * sm_scale
+            if causal:
+                sc = sc.masked_fill(T.torch.ones(N, N, device=sc.device, dtype=T.torch.bool).triu(1), float("-inf"))
+            return sc
+
+        def ref():
+            vf = v.float().view(B, H, N, D)
+            return (scores().softmax(-1) @ vf).view(B * H * N, D).to(o.dtype)
+
+        def ref_m():  # M = m + log2(l): the row log-sum-exp in base 2
+            return (scores().logsumexp(-1) / math.log(2)).view(B * H, N)
+
+        return dict(grid=(N // 128, B * H), args=args, kwargs=kw, out=o, ref=ref,
+                    extra=[("M", m, ref_m, dict(atol=1e-3, rtol=1e-4))])
+
+    return build
+
+
+VECTOR_ADD = ("vector_add_kernel", "vector_add")
+CASES = [
+    # No DSL frontend needed: the test frontend's IR through txlc, the cache and the launcher.
+    Case("fake_vector_add", _vector_add(98432, 1024), module=__name__, kernel="fake_vector_add_kernel",
+         fake_frontend=True),
+    Case("fake_vector_add_masked", _vector_add(1000, 256), module=__name__, kernel="fake_vector_add_kernel",
+         fake_frontend=True),
+    Case("fake_vector_add_autotuned", _vector_add(98432, 1024), module=__name__, kernel="fake_vector_add_tuned",
+         fake_frontend=True),
+    Case("gemm_sm90_ir", _gemm_ir(512, 384, 512), ir_file="examples/gemm_sm90.mlir", tol=dict(atol=2e-2, rtol=2e-2)),
+    # DSL kernels (python/txl/kernels/).
+    Case("vector_add", _vector_add(98432, 1024), "txl.kernels.vector_add", VECTOR_ADD),
+    Case("vector_add_masked", _vector_add(1000, 256), "txl.kernels.vector_add", VECTOR_ADD),
+    Case("softmax", _softmax(1823, 781), "txl.kernels.softmax", ("softmax", "softmax_kernel"),
+         tol=dict(atol=1e-5, rtol=1e-4)),
+    Case("gemm_ws", _gemm_ws(1024, 768, 512), "txl.kernels.gemm_ws", "gemm_ws", tol=dict(atol=2e-2, rtol=2e-2)),
+    Case("flash_attention", _attention(2, 4, 1024, 128, False), "txl.kernels.flash_attention", "flash_attention",
+         tol=dict(atol=2e-2, rtol=2e-2)),
+    Case("flash_attention_causal", _attention(2, 4, 1024, 128, True), "txl.kernels.flash_attention",
+         "flash_attention", tol=dict(atol=2e-2, rtol=2e-2)),
+]

@@ -1,0 +1,224 @@
+"""User errors in @txl.jit functions: a CompilationError naming file:line:col, showing the source line with a
+caret, saying what was expected and how to fix it -- never a frontend traceback."""
+
+import pytest
+
+import txl
+import txl.language as tl
+from txl.compiler.errors import CompilationError
+
+from .dsl_helpers import ir_of
+
+THIS = __file__.replace(".pyc", ".py")
+
+
+def _error(fn, sig=None, consts=None, **opts):
+    with pytest.raises(CompilationError) as info:
+        ir_of(fn, sig or {}, consts or {}, **opts)
+    e = info.value
+    assert e.file == THIS and e.line is not None and e.col is not None
+    text = str(e)
+    assert text.startswith("%s:%d:%d: error: " % (THIS, e.line, e.col)), text
+    assert "^" in text
+    # No frontend frames: the traceback starts at ast_to_ir's caller.
+    tb = info.tb
+    frames = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        frames.append((code.co_filename, code.co_name))
+        tb = tb.tb_next
+    inner = [f for f in frames if "/txl/compiler/" in f[0] or "/txl/language/" in f[0]]
+    assert inner == [(inner[0][0], "ast_to_ir")], frames
+    return e, text
+
+
+@txl.jit
+def _bad_broadcast(K_ptr, l0, d0, s_L, s_D, BLOCK_L: tl.constexpr, BLOCK_D: tl.constexpr):
+    offs_L = tl.arange(0, BLOCK_L)
+    offs_D = tl.arange(0, BLOCK_D)
+    k_ptrs = K_ptr + (l0 + offs_L) * s_L + (d0 + offs_D)[None, :] * s_D
+    tl.store(k_ptrs, 0.0)
+
+
+def test_broadcast_error_names_shapes_and_suggests_column():
+    e, text = _error(_bad_broadcast, {"K_ptr": "*bf16", "l0": "i32", "d0": "i32", "s_L": "i32", "s_D": "i32"},
+                     {"BLOCK_L": 128, "BLOCK_D": 64})
+    assert "[128]" in e.message and "[1, 64]" in e.message
+    assert "offs_L[:, None]" in e.fix
+    assert "k_ptrs = K_ptr + (l0 + offs_L) * s_L + (d0 + offs_D)[None, :] * s_D" in text
+    with open(THIS) as f:
+        assert "K_ptr + (l0 + offs_L)" in f.read().splitlines()[e.line - 1]
+
+
+@txl.jit
+def _uses_with(x_ptr, n):
+    with open("f"):
+        pass
+
+
+@txl.jit
+def _uses_try(x_ptr, n):
+    try:
+        tl.store(x_ptr, 1.0)
+    except Exception:
+        pass
+
+
+@txl.jit
+def _uses_lambda(x_ptr, n):
+    f = lambda v: v + 1  # noqa: E731
+    tl.store(x_ptr, f(1.0))
+
+
+@txl.jit
+def _uses_listcomp(x_ptr, n):
+    xs = [tl.load(x_ptr + i) for i in range(n)]
+    tl.store(x_ptr, xs[0])
+
+
+@txl.jit
+def _uses_break(x_ptr, n):
+    for i in range(n):
+        if i > 3:
+            break
+
+
+@pytest.mark.parametrize("fn,word", [(_uses_with, "`with`"), (_uses_try, "`try`"), (_uses_lambda, "lambda"),
+                                     (_uses_listcomp, "list comprehension"), (_uses_break, "`break`")])
+def test_unsupported_python_constructs(fn, word):
+    e, text = _error(fn, {"x_ptr": "*fp32", "n": "i32"})
+    assert word in e.message
+    assert e.fix
+
+
+@txl.jit
+def _undefined(x_ptr):
+    tl.store(x_ptr, y)  # noqa: F821
+
+
+def test_undefined_name():
+    e, _ = _error(_undefined, {"x_ptr": "*fp32"})
+    assert "`y` is not defined" in e.message
+
+
+@txl.jit
+def _loop_type_change(x_ptr, n):
+    acc = tl.zeros([64], tl.float16)
+    for i in range(n):
+        acc = acc + tl.load(x_ptr + tl.arange(0, 64))
+    tl.store(x_ptr + tl.arange(0, 64), acc)
+
+
+def test_loop_carried_type_change():
+    e, _ = _error(_loop_type_change, {"x_ptr": "*fp32", "n": "i32"})
+    assert "loop-carried variable `acc`" in e.message and "tensor<64xf16>" in e.message
+    assert "tensor<64xf32>" in e.message and "before the loop" in e.fix
+
+
+@txl.jit
+def _multistage_misuse(d, x):
+    buf = txl.smem_alloc([64, 64], tl.bfloat16, num_stages=2)
+    bar = txl.mbar_alloc(1)
+    txl.tma_load(buf, d, [x, 0], bar)
+
+
+def test_multistage_buffer_needs_get_buffer():
+    e, _ = _error(_multistage_misuse, {"d": "tensordesc<bf16[64, 64]>", "x": "i32"})
+    assert "2-stage" in e.message and "txl.get_buffer" in e.fix
+
+
+@txl.jit
+def _dot_b_in_registers(x_ptr):
+    a = tl.load(x_ptr + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
+    tl.dot(a, a)
+
+
+def test_unsupported_dot_operand_and_reshape():
+    e, _ = _error(_dot_b_in_registers, {"x_ptr": "*bf16"})
+    assert "not supported yet" in e.message and "B in registers" in e.message and "smem" in e.fix
+
+
+@txl.jit
+def _reshape(x_ptr):
+    a = tl.load(x_ptr + tl.arange(0, 64))
+    b = tl.reshape(a, [8, 8])
+    tl.store(x_ptr + tl.arange(0, 64), a)
+
+
+@txl.jit
+def _transpose_regs(x_ptr):
+    a = tl.load(x_ptr + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
+    b = a.T
+
+
+@pytest.mark.parametrize("fn,what", [(_reshape, "reshape of a register tile"),
+                                     (_transpose_regs, "transposing a register tile")])
+def test_unsupported_register_ops(fn, what):
+    e, _ = _error(fn, {"x_ptr": "*bf16"})
+    assert what in e.message and "not supported yet" in e.message
+
+
+@txl.jit
+def _role_in_and(x):
+    if txl.is_warpgroup([0]) and x > 0:
+        txl.reg_dealloc(40)
+
+
+def test_is_warpgroup_must_be_the_whole_condition():
+    e, _ = _error(_role_in_and, {"x": "i32"}, num_warpgroups=2)
+    assert "whole condition" in e.message
+
+
+def test_missing_signature_and_constexpr():
+    e, _ = _error(_role_in_and, {}, num_warpgroups=2)
+    assert "no signature type" in e.message and "'i32'" in e.fix
+    e, _ = _error(_bad_broadcast, {"K_ptr": "*bf16", "l0": "i32", "d0": "i32", "s_L": "i32", "s_D": "i32"},
+                  {"BLOCK_L": 128})
+    assert "BLOCK_D" in e.message
+
+
+@txl.jit
+def _static_assert_fails(x_ptr, B: tl.constexpr):
+    tl.static_assert(B % 64 == 0, "B must be a multiple of 64")
+
+
+def test_static_assert():
+    e, _ = _error(_static_assert_fails, {"x_ptr": "*fp32"}, {"B": 100})
+    assert "B must be a multiple of 64" in e.message
+
+
+@txl.jit
+def _early_return(x_ptr, n):
+    if n > 0:
+        return
+    tl.store(x_ptr, 1.0)
+
+
+def test_return_inside_control_flow():
+    e, _ = _error(_early_return, {"x_ptr": "*fp32", "n": "i32"})
+    assert "`return` inside" in e.message
+
+
+@txl.jit
+def _helper_with_error(x):
+    return x + tl.arange(0, 64)[None, :] + tl.arange(0, 32)[:, None] * tl.arange(0, 16)
+
+
+@txl.jit
+def _calls_helper(x_ptr):
+    tl.store(x_ptr, _helper_with_error(1))
+
+
+def test_error_inside_called_function_points_there():
+    e, text = _error(_calls_helper, {"x_ptr": "*fp32"})
+    assert "in @txl.jit function _helper_with_error" in text and "[1, 64]" in e.message and "[32, 16]" in e.message
+    assert "return x + tl.arange" in text
+
+
+def test_device_descriptor_creation_is_unsupported():
+    @txl.jit
+    def k(x_ptr):
+        d = tl.make_tensor_descriptor(x_ptr, [64, 64], [64, 1], [64, 64])
+
+    e, _ = _error(k, {"x_ptr": "*bf16"})
+    assert "make_tensor_descriptor" in e.message and "tensordesc<" in e.fix

@@ -1,0 +1,77 @@
+"""The DSL kernels in txl/kernels compile through the real compiler to PTX and (ptxas) cubin without spills."""
+
+import pytest
+
+from txl.kernels import flash_attention as fa
+from txl.kernels import gemm_ws, softmax, vector_add
+
+from .dsl_helpers import check, compile_ptx, ir_of, verify
+
+
+def _no_spills(stderr):
+    assert "spill" not in stderr.lower(), stderr
+
+
+def test_vector_add():
+    text = ir_of(vector_add.vector_add, vector_add.SIGNATURE, vector_add.CONSTEXPRS)
+    verify(text)
+    ptx, err = compile_ptx(text, emit="cubin")
+    assert ".entry vector_add" in ptx
+    _no_spills(err)
+
+
+def test_softmax():
+    text = ir_of(softmax.softmax, softmax.SIGNATURE, softmax.CONSTEXPRS, **softmax.OPTIONS)
+    check(text, r"txl.reduce .* axis 1", r"arith.maxnumf", r"math.exp ", r"txl.reduce .* axis 1", r"arith.addf",
+          r"arith.divf")
+    verify(text)
+    _, err = compile_ptx(text, emit="cubin")
+    _no_spills(err)
+
+
+def test_gemm_ws_matches_the_example_structure():
+    text = ir_of(gemm_ws.gemm_ws, gemm_ws.SIGNATURE, gemm_ws.CONSTEXPRS, **gemm_ws.OPTIONS)
+    check(text, r"txl.num_warps = 12 : i32",
+          r"txl.smem_alloc : !txl.smem<64x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>",
+          r"txl.smem_alloc : !txl.smem<256x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>",
+          r"txl.smem_alloc : !txl.smem<64x256xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>",
+          r"txl.mbar_alloc count 1 : !txl.mbar<3>", r"txl.mbar_alloc count 256 : !txl.mbar<3>",
+          r"txl.is_warpgroup \[0\]", r"txl.reg_dealloc 40", r"scf.for", r"scf.for", r"txl.mbar_expect %f, 49152",
+          r"txl.tma_load", r"txl.tma_load", r"txl.tma_load",
+          r"txl.is_warpgroup \[1, 2\]", r"txl.reg_alloc 232", r"scf.if .* -> \(!txl.smem<64x64xbf16, stages = 3",
+          r"txl.dot .* \{async\}", r"txl.dot_wait 0, ", r"txl.mbar_arrive", r"arith.truncf",
+          r"txl.tma_store_wait 0", r"txl.smem_store", r"txl.fence_proxy_async", r"txl.tma_store",
+          r"txl.tma_store_wait 0")
+    verify(text)
+    ptx, err = compile_ptx(text, emit="cubin")
+    assert "wgmma.mma_async" in ptx and "setmaxnreg" in ptx
+    if "spill" in err.lower():
+        # examples/gemm_ws_persistent_sm90.mlir itself spills the same 116/120 bytes with the current txlc (a
+        # compiler issue reported to the lead); the DSL produces the same IR.
+        pytest.xfail("txlc spills on the 128x256x64 WS GEMM (examples/gemm_ws_persistent_sm90.mlir too)")
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_flash_attention(head_dim, causal):
+    text = ir_of(fa.flash_attention, fa.signature(head_dim), fa.constexprs(head_dim, causal), **fa.OPTIONS)
+    check(text, r"txl.num_warps = 12 : i32", r"txl.is_warpgroup \[0\]", r"txl.reg_dealloc 24",
+          r"txl.mbar_expect .*, %d" % (64 * head_dim * 2), r"txl.tma_load %desc_q",
+          r"txl.mbar_expect .*, %d" % (128 * head_dim * 2), r"txl.tma_load %desc_k", r"txl.tma_load %desc_v",
+          r"txl.is_warpgroup \[1, 2\]", r"txl.reg_alloc 240", r"txl.bar_arrive 8, 256",
+          r"txl.dot %q, .* \{async\}", r"txl.dot_wait 0, ",
+          r"scf.for .* iter_args\(%acc_\d+ = .*, %l_i_\d+ = %l_i, %p_bf16_\d+ = %p_bf16, %m_i_\d+ = %m_i, "
+          r"%sk_\d+ = %c1, %phk_\d+ = %c0, %sv_\d+ = %c0, %phv_\d+ = %c0\)",
+          r"txl.bar_wait 8, 256", r"txl.bar_wait 9, 256", r"txl.dot %q, .* \{async\}",
+          r"txl.dot %p_bf16_\d+, .* \{async\}", r"txl.dot_wait 1, %qk_\d+", r"txl.bar_arrive 9, 256",
+          r"txl.bar_arrive 8, 256", r"math.exp2", r"txl.dot_wait 0, %acc_\d+",
+          r"txl.dot %p_bf16_\d+, .* \{async\}", r"txl.dot_wait 0",
+          r"math.log2", r"arith.divf", r"txl.store", r"txl.smem_store", r"txl.fence_proxy_async", r"txl.tma_store",
+          r"txl.tma_store_wait 0")
+    if causal:
+        check(text, r"txl.num_programs 0", r"arith.cmpi eq, %start_m, %c0", r"scf.if .* -> \(tensor<64x128xf32>\)",
+              r"arith.constant dense<0xFF800000>", r"arith.select")
+    verify(text)
+    ptx, err = compile_ptx(text, emit="cubin")
+    assert "wgmma.mma_async" in ptx
+    _no_spills(err)
