@@ -242,7 +242,8 @@ def test_txlc_configs(tmp_path):
     assert ["/x/build/bin/txl-opt", "in.mlir", "-cse", "-canonicalize"] in opt
     assert ["/x/build/bin/txl-opt", "in.mlir", "--verify-roundtrip"] in opt
     # A txlc that writes its output and a sidecar leaves nothing behind.
-    b = fake(tmp_path, "txlc", 'o=$4; echo x > "$o"; echo {} > "${o%.out}.json"; exit 0')
+    b = fake(tmp_path, "txlc", 'while [ $# -gt 0 ]; do [ "$1" = -o ] && o=$2; shift; done; '
+                               'echo x > "$o"; echo {} > "${o%.out}.json"; exit 0')
     work = tmp_path / "work"
     work.mkdir()
     case = work / "case-1.mlir"
