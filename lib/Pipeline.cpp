@@ -29,6 +29,9 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
   return {
       {"PartitionWarpgroups", [] { return createTXLPartitionWarpgroups(); }},
       {"AssignLayouts", [layouts] { return createTXLAssignLayouts(layouts); }},
+      {"RemoveLayoutConversions", [] { return createTXLRemoveLayoutConversions(); }},
+      // Before SmemAllocs, which plans the scratch like any other buffer.
+      {"AllocateScratch", [] { return createTXLAllocateScratch(); }},
       {"SmemAllocs", [] { return createTXLSmemAllocs(); }},
       {"TmemAllocs", [] { return createTXLTmemAllocs(); }},
       {"RemoveRedundantTMEMAllocs", [] { return createTXLRemoveRedundantTMEMAllocs(); }},

@@ -19,3 +19,12 @@ from .language import constexpr  # noqa: E402,F401
 from .language import TXL_BUILTINS as _TXL_BUILTINS  # noqa: E402
 
 globals().update({_n: getattr(language, _n) for _n in _TXL_BUILTINS})
+
+
+def __getattr__(name):
+    # txl.ops (torch operators) loads on first use, so that `import txl` stays cheap.
+    if name == "ops":
+        import importlib
+
+        return importlib.import_module(".ops", __name__)
+    raise AttributeError("module 'txl' has no attribute %r" % (name,))

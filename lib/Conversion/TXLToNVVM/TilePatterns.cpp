@@ -12,14 +12,23 @@
 //  - txl.splat / txl.make_range: a copy per register / each register's
 //    coordinate, computed from compile-time register bases XOR-ed with the
 //    run-time contribution of the lane and warp bits of threadIdx.x;
-//  - txl.broadcast / txl.expand_dims / txl.relayout: a choice of source
-//    register per result register, valid only when every element stays in
-//    its thread (the lane and warp bases agree);
+//  - txl.broadcast / txl.expand_dims: a choice of source register per
+//    result register, valid only when every element stays in its thread
+//    (the lane and warp bases agree);
+//  - txl.relayout: nothing, a register permutation, one shfl.sync.idx per
+//    register when elements only change lanes, or a round trip through the
+//    op's shared-memory scratch (vectorised stores, barrier, loads) when they
+//    change warps (LinearLayout::classifyConversionTo decides);
+//  - non-splat tile constants: per-register constants, or loads from a
+//    constant table when a register's element depends on the thread;
+//  - f32 -> bf16/f16 truncf: pairs of registers through <2 x float>
+//    fptruncs (cvt.rn.bf16x2.f32);
 //  - txl.addptr / txl.load / txl.store: a GEP, load or store per register;
 //    masked accesses are predicated PTX so masked-off lanes never touch
 //    memory;
 //  - txl.reduce: registers that differ only along the axis are combined in
-//    the thread, then lanes along the axis with shfl.sync.bfly.
+//    the thread, then lanes along the axis with shfl.sync.bfly, then (when
+//    warps split the axis) the warps' partials through the op's scratch.
 //
 // Because the layouts are linear maps over GF(2), "is every element in the
 // same thread" is a comparison of the lane and warp bases, and "which
@@ -150,6 +159,9 @@ struct ReducePlan {
   /// For each result register, the group holding its value (empty when the
   /// result is a scalar: then there is one group).
   SmallVector<int64_t> resultGroups;
+  /// Warp bits that move along the axis: their warps' partial results are
+  /// combined through shared memory (the op's scratch).
+  SmallVector<int64_t> warpBits;
 };
 
 FailureOr<ReducePlan> planReduce(ReduceOp op, std::string &why) {
@@ -187,13 +199,22 @@ FailureOr<ReducePlan> planReduce(ReduceOp op, std::string &why) {
     }
     plan.laneMasks.push_back(int64_t(1) << k);
   }
-  for (const Coord &basis : src->getWarpBases())
-    if (basis[axis] != 0) {
-      // The partial results of different warps would meet in shared memory.
-      why = "cross-warp reduction not supported yet (warps of " + layoutName(srcType) +
-            " split the reduced axis)";
+  for (auto [k, basis] : llvm::enumerate(src->getWarpBases())) {
+    if (basis[axis] == 0)
+      continue;
+    if (!onlyAxis(basis)) {
+      why = "warp bit " + std::to_string(k) + " of " + layoutName(srcType) +
+            " moves along the reduced axis and another dimension at once; not supported yet";
       return failure();
     }
+    plan.warpBits.push_back(k);
+  }
+  if (!plan.warpBits.empty() && !op.getScratch()) {
+    why = "the warps of " + layoutName(srcType) +
+          " split the reduced axis, so their partial results meet in shared memory, but the "
+          "op has no scratch (run --txl-allocate-scratch first)";
+    return failure();
+  }
 
   // Group the registers by their coordinate outside the axis.
   SmallVector<Coord> keys;
@@ -326,9 +347,13 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
     return checkSameLayouts(op, values, "operands and results");
   }
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
-    if (isa<RankedTensorType>(cst.getType()) && !isa<SplatElementsAttr>(cst.getValue()))
-      return op->emitError() << "'arith.constant' of a register tile must be a splat; "
-                             << "non-splat constant tiles are not supported yet";
+    auto type = dyn_cast<RankedTensorType>(cst.getType());
+    if (type && !isa<DenseElementsAttr>(cst.getValue()))
+      return op->emitError() << "'arith.constant' of a register tile must be dense";
+    if (type && !isa<SplatElementsAttr>(cst.getValue()) &&
+        !isa<IntegerType, FloatType, IndexType>(type.getElementType()))
+      return op->emitError() << "'arith.constant' tiles of " << type.getElementType()
+                             << " elements must be splats";
     return success();
   }
   if (auto bc = dyn_cast<BroadcastOp>(op)) {
@@ -351,20 +376,27 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
     auto src = layoutOf(rl.getSrc().getType()), dst = layoutOf(rl.getType());
     if (failed(src) || failed(dst))
       return success(); // reported as a tile without layout
+    Type elt = rl.getType().getElementType();
     switch (src->classifyConversionTo(*dst)) {
     case LinearLayout::Conversion::NoOp:
     case LinearLayout::Conversion::RegPermutation:
       return success();
     case LinearLayout::Conversion::WarpShuffle:
-      return op->emitError() << "'txl.relayout' from " << layoutName(rl.getSrc().getType())
-                             << " to " << layoutName(rl.getType())
-                             << " needs warp shuffles; warp shuffles / shared-memory "
-                             << "conversion not supported yet";
+      if (!memoryBits(elt))
+        return op->emitError() << "'txl.relayout' by warp shuffles of " << elt
+                               << " elements is not supported (8-, 16-, 32- and 64-bit "
+                               << "elements, i1 and pointers are)";
+      return success();
     case LinearLayout::Conversion::SharedMemory:
-      return op->emitError() << "'txl.relayout' from " << layoutName(rl.getSrc().getType())
-                             << " to " << layoutName(rl.getType())
-                             << " needs a shared-memory round trip; warp shuffles / "
-                             << "shared-memory conversion not supported yet";
+      if (!rl.getScratch())
+        return op->emitError() << "'txl.relayout' from " << layoutName(rl.getSrc().getType())
+                               << " to " << layoutName(rl.getType())
+                               << " needs a shared-memory round trip, but has no scratch "
+                               << "(run --txl-allocate-scratch first)";
+      if (!memoryBits(elt))
+        return op->emitError() << "'txl.relayout' through shared memory of " << elt
+                               << " elements is not supported";
+      return success();
     }
     return success();
   }
@@ -392,7 +424,7 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
     auto plan = planReduce(red, why);
     if (failed(plan))
       return op->emitError() << "'txl.reduce' along axis " << red.getAxis() << ": " << why;
-    if (!plan->laneMasks.empty())
+    if (!plan->laneMasks.empty() || !plan->warpBits.empty())
       for (Value src : red.getSrcs()) {
         Type elt = getElementTypeOrSelf(src.getType());
         if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() > 64)
@@ -592,21 +624,26 @@ void emitStore(OpBuilder &b, Location loc, StoreOp op, Value ptr, Value value, V
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
 }
 
-/// `v` from the lane `lane ^ mask` (shfl.sync.bfly over the full warp).
-/// shfl moves 32 bits: narrower values travel widened, 64-bit ones in halves.
-Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask) {
+/// `v` from another lane of the warp: shfl.sync `kind` with `laneArg` (the
+/// XOR mask for bfly, the source lane for idx). shfl moves 32 bits: narrower
+/// values travel widened, 64-bit ones (and pointers) in halves.
+Value shuffle(OpBuilder &b, Location loc, Value v, Value laneArg, NVVM::ShflKind kind) {
   Type i32 = b.getI32Type();
   auto shfl = [&](Value x) -> Value {
-    return NVVM::ShflOp::create(b, loc, x.getType(), intConst(b, loc, i32, -1), x,
-                                intConst(b, loc, i32, mask), intConst(b, loc, i32, 0x1f),
-                                NVVM::ShflKind::bfly, UnitAttr());
+    return NVVM::ShflOp::create(b, loc, x.getType(), intConst(b, loc, i32, -1), x, laneArg,
+                                intConst(b, loc, i32, 0x1f), kind, UnitAttr());
   };
   Type type = v.getType();
   if (type.isF32() || type.isInteger(32))
     return shfl(v);
-  unsigned bits = type.getIntOrFloatBitWidth();
+  bool isPtr = isa<LLVM::LLVMPointerType>(type);
+  unsigned bits = isPtr ? 64 : type.getIntOrFloatBitWidth();
   Type intType = b.getIntegerType(bits);
-  Value x = isa<FloatType>(type) ? Value(LLVM::BitcastOp::create(b, loc, intType, v)) : v;
+  Value x = v;
+  if (isPtr)
+    x = LLVM::PtrToIntOp::create(b, loc, intType, v);
+  else if (isa<FloatType>(type))
+    x = LLVM::BitcastOp::create(b, loc, intType, v);
   if (bits < 32) {
     x = LLVM::TruncOp::create(b, loc, intType, shfl(LLVM::ZExtOp::create(b, loc, i32, x)));
   } else {
@@ -617,12 +654,242 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask) {
                                        intConst(b, loc, intType, 32));
     x = LLVM::OrOp::create(b, loc, wideHi, LLVM::ZExtOp::create(b, loc, intType, lo));
   }
+  if (isPtr)
+    return LLVM::IntToPtrOp::create(b, loc, type, x);
   return isa<FloatType>(type) ? Value(LLVM::BitcastOp::create(b, loc, type, x)) : x;
+}
+
+/// `v` from the lane `lane ^ mask` (shfl.sync.bfly).
+Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask) {
+  return shuffle(b, loc, v, intConst(b, loc, b.getI32Type(), mask), NVVM::ShflKind::bfly);
+}
+
+/// The lane of this thread (threadIdx.x % 32).
+Value laneId(OpBuilder &b, Location loc) {
+  return LLVM::AndOp::create(b, loc, getThreadId(b, loc), intConst(b, loc, b.getI32Type(), 31));
+}
+
+/// values[table[lane]] for this thread's lane, where `table` gives a value
+/// index per lane (-1: any). A select per extra candidate, on the bit of a
+/// 32-bit lane mask: ((mask >> lane) & 1).
+Value selectByLane(OpBuilder &b, Location loc, ArrayRef<int64_t> table, ArrayRef<Value> values,
+                   Value lane) {
+  SmallVector<int64_t> candidates;
+  for (int64_t t : table)
+    if (t >= 0 && !llvm::is_contained(candidates, t))
+      candidates.push_back(t);
+  Type i32 = b.getI32Type();
+  Value result = values[candidates.front()];
+  for (int64_t c : ArrayRef<int64_t>(candidates).drop_front()) {
+    uint32_t mask = 0;
+    for (auto [l, t] : llvm::enumerate(table))
+      if (t == c)
+        mask |= uint32_t(1) << l;
+    Value bit = LLVM::LShrOp::create(b, loc, intConst(b, loc, i32, int32_t(mask)), lane);
+    bit = LLVM::AndOp::create(b, loc, bit, intConst(b, loc, i32, 1));
+    Value pred = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, bit, intConst(b, loc, i32, 0));
+    result = LLVM::SelectOp::create(b, loc, pred, values[c], result);
+  }
+  return result;
+}
+
+/// Synchronizes the `warps` warps of one layout group (the warps a layout
+/// spans; --txl-allocate-scratch checked that one of these fits): one warp
+/// with bar.warp.sync, a warpgroup with named barrier 1 + warpgroup id (the
+/// id tma_store_wait uses; other warpgroups may run other code), the whole
+/// CTA with barrier 0. All three order the group's shared-memory accesses.
+void groupBarrier(OpBuilder &b, Location loc, int64_t warps) {
+  Type i32 = b.getI32Type();
+  if (warps == 1) {
+    NVVM::SyncWarpOp::create(b, loc, intConst(b, loc, i32, -1));
+  } else if (warps == 4) {
+    Value wg = LLVM::UDivOp::create(b, loc, getThreadId(b, loc), intConst(b, loc, i32, 128));
+    Value id = LLVM::AddOp::create(b, loc, wg, intConst(b, loc, i32, 1));
+    NVVM::BarrierOp::create(b, loc, Type(), id, intConst(b, loc, i32, 128), nullptr, Value());
+  } else {
+    NVVM::Barrier0Op::create(b, loc);
+  }
+}
+
+/// Stores `values` (1, 2, 4, ... elements) at `addr` as one access of
+/// their raw bits (`memBits` each).
+void storeBits(OpBuilder &b, Location loc, Value addr, ArrayRef<Value> values, unsigned memBits) {
+  SmallVector<Value> bits;
+  for (Value v : values)
+    bits.push_back(toAsmInt(b, loc, v, memBits, memBits));
+  unsigned bytes = memBits / 8 * values.size();
+  if (bits.size() == 1) {
+    LLVM::StoreOp::create(b, loc, bits.front(), addr, bytes);
+    return;
+  }
+  auto vecType = VectorType::get({int64_t(bits.size())}, b.getIntegerType(memBits));
+  Value vec = LLVM::PoisonOp::create(b, loc, vecType);
+  for (auto [i, v] : llvm::enumerate(bits))
+    vec = LLVM::InsertElementOp::create(b, loc, vec, v, intConst(b, loc, b.getI32Type(), i));
+  LLVM::StoreOp::create(b, loc, vec, addr, bytes);
+}
+
+/// Loads `count` elements of `eltType` stored as raw bits by storeBits.
+SmallVector<Value> loadBits(OpBuilder &b, Location loc, Value addr, int64_t count, Type eltType,
+                            unsigned memBits) {
+  Type intType = b.getIntegerType(memBits);
+  unsigned bytes = memBits / 8 * count;
+  SmallVector<Value> out;
+  if (count == 1) {
+    Value v = LLVM::LoadOp::create(b, loc, intType, addr, bytes);
+    out.push_back(fromAsmInt(b, loc, v, eltType, memBits));
+    return out;
+  }
+  auto vecType = VectorType::get({count}, intType);
+  Value vec = LLVM::LoadOp::create(b, loc, vecType, addr, bytes);
+  for (int64_t i = 0; i < count; ++i) {
+    Value v = LLVM::ExtractElementOp::create(b, loc, vec, intConst(b, loc, b.getI32Type(), i));
+    out.push_back(fromAsmInt(b, loc, v, eltType, memBits));
+  }
+  return out;
+}
+
+/// Element offset (i32) of `coords` in a row-major buffer of `shape` whose
+/// rows (last dimension) hold `rowElems` elements, padding included.
+Value rowMajorOffset(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, int64_t rowElems,
+                     ArrayRef<Value> coords) {
+  Type i32 = b.getI32Type();
+  Value row;
+  for (size_t d = 0; d + 1 < shape.size(); ++d) {
+    row = row ? Value(LLVM::MulOp::create(b, loc, row, intConst(b, loc, i32, shape[d]))) : row;
+    row = row ? Value(LLVM::AddOp::create(b, loc, row, coords[d])) : coords[d];
+  }
+  if (!row)
+    return coords.back();
+  Value base = LLVM::MulOp::create(b, loc, row, intConst(b, loc, i32, rowElems));
+  return LLVM::AddOp::create(b, loc, base, coords.back());
+}
+
+/// The elements of a register run that one access moves: the layout's
+/// contiguous registers, at most 16 bytes, and no more than keeps every
+/// access aligned in a buffer of `rowElems`-element rows and `stageBytes`.
+int64_t accessWidth(const LinearLayout &layout, unsigned memBits, int64_t rowElems,
+                    int64_t stageBytes) {
+  int64_t bytes = memBits / 8;
+  int64_t vec = std::min<int64_t>(layout.getContiguousRegs(layout.getShape().size() - 1),
+                                  std::max<int64_t>(1, 16 / bytes));
+  while (vec > 1 && (rowElems % vec != 0 || stageBytes % (vec * bytes) != 0))
+    vec /= 2;
+  return vec;
+}
+
+/// Moves this thread's registers `regs` of layout `src` to layout `dst`
+/// through the scratch view `base` (row-major, rows of `rowElems`): every
+/// thread stores its registers, the group syncs, every thread loads its new
+/// ones. A first barrier makes sure the group finished reading the scratch
+/// before it is written again (a loop, or another buffer sharing bytes).
+SmallVector<Value> relayoutThroughShared(OpBuilder &b, Location loc, const LinearLayout &src,
+                                         const LinearLayout &dst, ArrayRef<Value> regs,
+                                         Value base, SmemType view, Type eltType) {
+  unsigned memBits = memoryBits(eltType);
+  int64_t bytes = memBits / 8;
+  ArrayRef<int64_t> shape = src.getShape();
+  int64_t rowElems = view.getShape().back();
+  int64_t stageBytes = view.getStageBytes();
+  unsigned rank = shape.size();
+  int64_t warps = std::max(src.getNumWarps(), dst.getNumWarps());
+  auto address = [&](const ThreadCoords &tc, int64_t reg) {
+    SmallVector<Value> coords;
+    for (unsigned d = 0; d < rank; ++d)
+      coords.push_back(tc.get(b, loc, reg, d));
+    Value offset = rowMajorOffset(b, loc, shape, rowElems, coords);
+    Value byteOffset = LLVM::MulOp::create(b, loc, offset, intConst(b, loc, b.getI32Type(), bytes));
+    return addBytes(b, loc, base, byteOffset);
+  };
+
+  groupBarrier(b, loc, warps);
+  ThreadCoords from(b, loc, src);
+  int64_t inVec = accessWidth(src, memBits, rowElems, stageBytes);
+  for (int64_t r = 0; r < src.getNumRegs(); r += inVec)
+    storeBits(b, loc, address(from, r), regs.slice(r, inVec), memBits);
+  groupBarrier(b, loc, warps);
+  ThreadCoords to(b, loc, dst);
+  int64_t outVec = accessWidth(dst, memBits, rowElems, stageBytes);
+  SmallVector<Value> out;
+  for (int64_t r = 0; r < dst.getNumRegs(); r += outVec)
+    llvm::append_range(out, loadBits(b, loc, address(to, r), outVec, eltType, memBits));
+  return out;
+}
+
+/// Moves this thread's registers `regs` of layout `src` to `dst` with warp
+/// shuffles (src.getWarpShuffleTo(dst) succeeded). For destination register
+/// r, lane l needs register s(r, l) of lane t(r, l) (WarpShuffle::source).
+/// One shfl.sync.idx per register: every lane reads lane t(r, l), and every
+/// lane sends the register its readers want (the same for all of them, as
+/// getWarpShuffleTo checked), chosen by its own lane (selectByLane) when
+/// that depends on the lane. A register every lane finds in itself needs no
+/// shuffle.
+SmallVector<Value> relayoutByShuffles(OpBuilder &b, Location loc, const LinearLayout &src,
+                                      const LinearLayout &dst, ArrayRef<Value> regs) {
+  LinearLayout::WarpShuffle plan = *src.getWarpShuffleTo(dst);
+  int64_t numLanes = dst.getNumLanes();
+  Type i32 = b.getI32Type();
+  Value lane = laneId(b, loc);
+  // The source lane is linear in the destination lane: t(r, l) = t(r, 0) ^ T(l).
+  Value laneTerm;
+  bool identity = true;
+  for (auto [k, t] : llvm::enumerate(plan.laneToLane))
+    identity &= t == (int64_t(1) << k);
+  if (identity) {
+    laneTerm = lane;
+  } else {
+    laneTerm = intConst(b, loc, i32, 0);
+    for (auto [k, t] : llvm::enumerate(plan.laneToLane)) {
+      if (t == 0)
+        continue;
+      Value bit = LLVM::LShrOp::create(b, loc, lane, intConst(b, loc, i32, k));
+      bit = LLVM::AndOp::create(b, loc, bit, intConst(b, loc, i32, 1));
+      laneTerm = LLVM::XOrOp::create(b, loc, laneTerm,
+                                     LLVM::MulOp::create(b, loc, bit, intConst(b, loc, i32, t)));
+    }
+  }
+
+  SmallVector<Value> out;
+  for (int64_t r = 0; r < dst.getNumRegs(); ++r) {
+    // send[t]: the register lane t sends (-1: nobody reads lane t).
+    SmallVector<int64_t> send(numLanes, -1), own(numLanes);
+    bool local = true;
+    for (int64_t l = 0; l < numLanes; ++l) {
+      auto [sr, sl] = plan.source(r, l);
+      send[sl] = sr;
+      own[l] = sr;
+      local &= sl == l;
+    }
+    if (local) { // in this thread, in a register that may depend on the lane
+      out.push_back(selectByLane(b, loc, own, regs, lane));
+      continue;
+    }
+    Value from = laneTerm;
+    if (int64_t base = plan.source(r, 0).second)
+      from = LLVM::XOrOp::create(b, loc, laneTerm, intConst(b, loc, i32, base));
+    Value value = selectByLane(b, loc, send, regs, lane);
+    out.push_back(shuffle(b, loc, value, from, NVVM::ShflKind::idx));
+  }
+  return out;
+}
+
+/// Adds `v` (i32) times `stride` to `acc` (null: zero).
+Value addScaled(OpBuilder &b, Location loc, Value acc, Value v, int64_t stride) {
+  Type i32 = b.getI32Type();
+  Value term = stride == 1 ? v : Value(LLVM::MulOp::create(b, loc, v, intConst(b, loc, i32, stride)));
+  return acc ? Value(LLVM::AddOp::create(b, loc, acc, term)) : term;
 }
 
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
+
+/// An f32 -> bf16/f16 truncation with the default rounding (to nearest
+/// even), which cvt.rn.{bf16x2,f16x2}.f32 implements.
+bool isPackedTrunc(arith::TruncFOp op, Type resultElt) {
+  return !op.getRoundingmodeAttr() && getElementTypeOrSelf(op.getIn().getType()).isF32() &&
+         (resultElt.isBF16() || resultElt.isF16());
+}
 
 /// Elementwise arith/math op on tiles: the same op on each register.
 struct ElementwiseTileLowering : ConversionPattern {
@@ -654,6 +921,29 @@ struct ElementwiseTileLowering : ConversionPattern {
       }
     }
     SmallVector<Value> results;
+    if (auto trunc = dyn_cast<arith::TruncFOp>(op); trunc && isPackedTrunc(trunc, eltType)) {
+      // f32 -> bf16/f16 two registers at a time: a <2 x float> fptrunc is
+      // what NVPTX selects cvt.rn.{bf16x2,f16x2}.f32 from (one instruction
+      // per pair, and the pair lands in the one 32-bit register a wgmma A
+      // fragment or a packed store wants).
+      Type i32 = rewriter.getI32Type();
+      auto pairIn = VectorType::get({2}, rewriter.getF32Type());
+      auto pairOut = VectorType::get({2}, eltType);
+      for (int64_t r = 0; r + 1 < numRegs; r += 2) {
+        Value vec = LLVM::PoisonOp::create(rewriter, loc, pairIn);
+        for (int64_t i = 0; i < 2; ++i)
+          vec = LLVM::InsertElementOp::create(rewriter, loc, vec, regs[0][r + i],
+                                              intConst(rewriter, loc, i32, i));
+        Value packed = LLVM::FPTruncOp::create(rewriter, loc, pairOut, vec);
+        for (int64_t i = 0; i < 2; ++i)
+          results.push_back(
+              LLVM::ExtractElementOp::create(rewriter, loc, packed, intConst(rewriter, loc, i32, i)));
+      }
+      if (numRegs % 2)
+        results.push_back(LLVM::FPTruncOp::create(rewriter, loc, eltType, regs[0].back()));
+      rewriter.replaceOp(op, pack(rewriter, loc, structType, results));
+      return success();
+    }
     for (int64_t r = 0; r < numRegs; ++r) {
       SmallVector<Value> scalarOperands;
       for (auto &operandRegs : regs)
@@ -669,27 +959,120 @@ struct ElementwiseTileLowering : ConversionPattern {
   }
 };
 
-/// Splat tile constant: the scalar constant in every register.
+/// Dense tile constants. A splat is the scalar constant in every register.
+/// Otherwise each thread needs the elements its layout gives it: a register
+/// whose element is the same in every thread (it depends on the register
+/// bits only) is a constant; when some register's element depends on the
+/// thread, the values go to a constant table in global memory, which each
+/// thread reads at its elements' row-major indices (invariant loads).
 struct ConstantTileLowering : OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(arith::ConstantOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
-    if (!isa<RankedTensorType>(op.getType()) || !splat)
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!type || !dense)
       return failure();
-    Type structType = getTypeConverter()->convertType(op.getType());
-    if (!structType)
+    Type structType = getTypeConverter()->convertType(type);
+    auto layout = layoutOf(type);
+    if (!structType || failed(layout))
       return rewriter.notifyMatchFailure(op, "tile type does not convert");
-    Type eltType = getTypeConverter()->convertType(splat.getElementType());
-    auto value = cast<TypedAttr>(splat.getSplatValue<Attribute>());
-    // index elements become i64: rebuild the integer attribute in that type.
-    if (auto intValue = dyn_cast<IntegerAttr>(value); intValue && eltType != value.getType())
-      value = rewriter.getIntegerAttr(eltType, intValue.getValue().getSExtValue());
-    Value scalar = LLVM::ConstantOp::create(rewriter, op.getLoc(), eltType, value);
-    int64_t numRegs = cast<LLVM::LLVMStructType>(structType).getBody().size();
-    rewriter.replaceOp(
-        op, pack(rewriter, op.getLoc(), structType, SmallVector<Value>(numRegs, scalar)));
+    Type eltType = getTypeConverter()->convertType(dense.getElementType());
+    Location loc = op.getLoc();
+    // index elements become i64: rebuild integer attributes in that type.
+    auto scalarAttr = [&](Attribute a, Type t) -> TypedAttr {
+      if (auto i = dyn_cast<IntegerAttr>(a); i && t != i.getType())
+        return rewriter.getIntegerAttr(t, i.getValue().getSExtValue());
+      return cast<TypedAttr>(a);
+    };
+    int64_t numRegs = layout->getNumRegs();
+    if (dense.isSplat()) {
+      Value scalar = LLVM::ConstantOp::create(
+          rewriter, loc, eltType, scalarAttr(dense.getSplatValue<Attribute>(), eltType));
+      rewriter.replaceOp(op, pack(rewriter, loc, structType, SmallVector<Value>(numRegs, scalar)));
+      return success();
+    }
+
+    ArrayRef<int64_t> shape = type.getShape();
+    SmallVector<Attribute> values(dense.getValues<Attribute>());
+    auto flat = [&](const Coord &c) {
+      int64_t index = 0;
+      for (size_t d = 0; d < shape.size(); ++d)
+        index = index * shape[d] + c[d];
+      return index;
+    };
+    // Registers whose element does not depend on the thread.
+    SmallVector<Value> regs(numRegs);
+    bool needTable = false;
+    for (int64_t r = 0; r < numRegs; ++r) {
+      Attribute first = values[flat(layout->applyReg(r))];
+      bool uniform = true;
+      for (int64_t w = 0; w < layout->getNumWarps() && uniform; ++w)
+        for (int64_t l = 0; l < layout->getNumLanes() && uniform; ++l)
+          uniform = values[flat(layout->apply(r, l, w))] == first;
+      if (uniform)
+        regs[r] = LLVM::ConstantOp::create(rewriter, loc, eltType, scalarAttr(first, eltType));
+      else
+        needTable = true;
+    }
+    if (needTable) {
+      Value table = getConstantTable(rewriter, op, values, eltType);
+      Type storage = eltType.isInteger(1) ? rewriter.getI8Type() : eltType;
+      unsigned bytes = std::max(1u, storage.getIntOrFloatBitWidth() / 8);
+      ThreadCoords tc(rewriter, loc, *layout);
+      for (int64_t r = 0; r < numRegs; ++r) {
+        if (regs[r])
+          continue;
+        Value index;
+        for (size_t d = 0; d < shape.size(); ++d) {
+          int64_t stride = 1;
+          for (size_t e = d + 1; e < shape.size(); ++e)
+            stride *= shape[e];
+          index = addScaled(rewriter, loc, index, tc.get(rewriter, loc, r, d), stride);
+        }
+        Value ptr = LLVM::GEPOp::create(rewriter, loc, table.getType(), storage, table,
+                                        ValueRange{index});
+        Value v = LLVM::LoadOp::create(rewriter, loc, storage, ptr, bytes, /*isVolatile=*/false,
+                                       /*isNonTemporal=*/false, /*isInvariant=*/true);
+        if (storage != eltType)
+          v = LLVM::TruncOp::create(rewriter, loc, eltType, v);
+        regs[r] = v;
+      }
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc, structType, regs));
     return success();
+  }
+
+  /// Address of a new private constant global (global memory) holding
+  /// `values` in row-major order; i1 elements are stored as bytes.
+  static Value getConstantTable(ConversionPatternRewriter &rewriter, Operation *op,
+                                ArrayRef<Attribute> values, Type eltType) {
+    auto module = op->getParentOfType<ModuleOp>();
+    MLIRContext *ctx = rewriter.getContext();
+    Type storage = eltType.isInteger(1) ? rewriter.getI8Type() : eltType;
+    SmallVector<Attribute> stored;
+    for (Attribute a : values) {
+      if (auto i = dyn_cast<IntegerAttr>(a))
+        stored.push_back(rewriter.getIntegerAttr(
+            storage, eltType.isInteger(1) ? i.getValue().getZExtValue()
+                                          : i.getValue().getSExtValue()));
+      else
+        stored.push_back(a);
+    }
+    auto tensor = RankedTensorType::get({int64_t(values.size())}, storage);
+    auto arrayType = LLVM::LLVMArrayType::get(storage, values.size());
+    std::string name;
+    for (int i = 0; name.empty() || module.lookupSymbol(name); ++i)
+      name = "txl_tile_constant_" + std::to_string(i);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      LLVM::GlobalOp::create(rewriter, op->getLoc(), arrayType, /*isConstant=*/true,
+                             LLVM::Linkage::Private, name, DenseElementsAttr::get(tensor, stored),
+                             /*alignment=*/16, /*addrSpace=*/1);
+    }
+    return LLVM::AddressOfOp::create(rewriter, op->getLoc(), LLVM::LLVMPointerType::get(ctx, 1),
+                                     name);
   }
 };
 
@@ -755,31 +1138,47 @@ struct RegisterSelectLowering : OpConversionPattern<OpTy> {
   }
 };
 
+/// relayout: nothing, a register permutation, warp shuffles or a round trip
+/// through the op's shared-memory scratch, as the layouts' classification
+/// says (LinearLayout::classifyConversionTo).
 struct RelayoutLowering : OpConversionPattern<RelayoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(RelayoutOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto src = layoutOf(op.getSrc().getType()), dst = layoutOf(op.getType());
     Type structType = getTypeConverter()->convertType(op.getType());
-    if (failed(src) || failed(dst) || !structType)
+    Type eltType = getTypeConverter()->convertType(op.getType().getElementType());
+    if (failed(src) || failed(dst) || !structType || !eltType)
       return rewriter.notifyMatchFailure(op, "tile without a usable layout");
-    switch (src->classifyConversionTo(*dst)) {
-    case LinearLayout::Conversion::NoOp:
+    Location loc = op.getLoc();
+    LinearLayout::Conversion kind = src->classifyConversionTo(*dst);
+    if (kind == LinearLayout::Conversion::NoOp) {
       rewriter.replaceOp(op, adaptor.getSrc());
       return success();
-    case LinearLayout::Conversion::RegPermutation: {
-      SmallVector<Value> regs = unpack(rewriter, op.getLoc(), adaptor.getSrc()), permuted;
+    }
+    SmallVector<Value> regs = unpack(rewriter, loc, adaptor.getSrc()), out;
+    switch (kind) {
+    case LinearLayout::Conversion::NoOp:
+      break;
+    case LinearLayout::Conversion::RegPermutation:
       for (int64_t s : src->getRegPermutationTo(*dst)) {
         if (s < 0)
           return rewriter.notifyMatchFailure(op, "not a register permutation");
-        permuted.push_back(regs[s]);
+        out.push_back(regs[s]);
       }
-      rewriter.replaceOp(op, pack(rewriter, op.getLoc(), structType, permuted));
-      return success();
+      break;
+    case LinearLayout::Conversion::WarpShuffle:
+      out = relayoutByShuffles(rewriter, loc, *src, *dst, regs);
+      break;
+    case LinearLayout::Conversion::SharedMemory:
+      if (!op.getScratch())
+        return rewriter.notifyMatchFailure(op, "no scratch");
+      out = relayoutThroughShared(rewriter, loc, *src, *dst, regs, adaptor.getScratch(),
+                                  cast<SmemType>(op.getScratch().getType()), eltType);
+      break;
     }
-    default:
-      return rewriter.notifyMatchFailure(op, "needs warp shuffles or shared memory");
-    }
+    rewriter.replaceOp(op, pack(rewriter, loc, structType, out));
+    return success();
   }
 };
 
@@ -877,6 +1276,98 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
   }
 };
 
+/// The partial results of the warps that split a reduction's axis, combined
+/// through the op's scratch: each warp's threads store their groups'
+/// partials at [partial index of the warp][output element], the layout
+/// group syncs, and every thread combines, in partial order (so every copy
+/// of an output agrees), the partials of the groups it returns. Operands
+/// have their own regions (getReduceScratchOffset); a first barrier keeps a
+/// previous use of the scratch from being overwritten early.
+template <typename Combine>
+void combineAcrossWarps(OpBuilder &b, Location loc, ReduceOp op, const ReducePlan &plan,
+                        Value base, SmallVector<SmallVector<Value>> &groupValues,
+                        Combine &&combine) {
+  auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+  LinearLayout src = *layoutOf(srcType);
+  unsigned axis = op.getAxis();
+  ArrayRef<int64_t> shape = srcType.getShape();
+  Type i32 = b.getI32Type();
+  size_t n = op.getSrcs().size();
+  int64_t partials = int64_t(1) << plan.warpBits.size();
+  int64_t outputs = 1;
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (d != axis)
+      outputs *= size;
+  SmallVector<int64_t> bytes;
+  SmallVector<unsigned> bits;
+  for (Value s : op.getSrcs()) {
+    bits.push_back(memoryBits(getElementTypeOrSelf(s.getType())));
+    bytes.push_back(bits.back() / 8);
+  }
+
+  // This warp's partial index: its warp bits along the axis, packed.
+  Value warp = LLVM::LShrOp::create(b, loc, getThreadId(b, loc), intConst(b, loc, i32, 5));
+  Value part = intConst(b, loc, i32, 0);
+  for (auto [j, k] : llvm::enumerate(plan.warpBits)) {
+    Value bit = LLVM::LShrOp::create(b, loc, warp, intConst(b, loc, i32, k));
+    bit = LLVM::AndOp::create(b, loc, bit, intConst(b, loc, i32, 1));
+    part = LLVM::OrOp::create(b, loc, part,
+                              LLVM::ShlOp::create(b, loc, bit, intConst(b, loc, i32, j)));
+  }
+  // Output element (row-major over the other dimensions) of each group.
+  ThreadCoords tc(b, loc, src);
+  auto outputIndex = [&](int64_t g) {
+    Value index;
+    int64_t stride = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (d == axis)
+        continue;
+      Value c = tc.get(b, loc, plan.groups[g].front(), d);
+      index = index ? Value(LLVM::AddOp::create(
+                          b, loc, index, LLVM::MulOp::create(b, loc, c, intConst(b, loc, i32, stride))))
+                    : Value(LLVM::MulOp::create(b, loc, c, intConst(b, loc, i32, stride)));
+      stride *= shape[d];
+    }
+    return index ? index : intConst(b, loc, i32, 0);
+  };
+  auto address = [&](size_t i, Value partIndex, Value output) {
+    Value elem = addScaled(b, loc, output, partIndex, outputs);
+    Value offset = LLVM::MulOp::create(b, loc, elem, intConst(b, loc, i32, bytes[i]));
+    Value region = addBytes(b, loc, base, getReduceScratchOffset(bytes, i, partials, outputs));
+    return addBytes(b, loc, region, offset);
+  };
+
+  int64_t warps = src.getNumWarps();
+  groupBarrier(b, loc, warps);
+  SmallVector<Value> outputOf(plan.groups.size());
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    outputOf[g] = outputIndex(g);
+    for (size_t i = 0; i < n; ++i)
+      storeBits(b, loc, address(i, part, outputOf[g]), groupValues[g][i], bits[i]);
+  }
+  groupBarrier(b, loc, warps);
+  // The groups the results use (a scalar result uses the one group).
+  SmallVector<int64_t> used(plan.resultGroups);
+  if (used.empty())
+    used.push_back(0);
+  llvm::sort(used);
+  used.erase(llvm::unique(used), used.end());
+  for (int64_t g : used) {
+    SmallVector<Value> acc;
+    for (int64_t p = 0; p < partials; ++p) {
+      SmallVector<Value> cur;
+      for (size_t i = 0; i < n; ++i) {
+        Type elt = groupValues[g][i].getType();
+        cur.push_back(loadBits(b, loc, address(i, intConst(b, loc, i32, p), outputOf[g]), 1, elt,
+                               bits[i])
+                          .front());
+      }
+      acc = p == 0 ? cur : combine(acc, cur);
+    }
+    groupValues[g] = acc;
+  }
+}
+
 /// reduce: combine in the thread, then across lanes (see planReduce). The
 /// combiner region is cloned for every combine step, its block arguments
 /// mapped to the running and the new values.
@@ -929,6 +1420,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       }
       groupValues.push_back(acc);
     }
+    if (!plan->warpBits.empty())
+      combineAcrossWarps(rewriter, loc, op, *plan, adaptor.getScratch(), groupValues, combine);
 
     SmallVector<Value> results;
     for (size_t i = 0; i < n; ++i) {

@@ -432,9 +432,14 @@ def _check_value(t, opname):
         raise SemanticError("%s is %s, not a value %s can compute with" % (t.type, kind, opname), fix)
 
 
+# Float +, -, * may contract into fma (Triton's default enable_fp_fusion=True): x * s - m is one instruction.
+_CONTRACT = {"addf", "subf", "mulf"}
+
+
 def _binop(name, a, b, result_type=None):
     rt = result_type or a.type
-    op = _b().create("arith.%s {o[0]}, {o[1]} : {r[0]}" % name, [a.handle, b.handle], [rt], pure=True)
+    flags = " fastmath<contract>" if name in _CONTRACT else ""
+    op = _b().create("arith.%s {o[0]}, {o[1]}%s : {r[0]}" % (name, flags), [a.handle, b.handle], [rt], pure=True)
     return tensor(op.result, rt)
 
 
@@ -618,7 +623,10 @@ def math_unary(name, t, float_only=True):
     _check_value(t, "tl.%s" % name)
     if float_only and not t.dtype.is_floating():
         t = cast(t, core.float32)
-    return _unop("math.%s {o[0]} : {r[0]}" % name, t, t.type)
+    # tl.exp2 is the fast approximation, as in Triton and FA3: `afn` lets the compiler use the flush-to-zero
+    # ex2.approx (one MUFU op instead of four instructions that keep subnormal results).
+    flags = " fastmath<afn>" if name == "exp2" else ""
+    return _unop("math.%s {o[0]}%s : {r[0]}" % (name, flags), t, t.type)
 
 
 def abs_(t):

@@ -31,23 +31,12 @@ func.func @leftover_mbar(%bar: !txl.mbar, %phase: i32) {
 
 // -----
 
-// A relayout that keeps every element in its warp but moves it to another
-// lane: warp shuffles.
-#pairs = #txl.blocked<sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
-#single = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
-func.func @relayout(%t: tensor<4x64xf32, #pairs>) -> tensor<4x64xf32, #single> {
-  // expected-error @+1 {{'txl.relayout' from #txl.blocked<sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]> to #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]> needs warp shuffles; warp shuffles / shared-memory conversion not supported yet}}
-  %r = txl.relayout %t : tensor<4x64xf32, #pairs> -> tensor<4x64xf32, #single>
-  return %r : tensor<4x64xf32, #single>
-}
-
-// -----
-
-// Elements that change warps: a shared-memory round trip.
+// Elements that change warps: a shared-memory round trip, which needs the
+// scratch --txl-allocate-scratch gives the op.
 #rows = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>
 #cols = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [1, 0]>
 func.func @relayout_smem(%t: tensor<32x4xf32, #rows>) -> tensor<32x4xf32, #cols> {
-  // expected-error @+1 {{needs a shared-memory round trip; warp shuffles / shared-memory conversion not supported yet}}
+  // expected-error @+1 {{needs a shared-memory round trip, but has no scratch (run --txl-allocate-scratch first)}}
   %r = txl.relayout %t : tensor<32x4xf32, #rows> -> tensor<32x4xf32, #cols>
   return %r : tensor<32x4xf32, #cols>
 }
@@ -65,11 +54,11 @@ func.func @broadcast(%t: tensor<128x1xf32, #src>) -> tensor<128x32xf32, #dst> {
 
 // -----
 
-// A reduction whose axis is split over warps.
+// A reduction whose axis is split over warps, without its scratch.
 #bw = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
 #bws = #txl.slice<dim = 1, parent = #bw>
 func.func @cross_warp(%t: tensor<1x128xf32, #bw>) -> tensor<1xf32, #bws> {
-  // expected-error @+1 {{'txl.reduce' along axis 1: cross-warp reduction not supported yet}}
+  // expected-error @+1 {{'txl.reduce' along axis 1: the warps of #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]> split the reduced axis, so their partial results meet in shared memory, but the op has no scratch (run --txl-allocate-scratch first)}}
   %s = txl.reduce %t axis 1 : (tensor<1x128xf32, #bw>) -> tensor<1xf32, #bws> {
   ^bb0(%a: f32, %b: f32):
     %x = arith.addf %a, %b : f32
@@ -86,15 +75,6 @@ func.func @cross_warp(%t: tensor<1x128xf32, #bw>) -> tensor<1xf32, #bws> {
 func.func @mixed(%p: tensor<128x!txl.ptr<f32>, #a>, %o: tensor<128xi32, #b>) {
   // expected-error @+1 {{'txl.addptr' mixes register layouts #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]> and #txl.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]> in its pointers and offsets; needs a layout conversion (txl.relayout); not supported yet}}
   %q = txl.addptr %p, %o : tensor<128x!txl.ptr<f32>, #a>, tensor<128xi32, #b>
-  return
-}
-
-// -----
-
-#a = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
-func.func @non_splat() {
-  // expected-error @+1 {{non-splat constant tiles are not supported yet}}
-  %c = arith.constant dense<[0, 1]> : tensor<2xi32, #a>
   return
 }
 

@@ -147,7 +147,8 @@ module {
     %gt = arith.cmpf ogt, %r, %one : tensor<16x32xf32, #blocked>
     // CHECK-COUNT-4: llvm.select {{.*}} : i1, f32
     %sel = arith.select %gt, %r, %one : tensor<16x32xi1, #blocked>, tensor<16x32xf32, #blocked>
-    // CHECK-COUNT-4: llvm.fptrunc {{.*}} : f32 to bf16
+    // Packed pairs: a <2 x f32> fptrunc per register pair (cvt.rn.bf16x2.f32).
+    // CHECK-COUNT-2: llvm.fptrunc {{.*}} : vector<2xf32> to vector<2xbf16>
     %bf = arith.truncf %sel : tensor<16x32xf32, #blocked> to tensor<16x32xbf16, #blocked>
     // A no-op relayout (the same linear layout spelled twice) reuses the struct.
     // CHECK-NOT: llvm.extractvalue
@@ -174,7 +175,7 @@ module {
     %d = arith.subf %acc, %mb : tensor<64x16xf32, #mma>
     // CHECK-COUNT-8: llvm.intr.exp2
     %e = math.exp2 %d : tensor<64x16xf32, #mma>
-    // CHECK-COUNT-8: llvm.fptrunc {{.*}} : f32 to bf16
+    // CHECK-COUNT-4: llvm.fptrunc {{.*}} : vector<2xf32> to vector<2xbf16>
     // CHECK-NOT: llvm.fptrunc
     %p = arith.truncf %e : tensor<64x16xf32, #mma> to tensor<64x16xbf16, #mma>
     // f32 log2 / log / exp go through lg2.approx and ex2.approx (no libdevice).

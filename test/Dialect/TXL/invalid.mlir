@@ -1438,7 +1438,7 @@ func.func @f(%x: tensor<64xf32>) {
 
 // relayout keeps the shape.
 func.func @f(%x: tensor<64x64xf32>) {
-  // expected-error @+1 {{'txl.relayout' op requires the same shape for all operands and results}}
+  // expected-error @+1 {{'txl.relayout' op moves a tile to another layout: source and result must have the same shape and element type, got 'tensor<64x64xf32>' and 'tensor<64x32xf32>'}}
   %t = txl.relayout %x : tensor<64x64xf32> -> tensor<64x32xf32>
   return
 }
@@ -1555,7 +1555,7 @@ func.func @f(%s: tensor<64xf32>) {
 // The combiner ends in txl.reduce_return.
 func.func @f(%s: tensor<64x128xf32>) {
   // expected-error @+1 {{'txl.reduce' op combiner must end in txl.reduce_return of 1 values}}
-  %r = "txl.reduce"(%s) <{axis = 1 : i32}> ({
+  %r = "txl.reduce"(%s) <{axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0>}> ({
   ^bb0(%a: f32, %b: f32):
     "llvm.unreachable"() : () -> ()
   }) : (tensor<64x128xf32>) -> tensor<64xf32>

@@ -22,6 +22,8 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::txl;
 using Coord = LinearLayout::Coord;
@@ -208,13 +210,92 @@ LinearLayout::Conversion LinearLayout::classifyConversionTo(const LinearLayout &
     return Conversion::NoOp;
   if (warpBases != o.warpBases)
     return Conversion::SharedMemory;
-  if (laneBases != o.laneBases)
-    return Conversion::WarpShuffle;
-  // Same lanes and warps: the same elements per thread, possibly reordered.
-  SmallVector<Coord> a(regBases), b(o.regBases);
-  llvm::sort(a);
-  llvm::sort(b);
-  return a == b ? Conversion::RegPermutation : Conversion::WarpShuffle;
+  if (laneBases == o.laneBases) {
+    // Same lanes and warps: the same elements per thread, possibly reordered.
+    SmallVector<Coord> a(regBases), b(o.regBases);
+    llvm::sort(a);
+    llvm::sort(b);
+    if (a == b)
+      return Conversion::RegPermutation;
+  }
+  return getWarpShuffleTo(o) ? Conversion::WarpShuffle : Conversion::SharedMemory;
+}
+
+std::optional<LinearLayout::WarpShuffle>
+LinearLayout::getWarpShuffleTo(const LinearLayout &o) const {
+  if (warpBases != o.warpBases)
+    return std::nullopt;
+  // Every (register, lane) of one warp of `this`, by the coordinate it holds
+  // (warp 0; the warp bases are equal, so other warps add the same offset to
+  // both sides). The first pair found for a coordinate is kept.
+  std::map<Coord, std::pair<int64_t, int64_t>> where;
+  for (int64_t l = 0; l < getNumLanes(); ++l)
+    for (int64_t r = 0; r < getNumRegs(); ++r)
+      where.try_emplace(apply(r, l, 0), r, l);
+  WarpShuffle plan;
+  auto solve = [&](const Coord &c, SmallVector<int64_t> &reg, SmallVector<int64_t> &lane) {
+    auto it = where.find(c);
+    if (it == where.end())
+      return false;
+    reg.push_back(it->second.first);
+    lane.push_back(it->second.second);
+    return true;
+  };
+  for (const Coord &c : o.regBases)
+    if (!solve(c, plan.regToReg, plan.regToLane))
+      return std::nullopt;
+  for (const Coord &c : o.laneBases)
+    if (!solve(c, plan.laneToReg, plan.laneToLane))
+      return std::nullopt;
+  // One shfl.sync moves one value per lane, so two lanes that read the same
+  // source lane for a register must want the same source register: for
+  // every lane offset x that leaves the source lane unchanged, the source
+  // register must not change either. Otherwise (a register bit traded for a
+  // lane bit) a register would take several shuffles: shared memory is
+  // cheaper.
+  for (int64_t x = 1; x < o.getNumLanes(); ++x) {
+    auto [reg, lane] = plan.source(0, x);
+    if (lane == 0 && reg != 0)
+      return std::nullopt;
+  }
+  return plan;
+}
+
+std::pair<int64_t, int64_t> LinearLayout::WarpShuffle::source(int64_t r, int64_t l) const {
+  int64_t reg = 0, lane = 0;
+  for (size_t k = 0; k < regToReg.size(); ++k)
+    if (r >> k & 1) {
+      reg ^= regToReg[k];
+      lane ^= regToLane[k];
+    }
+  for (size_t k = 0; k < laneToReg.size(); ++k)
+    if (l >> k & 1) {
+      reg ^= laneToReg[k];
+      lane ^= laneToLane[k];
+    }
+  return {reg, lane};
+}
+
+int64_t LinearLayout::getContiguousRegs(unsigned dim) const {
+  auto unit = [&](const Coord &c, int64_t v) {
+    for (size_t d = 0; d < c.size(); ++d)
+      if (c[d] != (d == dim ? v : 0))
+        return false;
+    return true;
+  };
+  size_t k = 0;
+  while (k < regBases.size() && unit(regBases[k], int64_t(1) << k))
+    ++k;
+  // Every other basis must keep the run aligned: no bit below 2^k along dim
+  // (XOR with such a bit would reorder the run). Shorter runs may still be.
+  for (; k > 0; --k) {
+    int64_t mask = (int64_t(1) << k) - 1;
+    auto aligned = [&](const Coord &c) { return (c[dim] & mask) == 0; };
+    if (llvm::all_of(ArrayRef<Coord>(regBases).drop_front(k), aligned) &&
+        llvm::all_of(laneBases, aligned) && llvm::all_of(warpBases, aligned))
+      break;
+  }
+  return int64_t(1) << k;
 }
 
 SmallVector<int64_t> LinearLayout::getRegPermutationTo(const LinearLayout &o) const {

@@ -699,3 +699,58 @@ LogicalResult StoreOp::verify() {
                          << ", which needs " << expected;
   return verifyMask(*this, getMask(), getPtr().getType());
 }
+
+//===----------------------------------------------------------------------===//
+// Tile ops with an optional shared-memory scratch
+//===----------------------------------------------------------------------===//
+
+/// A relayout or reduce with a scratch writes, then reads, its shared-memory
+/// view (between barriers); without one it touches no memory.
+static void addScratchEffects(
+    Value scratch, SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (!scratch)
+    return;
+  auto *resource = SharedMemoryResource::get();
+  effects.emplace_back(MemoryEffects::Write::get(), resource);
+  effects.emplace_back(MemoryEffects::Read::get(), resource);
+}
+
+LogicalResult RelayoutOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  if (src.getShape() != dst.getShape() || src.getElementType() != dst.getElementType())
+    return emitOpError() << "moves a tile to another layout: source and result must have the "
+                            "same shape and element type, got "
+                         << src << " and " << dst;
+  return success();
+}
+
+void RelayoutOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  addScratchEffects(getScratch(), effects);
+}
+
+/// The barriers of a scratch round trip must stay where the warps meet them.
+Speculation::Speculatability RelayoutOp::getSpeculatability() {
+  return getScratch() ? Speculation::NotSpeculatable : Speculation::Speculatable;
+}
+
+void ReduceOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  addScratchEffects(getScratch(), effects);
+  // The combiner's own effects (none for the usual arith bodies); an op that
+  // does not describe them is assumed to read and write anything.
+  for (Operation &op : getCombineOp().front().without_terminator()) {
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> inner = getEffectsRecursively(&op);
+    if (!inner) {
+      effects.emplace_back(MemoryEffects::Read::get());
+      effects.emplace_back(MemoryEffects::Write::get());
+      continue;
+    }
+    for (const MemoryEffects::EffectInstance &e : *inner)
+      effects.emplace_back(e.getEffect(), e.getResource());
+  }
+}
+
+Speculation::Speculatability ReduceOp::getSpeculatability() {
+  return getScratch() ? Speculation::NotSpeculatable : Speculation::RecursivelySpeculatable;
+}

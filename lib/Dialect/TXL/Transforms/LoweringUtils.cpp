@@ -180,3 +180,11 @@ Value mlir::txl::getSharedElementAddress(OpBuilder &b, Location loc, Value base,
   }
   return addBytes(b, loc, base, offset);
 }
+
+int64_t mlir::txl::getReduceScratchOffset(ArrayRef<int64_t> elementBytes, size_t index,
+                                          int64_t partials, int64_t outputs) {
+  int64_t offset = 0;
+  for (size_t i = 0; i < index; ++i)
+    offset += llvm::alignTo(partials * outputs * elementBytes[i], 16);
+  return offset;
+}

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::txl {
@@ -212,31 +213,49 @@ struct LowerDot : OpConversionPattern<DotOp> {
     auto blockType = LLVM::LLVMStructType::getLiteral(
         getContext(), SmallVector<Type>(regsPerBlock, f32));
     Value acc = adaptor.getAcc();
+    // A zero accumulator (S = Q K^T of attention) is not loaded into the
+    // registers: the first k step runs with scale-d = 0 on undefined inputs.
+    // Zeroing them between wgmma.fence and the wgmma would be non-wgmma
+    // instructions defining its inputs, which makes ptxas serialize the
+    // wgmma pipeline (warning C7513).
+    bool zeroAcc = !adaptor.getUseAcc() && matchPattern(op.getAcc(), m_AnyZeroFloat());
+    // The same holds for the packed A operand (P of attention, converted
+    // from f32 just before): LLVM would sink its definitions to their use,
+    // past wgmma.fence; an empty side-effecting asm that ties the registers
+    // (CUTLASS's warpgroup_fence_operand) pins them before it.
+    int64_t kSteps = k / kInstr;
+    SmallVector<Value> packedA;
+    if (registerA) {
+      // 4 x 32-bit registers per K step (see the layout in LinearLayout.cpp).
+      int64_t perReg = 32 / getElementBitWidth(inElt);
+      Type elt = getTypeConverter()->convertType(inElt);
+      for (int64_t i = 0; i < (m / 64) * kSteps * 4; ++i)
+        packedA.push_back(packRegs(rewriter, loc, adaptor.getA(), elt, i * perReg, perReg));
+      packedA = emitTie(rewriter, loc, "", packedA);
+    }
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t mi = 0; mi < m / 64; ++mi) {
       // This block's accumulator registers.
       Value block = LLVM::UndefOp::create(rewriter, loc, blockType);
-      for (int64_t r = 0; r < regsPerBlock; ++r)
+      for (int64_t r = 0; r < regsPerBlock && !zeroAcc; ++r)
         block = LLVM::InsertValueOp::create(
             rewriter, loc, block,
             LLVM::ExtractValueOp::create(rewriter, loc, acc, mi * regsPerBlock + r), r);
       for (int64_t ks = 0; ks < k / kInstr; ++ks) {
         Value useAcc = ks == 0 ? adaptor.getUseAcc() : Value();
+        bool clear = zeroAcc && ks == 0;
         Value descB = descAt(rewriter, loc, *bDesc, 0, ks, kInstr);
         if (!registerA && !useAcc) {
           block = emitSS(rewriter, loc, block, descAt(rewriter, loc, *aDesc, mi, ks, kInstr),
-                         descB, *aDesc, *bDesc, n, kInstr, inElt);
+                         descB, *aDesc, *bDesc, n, kInstr, inElt, /*accumulate=*/!clear);
           continue;
         }
+        if (clear)
+          useAcc = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(), 0);
         SmallVector<Value> aRegs;
         if (registerA) {
-          // 4 x 32-bit registers per K step (see the layout in LinearLayout.cpp).
-          int64_t perReg = 32 / getElementBitWidth(inElt);
-          int64_t first = (mi * (k / kInstr) + ks) * 4 * perReg;
-          for (int64_t j = 0; j < 4; ++j)
-            aRegs.push_back(packRegs(rewriter, loc, adaptor.getA(),
-                                     getTypeConverter()->convertType(inElt), first + j * perReg,
-                                     perReg));
+          int64_t first = (mi * kSteps + ks) * 4;
+          aRegs.append(packedA.begin() + first, packedA.begin() + first + 4);
         } else {
           aRegs.push_back(descAt(rewriter, loc, *aDesc, mi, ks, kInstr));
         }
@@ -281,7 +300,7 @@ struct LowerDot : OpConversionPattern<DotOp> {
 
   Value emitSS(OpBuilder &b, Location loc, Value block, Value descA, Value descB,
                const SmemOperand &a, const SmemOperand &bOp, int64_t n, int64_t kInstr,
-               Type inElt) const {
+               Type inElt, bool accumulate) const {
     MLIRContext *ctx = b.getContext();
     auto wgType = [&](Type t) {
       NVVM::WGMMATypes kind = t.isBF16()  ? NVVM::WGMMATypes::bf16
@@ -295,7 +314,8 @@ struct LowerDot : OpConversionPattern<DotOp> {
         b, loc, block.getType(), block, descA, descB,
         NVVM::MMAShapeAttr::get(ctx, 64, n, kInstr), wgType(inElt), wgType(inElt),
         NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleOutAttr::get(ctx, accumulate ? NVVM::WGMMAScaleOut::one
+                                                     : NVVM::WGMMAScaleOut::zero),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
         NVVM::MMALayoutAttr::get(ctx, a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col),
@@ -335,11 +355,17 @@ struct LowerDot : OpConversionPattern<DotOp> {
       cons += "," + std::to_string(i);
       operands.push_back(LLVM::ExtractValueOp::create(b, loc, block, i));
     }
-    std::string scaleText = "$" + std::to_string(next + regs);
-    cons += ",r";
-    Value scale = useAcc ? Value(LLVM::ZExtOp::create(b, loc, b.getI32Type(), useAcc))
-                         : i32Const(b, loc, 1);
-    operands.push_back(scale);
+    // scale-d: an immediate when known (a register defined between
+    // wgmma.fence and the wgmma would serialize the pipeline, see above).
+    std::string scaleText = "1";
+    IntegerAttr known;
+    if (useAcc && matchPattern(useAcc, m_Constant(&known))) {
+      scaleText = known.getValue().isZero() ? "0" : "1";
+    } else if (useAcc) {
+      scaleText = "$" + std::to_string(next + regs);
+      cons += ",r";
+      operands.push_back(LLVM::ZExtOp::create(b, loc, b.getI32Type(), useAcc));
+    }
     // Transpose immediates exist for 16-bit inputs only (trans-a for SS only).
     std::string imms = "1, 1";
     bool sixteen = getElementBitWidth(inElt) == 16;
@@ -359,43 +385,62 @@ struct LowerDot : OpConversionPattern<DotOp> {
     return asmOp.getResult(0);
   }
 
-public:
-  /// `wgmma.wait_group N` with every register of `tiles` tied through it.
-  static SmallVector<Value> emitWait(OpBuilder &b, Location loc, int64_t pendings,
-                                     ValueRange tiles) {
-    SmallVector<Value> scalars;
-    SmallVector<Type> types;
-    for (Value t : tiles) {
-      auto st = cast<LLVM::LLVMStructType>(t.getType());
-      for (auto [i, field] : llvm::enumerate(st.getBody())) {
-        scalars.push_back(LLVM::ExtractValueOp::create(b, loc, t, i));
-        types.push_back(field);
-      }
-    }
-    if (scalars.empty()) {
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pendings);
+  /// An inline asm `text` (side effects) through which every value of
+  /// `values` is tied: later uses see the asm's results, so LLVM neither
+  /// moves their definitions after it nor their uses before it.
+  static SmallVector<Value> emitTie(OpBuilder &b, Location loc, StringRef text,
+                                    ArrayRef<Value> values) {
+    if (values.empty())
       return {};
-    }
     std::string cons;
-    auto letter = [](Type t) { return t.isF32() ? "f" : t.isInteger(64) ? "l" : "r"; };
-    for (size_t i = 0; i < types.size(); ++i)
-      cons += std::string(i ? ",=" : "=") + letter(types[i]);
-    for (size_t i = 0; i < types.size(); ++i)
+    SmallVector<Type> types;
+    auto letter = [](Type t) {
+      unsigned bits = t.getIntOrFloatBitWidth();
+      return t.isF32() ? "f" : bits == 64 ? "l" : bits == 16 ? "h" : "r";
+    };
+    for (auto [i, v] : llvm::enumerate(values)) {
+      cons += std::string(i ? ",=" : "=") + letter(v.getType());
+      types.push_back(v.getType());
+    }
+    for (size_t i = 0; i < values.size(); ++i)
       cons += "," + std::to_string(i);
     auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
     auto asmOp = LLVM::InlineAsmOp::create(
-        b, loc, resultType, scalars, "wgmma.wait_group.sync.aligned " + std::to_string(pendings) + ";",
-        cons, true, false, LLVM::tailcallkind::TailCallKind::None,
+        b, loc, resultType, values, text, cons, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
         LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
-    Value all = asmOp.getResult(0);
+    SmallVector<Value> out;
+    for (size_t i = 0; i < values.size(); ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+    return out;
+  }
+
+public:
+  /// `wgmma.wait_group N` with every register of `tiles` tied through it
+  /// (N < 0: no instruction, only the tie that orders the registers).
+  static SmallVector<Value> emitWait(OpBuilder &b, Location loc, int64_t pendings,
+                                     ValueRange tiles) {
+    SmallVector<Value> scalars;
+    for (Value t : tiles) {
+      auto st = cast<LLVM::LLVMStructType>(t.getType());
+      for (size_t i = 0; i < st.getBody().size(); ++i)
+        scalars.push_back(LLVM::ExtractValueOp::create(b, loc, t, i));
+    }
+    if (scalars.empty()) {
+      if (pendings >= 0)
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pendings);
+      return {};
+    }
+    std::string text =
+        pendings >= 0 ? "wgmma.wait_group.sync.aligned " + std::to_string(pendings) + ";" : "";
+    SmallVector<Value> tied = emitTie(b, loc, text, scalars);
     SmallVector<Value> out;
     int64_t field = 0;
     for (Value t : tiles) {
       auto st = cast<LLVM::LLVMStructType>(t.getType());
       Value rebuilt = LLVM::UndefOp::create(b, loc, st);
       for (size_t i = 0; i < st.getBody().size(); ++i)
-        rebuilt = LLVM::InsertValueOp::create(
-            b, loc, rebuilt, LLVM::ExtractValueOp::create(b, loc, all, field++), i);
+        rebuilt = LLVM::InsertValueOp::create(b, loc, rebuilt, tied[field++], i);
       out.push_back(rebuilt);
     }
     return out;
@@ -409,8 +454,23 @@ struct LowerDotWait : OpConversionPattern<DotWaitOp> {
     for (Value v : adaptor.getInputs())
       if (!isa<LLVM::LLVMStructType>(v.getType()))
         return op.emitOpError() << "can carry register tiles only, got " << v.getType();
-    rewriter.replaceOp(op, LowerDot::emitWait(rewriter, op.getLoc(), op.getPendings(),
-                                              adaptor.getInputs()));
+    // A wgmma reads its register A operand (P of attention) until it
+    // retires: tie those registers through the wait that retires it too, so
+    // that what the kernel computes meanwhile (the next P) cannot be
+    // register-allocated onto them. Without this LLVM coalesces the next P
+    // into the loop-carried registers while the wgmma still reads them, and
+    // ptxas serializes every wgmma of the kernel (warning C7513).
+    SmallVector<Value> tiles(adaptor.getInputs().begin(), adaptor.getInputs().end());
+    for (Value in : op.getInputs())
+      if (auto dot = in.getDefiningOp<DotOp>())
+        if (isa<RankedTensorType>(dot.getA().getType()))
+          if (Value a = rewriter.getRemappedValue(dot.getA());
+              a && isa<LLVM::LLVMStructType>(a.getType()))
+            tiles.push_back(a);
+    SmallVector<Value> results =
+        LowerDot::emitWait(rewriter, op.getLoc(), op.getPendings(), tiles);
+    results.resize(op.getNumResults());
+    rewriter.replaceOp(op, results);
     return success();
   }
 };

@@ -261,34 +261,83 @@ def _gemm_ws(M, N, K):
     return build
 
 
-def _attention(B, H, N, D, causal):
+def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, config=None):
+    """One launch of a flash-attention kernel of txl/kernels (fa3, pingpong, ws, 1wg), as txl.ops lays it out:
+    (B * H * N_PAD, D) rows with N_PAD = N rounded up to 128 (zero-padded; EVEN_N=False masks the padded keys),
+    K/V with H_KV heads (GQA), the config's tiles (default: the first autotuning config of txl.ops)."""
+    from txl.ops import attention as A
+
+    H_KV = H_KV or H
+    _, _, BM, n_wg, cfgs = A.KERNELS[kernel]
+    BN, NS = config or cfgs[D][0]
+
     def build(T):
-        q, k, v = (T.randn((B * H * N, D), "bfloat16") for _ in range(3))
-        o = T.empty((B * H * N, D), "bfloat16")
-        m = T.empty((B * H, N), "float32")
+        NP = A.padded_len(N)
+        q = T.randn((B * H * NP, D), dtype)
+        k, v = (T.randn((B * H_KV * NP, D), dtype) for _ in range(2))
+        if NP != N and hasattr(T, "torch"):  # zero the padding rows, as txl.ops does
+            for t, h in ((q, H), (k, H_KV), (v, H_KV)):
+                t.view(B * h, NP, D)[:, N:] = 0
+        o = T.empty((B * H * NP, D), dtype)
+        m = T.empty((B * H, NP), "float32")
         sm_scale = 1.0 / math.sqrt(D)
-        # The logical tiles, as examples/flash_attention_fwd_sm90.mlir: a consumer's 64 rows of Q/O, a KV tile.
-        args = (T.desc(q, [64, D]), T.desc(k, [128, D]), T.desc(v, [128, D]), T.desc(o, [64, D]), m, sm_scale, N)
-        kw = dict(HEAD_DIM=D, BLOCK_M=128, BLOCK_N=128, NUM_STAGES=2, CAUSAL=causal, num_warps=4, num_warpgroups=3)
+        qbox = [BM // 2 if BM == 128 else BM, D]
+        args = (T.desc(q, qbox), T.desc(k, [BN, D]), T.desc(v, [BN, D]), T.desc(o, qbox), m, sm_scale, N, NP)
+        kw = dict(HEAD_DIM=D, BLOCK_M=BM, BLOCK_N=BN, NUM_STAGES=NS, CAUSAL=causal, EVEN_N=(N == NP),
+                  H_Q_PER_KV=H // H_KV, num_warps=4, num_warpgroups=n_wg)
+
+        def heads(t, h):  # (B, H, N, D) float32 view without the padding
+            return t.float().view(B, h, NP, D)[:, :, :N]
 
         def scores():
-            qf, kf = (t.float().view(B, H, N, D) for t in (q, k))
+            qf, kf = heads(q, H), heads(k, H_KV).repeat_interleave(H // H_KV, dim=1)
             sc = qf @ kf.transpose(-1, -2) * sm_scale
             if causal:
                 sc = sc.masked_fill(T.torch.ones(N, N, device=sc.device, dtype=T.torch.bool).triu(1), float("-inf"))
             return sc
 
         def ref():
-            vf = v.float().view(B, H, N, D)
-            return (scores().softmax(-1) @ vf).view(B * H * N, D).to(o.dtype)
+            vf = heads(v, H_KV).repeat_interleave(H // H_KV, dim=1)
+            return (scores().softmax(-1) @ vf).to(o.dtype)
 
         def ref_m():  # M = m + log2(l): the row log-sum-exp in base 2
-            return (scores().logsumexp(-1) / math.log(2)).view(B * H, N)
+            return scores().logsumexp(-1) / math.log(2)
 
-        return dict(grid=(N // 128, B * H), args=args, kwargs=kw, out=o, ref=ref,
-                    extra=[("M", m, ref_m, dict(atol=1e-3, rtol=1e-4))])
+        return dict(grid=(NP // BM, B * H), args=args, kwargs=kw, out=o.view(B, H, NP, D)[:, :, :N] if
+                    hasattr(o, "view") else o, ref=ref,
+                    extra=[("M", m.view(B, H, NP)[:, :, :N] if hasattr(m, "view") else m, ref_m,
+                            dict(atol=1e-3, rtol=1e-4))])
 
     return build
+
+
+_ATTN_MODULES = {"fa3": ("txl.kernels.flash_attention", "flash_attention"),
+                 "pingpong": ("txl.kernels.flash_attention_pingpong", "flash_attention_pingpong"),
+                 "ws": ("txl.kernels.flash_attention_ws", "flash_attention_ws"),
+                 "1wg": ("txl.kernels.flash_attention_1wg", "flash_attention_1wg")}
+
+
+def _attention_cases():
+    """Every variant: causal and not, hd 64/128 (and 256), bf16/fp16, GQA, N = 1000 (padded, masked)."""
+    out = []
+    tol = dict(atol=2e-2, rtol=2e-2)
+    for kern, (mod, fn) in _ATTN_MODULES.items():
+        pre = "flash_attention" if kern == "fa3" else "attn_" + kern
+        shapes = [("", (2, 4, 1024, 128, False), {}), ("_causal", (2, 4, 1024, 128, True), {}),
+                  ("_hd64", (2, 4, 1024, 64, False), {}), ("_hd64_causal", (2, 4, 1024, 64, True), {}),
+                  ("_fp16", (1, 4, 512, 128, False), dict(dtype="float16")),
+                  ("_fp16_causal", (1, 4, 512, 128, True), dict(dtype="float16")),
+                  ("_gqa", (2, 8, 512, 128, False), dict(H_KV=2)), ("_gqa_causal", (2, 8, 512, 128, True),
+                                                                    dict(H_KV=2)),
+                  ("_n1000", (1, 2, 1000, 128, False), {}), ("_n1000_causal", (1, 2, 1000, 128, True), {}),
+                  ("_n1000_hd64", (1, 2, 1000, 64, False), {}),
+                  ("_hd256", (1, 2, 640, 256, False), {}), ("_hd256_causal", (1, 2, 1000, 256, True), {})]
+        if kern != "1wg":
+            shapes += [("_hd64_bn64_causal", (1, 2, 1000, 64, True), dict(config=(64, 2))),
+                       ("_hd128_3stages", (1, 2, 1024, 128, False), dict(config=(128, 3)))]
+        for suffix, (B, H, N, D, causal), kw in shapes:
+            out.append(Case(pre + suffix, _attention(B, H, N, D, causal, kern, **kw), mod, fn, tol=tol))
+    return out
 
 
 VECTOR_ADD = ("vector_add_kernel", "vector_add")
@@ -307,8 +356,5 @@ CASES = [
     Case("softmax", _softmax(1823, 781), "txl.kernels.softmax", ("softmax", "softmax_kernel"),
          tol=dict(atol=1e-5, rtol=1e-4)),
     Case("gemm_ws", _gemm_ws(1024, 768, 512), "txl.kernels.gemm_ws", "gemm_ws", tol=dict(atol=2e-2, rtol=2e-2)),
-    Case("flash_attention", _attention(2, 4, 1024, 128, False), "txl.kernels.flash_attention", "flash_attention",
-         tol=dict(atol=2e-2, rtol=2e-2)),
-    Case("flash_attention_causal", _attention(2, 4, 1024, 128, True), "txl.kernels.flash_attention",
-         "flash_attention", tol=dict(atol=2e-2, rtol=2e-2)),
 ]
+CASES += _attention_cases()

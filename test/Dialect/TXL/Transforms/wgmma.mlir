@@ -78,17 +78,20 @@ module attributes {txl.target = "sm_90a"} {
 // MN-major (not transposed) 32x128 tile. Inline asm per k16 step: 64 f32
 // outputs, A as four 32-bit registers (pairs of bf16), the B descriptor
 // (LBO = 32 rows x 128 B = 4096, +2048 bytes per K step), the 64 tied
-// accumulators, scale-d; trans-b = 1.
+// accumulators; scale-d an immediate 1; trans-b = 1. The packed A registers
+// are tied through an empty asm before wgmma.fence, so LLVM cannot sink
+// their definitions between the fence and the wgmma (ptxas would serialize
+// the wgmma pipeline, C7513).
 // CHECK-LABEL: func.func @rs_dot
 // CHECK: %[[BF:.*]] = llvm.mlir.constant(4611686293322072064 : i64) : i64
 // CHECK: %[[DB:.*]] = llvm.or %{{.*}}, %[[BF]] : i64
-// CHECK: nvvm.wgmma.fence.aligned
 // CHECK: %[[A0:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
-// CHECK: %[[A1:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
-// CHECK: %[[A2:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
-// CHECK: %[[A3:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
-// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $133, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0,$1,{{.*}},$63}, {$64,$65,$66,$67}, $68, p, 1, 1, 1;\0A}\0A", "{{(=f,){64}r}},r,r,r,l,0,1,{{.*}},63,r" %[[A0]], %[[A1]], %[[A2]], %[[A3]], %[[DB]], {{.*}}, %[[ONE]] :
+// CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: %[[TIE:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=r,=r,=r,=r,=r,=r,=r,=r,0,1,2,3,4,5,6,7" %[[A0]],
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0,$1,{{.*}},$63}, {$64,$65,$66,$67}, $68, p, 1, 1, 1;\0A}\0A", "{{(=f,){64}r}},r,r,r,l,0,1,{{.*}},63" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[DB]], {{.*}} :
 // CHECK: %[[KOFF:.*]] = llvm.mlir.constant(128 : i64) : i64
 // CHECK-NEXT: %[[DB1:.*]] = llvm.add %[[DB]], %[[KOFF]] : i64
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}", "{{.*}}" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[DB1]],
@@ -142,8 +145,8 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: %[[W:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 1;", "=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15" {{(%[0-9]+, ){15}%}}{{[0-9]+}} : ({{(f32, ){15}f32}}) -> !llvm.struct<({{(f32, ){15}f32}})>
 // CHECK: llvm.extractvalue %[[W]][0]
-// CHECK: %[[T1:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<({{(f32, ){7}f32}})> to tensor<64x16xf32, #txl.nvmma<{{.*}}>>
 // CHECK: llvm.extractvalue %[[W]][8]
+// CHECK: %[[T1:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<({{(f32, ){7}f32}})> to tensor<64x16xf32, #txl.nvmma<{{.*}}>>
 // CHECK: %[[T2:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<({{(f32, ){7}f32}})> to tensor<64x16xf32, #txl.nvmma<{{.*}}>>
 // CHECK: %[[SUM:.*]] = arith.addf %[[T1]], %[[T2]] : tensor<64x16xf32, #txl.nvmma<{{.*}}>>
 // CHECK: return %[[SUM]]
@@ -198,5 +201,50 @@ module attributes {txl.target = "sm_90a"} {
     // expected-error @+1 {{A operand needs a swizzled shared layout (#txl.nvmma_shared<swizzle = 32|64|128>)}}
     %d = txl.dot %a, %b, %acc : !txl.smem<64x64xbf16>, !txl.smem<64x64xbf16, #sw128T>, tensor<64x64xf32, #nv64>
     return
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#nv128 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>
+#opA = #txl.dot_operand<opIdx = 0, parent = #nv128, kWidth = 2>
+
+// The wait that retires an RS wgmma also ties its A registers (8 bf16, "h"),
+// after the 64 accumulators: they stay live until the wgmma stops reading
+// them, so the next P is never allocated onto them.
+// CHECK-LABEL: func.func @rs_wait_ties_a
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "{{(=f,){64}(=h,){7}=h}},0,
+// CHECK-SAME: -> !llvm.struct<({{(f32, ){64}(bf16, ){7}bf16}})>
+module attributes {txl.target = "sm_90a"} {
+  func.func @rs_wait_ties_a(%a: tensor<64x16xbf16, #opA>, %b: !txl.smem<16x128xbf16, #sw128>, %acc: tensor<64x128xf32, #nv128>) -> tensor<64x128xf32, #nv128> attributes {txl.kernel} {
+    %d = txl.dot %a, %b, %acc {async} : tensor<64x16xbf16, #opA>, !txl.smem<16x128xbf16, #sw128>, tensor<64x128xf32, #nv128>
+    %w = txl.dot_wait 0, %d : tensor<64x128xf32, #nv128>
+    return %w : tensor<64x128xf32, #nv128>
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#nv128 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>
+
+// A zero accumulator is never loaded into registers: the first k step runs
+// with scale-d = 0 on an undefined accumulator, the next ones accumulate.
+// CHECK-LABEL: func.func @zero_acc
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NEXT: %[[U:.*]] = llvm.mlir.undef : !llvm.struct<({{(f32, ){63}f32}})>
+// CHECK-NOT: llvm.extractvalue
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[U]], <m = 64, n = 128, k = 16>, D[<f32>, <zero>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+module attributes {txl.target = "sm_90a"} {
+  func.func @zero_acc(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x128xbf16, #sw128>) -> tensor<64x128xf32, #nv128> attributes {txl.kernel} {
+    %z = arith.constant dense<0.0> : tensor<64x128xf32, #nv128>
+    %d = txl.dot %a, %b, %z : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x128xbf16, #sw128>, tensor<64x128xf32, #nv128>
+    return %d : tensor<64x128xf32, #nv128>
   }
 }

@@ -18,6 +18,7 @@
 #include "mlir/IR/Attributes.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
+#include <optional>
 #include <string>
 
 namespace mlir::txl {
@@ -44,9 +45,41 @@ public:
   /// Coordinates contributed by the register bits alone (lane = warp = 0).
   Coord applyReg(int64_t reg) const { return apply(reg, 0, 0); }
 
-  /// How a tile moves from layout `this` to `other` (same shape).
+  /// Lanes per warp the layout spans (32 for every layout built here).
+  int64_t getNumLanes() const { return int64_t(1) << laneBases.size(); }
+  /// Warps the layout spans (its warp index is taken modulo this).
+  int64_t getNumWarps() const { return int64_t(1) << warpBases.size(); }
+
+  /// How a tile moves from layout `this` to `other` (same shape):
+  ///  - NoOp: the same map;
+  ///  - RegPermutation: every thread keeps its elements, in another order;
+  ///  - WarpShuffle: every element stays in its warp (the warp bases agree
+  ///    and getWarpShuffleTo() finds each one in the warp);
+  ///  - SharedMemory: everything else.
   enum class Conversion { NoOp, RegPermutation, WarpShuffle, SharedMemory };
   Conversion classifyConversionTo(const LinearLayout &other) const;
+
+  /// Where in the same warp `this` holds what `other` holds: for register
+  /// `r` and lane `l` of `other`, the element sits in register
+  /// `reg(r) ^ laneReg(l)` of lane `lane(r) ^ laneLane(l)` of `this` (the
+  /// XOR of the solutions for the set bits of r and l: both maps are linear,
+  /// so the solutions combine linearly too). Fails when some basis of
+  /// `other` is not reachable through the register and lane bases of `this`
+  /// (the warp bases of both must be equal for this to mean "same warp"),
+  /// and when lanes reading the same source lane for one register would
+  /// want different source registers (one shuffle cannot serve them).
+  struct WarpShuffle {
+    SmallVector<int64_t> regToReg, regToLane;   // per register basis of other
+    SmallVector<int64_t> laneToReg, laneToLane; // per lane basis of other
+    /// Register and lane of `this` holding register r of lane l of other.
+    std::pair<int64_t, int64_t> source(int64_t r, int64_t l) const;
+  };
+  std::optional<WarpShuffle> getWarpShuffleTo(const LinearLayout &other) const;
+
+  /// Consecutive registers holding consecutive elements along `dim`,
+  /// starting at a multiple of that count in every thread: the widest
+  /// vector a thread can load or store in one access along `dim`.
+  int64_t getContiguousRegs(unsigned dim) const;
   /// For RegPermutation: perm[r] = register of `this` that holds what
   /// register r of `other` holds.
   SmallVector<int64_t> getRegPermutationTo(const LinearLayout &other) const;

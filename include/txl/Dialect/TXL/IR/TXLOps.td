@@ -668,17 +668,35 @@ def TXL_PrintOp : TXL_Op<"print"> {
 // Register tiles
 //===----------------------------------------------------------------------===//
 
-def TXL_RelayoutOp : TXL_Op<"relayout", [Pure, SameOperandsAndResultShape,
-    SameOperandsAndResultElementType]> {
+def TXL_RelayoutOp : TXL_Op<"relayout", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
   let summary = "move a tile to another register layout";
   let description = [{
+    Free when the two layouts place every element in the same thread (at
+    most a register permutation), warp shuffles when elements only change
+    lanes, and a round trip through shared memory otherwise. The round trip
+    uses `scratch`, a shared-memory view of this warp group's scratch buffer,
+    which `--txl-allocate-scratch` adds; with a scratch the op reads and
+    writes shared memory and synchronizes the warps the layouts span.
+
     ```mlir
     %b = txl.relayout %a : tensor<64x64xf32, #acc> -> tensor<64x64xf32, #blocked>
+    %c = txl.relayout %a scratch(%s : !txl.smem<64x68xf32>)
+        : tensor<64x64xf32, #acc> -> tensor<64x64xf32, #blocked>
     ```
   }];
-  let arguments = (ins TXL_Tile:$src);
+  let arguments = (ins TXL_Tile:$src, Optional<TXL_SmemView>:$scratch);
   let results = (outs TXL_Tile:$result);
-  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let assemblyFormat = [{
+    $src (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:`
+    qualified(type($src)) `->` qualified(type($result))
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$src), [{
+      build($_builder, $_state, result, src, ::mlir::Value());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def TXL_MakeRangeOp : TXL_Op<"make_range", [Pure]> {
@@ -733,13 +751,18 @@ def TXL_ExpandDimsOp : TXL_Op<"expand_dims", [Pure, SameOperandsAndResultElement
   let hasVerifier = 1;
 }
 
-def TXL_ReduceOp : TXL_Op<"reduce", [Pure, SingleBlock,
-    RecursiveMemoryEffects]> {
+def TXL_ReduceOp : TXL_Op<"reduce", [SingleBlock, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
   let summary = "reduce tiles along `axis` with a combiner region";
   let description = [{
     The region takes two accumulators per operand (the running values, then
     the new ones) and yields the combined values with `txl.reduce_return`. A
     rank-1 operand reduces to a scalar.
+
+    When the warps of the layout split `axis`, the per-warp partial results
+    meet in `scratch` (a shared-memory view added by `--txl-allocate-scratch`);
+    the op then reads and writes shared memory and synchronizes those warps.
 
     ```mlir
     %m = txl.reduce %s axis 1 : (tensor<64x128xf32>) -> tensor<64xf32> {
@@ -749,10 +772,14 @@ def TXL_ReduceOp : TXL_Op<"reduce", [Pure, SingleBlock,
     }
     ```
   }];
-  let arguments = (ins Variadic<TXL_Tile>:$srcs, I32Attr:$axis);
+  let arguments = (ins Variadic<TXL_Tile>:$srcs, I32Attr:$axis,
+                       Optional<TXL_SmemView>:$scratch);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$combineOp);
-  let assemblyFormat = "$srcs `axis` $axis attr-dict `:` functional-type($srcs, $results) $combineOp";
+  let assemblyFormat = [{
+    $srcs `axis` $axis (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:`
+    functional-type($srcs, $results) $combineOp
+  }];
   let hasRegionVerifier = 1;
 }
 

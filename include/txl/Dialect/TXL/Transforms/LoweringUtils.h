@@ -90,6 +90,13 @@ TmaBox getTmaBox(TensorDescType desc);
 Value getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType view,
                               ArrayRef<Value> coords);
 
+/// Byte offset, in a cross-warp txl.reduce's scratch, of the partial results
+/// of operand `index` whose elements have `elementBytes[i]` bytes: each
+/// operand holds `partials` x `outputs` elements, 16-byte aligned. With
+/// index == elementBytes.size(), the scratch's total size.
+int64_t getReduceScratchOffset(ArrayRef<int64_t> elementBytes, size_t index, int64_t partials,
+                               int64_t outputs);
+
 /// Planned shared-memory byte offset of an allocation op (set by SmemAllocs).
 constexpr StringLiteral kOffsetAttrName = "txl.offset";
 /// Total planned shared-memory bytes of a kernel.

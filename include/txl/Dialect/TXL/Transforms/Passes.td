@@ -40,6 +40,60 @@ def TXLAssignLayouts : Pass<"txl-assign-layouts", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::txl::TXLDialect"];
 }
 
+def TXLRemoveLayoutConversions : Pass<"txl-remove-layout-conversions", "mlir::ModuleOp"> {
+  let summary = "Fold redundant txl.relayout ops and rematerialize cheap tiles in place";
+  let description = [{
+    Runs after layout assignment. A relayout to the layout its operand already
+    has disappears; a relayout of a relayout converts once, from the first
+    source; a relayout of a tile that is cheap to compute in any layout
+    (txl.splat, txl.make_range, a dense arith.constant, and txl.broadcast /
+    txl.expand_dims of those) is replaced by that computation done directly
+    in the destination layout, so no data moves between threads.
+
+    Before: `%z = txl.splat %c : f32 -> tensor<64x64xf32, #blocked>`
+            `%y = txl.relayout %z : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #mma>`.
+    After:  `%y = txl.splat %c : f32 -> tensor<64x64xf32, #mma>`.
+  }];
+  let dependentDialects = ["::mlir::txl::TXLDialect"];
+  let statistics = [
+    Statistic<"numFolded", "folded", "Relayouts removed or merged">,
+    Statistic<"numRematerialized", "rematerialized", "Relayouts replaced by recomputation">,
+  ];
+}
+
+def TXLAllocateScratch : Pass<"txl-allocate-scratch", "mlir::ModuleOp"> {
+  let summary = "Give layout conversions and cross-warp reductions shared-memory scratch";
+  let description = [{
+    A txl.relayout that moves elements between warps and a txl.reduce whose
+    warps split the reduced axis exchange data through shared memory. This
+    pass, which runs before SmemAllocs, gives each such op a `txl.smem_alloc`
+    (so the shared-memory plan places it) with one stage per group of warps
+    that may run the op at the same time, and passes the op its group's view
+    (`txl.get_buffer %scratch[warp_id / group_warps - first_group]`).
+
+    A relayout's scratch is the tile, row-major, with each row padded by the
+    number of elements that gives the fewest shared-memory bank conflicts
+    for the two layouts' stores and loads (simulated for one warp); a
+    reduction's holds one partial result per warp along the axis and per
+    output element.
+
+    The op synchronizes its warps with a barrier that only they take: one
+    warp uses bar.warp.sync, a warpgroup the named barrier 1 + warpgroup id
+    (128 threads, as tma_store_wait), and a layout spanning the whole CTA
+    barrier 0. Layouts of other sizes, and whole-CTA layouts inside
+    warp-specialized regions (where barrier 0 would deadlock), are errors.
+
+    Before: `%b = txl.relayout %a : tensor<64x64xf32, #rows> -> tensor<64x64xf32, #cols>`.
+    After:  `%s = txl.smem_alloc : !txl.smem<64x68xf32, stages = 1>`,
+            `%v = txl.get_buffer %s[%c0]`,
+            `%b = txl.relayout %a scratch(%v : !txl.smem<64x68xf32>) : ...`.
+  }];
+  let dependentDialects = ["::mlir::txl::TXLDialect", "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numScratch", "scratch", "Scratch buffers allocated">,
+  ];
+}
+
 def TXLPartitionWarpgroups : Pass<"txl-partition-warpgroups", "mlir::ModuleOp"> {
   let summary = "Check and complete warp-specialized (is_warpgroup) regions";
   let description = [{

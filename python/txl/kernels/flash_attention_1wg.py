@@ -1,0 +1,125 @@
+"""Flash attention forward with one warpgroup (TXL's non-warp-specialized ``_attn_fwd_tma_txl``, REFERENCE-TXL §4a):
+BLOCK_M = 64 query rows per block, K/V streamed through a NUM_STAGES-deep TMA ring with a hand-written prologue of
+NUM_STAGES - 1 loads, the same warpgroup both loading and computing. Same arguments, layouts and semantics as
+``flash_attention.py``: bf16/fp16, HEAD_DIM 64/128/256, CAUSAL, GQA (H_Q_PER_KV), padded N (EVEN_N=False masks
+keys >= N_CTX), M = base-2 log-sum-exp. Grid (N_PAD / BLOCK_M, B * H); num_warps=4, num_warpgroups=1.
+
+Iteration j: load tile j + NUM_STAGES - 1 into stage (j - 1) % NUM_STAGES (its last reader, PV_{j-1}, retired with
+dot_wait 0 in iteration j - 1; the wgmma being warpgroup-wide, every warp has also passed its waits on that stage,
+so re-arming its mbarriers cannot race a late waiter); wait K_j; S = Q K_j^T; dot_wait 0; softmax; O *= alpha;
+wait V_j; O += P V_j; dot_wait 0. K and V have their own full barriers so S starts before V lands.
+"""
+
+import txl
+import txl.language as tl
+
+from txl.kernels._attention_common import _advance, _mask_tile
+
+
+@txl.jit
+def _load_kv(bK, bV, k_full, v_full, desc_k, desc_v, stage, kv_y, KV_BYTES: tl.constexpr):
+    kf = txl.get_buffer(k_full, stage)
+    txl.mbar_expect(kf, KV_BYTES)
+    txl.tma_load(txl.get_buffer(bK, stage), desc_k, [kv_y, 0], kf)
+    vf = txl.get_buffer(v_full, stage)
+    txl.mbar_expect(vf, KV_BYTES)
+    txl.tma_load(txl.get_buffer(bV, stage), desc_v, [kv_y, 0], vf)
+
+
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
+def flash_attention_1wg(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD,
+                        HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
+                        H_Q_PER_KV: tl.constexpr):
+    tl.static_assert(BLOCK_M == 64, "one warpgroup of 64 query rows")
+    tl.static_assert(NUM_STAGES >= 2, "the ring needs at least two stages")
+    tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
+    Q_BYTES: tl.constexpr = BLOCK_M * HEAD_DIM * 2
+    KV_BYTES: tl.constexpr = BLOCK_N * HEAD_DIM * 2
+    dtype = desc_q.dtype
+
+    if CAUSAL:
+        start_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    else:
+        start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_y = off_hz * N_PAD
+    off_kv = (off_hz // H_Q_PER_KV) * N_PAD
+    q_row = start_m * BLOCK_M
+    if CAUSAL:
+        n_tiles = (q_row + BLOCK_M) // BLOCK_N
+    else:
+        n_tiles = tl.cdiv(N_CTX, BLOCK_N)
+
+    bQ = txl.smem_alloc([BLOCK_M, HEAD_DIM], dtype)  # Q, then the O staging tile
+    bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    bV = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    q_full = txl.mbar_alloc(1)
+    k_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    v_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+
+    q = txl.get_buffer(bQ, 0)
+    qb = txl.get_buffer(q_full, 0)
+    txl.mbar_expect(qb, Q_BYTES)
+    txl.tma_load(q, desc_q, [off_y + q_row, 0], qb)
+    # Prologue: tiles 0 .. NUM_STAGES - 2 into stages 0 .. NUM_STAGES - 2.
+    for i in tl.static_range(NUM_STAGES - 1):
+        if i < n_tiles:
+            _load_kv(bK, bV, k_full, v_full, desc_k, desc_v, i, off_kv + i * BLOCK_N, KV_BYTES)
+    txl.mbar_wait(qb, 0)
+    qk_scale = sm_scale * 1.44269504
+
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    s = 0
+    phase = 0
+    ps = NUM_STAGES - 1  # the stage tile j + NUM_STAGES - 1 goes to
+    for j in range(0, n_tiles):
+        jn = j + NUM_STAGES - 1
+        if jn < n_tiles:
+            _load_kv(bK, bV, k_full, v_full, desc_k, desc_v, ps, off_kv + jn * BLOCK_N, KV_BYTES)
+        txl.mbar_wait(txl.get_buffer(k_full, s), phase)
+        qk = tl.dot(q, txl.get_buffer(bK, s).T)
+        txl.dot_wait(0)
+        if CAUSAL or not EVEN_N:
+            qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, BLOCK_M, BLOCK_N, CAUSAL, EVEN_N)
+        m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.exp2(tl.fma(qk, qk_scale, -m_new[:, None]))
+        alpha = tl.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        txl.mbar_wait(txl.get_buffer(v_full, s), phase)
+        acc = tl.dot(p.to(dtype), txl.get_buffer(bV, s), acc)
+        txl.dot_wait(0)
+        m_i = m_new
+        ps = s  # stage of tile j: free once this iteration's PV retired
+        s, phase = _advance(s, phase, NUM_STAGES)
+
+    m_i = m_i + tl.log2(l_i)
+    acc = acc * (1.0 / l_i)[:, None]
+    tl.store(M + off_y + q_row + tl.arange(0, BLOCK_M), m_i)
+    txl.smem_store(q, acc.to(dtype))
+    txl.fence_proxy_async()
+    txl.tma_store(q, desc_o, [off_y + q_row, 0])
+    txl.tma_store_wait(0)
+
+
+def signature(head_dim=128, block_m=64, block_n=64, dtype="bf16"):
+    return {
+        "desc_q": "tensordesc<%s[%d, %d]>" % (dtype, block_m, head_dim),
+        "desc_k": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
+        "desc_v": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
+        "desc_o": "tensordesc<%s[%d, %d]>" % (dtype, block_m, head_dim),
+        "M": "*fp32", "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32",
+    }
+
+
+def constexprs(head_dim=128, causal=False, block_m=64, block_n=64, num_stages=3, even_n=True, h_q_per_kv=1):
+    return {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "NUM_STAGES": num_stages,
+            "CAUSAL": causal, "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv}
+
+
+SIGNATURE = signature()
+CONSTEXPRS = constexprs()
+OPTIONS = {"num_warps": 4, "num_warpgroups": 1}

@@ -1,0 +1,154 @@
+"""Warp-specialized flash attention forward with ping-pong (TXL's ``_attn_fwd_ws_tma_txl2``, "hopper_txl_ws_pingpong",
+REFERENCE-TXL §4a): ``flash_attention_ws.py`` plus named barriers 8/9 (256 threads) so that the two consumer
+warpgroups take turns issuing their S GEMMs: one runs softmax while the other's GEMM is on the tensor cores. No
+overlap inside a warpgroup (that is ``flash_attention.py``, the FA3 form). Same arguments, layouts and semantics as ``flash_attention.py`` (the FA3 form):
+bf16/fp16, HEAD_DIM 64/128/256, CAUSAL, GQA (H_Q_PER_KV), padded N (EVEN_N=False masks keys >= N_CTX), M = base-2
+log-sum-exp.
+
+Per consumer and KV tile j: wait K_j; wait its own barrier (WG1: 8, WG2: 9); S = Q K_j^T; arrive on the other's
+barrier; dot_wait 0; release K_j; softmax; O *= alpha; wait V_j; O += P V_j; dot_wait 0; release V_j. WG2
+pre-arrives on 8 so WG1 goes first; after the loop WG1 waits on 8 once more to consume WG2's last arrival (8: n + 1
+completions, 9: n).
+"""
+
+import txl
+import txl.language as tl
+
+from txl.kernels._attention_common import _advance, _mask_tile
+
+
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
+def flash_attention_pingpong(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD,
+                       HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
+                       H_Q_PER_KV: tl.constexpr):
+    tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
+    tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
+    HALF_M: tl.constexpr = BLOCK_M // 2
+    Q_BYTES: tl.constexpr = HALF_M * HEAD_DIM * 2
+    KV_BYTES: tl.constexpr = BLOCK_N * HEAD_DIM * 2
+    dtype = desc_q.dtype
+
+    if CAUSAL:
+        start_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    else:
+        start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_y = off_hz * N_PAD
+    off_kv = (off_hz // H_Q_PER_KV) * N_PAD
+    q_rows = start_m * BLOCK_M
+    qo_y = off_y + q_rows
+    if CAUSAL:
+        n_tiles = (q_rows + BLOCK_M) // BLOCK_N
+    else:
+        n_tiles = tl.cdiv(N_CTX, BLOCK_N)
+
+    bQ = txl.smem_alloc([HALF_M, HEAD_DIM], dtype, num_stages=2)
+    bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    bV = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    q_full = txl.mbar_alloc(1, num_stages=2)
+    k_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    v_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    k_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    v_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+
+    # ---- WG0: TMA producer.
+    if txl.is_warpgroup([0]):
+        txl.reg_dealloc(24)
+        qb0 = txl.get_buffer(q_full, 0)
+        txl.mbar_expect(qb0, Q_BYTES)
+        txl.tma_load(txl.get_buffer(bQ, 0), desc_q, [qo_y, 0], qb0)
+        qb1 = txl.get_buffer(q_full, 1)
+        txl.mbar_expect(qb1, Q_BYTES)
+        txl.tma_load(txl.get_buffer(bQ, 1), desc_q, [qo_y + HALF_M, 0], qb1)
+        s = 0
+        phase = 1
+        for j in range(0, n_tiles):
+            kv_y = off_kv + j * BLOCK_N
+            txl.mbar_wait(txl.get_buffer(k_empty, s), phase)
+            kf = txl.get_buffer(k_full, s)
+            txl.mbar_expect(kf, KV_BYTES)
+            txl.tma_load(txl.get_buffer(bK, s), desc_k, [kv_y, 0], kf)
+            txl.mbar_wait(txl.get_buffer(v_empty, s), phase)
+            vf = txl.get_buffer(v_full, s)
+            txl.mbar_expect(vf, KV_BYTES)
+            txl.tma_load(txl.get_buffer(bV, s), desc_v, [kv_y, 0], vf)
+            s, phase = _advance(s, phase, NUM_STAGES)
+
+    # ---- WG1, WG2: consumers.
+    if txl.is_warpgroup([1, 2]):
+        txl.reg_alloc(240)
+        if txl.is_warpgroup([1]):
+            qi = 0
+            row0 = 0
+        else:
+            txl.bar_arrive(8, 256)  # WG2 opens the ping-pong: WG1 issues first
+            qi = 1
+            row0 = HALF_M
+        q_row = q_rows + row0
+        q = txl.get_buffer(bQ, qi)
+        txl.mbar_wait(txl.get_buffer(q_full, qi), 0)
+        qk_scale = sm_scale * 1.44269504
+
+        acc = tl.zeros([HALF_M, HEAD_DIM], tl.float32)
+        m_i = tl.full([HALF_M], float("-inf"), tl.float32)
+        l_i = tl.zeros([HALF_M], tl.float32)
+        s = 0
+        phase = 0
+        for j in range(0, n_tiles):
+            txl.mbar_wait(txl.get_buffer(k_full, s), phase)
+            if txl.is_warpgroup([1]):  # this warpgroup's turn on the tensor cores
+                txl.bar_wait(8, 256)
+            else:
+                txl.bar_wait(9, 256)
+            qk = tl.dot(q, txl.get_buffer(bK, s).T)
+            if txl.is_warpgroup([1]):  # S issued: the other warpgroup may issue its own
+                txl.bar_arrive(9, 256)
+            else:
+                txl.bar_arrive(8, 256)
+            txl.dot_wait(0)
+            txl.mbar_arrive(txl.get_buffer(k_empty, s))
+            if CAUSAL or not EVEN_N:
+                qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
+            m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            p = tl.exp2(tl.fma(qk, qk_scale, -m_new[:, None]))
+            alpha = tl.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            txl.mbar_wait(txl.get_buffer(v_full, s), phase)
+            acc = tl.dot(p.to(dtype), txl.get_buffer(bV, s), acc)
+            txl.dot_wait(0)
+            txl.mbar_arrive(txl.get_buffer(v_empty, s))
+            m_i = m_new
+            s, phase = _advance(s, phase, NUM_STAGES)
+        if txl.is_warpgroup([1]):
+            txl.bar_wait(8, 256)  # consume WG2's last arrival on barrier 8
+
+        m_i = m_i + tl.log2(l_i)
+        acc = acc * (1.0 / l_i)[:, None]
+        tl.store(M + off_y + q_row + tl.arange(0, HALF_M), m_i)
+        txl.smem_store(q, acc.to(dtype))  # O is staged in this warpgroup's (dead) Q half
+        txl.fence_proxy_async()
+        txl.tma_store(q, desc_o, [qo_y + row0, 0])
+        txl.tma_store_wait(0)
+
+
+def signature(head_dim=128, block_m=128, block_n=128, dtype="bf16"):
+    half = block_m // 2
+    return {
+        "desc_q": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
+        "desc_k": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
+        "desc_v": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
+        "desc_o": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
+        "M": "*fp32", "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32",
+    }
+
+
+def constexprs(head_dim=128, causal=False, block_m=128, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1):
+    return {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "NUM_STAGES": num_stages,
+            "CAUSAL": causal, "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv}
+
+
+SIGNATURE = signature()
+CONSTEXPRS = constexprs()
+OPTIONS = {"num_warps": 4, "num_warpgroups": 3}

@@ -1,0 +1,270 @@
+"""``txl.ops.flash_attention``: the forward flash-attention kernels of ``txl.kernels`` behind a torch API.
+
+    o = txl.ops.flash_attention(q, k, v, causal=True)                 # q (B, H, N, D), k/v (B, H_KV, N, D)
+    o, lse = txl.ops.flash_attention(q, k, v, return_lse=True)        # lse (B, H, N) float32, natural log
+
+* bf16 or fp16 CUDA tensors, (batch, heads, sequence, head dim); D in {64, 128, 256}; k and v may have fewer heads
+  than q (GQA/MQA: H must be a multiple of H_KV; query head h reads kv head h // (H // H_KV)).
+* Any N >= 1: when N is not a multiple of 128 the inputs are copied into zero-padded buffers (N_PAD rows per head);
+  the kernels mask the padded keys and the padded query rows are sliced away.
+* ``kernel``: "fa3" (``flash_attention.py``: producer + 2 consumers, ping-pong, intra-warpgroup overlap), "pingpong"
+  (``flash_attention_pingpong.py``), "ws" (``flash_attention_ws.py``), "1wg" (``flash_attention_1wg.py``).
+* Each (kernel, head dim) is autotuned (``txl.autotune``) over a few (BLOCK_N, NUM_STAGES) configs, keyed on
+  (N bucket, D, causal, dtype); the choice is kept in the kernel cache directory.
+* Forward only: the result is an autograd node whose backward raises NotImplementedError.
+
+``precompile(...)`` compiles the specialisations a call would use without torch or a GPU (shape-only stand-in
+tensors), to fill a cache for a GPU host without txlc.
+"""
+
+import importlib
+import math
+
+BLOCK = 128  # N is padded to a multiple of this (every kernel's BLOCK_M and BLOCK_N divide it)
+HEAD_DIMS = (64, 128, 256)
+DTYPES = ("bfloat16", "float16")
+
+# name -> (module, kernel, BLOCK_M, num_warpgroups, {head_dim: [(BLOCK_N, NUM_STAGES), ...]})
+# Shared memory (bytes, bf16/fp16): 3-WG kernels Q 2x(64 x D) (O reuses it) + NUM_STAGES x 2 x (BLOCK_N x D);
+# hd128 with 3 stages is 229488 of the 232448 available; hd256 only fits BLOCK_N 64 with 2 stages (196688).
+_WS_CONFIGS = {64: [(128, 2), (128, 3), (64, 2)], 128: [(128, 2), (128, 3)], 256: [(64, 2)]}
+KERNELS = {
+    "fa3": ("txl.kernels.flash_attention", "flash_attention", 128, 3, _WS_CONFIGS),
+    "pingpong": ("txl.kernels.flash_attention_pingpong", "flash_attention_pingpong", 128, 3, _WS_CONFIGS),
+    "ws": ("txl.kernels.flash_attention_ws", "flash_attention_ws", 128, 3, _WS_CONFIGS),
+    "1wg": ("txl.kernels.flash_attention_1wg", "flash_attention_1wg", 64, 1,
+            {64: [(64, 3), (64, 2)], 128: [(64, 3), (64, 2)], 256: [(64, 2), (64, 3)]}),
+}
+
+
+def n_bucket(n):
+    """The autotuning bucket of a sequence length: the next power of two, at least 128, at most 16384."""
+    return min(max(1 << max(int(n) - 1, 0).bit_length(), 128), 16384)
+
+
+def padded_len(n):
+    return -(-int(n) // BLOCK) * BLOCK
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Autotuning
+# ---------------------------------------------------------------------------------------------------------------
+_tuners = {}
+
+
+def _make_pre_hook(block_m, block_n, head_dim):
+    import txl
+
+    def hook(nargs):
+        # The launch passes the descriptors with any block shape; each config gives them its tiles.
+        q_box = [block_m // 2 if block_m == 128 else block_m, head_dim]
+        for name, box in (("desc_q", q_box), ("desc_k", [block_n, head_dim]), ("desc_v", [block_n, head_dim]),
+                          ("desc_o", q_box)):
+            nargs[name] = txl.TensorDescriptor(nargs[name].base, block_shape=box)
+
+    return hook
+
+
+def get_tuner(kernel, head_dim):
+    """The txl.autotune wrapper of one kernel for one head dim (configs depend on it)."""
+    key = (kernel, head_dim)
+    t = _tuners.get(key)
+    if t is not None:
+        return t
+    import txl
+    from txl.autotune import Autotuner
+
+    mod_name, fn_name, block_m, n_wg, cfgs = KERNELS[kernel]
+    fn = getattr(importlib.import_module(mod_name), fn_name)
+    configs = [txl.Config({"BLOCK_M": block_m, "BLOCK_N": bn, "NUM_STAGES": ns}, num_warps=4, num_warpgroups=n_wg,
+                          pre_hook=_make_pre_hook(block_m, bn, head_dim)) for bn, ns in cfgs[head_dim]]
+
+    class _AttentionTuner(Autotuner):
+        def _key_of(self, nargs):  # (N bucket, D, causal, dtype)
+            base = nargs["desc_q"].base
+            return (n_bucket(nargs["N_CTX"]), nargs["HEAD_DIM"], bool(nargs["CAUSAL"]), str(base.dtype))
+
+    t = _tuners[key] = _AttentionTuner(fn, configs, key=["N_CTX", "HEAD_DIM", "CAUSAL"], warmup=10, rep=50,
+                                       verbose=False)
+    return t
+
+
+def _launch_args(q2, k2, v2, o2, m, sm_scale, n, n_pad, bh, head_dim, causal, group, block_m):
+    """(grid, args, kwargs) of one launch on flattened (rows, D) tensors."""
+    import txl
+
+    descs = [txl.TensorDescriptor(t, block_shape=[block_m, head_dim]) for t in (q2, k2, v2, o2)]
+    args = tuple(descs) + (m, float(sm_scale), int(n), int(n_pad))
+    kwargs = dict(HEAD_DIM=head_dim, CAUSAL=bool(causal), EVEN_N=(n == n_pad), H_Q_PER_KV=int(group))
+    grid = lambda meta: (n_pad // meta["BLOCK_M"], bh)  # noqa: E731
+    return grid, args, kwargs
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Validation (before anything is allocated or launched)
+# ---------------------------------------------------------------------------------------------------------------
+def _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel):
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError("txl.ops.flash_attention: %s must be a torch.Tensor, got %s" % (name, type(t).__name__))
+    if kernel not in KERNELS:
+        raise ValueError("txl.ops.flash_attention: kernel=%r is not one of %s" % (kernel, ", ".join(map(repr, KERNELS))))
+    if not isinstance(causal, bool):
+        raise TypeError("txl.ops.flash_attention: causal must be a bool, got %r" % (causal,))
+    if not isinstance(return_lse, bool):
+        raise TypeError("txl.ops.flash_attention: return_lse must be a bool, got %r" % (return_lse,))
+    if sm_scale is not None and (isinstance(sm_scale, bool) or not isinstance(sm_scale, (int, float))):
+        raise TypeError("txl.ops.flash_attention: sm_scale must be a float or None, got %r" % (sm_scale,))
+    if sm_scale is not None and not (math.isfinite(sm_scale) and sm_scale > 0):
+        raise ValueError("txl.ops.flash_attention: sm_scale must be positive and finite, got %r" % (sm_scale,))
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.dim() != 4:
+            raise ValueError("txl.ops.flash_attention: %s must be 4-D (batch, heads, seq, head_dim), got shape %s"
+                             % (name, tuple(t.shape)))
+    if q.dtype not in (torch.bfloat16, torch.float16):
+        raise TypeError("txl.ops.flash_attention: q is %s; supported: torch.bfloat16, torch.float16" % q.dtype)
+    for name, t in (("k", k), ("v", v)):
+        if t.dtype != q.dtype:
+            raise TypeError("txl.ops.flash_attention: %s is %s but q is %s: q, k, v must have one dtype"
+                            % (name, t.dtype, q.dtype))
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.device.type != "cuda":
+            raise ValueError("txl.ops.flash_attention: %s is on %s: the kernels run on a CUDA GPU; move it with "
+                             ".cuda()" % (name, t.device))
+    if not (q.device == k.device == v.device):
+        raise ValueError("txl.ops.flash_attention: q, k, v are on different devices (%s, %s, %s)"
+                         % (q.device, k.device, v.device))
+    B, H, N, D = q.shape
+    if k.shape != v.shape:
+        raise ValueError("txl.ops.flash_attention: k %s and v %s must have the same shape"
+                         % (tuple(k.shape), tuple(v.shape)))
+    Bk, Hk, Nk, Dk = k.shape
+    if Bk != B or Nk != N or Dk != D:
+        raise ValueError("txl.ops.flash_attention: k/v shape %s does not match q %s: batch, sequence length and "
+                         "head dim must be equal (only the head count may differ, for GQA)"
+                         % (tuple(k.shape), tuple(q.shape)))
+    if D not in HEAD_DIMS:
+        raise ValueError("txl.ops.flash_attention: head dim %d is not supported; supported: %s"
+                         % (D, ", ".join(map(str, HEAD_DIMS))))
+    if Hk < 1 or H % Hk:
+        raise ValueError("txl.ops.flash_attention: q has %d heads and k/v %d: the query head count must be a "
+                         "multiple of the kv head count (GQA)" % (H, Hk))
+    if B < 1 or H < 1 or N < 1:
+        raise ValueError("txl.ops.flash_attention: empty input, q shape %s" % (tuple(q.shape),))
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.stride(-1) != 1:
+            raise ValueError("txl.ops.flash_attention: %s has stride %d in its last dimension: TMA needs the head "
+                             "dim contiguous (stride 1); call .contiguous()" % (name, t.stride(-1)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Forward
+# ---------------------------------------------------------------------------------------------------------------
+def _flat(torch, t, n_pad):
+    """(B * H * N_PAD, D) contiguous: the tensor itself when it already is, else a (zero-padded) copy."""
+    B, H, N, D = t.shape
+    if N == n_pad and t.is_contiguous():
+        return t.view(B * H * N, D)
+    buf = torch.zeros((B, H, n_pad, D), dtype=t.dtype, device=t.device)
+    buf[:, :, :N] = t
+    return buf.view(B * H * n_pad, D)
+
+
+def _forward(q, k, v, causal, sm_scale, kernel):
+    import torch
+
+    B, H, N, D = q.shape
+    Hk = k.shape[1]
+    n_pad = padded_len(N)
+    with torch.cuda.device(q.device):
+        q2, k2, v2 = (_flat(torch, t, n_pad) for t in (q, k, v))
+        o2 = torch.empty((B * H * n_pad, D), dtype=q.dtype, device=q.device)
+        m = torch.empty((B * H, n_pad), dtype=torch.float32, device=q.device)
+        grid, args, kwargs = _launch_args(q2, k2, v2, o2, m, sm_scale, N, n_pad, B * H, D, causal, H // Hk,
+                                          KERNELS[kernel][2])
+        get_tuner(kernel, D)[grid](*args, **kwargs)
+    o = o2.view(B, H, n_pad, D)[:, :, :N]
+    lse = (m.view(B, H, n_pad)[:, :, :N] * math.log(2.0))  # base-2 M -> natural log
+    return o, lse
+
+
+_Function = None
+
+
+def _function():
+    global _Function
+    if _Function is None:
+        import torch
+
+        class FlashAttentionFunction(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, q, k, v, causal, sm_scale, kernel):
+                o, lse = _forward(q, k, v, causal, sm_scale, kernel)
+                ctx.mark_non_differentiable(lse)
+                return o, lse
+
+            @staticmethod
+            def backward(ctx, do, dlse):
+                raise NotImplementedError("txl.ops.flash_attention has no backward pass yet: the attention backward "
+                                          "kernel has its own issue")
+
+        _Function = FlashAttentionFunction
+    return _Function
+
+
+def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3"):
+    """softmax(q k^T * sm_scale [+ causal mask]) v; see the module docstring. sm_scale defaults to 1/sqrt(D)."""
+    import torch
+
+    _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel)
+    if sm_scale is None:
+        sm_scale = 1.0 / math.sqrt(q.shape[-1])
+    o, lse = _function().apply(q, k, v, causal, float(sm_scale), kernel)
+    return (o, lse) if return_lse else o
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Precompiling (no torch, no GPU)
+# ---------------------------------------------------------------------------------------------------------------
+class _MetaTensor:
+    """Shape, dtype and an aligned fake address: all that specialisation reads from a tensor."""
+
+    _SIZES = {"bfloat16": 2, "float16": 2, "float32": 4}
+    _next = [0x7E0000000000]
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = "torch." + dtype
+        self._isz = self._SIZES[dtype]
+        self._ptr = _MetaTensor._next[0]
+        _MetaTensor._next[0] += 1 << 30
+        self.device = type("dev", (), {"type": "cuda", "index": 0})()
+
+    def data_ptr(self):
+        return self._ptr
+
+    def stride(self):
+        out, acc = [], 1
+        for s in reversed(self.shape):
+            out.insert(0, acc)
+            acc *= s
+        return tuple(out)
+
+    def element_size(self):
+        return self._isz
+
+
+def precompile(kernel, head_dim, causal, dtype="bfloat16", n=4096, heads=2, kv_heads=None):
+    """Compile every autotuning config of one call shape (through the cache) without launching: returns the
+    CompiledKernels. Only the dtype, head dim, causal, whether n is a multiple of 128 and heads // kv_heads
+    matter for the specialisation."""
+    if dtype not in DTYPES:
+        raise ValueError("dtype %r: supported %s" % (dtype, DTYPES))
+    kv_heads = kv_heads or heads
+    n_pad = padded_len(n)
+    q2, o2 = (_MetaTensor((heads * n_pad, head_dim), dtype) for _ in range(2))
+    k2, v2 = (_MetaTensor((kv_heads * n_pad, head_dim), dtype) for _ in range(2))
+    m = _MetaTensor((heads, n_pad), "float32")
+    grid, args, kwargs = _launch_args(q2, k2, v2, o2, m, 1.0 / math.sqrt(head_dim), n, n_pad, heads, head_dim,
+                                      causal, heads // kv_heads, KERNELS[kernel][2])
+    return get_tuner(kernel, head_dim).warmup(*args, grid=grid, **kwargs)
