@@ -13,7 +13,8 @@ wait V_j; O += P V_j; dot_wait 0. K and V have their own full barriers so S star
 import txl
 import txl.language as tl
 
-from txl.kernels._attention_common import _advance, _mask_tile
+from txl.kernels import _attention_common as _common
+from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _produce, _softmax_step
 
 
 @txl.jit
@@ -84,10 +85,7 @@ def flash_attention_1wg(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PA
         txl.dot_wait(0)
         if CAUSAL or not EVEN_N:
             qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, BLOCK_M, BLOCK_N, CAUSAL, EVEN_N)
-        m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-        p = tl.exp2(tl.fma(qk, qk_scale, -m_new[:, None]))
-        alpha = tl.exp2(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, 1)
+        p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
         acc = acc * alpha[:, None]
         txl.mbar_wait(txl.get_buffer(v_full, s), phase)
         acc = tl.dot(p.to(dtype), txl.get_buffer(bV, s), acc)
@@ -96,28 +94,15 @@ def flash_attention_1wg(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PA
         ps = s  # stage of tile j: free once this iteration's PV retired
         s, phase = _advance(s, phase, NUM_STAGES)
 
-    m_i = m_i + tl.log2(l_i)
-    acc = acc * (1.0 / l_i)[:, None]
-    tl.store(M + off_y + q_row + tl.arange(0, BLOCK_M), m_i)
-    txl.smem_store(q, acc.to(dtype))
-    txl.fence_proxy_async()
-    txl.tma_store(q, desc_o, [off_y + q_row, 0])
-    txl.tma_store_wait(0)
+    _epilogue(acc, m_i, l_i, M, off_y, q_row, q, desc_o, off_y + q_row, BLOCK_M)
 
 
 def signature(head_dim=128, block_m=64, block_n=64, dtype="bf16"):
-    return {
-        "desc_q": "tensordesc<%s[%d, %d]>" % (dtype, block_m, head_dim),
-        "desc_k": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
-        "desc_v": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
-        "desc_o": "tensordesc<%s[%d, %d]>" % (dtype, block_m, head_dim),
-        "M": "*fp32", "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32",
-    }
+    return _common.signature(head_dim, block_m, block_n, dtype)
 
 
 def constexprs(head_dim=128, causal=False, block_m=64, block_n=64, num_stages=3, even_n=True, h_q_per_kv=1):
-    return {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "NUM_STAGES": num_stages,
-            "CAUSAL": causal, "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv}
+    return _common.constexprs(head_dim, causal, block_m, block_n, num_stages, even_n, h_q_per_kv)
 
 
 SIGNATURE = signature()

@@ -11,7 +11,8 @@ O += P V_j; dot_wait 0; release V_j.
 import txl
 import txl.language as tl
 
-from txl.kernels._attention_common import _advance, _mask_tile
+from txl.kernels import _attention_common as _common
+from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _produce, _softmax_step
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
@@ -52,25 +53,8 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD
     # ---- WG0: TMA producer.
     if txl.is_warpgroup([0]):
         txl.reg_dealloc(24)
-        qb0 = txl.get_buffer(q_full, 0)
-        txl.mbar_expect(qb0, Q_BYTES)
-        txl.tma_load(txl.get_buffer(bQ, 0), desc_q, [qo_y, 0], qb0)
-        qb1 = txl.get_buffer(q_full, 1)
-        txl.mbar_expect(qb1, Q_BYTES)
-        txl.tma_load(txl.get_buffer(bQ, 1), desc_q, [qo_y + HALF_M, 0], qb1)
-        s = 0
-        phase = 1
-        for j in range(0, n_tiles):
-            kv_y = off_kv + j * BLOCK_N
-            txl.mbar_wait(txl.get_buffer(k_empty, s), phase)
-            kf = txl.get_buffer(k_full, s)
-            txl.mbar_expect(kf, KV_BYTES)
-            txl.tma_load(txl.get_buffer(bK, s), desc_k, [kv_y, 0], kf)
-            txl.mbar_wait(txl.get_buffer(v_empty, s), phase)
-            vf = txl.get_buffer(v_full, s)
-            txl.mbar_expect(vf, KV_BYTES)
-            txl.tma_load(txl.get_buffer(bV, s), desc_v, [kv_y, 0], vf)
-            s, phase = _advance(s, phase, NUM_STAGES)
+        _produce(bQ, bK, bV, q_full, k_full, v_full, k_empty, v_empty, desc_q, desc_k, desc_v, qo_y, off_kv, n_tiles,
+                 HALF_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES)
 
     # ---- WG1, WG2: consumers.
     if txl.is_warpgroup([1, 2]):
@@ -98,10 +82,7 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD
             txl.mbar_arrive(txl.get_buffer(k_empty, s))
             if CAUSAL or not EVEN_N:
                 qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
-            m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-            p = tl.exp2(tl.fma(qk, qk_scale, -m_new[:, None]))
-            alpha = tl.exp2(m_i - m_new)
-            l_i = l_i * alpha + tl.sum(p, 1)
+            p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
             acc = acc * alpha[:, None]
             txl.mbar_wait(txl.get_buffer(v_full, s), phase)
             acc = tl.dot(p.to(dtype), txl.get_buffer(bV, s), acc)
@@ -110,29 +91,15 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD
             m_i = m_new
             s, phase = _advance(s, phase, NUM_STAGES)
 
-        m_i = m_i + tl.log2(l_i)
-        acc = acc * (1.0 / l_i)[:, None]
-        tl.store(M + off_y + q_row + tl.arange(0, HALF_M), m_i)
-        txl.smem_store(q, acc.to(dtype))  # O is staged in this warpgroup's (dead) Q half
-        txl.fence_proxy_async()
-        txl.tma_store(q, desc_o, [qo_y + row0, 0])
-        txl.tma_store_wait(0)
+        _epilogue(acc, m_i, l_i, M, off_y, q_row, q, desc_o, qo_y + row0, HALF_M)
 
 
 def signature(head_dim=128, block_m=128, block_n=128, dtype="bf16"):
-    half = block_m // 2
-    return {
-        "desc_q": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
-        "desc_k": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
-        "desc_v": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
-        "desc_o": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
-        "M": "*fp32", "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32",
-    }
+    return _common.signature(head_dim, block_m // 2, block_n, dtype)
 
 
 def constexprs(head_dim=128, causal=False, block_m=128, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1):
-    return {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "NUM_STAGES": num_stages,
-            "CAUSAL": causal, "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv}
+    return _common.constexprs(head_dim, causal, block_m, block_n, num_stages, even_n, h_q_per_kv)
 
 
 SIGNATURE = signature()

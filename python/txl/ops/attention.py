@@ -20,6 +20,8 @@ tensors), to fill a cache for a GPU host without txlc.
 import importlib
 import math
 
+from txl.compiler.meta import MetaTensor
+
 BLOCK = 128  # N is padded to a multiple of this (every kernel's BLOCK_M and BLOCK_N divide it)
 HEAD_DIMS = (64, 128, 256)
 DTYPES = ("bfloat16", "float16")
@@ -226,34 +228,6 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
 # ---------------------------------------------------------------------------------------------------------------
 # Precompiling (no torch, no GPU)
 # ---------------------------------------------------------------------------------------------------------------
-class _MetaTensor:
-    """Shape, dtype and an aligned fake address: all that specialisation reads from a tensor."""
-
-    _SIZES = {"bfloat16": 2, "float16": 2, "float32": 4}
-    _next = [0x7E0000000000]
-
-    def __init__(self, shape, dtype):
-        self.shape = tuple(shape)
-        self.dtype = "torch." + dtype
-        self._isz = self._SIZES[dtype]
-        self._ptr = _MetaTensor._next[0]
-        _MetaTensor._next[0] += 1 << 30
-        self.device = type("dev", (), {"type": "cuda", "index": 0})()
-
-    def data_ptr(self):
-        return self._ptr
-
-    def stride(self):
-        out, acc = [], 1
-        for s in reversed(self.shape):
-            out.insert(0, acc)
-            acc *= s
-        return tuple(out)
-
-    def element_size(self):
-        return self._isz
-
-
 def precompile(kernel, head_dim, causal, dtype="bfloat16", n=4096, heads=2, kv_heads=None):
     """Compile every autotuning config of one call shape (through the cache) without launching: returns the
     CompiledKernels. Only the dtype, head dim, causal, whether n is a multiple of 128 and heads // kv_heads
@@ -262,9 +236,9 @@ def precompile(kernel, head_dim, causal, dtype="bfloat16", n=4096, heads=2, kv_h
         raise ValueError("dtype %r: supported %s" % (dtype, DTYPES))
     kv_heads = kv_heads or heads
     n_pad = padded_len(n)
-    q2, o2 = (_MetaTensor((heads * n_pad, head_dim), dtype) for _ in range(2))
-    k2, v2 = (_MetaTensor((kv_heads * n_pad, head_dim), dtype) for _ in range(2))
-    m = _MetaTensor((heads, n_pad), "float32")
+    q2, o2 = (MetaTensor((heads * n_pad, head_dim), dtype) for _ in range(2))
+    k2, v2 = (MetaTensor((kv_heads * n_pad, head_dim), dtype) for _ in range(2))
+    m = MetaTensor((heads, n_pad), "float32")
     grid, args, kwargs = _launch_args(q2, k2, v2, o2, m, 1.0 / math.sqrt(head_dim), n, n_pad, heads, head_dim,
                                       causal, heads // kv_heads, KERNELS[kernel][2])
     return get_tuner(kernel, head_dim).warmup(*args, grid=grid, **kwargs)
