@@ -103,13 +103,28 @@ struct LowerTmaLoad : OpConversionPattern<TmaLoadOp> {
   }
 };
 
+/// bar.sync over the executing warpgroup: named barrier 1 + warpgroup id,
+/// 128 threads (ids 1..7 are reserved for the compiler).
+void syncWarpgroup(OpBuilder &b, Location loc) {
+  Value wg = LLVM::UDivOp::create(b, loc, getThreadId(b, loc), i32Const(b, loc, 128));
+  Value id = LLVM::AddOp::create(b, loc, wg, i32Const(b, loc, 1));
+  NVVM::BarrierOp::create(b, loc, Type(), id, i32Const(b, loc, 128), nullptr, Value());
+}
+
 struct LowerTmaStore : OpConversionPattern<TmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     TmaBox box = getTmaBox(op.getDesc().getType());
+    // Every thread of the warpgroup wrote part of the tile (smem_store): each
+    // makes its writes visible to the async proxy, and the warpgroup syncs
+    // before its leader issues the copy. Without the barrier the leader could
+    // copy rows other warps have not written yet (seen on the H100 as wrong
+    // rows of O whenever warps drift apart: several CTAs per SM, or under
+    // compute-sanitizer).
     fenceAsyncShared(rewriter, loc);
+    syncWarpgroup(rewriter, loc);
     Value leader = isWarpgroupLeader(rewriter, loc);
     for (int64_t k = 0; k < box.pieces; ++k)
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
@@ -128,12 +143,9 @@ struct LowerTmaStoreWait : OpConversionPattern<TmaStoreWaitOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, op.getPendings(), rewriter.getUnitAttr());
-    // Sync the warpgroup: barrier 1 + warpgroup id, 128 threads.
-    Value wg = LLVM::UDivOp::create(rewriter, loc, getThreadId(rewriter, loc),
-                                    i32Const(rewriter, loc, 128));
-    Value id = LLVM::AddOp::create(rewriter, loc, wg, i32Const(rewriter, loc, 1));
-    NVVM::BarrierOp::create(rewriter, loc, Type(), id, i32Const(rewriter, loc, 128), nullptr,
-                            Value());
+    // Only the leader waited: the warpgroup syncs so no thread overwrites
+    // the tile before the copy has read it.
+    syncWarpgroup(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }

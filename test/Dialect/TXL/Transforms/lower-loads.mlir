@@ -100,14 +100,21 @@ module attributes {txl.target = "sm_90a"} {
 
 #sw128 = #txl.nvmma_shared<swizzle = 128>
 
-// tma_store: a generic->async proxy fence first, then one bulk store per
-// hardware box (here two) by the warpgroup's first thread, then one commit
-// group.
+// tma_store: a generic->async proxy fence in every thread, a sync of the
+// warpgroup (named barrier 1 + tid / 128, 128 threads: every warp has written
+// its part of the tile), then one bulk store per hardware box (here two) by
+// the warpgroup's first thread, then one commit group. Without the barrier
+// the copy raced the other warps' smem_store (wrong rows of O on the H100).
 // CHECK-LABEL: func.func @tma_store
 // CHECK-SAME: %[[M:[^ ]*]]: i32, %[[N:[^ ]*]]: i32)
 // CHECK-DAG: %[[MAP:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.tensordesc<{{.*}}> to !llvm.ptr
 // CHECK-DAG: %[[SRC:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<{{.*}}> to !llvm.ptr<3>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[WG:.*]] = llvm.udiv %[[TID]], %{{.*}} : i32
+// CHECK: %[[ID:.*]] = llvm.add %[[WG]], %{{.*}} : i32
+// CHECK: nvvm.barrier id = %[[ID]] number_of_threads = %{{.*}}
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: %[[LEADER:.*]] = llvm.icmp "eq"
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP]], %[[SRC]], box[%[[N]], %[[M]]], predicate = %[[LEADER]] : !llvm.ptr, <3>
 // CHECK: %[[SRC1:.*]] = llvm.getelementptr %[[SRC]][16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
