@@ -23,6 +23,7 @@ with a caret, and a fix); unexpected exceptions are wrapped the same way so no f
 import ast
 import builtins
 import inspect
+import json
 import linecache
 import math
 import os
@@ -204,7 +205,16 @@ class CodeGenerator(ast.NodeVisitor):
         return CompilationError(message, file=self.info.file, line=line, col=col, source_line=src, fix=fix,
                                 kernel=self.info.name)
 
+    def source_loc(self, node):
+        """MLIR location of an AST node: loc("file":line:col), 1-based, in the user's file."""
+        line = self.info.start + node.lineno - 1
+        col = node.col_offset + self.info.indent + 1
+        return "loc(%s:%d:%d)" % (json.dumps(self.info.file), line, col)
+
     def visit(self, node):
+        saved = self.builder.loc
+        if getattr(node, "lineno", None) is not None:
+            self.builder.loc = self.source_loc(node)
         try:
             return super().visit(node)
         except (CompilationError, _Return):
@@ -221,6 +231,8 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error(node, "internal error of the txl frontend while compiling this (%s: %s)"
                              % (type(e).__name__, e),
                              "please report it (set TXL_FRONTEND_DEBUG=1 for the Python traceback)") from None
+        finally:
+            self.builder.loc = saved
 
     def generic_visit(self, node):
         raise self.error(node, "unsupported Python construct: %s" % _describe(node), _UNSUPPORTED_FIX.get(

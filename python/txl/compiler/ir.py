@@ -65,6 +65,7 @@ class Op:
         self.name = name or template.split(" ", 1)[0]
         self.attrs = dict(attrs or {})  # frontend bookkeeping, not printed
         self.block = None
+        self.loc = None  # 'loc("kernel.py":12:5)': where in the user's source the op comes from
 
     @property
     def result(self):
@@ -78,11 +79,15 @@ class Builder:
     def __init__(self):
         self.block = None
         self.entry = None
+        # The source location of the Python code being compiled, attached to every op created meanwhile, so
+        # that the compiler's diagnostics (and --debug-hangs messages) name the user's file:line:col.
+        self.loc = None
         self._const_cache = {}
         self.hoisted = []  # ops kept at the top of the entry block, in creation order
 
     def create(self, template, operands=(), result_types=(), regions=(), pure=False, attrs=None):
         op = Op(template, operands, result_types, regions, pure=pure, attrs=attrs)
+        op.loc = self.loc
         op.block = self.block
         self.block.ops.append(op)
         return op
@@ -92,6 +97,7 @@ class Builder:
         if key is not None and key in self._const_cache:
             return self._const_cache[key]
         op = Op(template, (), result_types, pure=pure, attrs=attrs)
+        op.loc = self.loc
         op.block = self.entry
         self.hoisted.append(op)
         if key is not None:
@@ -228,6 +234,8 @@ class Printer:
         fields = dict(o=[self.name(v) for v in op.operands], t=[str(v.type) for v in op.operands],
                       r=[str(v.type) for v in op.results], a=args, R=regions)
         text = op.template.format(**fields)
+        if op.loc:
+            text += " " + op.loc
         pad = "  " * indent
         return pad + ((", ".join(res) + " = ") if res else "") + text + "\n"
 
