@@ -121,6 +121,7 @@ _SIGNATURES = {
     "cuFuncSetAttribute": [ctypes.c_void_p, ctypes.c_int, ctypes.c_int],
     "cuFuncGetAttribute": [_P(ctypes.c_int), ctypes.c_int, ctypes.c_void_p],
     "cuFuncGetParamInfo": [ctypes.c_void_p, ctypes.c_size_t, _P(ctypes.c_size_t), _P(ctypes.c_size_t)],
+    "cuFuncGetParamCount": [ctypes.c_void_p, _P(ctypes.c_size_t)],
     "cuLaunchKernel": [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p, _P(ctypes.c_void_p), _P(ctypes.c_void_p)],
     "cuLaunchKernelEx": [_P(CUlaunchConfig), ctypes.c_void_p, _P(ctypes.c_void_p), _P(ctypes.c_void_p)],
     "cuTensorMapEncodeTiled": [
@@ -349,7 +350,13 @@ class CudaDriver:
             return None
         out = []
         off, size = ctypes.c_size_t(), ctypes.c_size_t()
-        for i in range(4096):
+        # With cuFuncGetParamCount (newer drivers) no call fails on purpose; otherwise the count is where
+        # cuFuncGetParamInfo starts failing, which compute-sanitizer lists as a (harmless) API error.
+        limit, count = 4096, ctypes.c_size_t()
+        get_count = self._fns.get("cuFuncGetParamCount")
+        if get_count is not None and get_count(ctypes.c_void_p(func), ctypes.byref(count)) == CUDA_SUCCESS:
+            limit = count.value
+        for i in range(limit):
             rc = fn(ctypes.c_void_p(func), i, ctypes.byref(off), ctypes.byref(size))
             if rc != CUDA_SUCCESS:
                 # Index 0 failing means the driver (or a tool intercepting it, such as

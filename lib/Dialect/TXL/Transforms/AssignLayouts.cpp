@@ -27,6 +27,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpDefinition.h"
+#include "txl/Dialect/TXL/IR/LinearLayout.h"
 #include "txl/Dialect/TXL/IR/TXLOps.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
@@ -337,9 +338,31 @@ struct AssignLayoutsPass : txl::impl::TXLAssignLayoutsBase<AssignLayoutsPass> {
                                 "helper functions first)";
           return signalPassFailure();
         }
-      if (failed(LayoutAssigner(func, numWarps).run()))
+      if (failed(LayoutAssigner(func, numWarps).run()) || failed(checkDistributable(func)))
         return signalPassFailure();
     }
+  }
+
+  /// Every register tile must map onto registers, lanes and warps (a
+  /// LinearLayout). Otherwise the lowering stages could only fail without
+  /// saying why (e.g. a 64 x 192 tile: dimensions must be powers of two), so
+  /// report the first op that produces such a tile, at its source location.
+  static LogicalResult checkDistributable(func::FuncOp func) {
+    WalkResult result = func.walk([](Operation *op) {
+      for (Value v : op->getResults()) {
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type || !type.getEncoding())
+          continue;
+        std::string why;
+        if (succeeded(LinearLayout::get(type.getShape(), type.getEncoding(), &why)))
+          continue;
+        op->emitOpError() << "produces the register tile " << type
+                          << ", which cannot be distributed over the threads: " << why;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 };
 
