@@ -38,10 +38,10 @@ def run(kernel, name, a, b, c, sms):
     kernel[grid_for(name, M, N, sms)](a, b, c, M, N, K)
 
 
-def check(kernel, name, M, N, K, sms):
+def check(kernel, name, M, N, K, sms, scale=1.0):
     torch.manual_seed(M * 7 + N * 3 + K)
-    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
+    a = (torch.randn(M, K, device="cuda") * scale).to(torch.bfloat16)
+    b = (torch.randn(N, K, device="cuda") * scale).to(torch.bfloat16)
     c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
     run(kernel, name, a, b, c, sms)
     torch.cuda.synchronize()
@@ -77,8 +77,9 @@ def main():
     args = ap.parse_args()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     print(f"device: {torch.cuda.get_device_name(0)} ({sms} SMs), torch {torch.__version__}")
-    check_sizes = [(128, 128, 64), (128, 256, 256), (256, 512, 192), (1000, 1000, 1000), (257, 264, 72),
-                   (1024, 768, 4096)]
+    # (M, N, K, input scale): tile multiples and not, and one large-magnitude row (|a|, |b| ~ 100).
+    check_sizes = [(128, 128, 64, 1.0), (128, 256, 256, 1.0), (256, 512, 192, 1.0), (1000, 1000, 1000, 1.0),
+                   (257, 264, 72, 1.0), (1024, 768, 4096, 1.0), (333, 520, 1000, 100.0)]
     bench_sizes = [(4096, 4096, 4096), (8192, 8192, 1024), (8192, 8192, 8192)]
     failures = 0
     for name in args.names.split(","):
@@ -90,14 +91,15 @@ def main():
         kernel = load_kernel(path)
         print(f"\n== {name}")
         ok_all = True
-        for M, N, K in check_sizes:
+        for M, N, K, scale in check_sizes:
             try:
-                ok, rel = check(kernel, name, M, N, K, sms)
+                ok, rel = check(kernel, name, M, N, K, sms, scale)
             except Exception as ex:  # a launch error is a failure of this row, not of the run
                 ok, rel = False, float("nan")
                 print(f"  {M}x{N}x{K}: ERROR {type(ex).__name__}: {ex}")
             ok_all &= ok
-            print(f"  check {M:5d}x{N:5d}x{K:5d}: {'PASS' if ok else 'FAIL'} (rel err {rel:.2e})")
+            print(f"  check {M:5d}x{N:5d}x{K:5d}{'' if scale == 1 else f' |x|~{scale:g}'}: "
+                  f"{'PASS' if ok else 'FAIL'} (rel err {rel:.2e})")
         if not ok_all:
             failures += 1
             continue
