@@ -64,18 +64,19 @@ def check(kernel, D, causal, B, H, N, magnitude=1.0):
 
 
 def time_ms(fn, iters=20):
+    """Median GPU time of one call: calls are queued back to back (no synchronisation between them, as in
+    triton.testing.do_bench), so the host's launch overhead overlaps the previous call instead of being timed."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
-    ts = []
-    for _ in range(iters):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
+    for a, b in events:
         a.record()
         fn()
         b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    return sorted(ts)[len(ts) // 2]
+    torch.cuda.synchronize()
+    ts = sorted(a.elapsed_time(b) for a, b in events)
+    return ts[len(ts) // 2]
 
 
 def main():
