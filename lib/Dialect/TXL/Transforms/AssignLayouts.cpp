@@ -338,9 +338,27 @@ struct AssignLayoutsPass : txl::impl::TXLAssignLayoutsBase<AssignLayoutsPass> {
                                 "helper functions first)";
           return signalPassFailure();
         }
-      if (failed(LayoutAssigner(func, numWarps).run()) || failed(checkDistributable(func)))
+      if (failed(checkRanks(func)) || failed(LayoutAssigner(func, numWarps).run()) ||
+          failed(checkDistributable(func)))
         return signalPassFailure();
     }
+  }
+
+  /// Register tiles have rank 1 or more: a rank-0 tensor (`tensor<f32>`) has
+  /// no dimension to distribute (found by the fuzzer: it crashed the layout
+  /// builder).
+  static LogicalResult checkRanks(func::FuncOp func) {
+    WalkResult result = func.walk([](Operation *op) {
+      for (Value v : op->getResults())
+        if (auto type = dyn_cast<RankedTensorType>(v.getType()); type && type.getRank() == 0) {
+          op->emitOpError() << "produces " << type
+                            << ", a rank-0 tensor, which is not a register tile; use a scalar "
+                            << type.getElementType() << " instead";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 
   /// Every register tile must map onto registers, lanes and warps (a

@@ -28,3 +28,15 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A rank-0 tensor is not a register tile (a fuzzer find: it crashed the
+// default-layout builder).
+module attributes {txl.target = "sm_90a"} {
+  func.func @rank_zero() attributes {txl.kernel, txl.num_warps = 4 : i32} {
+    // expected-error @+1 {{'arith.constant' op produces 'tensor<f32>', a rank-0 tensor, which is not a register tile; use a scalar 'f32' instead}}
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return
+  }
+}
