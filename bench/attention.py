@@ -206,7 +206,7 @@ def run(args):
         for dt, D, c in specs():
             if (dt, D, c) not in used:
                 continue
-            fn = A.get_tuner(kern, D).fn
+            fn = A.get_tuner(kern, D, c).fn
             fn.cache.clear()  # drop the in-memory specialisations: measure the disk cache
             t = time.time()
             try:

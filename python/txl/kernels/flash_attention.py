@@ -7,150 +7,231 @@ Q, O are (B * H * N_PAD, HEAD_DIM) row-major tensors behind TMA descriptors, K, 
 with H = H_KV * H_Q_PER_KV (GQA: query head off_hz reads kv head off_hz // H_Q_PER_KV); M is (B * H, N_PAD) f32.
 N_PAD is a positive multiple of BLOCK_M and BLOCK_N (the API pads with zero rows); N_CTX <= N_PAD is the real
 sequence length: with EVEN_N=False the last KV tile masks keys >= N_CTX, and query rows >= N_CTX compute on zeros
-(the API slices them away).
+(the API slices them away). BH = batch * heads.
 
-Grid (N_PAD / BLOCK_M, B * H); num_warps=4, num_warpgroups=3:
-  WG0       producer (setmaxnreg.dec 24): TMA-loads the two Q halves once, then streams K and V through
-            NUM_STAGES-deep rings guarded by full (count 1 + bytes) / empty (count 256) mbarriers.
+Work is split in tiles (query block of BLOCK_M rows, head), query block fastest; a CTA runs tiles
+pid, pid + #CTAs, ... where pid = program_id(0) + program_id(1) * num_programs(0). Grid (N_PAD / BLOCK_M, BH): one
+tile per CTA. PERSISTENT grid (min(#SMs, tiles), 1): one CTA per SM walks over tiles, so the producer loads the
+next tile's Q and K/V while the consumers finish the previous one (its last PV and epilogue).
+num_warps=4, num_warpgroups=3:
+  WG0       producer (setmaxnreg.dec 24): per tile, TMA-loads the two Q halves once the consumers released them
+            (q_empty, 128 arrivals each), then streams K and V through NUM_STAGES-deep rings guarded by full
+            (count 1 + bytes) / empty (count 256) mbarriers; the ring position carries over from tile to tile.
   WG1, WG2  consumers (setmaxnreg.inc 240), BLOCK_M / 2 query rows each. FA3 overlap: the first S = Q K^T and
             its softmax are peeled; each iteration issues S_j and O += P_{j-1} V_{j-1} back to back, waits for S_j
             only (dot_wait 1), runs softmax on it while the PV wgmma runs, then dot_wait 0. Named barriers 8/9
-            (256 threads) make the two consumers take turns on the tensor cores (ping-pong); WG2 pre-arrives on 8
-            (FA3's form). S * scale - m is one fma, exp2 is the flush-to-zero ex2 (tl.exp2 lowers with `afn`),
-            and the epilogue takes one reciprocal per row.
-  The O tile is staged in the consumer's own Q half (Q is dead after its last S GEMM), which keeps shared memory
-  at Q + NUM_STAGES * (K + V): 192 KB for HEAD_DIM 128 with 3 stages plus Q, 192 KB for HEAD_DIM 256 with
-  BLOCK_N 64 and 2 stages.
-CAUSAL: a block visits KV tiles 0 .. (start_m + 1) * BLOCK_M / BLOCK_N - 1 only, masks the tiles that reach the
-diagonal, and blocks are scheduled heaviest first.
+            (256 threads) make the two consumers take turns on the tensor cores (ping-pong), balanced per tile: WG2
+            pre-arrives on 8 at the start of a tile (FA3's form), WG1 consumes the extra arrival at its end. S *
+            scale - m is one fma, exp2 is the flush-to-zero ex2 (tl.exp2 lowers with `afn`), and the epilogue takes
+            one reciprocal per row. The last V stage of a tile is released too (the next tile refills it).
+  O is staged through shared memory for its TMA store: in the consumer's own Q half when not PERSISTENT (Q is dead
+  after its last S GEMM; this keeps shared memory at Q + NUM_STAGES * (K + V), so HEAD_DIM 128 fits 3 stages), in
+  separate buffers when PERSISTENT (the next tile's Q may already be landing).
+CAUSAL (not PERSISTENT: with the tile loop the causal consumer spills 108 bytes at HEAD_DIM 128): a tile visits KV
+tiles 0 .. (start_m + 1) * BLOCK_M / BLOCK_N - 1 only, masks the tiles that reach the diagonal, and query blocks are
+taken heaviest first.
 """
 
 import txl
 import txl.language as tl
 
-
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _produce, _softmax_step
+from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _softmax_step
 
 
-@txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
-def flash_attention(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD,
+@txl.jit
+def _tile(t, n_m, N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    # Tile t -> (head, query block, KV tiles to visit). Causal: query blocks heaviest first, KV tiles up to the
+    # diagonal.
+    off_hz = t // n_m
+    if CAUSAL:
+        start_m = n_m - 1 - t % n_m
+        n_tiles = (start_m * BLOCK_M + BLOCK_M) // BLOCK_N
+    else:
+        start_m = t % n_m
+        n_tiles = tl.cdiv(N_CTX, BLOCK_N)
+    return off_hz, start_m, n_tiles
+
+
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD", "BH"])
+def flash_attention(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD, BH,
                     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                     NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
-                    H_Q_PER_KV: tl.constexpr):
+                    H_Q_PER_KV: tl.constexpr, PERSISTENT: tl.constexpr):
     tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
     tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
+    tl.static_assert(not (PERSISTENT and CAUSAL), "PERSISTENT is non-causal only (the causal tile loop spills)")
     HALF_M: tl.constexpr = BLOCK_M // 2
-    Q_BYTES: tl.constexpr = HALF_M * HEAD_DIM * 2  # bf16 / fp16
+    Q_BYTES: tl.constexpr = HALF_M * HEAD_DIM * 2
     KV_BYTES: tl.constexpr = BLOCK_N * HEAD_DIM * 2
     dtype = desc_q.dtype
 
-    if CAUSAL:
-        start_m = tl.num_programs(0) - 1 - tl.program_id(0)  # heaviest blocks (most KV tiles) first
-    else:
-        start_m = tl.program_id(0)
-    off_hz = tl.program_id(1)
-    off_y = off_hz * N_PAD  # first row of this (batch, head) in Q, O, M
-    off_kv = (off_hz // H_Q_PER_KV) * N_PAD  # first row of its kv head in K, V
-    q_rows = start_m * BLOCK_M
-    qo_y = off_y + q_rows
-    if CAUSAL:
-        n_tiles = (q_rows + BLOCK_M) // BLOCK_N  # KV tiles left of and on the diagonal
-    else:
-        n_tiles = tl.cdiv(N_CTX, BLOCK_N)
+    n_m = N_PAD // BLOCK_M  # query blocks per head
+    num_tiles = n_m * BH
+    first = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
+    step = tl.num_programs(0) * tl.num_programs(1)
 
-    bQ = txl.smem_alloc([HALF_M, HEAD_DIM], dtype, num_stages=2)  # [0]: WG1's rows, [1]: WG2's; then their O
+    bQ = txl.smem_alloc([HALF_M, HEAD_DIM], dtype, num_stages=2)  # [0]: WG1's rows, [1]: WG2's
+    if PERSISTENT:
+        bO = txl.smem_alloc([HALF_M, HEAD_DIM], dtype, num_stages=2)
+    else:
+        bO = bQ
     bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
     bV = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
     q_full = txl.mbar_alloc(1, num_stages=2)
+    q_empty = txl.mbar_alloc(128, num_stages=2)
     k_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
     v_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
     k_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
     v_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
 
-    # ---- WG0: TMA producer.
+    # ---- WG0: TMA producer over every tile of this CTA. The first pass over the rings (and q_empty) does not
+    # block: parities start at 1.
     if txl.is_warpgroup([0]):
         txl.reg_dealloc(24)
-        _produce(bQ, bK, bV, q_full, k_full, v_full, k_empty, v_empty, desc_q, desc_k, desc_v, qo_y, off_kv, n_tiles,
-                 HALF_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES)
+        if PERSISTENT:
+            qphase, s, phase = 1, 0, 1
+            for t in range(first, num_tiles, step):
+                qphase, s, phase = _producer_tile(
+                    t, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_q, desc_k, desc_v,
+                    N_CTX, N_PAD, qphase, s, phase, HALF_M, BLOCK_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES, CAUSAL,
+                    H_Q_PER_KV)
+        else:  # one tile: no loop (its loop-carried state would cost the consumers registers)
+            _producer_tile(first, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_q, desc_k,
+                           desc_v, N_CTX, N_PAD, 1, 0, 1, HALF_M, BLOCK_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES,
+                           CAUSAL, H_Q_PER_KV)
 
-    # ---- WG1, WG2: consumers, HALF_M query rows each.
+    # ---- WG1, WG2: consumers, HALF_M query rows of every tile each.
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(240)
         if txl.is_warpgroup([1]):
             qi = 0
             row0 = 0
         else:
-            txl.bar_arrive(8, 256)  # WG2 opens the ping-pong: WG1 issues first (FA3's form)
             qi = 1
             row0 = HALF_M
-        q_row = q_rows + row0  # first query row of this warpgroup within the head
         q = txl.get_buffer(bQ, qi)
-        txl.mbar_wait(txl.get_buffer(q_full, qi), 0)
+        o_tile = txl.get_buffer(bO, qi)
         qk_scale = sm_scale * 1.44269504  # exp(x * sm_scale) = exp2(x * sm_scale * log2(e))
+        if PERSISTENT:
+            qphase, sk, phk, sv, phv = 0, 0, 0, 0, 0  # Q parity and K/V ring positions, carried over tiles
+            for t in range(first, num_tiles, step):
+                qphase, sk, phk, sv, phv = _consumer_tile(
+                    t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_o, M,
+                    qk_scale, N_CTX, N_PAD, qphase, sk, phk, sv, phv, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES,
+                    CAUSAL, EVEN_N)
+        else:
+            _consumer_tile(first, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty,
+                           desc_o, M, qk_scale, N_CTX, N_PAD, 0, 0, 0, 0, 0, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N,
+                           NUM_STAGES, CAUSAL, EVEN_N)
 
-        # Peeled tile 0 (K stage 0, parity 0): S0 and its softmax.
-        txl.mbar_wait(txl.get_buffer(k_full, 0), 0)
-        qk = tl.dot(q, txl.get_buffer(bK, 0).T)
-        txl.dot_wait(0)
-        txl.mbar_arrive(txl.get_buffer(k_empty, 0))
-        if CAUSAL or not EVEN_N:
-            qk = _mask_tile(qk, 0, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
-        m_i = tl.max(qk, 1) * qk_scale
-        p = tl.exp2(tl.fma(qk, qk_scale, -m_i[:, None]))
-        l_i = tl.sum(p, 1)
-        p_lo = p.to(dtype)
 
-        # Main loop, tiles j = 1 .. n-1: K of tile j, V of tile j - 1.
-        acc = tl.zeros([HALF_M, HEAD_DIM], tl.float32)
-        sk = 1 % NUM_STAGES
-        phk = 1 if NUM_STAGES == 1 else 0
-        sv = 0
-        phv = 0
-        for j in range(1, n_tiles):
-            txl.mbar_wait(txl.get_buffer(k_full, sk), phk)
-            if txl.is_warpgroup([1]):  # wait for this warpgroup's turn on the tensor cores
-                txl.bar_wait(8, 256)
-            else:
-                txl.bar_wait(9, 256)
-            qk = tl.dot(q, txl.get_buffer(bK, sk).T)
-            txl.mbar_wait(txl.get_buffer(v_full, sv), phv)
-            acc = tl.dot(p_lo, txl.get_buffer(bV, sv), acc)
-            txl.dot_wait(1)  # S_j retired, PV may still run
-            txl.mbar_arrive(txl.get_buffer(k_empty, sk))
-            if txl.is_warpgroup([1]):
-                txl.bar_arrive(9, 256)
-            else:
-                txl.bar_arrive(8, 256)
-            if CAUSAL or not EVEN_N:
-                qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
-            # Online softmax of S_j while the PV wgmma runs.
-            p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
-            p_lo = p.to(dtype)
-            txl.dot_wait(0)  # PV of tile j - 1 retired: V_{j-1} can be refilled
-            txl.mbar_arrive(txl.get_buffer(v_empty, sv))
-            acc = acc * alpha[:, None]
-            m_i = m_new
-            sk, phk = _advance(sk, phk, NUM_STAGES)
-            sv, phv = _advance(sv, phv, NUM_STAGES)
+@txl.jit
+def _producer_tile(t, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_q, desc_k, desc_v,
+                   N_CTX, N_PAD, qphase, s, phase, HALF_M: tl.constexpr, BLOCK_M: tl.constexpr,
+                   BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, Q_BYTES: tl.constexpr, KV_BYTES: tl.constexpr,
+                   CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr):
+    # Q halves of tile t once the consumers released them, then its K and V tiles through the rings.
+    off_hz, start_m, n_tiles = _tile(t, n_m, N_CTX, BLOCK_M, BLOCK_N, CAUSAL)
+    qo_y = off_hz * N_PAD + start_m * BLOCK_M
+    off_kv = (off_hz // H_Q_PER_KV) * N_PAD
+    for h in tl.static_range(2):
+        txl.mbar_wait(txl.get_buffer(q_empty, h), qphase)
+        qb = txl.get_buffer(q_full, h)
+        txl.mbar_expect(qb, Q_BYTES)
+        txl.tma_load(txl.get_buffer(bQ, h), desc_q, [qo_y + h * HALF_M, 0], qb)
+    for j in range(0, n_tiles):
+        kv_y = off_kv + j * BLOCK_N
+        txl.mbar_wait(txl.get_buffer(k_empty, s), phase)
+        kf = txl.get_buffer(k_full, s)
+        txl.mbar_expect(kf, KV_BYTES)
+        txl.tma_load(txl.get_buffer(bK, s), desc_k, [kv_y, 0], kf)
+        txl.mbar_wait(txl.get_buffer(v_empty, s), phase)
+        vf = txl.get_buffer(v_full, s)
+        txl.mbar_expect(vf, KV_BYTES)
+        txl.tma_load(txl.get_buffer(bV, s), desc_v, [kv_y, 0], vf)
+        s, phase = _advance(s, phase, NUM_STAGES)
+    return qphase ^ 1, s, phase
 
-        # Last PV. Nobody waits for this V stage to be released.
+
+@txl.jit
+def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_o, M,
+                   qk_scale, N_CTX, N_PAD, qphase, sk, phk, sv, phv, HALF_M: tl.constexpr, HEAD_DIM: tl.constexpr,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr,
+                   EVEN_N: tl.constexpr):
+    # One consumer warpgroup's HALF_M rows of tile t; returns the Q parity and K/V ring positions for the next.
+    off_hz, start_m, n_tiles = _tile(t, n_m, N_CTX, BLOCK_M, BLOCK_N, CAUSAL)
+    off_y = off_hz * N_PAD
+    q_row = start_m * BLOCK_M + row0  # first query row of this warpgroup within the head
+    if txl.is_warpgroup([2]):
+        txl.bar_arrive(8, 256)  # WG2 opens this tile's ping-pong: WG1 issues first (FA3's form)
+    txl.mbar_wait(txl.get_buffer(q_full, qi), qphase)
+
+    # Peeled KV tile 0: S0 and its softmax.
+    txl.mbar_wait(txl.get_buffer(k_full, sk), phk)
+    qk = tl.dot(q, txl.get_buffer(bK, sk).T)
+    txl.dot_wait(0)
+    txl.mbar_arrive(txl.get_buffer(k_empty, sk))
+    if n_tiles == 1:
+        txl.mbar_arrive(txl.get_buffer(q_empty, qi))  # Q's last S GEMM retired
+    sk, phk = _advance(sk, phk, NUM_STAGES)
+    if CAUSAL or not EVEN_N:
+        qk = _mask_tile(qk, 0, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
+    m_i = tl.max(qk, 1) * qk_scale
+    p = tl.exp2(tl.fma(qk, qk_scale, -m_i[:, None]))
+    l_i = tl.sum(p, 1)
+    p_lo = p.to(q.dtype)
+
+    # KV tiles j = 1 .. n-1: S_j of K tile j while PV of tile j - 1 runs.
+    acc = tl.zeros([HALF_M, HEAD_DIM], tl.float32)
+    for j in range(1, n_tiles):
+        txl.mbar_wait(txl.get_buffer(k_full, sk), phk)
+        if txl.is_warpgroup([1]):  # wait for this warpgroup's turn on the tensor cores
+            txl.bar_wait(8, 256)
+        else:
+            txl.bar_wait(9, 256)
+        qk = tl.dot(q, txl.get_buffer(bK, sk).T)
         txl.mbar_wait(txl.get_buffer(v_full, sv), phv)
         acc = tl.dot(p_lo, txl.get_buffer(bV, sv), acc)
-        txl.dot_wait(0)
+        txl.dot_wait(1)  # S_j retired, PV may still run
+        txl.mbar_arrive(txl.get_buffer(k_empty, sk))
+        if j == n_tiles - 1:
+            txl.mbar_arrive(txl.get_buffer(q_empty, qi))  # Q's last S GEMM retired
         if txl.is_warpgroup([1]):
-            txl.bar_wait(8, 256)  # consume WG2's last arrival on barrier 8
+            txl.bar_arrive(9, 256)
+        else:
+            txl.bar_arrive(8, 256)
+        if CAUSAL or not EVEN_N:
+            qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
+        # Online softmax of S_j while the PV wgmma runs.
+        p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
+        p_lo = p.to(q.dtype)
+        txl.dot_wait(0)  # PV of tile j - 1 retired: V_{j-1} can be refilled
+        txl.mbar_arrive(txl.get_buffer(v_empty, sv))
+        acc = acc * alpha[:, None]
+        m_i = m_new
+        sk, phk = _advance(sk, phk, NUM_STAGES)
+        sv, phv = _advance(sv, phv, NUM_STAGES)
 
-        # Epilogue: O / l (one reciprocal per row), M = m + log2(l).
-        _epilogue(acc, m_i, l_i, M, off_y, q_row, q, desc_o, qo_y + row0, HALF_M)
-
+    # Last PV; its V stage is released too (the producer refills it for the next tile).
+    txl.mbar_wait(txl.get_buffer(v_full, sv), phv)
+    acc = tl.dot(p_lo, txl.get_buffer(bV, sv), acc)
+    txl.dot_wait(0)
+    txl.mbar_arrive(txl.get_buffer(v_empty, sv))
+    sv, phv = _advance(sv, phv, NUM_STAGES)
+    if txl.is_warpgroup([1]):
+        txl.bar_wait(8, 256)  # consume WG2's last arrival on barrier 8 of this tile
+    _epilogue(acc, m_i, l_i, M, off_y, q_row, o_tile, desc_o, off_y + q_row, HALF_M)
+    return qphase ^ 1, sk, phk, sv, phv
 
 def signature(head_dim=128, block_m=128, block_n=128, dtype="bf16"):
-    return _common.signature(head_dim, block_m // 2, block_n, dtype)
+    return dict(_common.signature(head_dim, block_m // 2, block_n, dtype), BH="i32")
 
 
-def constexprs(head_dim=128, causal=False, block_m=128, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1):
-    return _common.constexprs(head_dim, causal, block_m, block_n, num_stages, even_n, h_q_per_kv)
+def constexprs(head_dim=128, causal=False, block_m=128, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1,
+               persistent=False):
+    return dict(_common.constexprs(head_dim, causal, block_m, block_n, num_stages, even_n, h_q_per_kv),
+                PERSISTENT=persistent)
 
 
 SIGNATURE = signature()

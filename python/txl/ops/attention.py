@@ -7,9 +7,10 @@
   than q (GQA/MQA: H must be a multiple of H_KV; query head h reads kv head h // (H // H_KV)).
 * Any N >= 1: when N is not a multiple of 128 the inputs are copied into zero-padded buffers (N_PAD rows per head);
   the kernels mask the padded keys and the padded query rows are sliced away.
-* ``kernel``: "fa3" (``flash_attention.py``: producer + 2 consumers, ping-pong, intra-warpgroup overlap), "pingpong"
+* ``kernel``: "fa3" (``flash_attention.py``: producer + 2 consumers, ping-pong, intra-warpgroup overlap, one CTA per
+  tile or persistent), "pingpong"
   (``flash_attention_pingpong.py``), "ws" (``flash_attention_ws.py``), "1wg" (``flash_attention_1wg.py``).
-* Each (kernel, head dim) is autotuned (``txl.autotune``) over a few (BLOCK_N, NUM_STAGES) configs, keyed on
+* Each (kernel, head dim) is autotuned (``txl.autotune``) over a few (BLOCK_N, NUM_STAGES[, PERSISTENT]) configs, keyed on
   (N bucket, D, causal, dtype); the choice is kept in the kernel cache directory.
 * Forward only: the result is an autograd node whose backward raises NotImplementedError.
 
@@ -26,12 +27,15 @@ BLOCK = 128  # N is padded to a multiple of this (every kernel's BLOCK_M and BLO
 HEAD_DIMS = (64, 128, 256)
 DTYPES = ("bfloat16", "float16")
 
-# name -> (module, kernel, BLOCK_M, num_warpgroups, {head_dim: [(BLOCK_N, NUM_STAGES), ...]})
+# name -> (module, kernel, BLOCK_M, num_warpgroups, {head_dim: [(BLOCK_N, NUM_STAGES[, PERSISTENT]), ...]})
 # Shared memory (bytes, bf16/fp16): 3-WG kernels Q 2x(64 x D) (O reuses it) + NUM_STAGES x 2 x (BLOCK_N x D);
 # hd128 with 3 stages is 229488 of the 232448 available; hd256 only fits BLOCK_N 64 with 2 stages (196688).
+# fa3 PERSISTENT stages O in its own 2 x (64 x D): hd128 fits 2 stages, hd256 none.
 _WS_CONFIGS = {64: [(128, 2), (128, 3), (64, 2)], 128: [(128, 2), (128, 3)], 256: [(64, 2)]}
+_FA3_CONFIGS = {64: [(128, 2, False), (128, 3, False), (64, 2, False), (128, 2, True), (128, 3, True)],
+                128: [(128, 2, False), (128, 3, False), (128, 2, True)], 256: [(64, 2, False)]}
 KERNELS = {
-    "fa3": ("txl.kernels.flash_attention", "flash_attention", 128, 3, _WS_CONFIGS),
+    "fa3": ("txl.kernels.flash_attention", "flash_attention", 128, 3, _FA3_CONFIGS),
     "pingpong": ("txl.kernels.flash_attention_pingpong", "flash_attention_pingpong", 128, 3, _WS_CONFIGS),
     "ws": ("txl.kernels.flash_attention_ws", "flash_attention_ws", 128, 3, _WS_CONFIGS),
     "1wg": ("txl.kernels.flash_attention_1wg", "flash_attention_1wg", 64, 1,
@@ -67,9 +71,10 @@ def _make_pre_hook(block_m, block_n, head_dim):
     return hook
 
 
-def get_tuner(kernel, head_dim):
-    """The txl.autotune wrapper of one kernel for one head dim (configs depend on it)."""
-    key = (kernel, head_dim)
+def get_tuner(kernel, head_dim, causal=False):
+    """The txl.autotune wrapper of one kernel for one head dim and masking (configs depend on them: PERSISTENT
+    configs are non-causal only)."""
+    key = (kernel, head_dim, bool(causal))
     t = _tuners.get(key)
     if t is not None:
         return t
@@ -78,8 +83,15 @@ def get_tuner(kernel, head_dim):
 
     mod_name, fn_name, block_m, n_wg, cfgs = KERNELS[kernel]
     fn = getattr(importlib.import_module(mod_name), fn_name)
-    configs = [txl.Config({"BLOCK_M": block_m, "BLOCK_N": bn, "NUM_STAGES": ns}, num_warps=4, num_warpgroups=n_wg,
-                          pre_hook=_make_pre_hook(block_m, bn, head_dim)) for bn, ns in cfgs[head_dim]]
+    configs = []
+    for cfg in cfgs[head_dim]:
+        if causal and len(cfg) > 2 and cfg[2]:
+            continue
+        bn, ns = cfg[:2]
+        kw = {"BLOCK_M": block_m, "BLOCK_N": bn, "NUM_STAGES": ns}
+        if len(cfg) > 2:
+            kw["PERSISTENT"] = cfg[2]
+        configs.append(txl.Config(kw, num_warps=4, num_warpgroups=n_wg, pre_hook=_make_pre_hook(block_m, bn, head_dim)))
 
     class _AttentionTuner(Autotuner):
         def _key_of(self, nargs):  # (N bucket, D, causal, dtype)
@@ -91,14 +103,34 @@ def get_tuner(kernel, head_dim):
     return t
 
 
-def _launch_args(q2, k2, v2, o2, m, sm_scale, n, n_pad, bh, head_dim, causal, group, block_m):
-    """(grid, args, kwargs) of one launch on flattened (rows, D) tensors."""
+def _num_sms():
+    """Multiprocessors of the current GPU (132 on the H100) for persistent grids; 132 without torch/a GPU
+    (precompiling: the grid does not change the compiled kernel)."""
+    try:
+        import torch
+
+        return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    except Exception:
+        return 132
+
+
+def _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, n, n_pad, bh, head_dim, causal, group):
+    """(grid, args, kwargs) of one launch of ``kernel`` on flattened (rows, D) tensors."""
     import txl
 
+    block_m = KERNELS[kernel][2]
     descs = [txl.TensorDescriptor(t, block_shape=[block_m, head_dim]) for t in (q2, k2, v2, o2)]
     args = tuple(descs) + (m, float(sm_scale), int(n), int(n_pad))
+    if kernel == "fa3":
+        args += (int(bh),)
     kwargs = dict(HEAD_DIM=head_dim, CAUSAL=bool(causal), EVEN_N=(n == n_pad), H_Q_PER_KV=int(group))
-    grid = lambda meta: (n_pad // meta["BLOCK_M"], bh)  # noqa: E731
+
+    def grid(meta):
+        tiles = n_pad // meta["BLOCK_M"] * bh
+        if meta.get("PERSISTENT"):
+            return (min(_num_sms(), tiles), 1)
+        return (n_pad // meta["BLOCK_M"], bh)
+
     return grid, args, kwargs
 
 
@@ -182,9 +214,8 @@ def _forward(q, k, v, causal, sm_scale, kernel):
         q2, k2, v2 = (_flat(torch, t, n_pad) for t in (q, k, v))
         o2 = torch.empty((B * H * n_pad, D), dtype=q.dtype, device=q.device)
         m = torch.empty((B * H, n_pad), dtype=torch.float32, device=q.device)
-        grid, args, kwargs = _launch_args(q2, k2, v2, o2, m, sm_scale, N, n_pad, B * H, D, causal, H // Hk,
-                                          KERNELS[kernel][2])
-        get_tuner(kernel, D)[grid](*args, **kwargs)
+        grid, args, kwargs = _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, N, n_pad, B * H, D, causal, H // Hk)
+        get_tuner(kernel, D, causal)[grid](*args, **kwargs)
     o = o2.view(B, H, n_pad, D)[:, :, :N]
     lse = (m.view(B, H, n_pad)[:, :, :N] * math.log(2.0))  # base-2 M -> natural log
     return o, lse
@@ -239,6 +270,6 @@ def precompile(kernel, head_dim, causal, dtype="bfloat16", n=4096, heads=2, kv_h
     q2, o2 = (MetaTensor((heads * n_pad, head_dim), dtype) for _ in range(2))
     k2, v2 = (MetaTensor((kv_heads * n_pad, head_dim), dtype) for _ in range(2))
     m = MetaTensor((heads, n_pad), "float32")
-    grid, args, kwargs = _launch_args(q2, k2, v2, o2, m, 1.0 / math.sqrt(head_dim), n, n_pad, heads, head_dim,
-                                      causal, heads // kv_heads, KERNELS[kernel][2])
-    return get_tuner(kernel, head_dim).warmup(*args, grid=grid, **kwargs)
+    grid, args, kwargs = _launch_args(kernel, q2, k2, v2, o2, m, 1.0 / math.sqrt(head_dim), n, n_pad, heads,
+                                      head_dim, causal, heads // kv_heads)
+    return get_tuner(kernel, head_dim, causal).warmup(*args, grid=grid, **kwargs)

@@ -56,19 +56,35 @@ def test_gemm_ws_matches_the_example_structure():
 def test_flash_attention(head_dim, causal):
     text = ir_of(fa.flash_attention, fa.signature(head_dim), fa.constexprs(head_dim, causal), **fa.OPTIONS)
     check(text, r"txl.num_warps = 12 : i32", r"txl.is_warpgroup \[0\]", r"txl.reg_dealloc 24",
-          r"txl.mbar_expect .*, %d" % (64 * head_dim * 2), r"txl.tma_load %desc_q",
+          r"txl.mbar_wait", r"txl.mbar_expect .*, %d" % (64 * head_dim * 2), r"txl.tma_load %desc_q",
           r"txl.mbar_expect .*, %d" % (128 * head_dim * 2), r"txl.tma_load %desc_k", r"txl.tma_load %desc_v",
-          r"txl.is_warpgroup \[1, 2\]", r"txl.reg_alloc 240", r"txl.is_warpgroup \[1\]",
-          r"\} else \{", r"txl.bar_arrive 8, 256",  # WG2 pre-arrives (FA3's form)
+          r"txl.is_warpgroup \[1, 2\]", r"txl.reg_alloc 240",
+          r"txl.is_warpgroup \[2\]", r"txl.bar_arrive 8, 256",  # WG2 pre-arrives per tile (FA3's form)
           r"txl.dot %q, .* \{async\}", r"txl.dot_wait 0, ", r"math.fma", r"math.exp2 .* fastmath<afn>",
           r"scf.for", r"txl.bar_wait 8, 256", r"txl.bar_wait 9, 256", r"txl.dot %q, .* \{async\}",
           r"txl.dot %p_lo_\d+, .* \{async\}", r"txl.dot_wait 1, %qk_\d+", r"txl.bar_arrive 9, 256",
           r"txl.bar_arrive 8, 256", r"math.fma", r"math.exp2 .* fastmath<afn>", r"txl.dot_wait 0, %acc_\d+",
-          r"txl.dot %p_lo_\d+, .* \{async\}", r"txl.dot_wait 0",
-          r"math.log2", r"arith.divf .* tensor<64xf32>", r"txl.store", r"txl.smem_store", r"txl.fence_proxy_async",
-          r"txl.tma_store", r"txl.tma_store_wait 0")
+          r"txl.dot %p_lo_\d+, .* \{async\}", r"txl.dot_wait 0", r"txl.mbar_arrive",  # the last V is released
+          r"txl.bar_wait 8, 256", r"math.log2", r"arith.divf .* tensor<64xf32>", r"txl.store", r"txl.smem_store",
+          r"txl.fence_proxy_async", r"txl.tma_store", r"txl.tma_store_wait 0")
     if causal:
-        check(text, r"txl.num_programs 0", r"arith.constant dense<0xFF800000>", r"arith.select")
+        check(text, r"arith.constant dense<0xFF800000>", r"arith.select")
+    verify(text)
+    ptx, err = compile_ptx(text, emit="cubin")
+    assert "wgmma.mma_async" in ptx
+    _no_spills(err)
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_flash_attention_persistent(head_dim):
+    # PERSISTENT: both roles loop over this CTA's tiles, carrying the Q parity and the K/V ring positions; O has
+    # its own staging buffers (the next Q may land meanwhile).
+    cx = fa.constexprs(head_dim, persistent=True)
+    text = ir_of(fa.flash_attention, fa.signature(head_dim), cx, **fa.OPTIONS)
+    check(text, r"%bQ = txl.smem_alloc", r"%bO = txl.smem_alloc", r"txl.is_warpgroup \[0\]",
+          r"scf.for %t = %first to %num_tiles step %step iter_args\(%qphase_\d+ = %c1, %s_\d+ = %c0, %phase_\d+ = %c1\)",
+          r"txl.tma_load %desc_q", r"txl.tma_load %desc_k", r"txl.is_warpgroup \[1, 2\]",
+          r"scf.for %t_\d+ = %first to %num_tiles step %step", r"txl.smem_store .*, %o_tile", r"txl.tma_store %o_tile")
     verify(text)
     ptx, err = compile_ptx(text, emit="cubin")
     assert "wgmma.mma_async" in ptx

@@ -85,20 +85,24 @@ def _variants():
     out = []
     for kern, (mod, name, bm, nwg, cfgs) in A.KERNELS.items():
         for d, lst in cfgs.items():
-            for bn, ns in lst:
-                out.append((kern, d, bn, ns))
+            for cfg in lst:
+                out.append((kern, d) + tuple(cfg[:2]) + (len(cfg) > 2 and cfg[2],))
     return out
 
 
-@pytest.mark.parametrize("kern,head_dim,block_n,num_stages", _variants())
+@pytest.mark.parametrize("kern,head_dim,block_n,num_stages,persistent", _variants())
 @pytest.mark.parametrize("causal,even_n,dtype,group", [(False, True, "bf16", 1), (True, False, "fp16", 2)])
-def test_kernel_configs_compile(kern, head_dim, block_n, num_stages, causal, even_n, dtype, group):
+def test_kernel_configs_compile(kern, head_dim, block_n, num_stages, persistent, causal, even_n, dtype, group):
     import importlib
 
     mod_name, fn_name, bm, nwg, _ = A.KERNELS[kern]
     mod = importlib.import_module(mod_name)
-    text = ir_of(getattr(mod, fn_name), mod.signature(head_dim, bm, block_n, dtype),
-                 mod.constexprs(head_dim, causal, bm, block_n, num_stages, even_n, group), **mod.OPTIONS)
+    cx = mod.constexprs(head_dim, causal, bm, block_n, num_stages, even_n, group)
+    if persistent:
+        if causal:
+            pytest.skip("PERSISTENT is non-causal only (the kernel static_asserts it)")
+        cx["PERSISTENT"] = True
+    text = ir_of(getattr(mod, fn_name), mod.signature(head_dim, bm, block_n, dtype), cx, **mod.OPTIONS)
     ptx, err = compile_ptx(text, emit="cubin")
     assert "wgmma.mma_async" in ptx
     assert "spill" not in err.lower(), err

@@ -236,7 +236,7 @@ def _gemm_ws(M, N, K):
     return build
 
 
-def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, config=None):
+def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, config=None, sms=None):
     """One launch of a flash-attention kernel of txl/kernels (fa3, pingpong, ws, 1wg), as txl.ops lays it out:
     (B * H * N_PAD, D) rows with N_PAD = N rounded up to 128 (zero-padded; EVEN_N=False masks the padded keys),
     K/V with H_KV heads (GQA), the config's tiles (default: the first autotuning config of txl.ops)."""
@@ -244,7 +244,9 @@ def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, co
 
     H_KV = H_KV or H
     _, _, BM, n_wg, cfgs = A.KERNELS[kernel]
-    BN, NS = config or cfgs[D][0]
+    cfg = config or cfgs[D][0]
+    BN, NS = cfg[:2]
+    persistent = len(cfg) > 2 and cfg[2]
 
     def build(T):
         NP = A.padded_len(N)
@@ -260,6 +262,12 @@ def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, co
         args = (T.desc(q, qbox), T.desc(k, [BN, D]), T.desc(v, [BN, D]), T.desc(o, qbox), m, sm_scale, N, NP)
         kw = dict(HEAD_DIM=D, BLOCK_M=BM, BLOCK_N=BN, NUM_STAGES=NS, CAUSAL=causal, EVEN_N=(N == NP),
                   H_Q_PER_KV=H // H_KV, num_warps=4, num_warpgroups=n_wg)
+        grid = (NP // BM, B * H)
+        if kernel == "fa3":  # takes BH; persistent: fewer CTAs than tiles, each walks over several
+            args += (B * H,)
+            kw["PERSISTENT"] = persistent
+            if persistent:
+                grid = (min(sms or T.num_sms(), NP // BM * B * H), 1)
 
         def heads(t, h):  # (B, H, N, D) float32 view without the padding
             return t.float().view(B, h, NP, D)[:, :, :N]
@@ -278,7 +286,7 @@ def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, co
         def ref_m():  # M = m + log2(l): the row log-sum-exp in base 2
             return scores().logsumexp(-1) / math.log(2)
 
-        return dict(grid=(NP // BM, B * H), args=args, kwargs=kw, out=o.view(B, H, NP, D)[:, :, :N] if
+        return dict(grid=grid, args=args, kwargs=kw, out=o.view(B, H, NP, D)[:, :, :N] if
                     hasattr(o, "view") else o, ref=ref,
                     extra=[("M", m.view(B, H, NP)[:, :, :N] if hasattr(m, "view") else m, ref_m,
                             dict(atol=1e-3, rtol=1e-4))])
@@ -310,6 +318,10 @@ def _attention_cases():
         if kern != "1wg":
             shapes += [("_hd64_bn64_causal", (1, 2, 1000, 64, True), dict(config=(64, 2))),
                        ("_hd128_3stages", (1, 2, 1024, 128, False), dict(config=(128, 3)))]
+        if kern == "fa3":  # persistent (non-causal): 3 CTAs over 16 tiles, padded hd64, GQA on all SMs
+            shapes += [("_persistent", (2, 4, 256, 128, False), dict(config=(128, 2, True), sms=3)),
+                       ("_persistent_n1000_hd64", (1, 2, 1000, 64, False), dict(config=(128, 3, True), sms=3)),
+                       ("_persistent_gqa", (2, 8, 512, 128, False), dict(config=(128, 2, True), H_KV=2))]
         for suffix, (B, H, N, D, causal), kw in shapes:
             out.append(Case(pre + suffix, _attention(B, H, N, D, causal, kern, **kw), mod, fn, tol=tol))
     return out
