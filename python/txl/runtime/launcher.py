@@ -445,7 +445,7 @@ class Kernel:
 
     def _check_signature(self, drv, func):
         """Compare the sidecar's params with the parameter sizes the driver reports for the PTX entry."""
-        info = drv.param_info(func)
+        info = drv.param_info(func, expected=len(self.meta.params))
         if info is None:
             return
         m = self.meta

@@ -533,7 +533,7 @@ class RecordingDriver:
         self.calls.append(("get_function", name))
         return 0x2000
 
-    def param_info(self, func):
+    def param_info(self, func, expected=None):
         return self.param_sizes
 
     def func_attribute(self, func, attr):
