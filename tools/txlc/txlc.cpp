@@ -357,6 +357,16 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     }
   }
 
+  // Code lives in functions: an operation at module level (a fuzzer find:
+  // `txl.async_load_wait` there) would reach LLVM translation with no
+  // function to emit into and crash it.
+  for (Operation &op : module->getBody()->getOperations())
+    if (!isa<SymbolOpInterface>(op)) {
+      op.emitError() << "'" << op.getName()
+                     << "' at module level: operations belong inside a kernel function";
+      return 1;
+    }
+
   // --- The txl pipeline ------------------------------------------------------
   PassManager pm(&ctx, ModuleOp::getOperationName());
   if (failed(applyPassManagerCLOptions(pm)))

@@ -27,6 +27,15 @@
 // RUN: not txlc target100.mlir --arch=sm_90a -o out.ptx 2>&1 | FileCheck %s --check-prefix=MISMATCH
 // MISMATCH: target100.mlir:1:1: error: the module targets sm_100a (txl.target) but --arch=sm_90a was given
 
+// An operation at module level (a fuzzer find: it crashed LLVM translation,
+// which had no function to emit it into), txl or already-lowered NVVM.
+// RUN: not txlc toplevel.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=TOPLEVEL
+// RUN: not test -e out.ptx
+// TOPLEVEL: toplevel.mlir:2:3: error: 'txl.async_load_wait' at module level: operations belong inside a kernel function
+// TOPLEVEL-NOT: Stack dump
+// RUN: not txlc toplevel_nvvm.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=TOPNVVM
+// TOPNVVM: toplevel_nvvm.mlir:2:3: error: 'nvvm.barrier0' at module level
+
 // Driver options.
 // RUN: not txlc ok.mlir --stop-after=NoSuchStage -o out.ptx 2>&1 | FileCheck %s --check-prefix=STAGE
 // STAGE: txlc: error: unknown pipeline stage 'NoSuchStage' for --stop-after; the stages are: {{.*}}SmemAllocs
@@ -103,4 +112,19 @@ llvm.func @k(%p: !llvm.ptr<1>, %x: i32) attributes {nvvm.kernel} {
   %f = builtin.unrealized_conversion_cast %x : i32 to f32
   llvm.store %f, %p : f32, !llvm.ptr<1>
   llvm.return
+}
+
+//--- toplevel.mlir
+module attributes {txl.target = "sm_90a"} {
+  txl.async_load_wait 1
+  func.func @f() attributes {txl.kernel} {
+    return
+  }
+}
+//--- toplevel_nvvm.mlir
+module {
+  nvvm.barrier0
+  llvm.func @f() {
+    llvm.return
+  }
 }
