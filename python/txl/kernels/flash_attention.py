@@ -14,10 +14,10 @@ pid, pid + #CTAs, ... where pid = program_id(0) + program_id(1) * num_programs(0
 tile per CTA. PERSISTENT grid (min(#SMs, tiles), 1): one CTA per SM walks over tiles, so the producer loads the
 next tile's Q and K/V while the consumers finish the previous one (its last PV and epilogue).
 num_warps=4, num_warpgroups=3:
-  WG0       producer (setmaxnreg.dec 24): per tile, TMA-loads the two Q halves once the consumers released them
+  WG0       producer (setmaxnreg.dec to PRODUCER_REGS, 24 by default): per tile, TMA-loads the two Q halves once the consumers released them
             (q_empty, 128 arrivals each), then streams K and V through NUM_STAGES-deep rings guarded by full
             (count 1 + bytes) / empty (count 256) mbarriers; the ring position carries over from tile to tile.
-  WG1, WG2  consumers (setmaxnreg.inc 240), BLOCK_M / 2 query rows each. FA3 overlap: the first S = Q K^T and
+  WG1, WG2  consumers (setmaxnreg.inc to CONSUMER_REGS, 240 by default), BLOCK_M / 2 query rows each. FA3 overlap: the first S = Q K^T and
             its softmax are peeled; each iteration issues S_j and O += P_{j-1} V_{j-1} back to back, waits for S_j
             only (dot_wait 1), runs softmax on it while the PV wgmma runs, then dot_wait 0. Named barriers 8/9
             (256 threads) make the two consumers take turns on the tensor cores (ping-pong), balanced per tile: WG2
@@ -57,11 +57,15 @@ def _tile(t, n_m, N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: t
 def flash_attention(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD, BH,
                     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                     NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
-                    H_Q_PER_KV: tl.constexpr, PERSISTENT: tl.constexpr):
+                    H_Q_PER_KV: tl.constexpr, PERSISTENT: tl.constexpr = False,
+                    CONSUMER_REGS: tl.constexpr = 240):
     tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
     tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
     tl.static_assert(not (PERSISTENT and CAUSAL), "PERSISTENT is non-causal only (the causal tile loop spills)")
     HALF_M: tl.constexpr = BLOCK_M // 2
+    # setmaxnreg budgets: 128 producer threads + 256 consumer threads share 504 registers each of the 512 a
+    # thread of the 64K file could have at 128 threads (24/240 as TXL, or 40/232).
+    PRODUCER_REGS: tl.constexpr = 504 - 2 * CONSUMER_REGS
     Q_BYTES: tl.constexpr = HALF_M * HEAD_DIM * 2
     KV_BYTES: tl.constexpr = BLOCK_N * HEAD_DIM * 2
     dtype = desc_q.dtype
@@ -88,7 +92,7 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD, B
     # ---- WG0: TMA producer over every tile of this CTA. The first pass over the rings (and q_empty) does not
     # block: parities start at 1.
     if txl.is_warpgroup([0]):
-        txl.reg_dealloc(24)
+        txl.reg_dealloc(PRODUCER_REGS)
         if PERSISTENT:
             qphase, s, phase = 1, 0, 1
             for t in range(first, num_tiles, step):
@@ -103,7 +107,7 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD, B
 
     # ---- WG1, WG2: consumers, HALF_M query rows of every tile each.
     if txl.is_warpgroup([1, 2]):
-        txl.reg_alloc(240)
+        txl.reg_alloc(CONSUMER_REGS)
         if txl.is_warpgroup([1]):
             qi = 0
             row0 = 0
@@ -229,9 +233,9 @@ def signature(head_dim=128, block_m=128, block_n=128, dtype="bf16"):
 
 
 def constexprs(head_dim=128, causal=False, block_m=128, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1,
-               persistent=False):
+               persistent=False, consumer_regs=240):
     return dict(_common.constexprs(head_dim, causal, block_m, block_n, num_stages, even_n, h_q_per_kv),
-                PERSISTENT=persistent)
+                PERSISTENT=persistent, CONSUMER_REGS=consumer_regs)
 
 
 SIGNATURE = signature()

@@ -30,10 +30,11 @@ DTYPES = ("bfloat16", "float16")
 # name -> (module, kernel, BLOCK_M, num_warpgroups, {head_dim: [(BLOCK_N, NUM_STAGES[, PERSISTENT]), ...]})
 # Shared memory (bytes, bf16/fp16): 3-WG kernels Q 2x(64 x D) (O reuses it) + NUM_STAGES x 2 x (BLOCK_N x D);
 # hd128 with 3 stages is 229488 of the 232448 available; hd256 only fits BLOCK_N 64 with 2 stages (196688).
-# fa3 PERSISTENT stages O in its own 2 x (64 x D): hd128 fits 2 stages, hd256 none.
+# fa3 PERSISTENT stages O in its own 2 x (64 x D): hd128 fits 2 stages, hd256 none. A 4th element: the consumers'
+# setmaxnreg budget (default 240 with 24 for the producer; 232 with 40).
 _WS_CONFIGS = {64: [(128, 2), (128, 3), (64, 2)], 128: [(128, 2), (128, 3)], 256: [(64, 2)]}
 _FA3_CONFIGS = {64: [(128, 2, False), (128, 3, False), (64, 2, False), (128, 2, True), (128, 3, True)],
-                128: [(128, 2, False), (128, 3, False), (128, 2, True)], 256: [(64, 2, False)]}
+                128: [(128, 2, False), (128, 3, False), (128, 2, True), (128, 2, False, 232)], 256: [(64, 2, False)]}
 KERNELS = {
     "fa3": ("txl.kernels.flash_attention", "flash_attention", 128, 3, _FA3_CONFIGS),
     "pingpong": ("txl.kernels.flash_attention_pingpong", "flash_attention_pingpong", 128, 3, _WS_CONFIGS),
@@ -91,6 +92,8 @@ def get_tuner(kernel, head_dim, causal=False):
         kw = {"BLOCK_M": block_m, "BLOCK_N": bn, "NUM_STAGES": ns}
         if len(cfg) > 2:
             kw["PERSISTENT"] = cfg[2]
+        if len(cfg) > 3:
+            kw["CONSUMER_REGS"] = cfg[3]
         configs.append(txl.Config(kw, num_warps=4, num_warpgroups=n_wg, pre_hook=_make_pre_hook(block_m, bn, head_dim)))
 
     class _AttentionTuner(Autotuner):

@@ -86,13 +86,13 @@ def _variants():
     for kern, (mod, name, bm, nwg, cfgs) in A.KERNELS.items():
         for d, lst in cfgs.items():
             for cfg in lst:
-                out.append((kern, d) + tuple(cfg[:2]) + (len(cfg) > 2 and cfg[2],))
+                out.append((kern, d) + tuple(cfg[:2]) + (len(cfg) > 2 and cfg[2], cfg[3] if len(cfg) > 3 else None))
     return out
 
 
-@pytest.mark.parametrize("kern,head_dim,block_n,num_stages,persistent", _variants())
+@pytest.mark.parametrize("kern,head_dim,block_n,num_stages,persistent,regs", _variants())
 @pytest.mark.parametrize("causal,even_n,dtype,group", [(False, True, "bf16", 1), (True, False, "fp16", 2)])
-def test_kernel_configs_compile(kern, head_dim, block_n, num_stages, persistent, causal, even_n, dtype, group):
+def test_kernel_configs_compile(kern, head_dim, block_n, num_stages, persistent, regs, causal, even_n, dtype, group):
     import importlib
 
     mod_name, fn_name, bm, nwg, _ = A.KERNELS[kern]
@@ -102,6 +102,8 @@ def test_kernel_configs_compile(kern, head_dim, block_n, num_stages, persistent,
         if causal:
             pytest.skip("PERSISTENT is non-causal only (the kernel static_asserts it)")
         cx["PERSISTENT"] = True
+    if regs:
+        cx["CONSUMER_REGS"] = regs
     text = ir_of(getattr(mod, fn_name), mod.signature(head_dim, bm, block_n, dtype), cx, **mod.OPTIONS)
     ptx, err = compile_ptx(text, emit="cubin")
     assert "wgmma.mma_async" in ptx

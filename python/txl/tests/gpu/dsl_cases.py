@@ -266,6 +266,8 @@ def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, co
         if kernel == "fa3":  # takes BH; persistent: fewer CTAs than tiles, each walks over several
             args += (B * H,)
             kw["PERSISTENT"] = persistent
+            if len(cfg) > 3:
+                kw["CONSUMER_REGS"] = cfg[3]
             if persistent:
                 grid = (min(sms or T.num_sms(), NP // BM * B * H), 1)
 
@@ -321,7 +323,8 @@ def _attention_cases():
         if kern == "fa3":  # persistent (non-causal): 3 CTAs over 16 tiles, padded hd64, GQA on all SMs
             shapes += [("_persistent", (2, 4, 256, 128, False), dict(config=(128, 2, True), sms=3)),
                        ("_persistent_n1000_hd64", (1, 2, 1000, 64, False), dict(config=(128, 3, True), sms=3)),
-                       ("_persistent_gqa", (2, 8, 512, 128, False), dict(config=(128, 2, True), H_KV=2))]
+                       ("_persistent_gqa", (2, 8, 512, 128, False), dict(config=(128, 2, True), H_KV=2)),
+                       ("_regs232", (2, 4, 1024, 128, True), dict(config=(128, 2, False, 232)))]
         for suffix, (B, H, N, D, causal), kw in shapes:
             out.append(Case(pre + suffix, _attention(B, H, N, D, causal, kern, **kw), mod, fn, tol=tol))
     return out
