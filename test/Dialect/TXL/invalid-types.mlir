@@ -15,6 +15,17 @@ func.func private @f(!txl.smem<0x64xf32>)
 
 // -----
 
+// Rank 0 (a fuzzer find: smem_index's verifier read dimension 0 of it).
+// expected-error @+1 {{!txl.smem needs at least one dimension (a single element is !txl.smem<1xbf16>)}}
+func.func private @f(!txl.smem<bf16>)
+
+// -----
+
+// expected-error @+1 {{!txl.tmem needs at least one dimension}}
+func.func private @f(!txl.tmem<f32>)
+
+// -----
+
 // !txl.smem stages are >= 1 (or absent for a view).
 // expected-error @+1 {{!txl.smem stages must be >= 1 (or absent for a view), got -1}}
 func.func private @f(!txl.smem<64xf32, stages = -1>)

@@ -131,6 +131,14 @@ static LogicalResult verifyBuffer(function_ref<InFlightDiagnostic()> emitError, 
   if (!isTileElementType(elementType))
     return emitError() << what << " element type must be an integer or float type, got "
                        << elementType;
+  // A buffer has at least one dimension (rank-0 buffers crashed the view
+  // verifiers, which index dimension 0; found by the fuzzer).
+  if (shape.empty()) {
+    std::string one;
+    llvm::raw_string_ostream os(one);
+    os << what << "<1x" << elementType << ">";
+    return emitError() << what << " needs at least one dimension (a single element is " << one << ")";
+  }
   for (int64_t d : shape)
     if (d <= 0)
       return emitError() << what << " dimensions must be positive, got " << d;
