@@ -59,8 +59,15 @@ def _produce(bQ, bK, bV, q_full, k_full, v_full, k_empty, v_empty, desc_q, desc_
     qb1 = txl.get_buffer(q_full, 1)
     txl.mbar_expect(qb1, Q_BYTES)
     txl.tma_load(txl.get_buffer(bQ, 1), desc_q, [qo_y + HALF_M, 0], qb1)
-    s = 0
-    phase = 1
+    _stream_kv(bK, bV, k_full, v_full, k_empty, v_empty, desc_k, desc_v, off_kv, n_tiles, 0, 1, BLOCK_N, NUM_STAGES,
+               KV_BYTES)
+
+
+@txl.jit
+def _stream_kv(bK, bV, k_full, v_full, k_empty, v_empty, desc_k, desc_v, off_kv, n_tiles, s, phase,
+               BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, KV_BYTES: tl.constexpr):
+    # K and V of KV tiles 0 .. n_tiles - 1 (rows off_kv + j * BLOCK_N) through the rings, from ring position
+    # (s, phase); a stage is refilled once both consumers released it. Returns the next ring position.
     for j in range(0, n_tiles):
         kv_y = off_kv + j * BLOCK_N
         txl.mbar_wait(txl.get_buffer(k_empty, s), phase)
@@ -72,6 +79,7 @@ def _produce(bQ, bK, bV, q_full, k_full, v_full, k_empty, v_empty, desc_q, desc_
         txl.mbar_expect(vf, KV_BYTES)
         txl.tma_load(txl.get_buffer(bV, s), desc_v, [kv_y, 0], vf)
         s, phase = _advance(s, phase, NUM_STAGES)
+    return s, phase
 
 
 @txl.jit

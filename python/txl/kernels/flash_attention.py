@@ -36,7 +36,7 @@ import txl
 import txl.language as tl
 
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _softmax_step
+from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _softmax_step, _stream_kv
 
 
 @txl.jit
@@ -144,17 +144,8 @@ def _producer_tile(t, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty,
         qb = txl.get_buffer(q_full, h)
         txl.mbar_expect(qb, Q_BYTES)
         txl.tma_load(txl.get_buffer(bQ, h), desc_q, [qo_y + h * HALF_M, 0], qb)
-    for j in range(0, n_tiles):
-        kv_y = off_kv + j * BLOCK_N
-        txl.mbar_wait(txl.get_buffer(k_empty, s), phase)
-        kf = txl.get_buffer(k_full, s)
-        txl.mbar_expect(kf, KV_BYTES)
-        txl.tma_load(txl.get_buffer(bK, s), desc_k, [kv_y, 0], kf)
-        txl.mbar_wait(txl.get_buffer(v_empty, s), phase)
-        vf = txl.get_buffer(v_full, s)
-        txl.mbar_expect(vf, KV_BYTES)
-        txl.tma_load(txl.get_buffer(bV, s), desc_v, [kv_y, 0], vf)
-        s, phase = _advance(s, phase, NUM_STAGES)
+    s, phase = _stream_kv(bK, bV, k_full, v_full, k_empty, v_empty, desc_k, desc_v, off_kv, n_tiles, s, phase,
+                          BLOCK_N, NUM_STAGES, KV_BYTES)
     return qphase ^ 1, s, phase
 
 

@@ -1,11 +1,16 @@
 """Warp-specialized flash attention forward, the plain form (TXL's ``_attn_fwd_ws_tma_txl1``, "hopper_txl_ws_naive",
-REFERENCE-TXL §4a): a TMA producer warpgroup and two consumer warpgroups, with neither ping-pong between the
-consumers nor overlap inside one. Same arguments, layouts and semantics as ``flash_attention.py`` (the FA3 form):
+REFERENCE-TXL §4a) and, with PINGPONG, the ping-pong form (``_attn_fwd_ws_tma_txl2``, "hopper_txl_ws_pingpong"): a
+TMA producer warpgroup and two consumer warpgroups, no overlap inside a warpgroup (that is ``flash_attention.py``,
+the FA3 form). Same arguments, layouts and semantics as ``flash_attention.py``:
 bf16/fp16, HEAD_DIM 64/128/256, CAUSAL, GQA (H_Q_PER_KV), padded N (EVEN_N=False masks keys >= N_CTX), M = base-2
 log-sum-exp.
 
 Per consumer and KV tile j: wait K_j; S = Q K_j^T; dot_wait 0; release K_j; softmax; O *= alpha; wait V_j;
 O += P V_j; dot_wait 0; release V_j.
+PINGPONG: named barriers 8/9 (256 threads) make the two consumers take turns issuing their S GEMMs, one running
+softmax while the other's GEMM is on the tensor cores: each waits on its own barrier (WG1: 8, WG2: 9) before S and
+arrives on the other's once S is issued. WG2 pre-arrives on 8 so WG1 goes first; after the loop WG1 waits on 8 once
+more to consume WG2's last arrival (8: n + 1 completions, 9: n).
 """
 
 import txl
@@ -19,7 +24,7 @@ from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _prod
 def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD,
                        HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                        NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
-                       H_Q_PER_KV: tl.constexpr):
+                       H_Q_PER_KV: tl.constexpr, PINGPONG: tl.constexpr = False):
     tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
     tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
     HALF_M: tl.constexpr = BLOCK_M // 2
@@ -63,6 +68,8 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD
             qi = 0
             row0 = 0
         else:
+            if PINGPONG:
+                txl.bar_arrive(8, 256)  # WG2 opens the ping-pong: WG1 issues first
             qi = 1
             row0 = HALF_M
         q_row = q_rows + row0
@@ -77,7 +84,17 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD
         phase = 0
         for j in range(0, n_tiles):
             txl.mbar_wait(txl.get_buffer(k_full, s), phase)
+            if PINGPONG:  # this warpgroup's turn on the tensor cores
+                if txl.is_warpgroup([1]):
+                    txl.bar_wait(8, 256)
+                else:
+                    txl.bar_wait(9, 256)
             qk = tl.dot(q, txl.get_buffer(bK, s).T)
+            if PINGPONG:  # S issued: the other warpgroup may issue its own
+                if txl.is_warpgroup([1]):
+                    txl.bar_arrive(9, 256)
+                else:
+                    txl.bar_arrive(8, 256)
             txl.dot_wait(0)
             txl.mbar_arrive(txl.get_buffer(k_empty, s))
             if CAUSAL or not EVEN_N:
@@ -90,6 +107,9 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD
             txl.mbar_arrive(txl.get_buffer(v_empty, s))
             m_i = m_new
             s, phase = _advance(s, phase, NUM_STAGES)
+        if PINGPONG:
+            if txl.is_warpgroup([1]):
+                txl.bar_wait(8, 256)  # consume WG2's last arrival on barrier 8
 
         _epilogue(acc, m_i, l_i, M, off_y, q_row, q, desc_o, qo_y + row0, HALF_M)
 

@@ -9,7 +9,7 @@
   the kernels mask the padded keys and the padded query rows are sliced away.
 * ``kernel``: "fa3" (``flash_attention.py``: producer + 2 consumers, ping-pong, intra-warpgroup overlap, one CTA per
   tile or persistent), "pingpong"
-  (``flash_attention_pingpong.py``), "ws" (``flash_attention_ws.py``), "1wg" (``flash_attention_1wg.py``).
+  (``flash_attention_ws.py`` with PINGPONG), "ws" (``flash_attention_ws.py``), "1wg" (``flash_attention_1wg.py``).
 * Each (kernel, head dim) is autotuned (``txl.autotune``) over a few (BLOCK_N, NUM_STAGES[, PERSISTENT]) configs, keyed on
   (N bucket, D, causal, dtype); the choice is kept in the kernel cache directory.
 * Forward only: the result is an autograd node whose backward raises NotImplementedError.
@@ -37,11 +37,15 @@ _FA3_CONFIGS = {64: [(128, 2, False), (128, 3, False), (64, 2, False), (128, 2, 
                 128: [(128, 2, False), (128, 3, False), (128, 2, True), (128, 2, False, 232)], 256: [(64, 2, False)]}
 KERNELS = {
     "fa3": ("txl.kernels.flash_attention", "flash_attention", 128, 3, _FA3_CONFIGS),
-    "pingpong": ("txl.kernels.flash_attention_pingpong", "flash_attention_pingpong", 128, 3, _WS_CONFIGS),
+    "pingpong": ("txl.kernels.flash_attention_ws", "flash_attention_ws", 128, 3, _WS_CONFIGS),
     "ws": ("txl.kernels.flash_attention_ws", "flash_attention_ws", 128, 3, _WS_CONFIGS),
     "1wg": ("txl.kernels.flash_attention_1wg", "flash_attention_1wg", 64, 1,
             {64: [(64, 3), (64, 2)], 128: [(64, 3), (64, 2)], 256: [(64, 2), (64, 3)]}),
 }
+
+
+# Constexprs a kernel name adds to its function's (pingpong is the ws kernel with its barriers).
+KERNEL_CONSTEXPRS = {"pingpong": {"PINGPONG": True}}
 
 
 def n_bucket(n):
@@ -89,7 +93,7 @@ def get_tuner(kernel, head_dim, causal=False):
         if causal and len(cfg) > 2 and cfg[2]:
             continue
         bn, ns = cfg[:2]
-        kw = {"BLOCK_M": block_m, "BLOCK_N": bn, "NUM_STAGES": ns}
+        kw = dict(KERNEL_CONSTEXPRS.get(kernel, {}), BLOCK_M=block_m, BLOCK_N=bn, NUM_STAGES=ns)
         if len(cfg) > 2:
             kw["PERSISTENT"] = cfg[2]
         if len(cfg) > 3:

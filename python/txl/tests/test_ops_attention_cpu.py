@@ -97,7 +97,7 @@ def test_kernel_configs_compile(kern, head_dim, block_n, num_stages, persistent,
 
     mod_name, fn_name, bm, nwg, _ = A.KERNELS[kern]
     mod = importlib.import_module(mod_name)
-    cx = mod.constexprs(head_dim, causal, bm, block_n, num_stages, even_n, group)
+    cx = dict(mod.constexprs(head_dim, causal, bm, block_n, num_stages, even_n, group), **A.KERNEL_CONSTEXPRS.get(kern, {}))
     if persistent:
         if causal:
             pytest.skip("PERSISTENT is non-causal only (the kernel static_asserts it)")

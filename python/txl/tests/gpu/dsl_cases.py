@@ -263,6 +263,7 @@ def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, co
         kw = dict(HEAD_DIM=D, BLOCK_M=BM, BLOCK_N=BN, NUM_STAGES=NS, CAUSAL=causal, EVEN_N=(N == NP),
                   H_Q_PER_KV=H // H_KV, num_warps=4, num_warpgroups=n_wg)
         grid = (NP // BM, B * H)
+        kw.update(A.KERNEL_CONSTEXPRS.get(kernel, {}))
         if kernel == "fa3":  # takes BH; persistent: fewer CTAs than tiles, each walks over several
             args += (B * H,)
             kw["PERSISTENT"] = persistent
@@ -297,7 +298,7 @@ def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, co
 
 
 _ATTN_MODULES = {"fa3": ("txl.kernels.flash_attention", "flash_attention"),
-                 "pingpong": ("txl.kernels.flash_attention_pingpong", "flash_attention_pingpong"),
+                 "pingpong": ("txl.kernels.flash_attention_ws", "flash_attention_ws"),
                  "ws": ("txl.kernels.flash_attention_ws", "flash_attention_ws"),
                  "1wg": ("txl.kernels.flash_attention_1wg", "flash_attention_1wg")}
 
