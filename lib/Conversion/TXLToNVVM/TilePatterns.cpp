@@ -12,9 +12,10 @@
 //  - txl.splat / txl.make_range: a copy per register / each register's
 //    coordinate, computed from compile-time register bases XOR-ed with the
 //    run-time contribution of the lane and warp bits of threadIdx.x;
-//  - txl.broadcast / txl.expand_dims: a choice of source register per
-//    result register, valid only when every element stays in its thread
-//    (the lane and warp bases agree);
+//  - txl.broadcast / txl.expand_dims / txl.trans / txl.reshape /
+//    txl.join / txl.split: a choice of source register per result register,
+//    valid only when every element stays in its thread (the lane and warp
+//    bases agree once moved through the op's coordinate map);
 //  - txl.relayout: nothing, a register permutation, one shfl.sync.idx per
 //    register when elements only change lanes, or a round trip through the
 //    op's shared-memory scratch (vectorised stores, barrier, loads) when they
@@ -45,6 +46,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <array>
 
 using namespace mlir;
 using namespace mlir::txl;
@@ -90,8 +93,9 @@ SmallVector<Coord> mapBases(ArrayRef<Coord> bases, size_t n, size_t rank,
 Coord identity(const Coord &c) { return c; }
 
 /// For every register of `dst`, the register of `src` in the same thread
-/// that holds the element at `toSrc(coordinate)`. `toSrc` must be a
-/// projection (zeroing or dropping coordinates), hence linear: the element
+/// that holds the element at `toSrc(coordinate)`. `toSrc` must be linear
+/// over GF(2) (zeroing, dropping, appending zero or permuting coordinates, or
+/// a row-major reshape of power-of-two shapes, which moves bits): the element
 /// dst holds in register r of thread t sits at toSrc(reg(r)) ^ toSrc(thr(t)),
 /// so it is in thread t of src for every t exactly when the thread bases
 /// agree, and then in the src register whose register part is toSrc(reg(r)).
@@ -326,6 +330,84 @@ LogicalResult checkSameLayouts(Operation *op, ArrayRef<Value> values, StringRef 
   return success();
 }
 
+/// txl.trans: result coordinate c is source coordinate c permuted back.
+FailureOr<SmallVector<int64_t>> mapTrans(TransOp op) {
+  auto src = layoutOf(op.getSrc().getType()), dst = layoutOf(op.getType());
+  if (failed(src) || failed(dst))
+    return failure();
+  SmallVector<int32_t> inverse(op.getOrder().size());
+  for (auto [i, d] : llvm::enumerate(op.getOrder()))
+    inverse[d] = i;
+  return mapRegisters(*src, *dst, [&](const Coord &c) {
+    return LinearLayout::transposeCoord(c, inverse);
+  });
+}
+
+/// txl.reshape: the same row-major index in the source shape.
+FailureOr<SmallVector<int64_t>> mapReshape(ReshapeOp op) {
+  auto srcType = op.getSrc().getType();
+  auto src = layoutOf(srcType), dst = layoutOf(op.getType());
+  if (failed(src) || failed(dst))
+    return failure();
+  ArrayRef<int64_t> from = op.getType().getShape(), to = srcType.getShape();
+  return mapRegisters(*src, *dst, [&](const Coord &c) {
+    return LinearLayout::reshapeCoord(c, from, to);
+  });
+}
+
+/// txl.join: result register r holds register map[r].first of operand
+/// map[r].second (the result's last coordinate, which must come from the
+/// register bits alone).
+FailureOr<SmallVector<std::pair<int64_t, int64_t>>> mapJoin(JoinOp op) {
+  auto src = layoutOf(op.getLhs().getType()), dst = layoutOf(op.getType());
+  if (failed(src) || failed(dst))
+    return failure();
+  auto lastIsZero = [](ArrayRef<Coord> bases) {
+    return llvm::all_of(bases, [](const Coord &c) { return c.back() == 0; });
+  };
+  if (!lastIsZero(dst->getLaneBases()) || !lastIsZero(dst->getWarpBases()))
+    return failure();
+  auto regs = mapRegisters(*src, *dst, [](const Coord &c) {
+    return Coord(ArrayRef<int64_t>(c).drop_back());
+  });
+  if (failed(regs))
+    return failure();
+  SmallVector<std::pair<int64_t, int64_t>> map;
+  for (auto [r, s] : llvm::enumerate(*regs))
+    map.push_back({s, dst->applyReg(r).back()});
+  return map;
+}
+
+/// txl.split: map[k][r] is the source register holding register r of
+/// result k (coordinate c of result k is (c, k) of the source).
+FailureOr<std::array<SmallVector<int64_t>, 2>> mapSplit(SplitOp op) {
+  auto src = layoutOf(op.getSrc().getType()), dst = layoutOf(op.getOutLHS().getType());
+  if (failed(src) || failed(dst))
+    return failure();
+  auto half = mapRegisters(*src, *dst, [](const Coord &c) {
+    Coord out(c);
+    out.push_back(0);
+    return out;
+  });
+  if (failed(half))
+    return failure();
+  // (c, 1) = (c, 0) ^ (0, .., 1): XOR with the register holding (0, .., 1).
+  Coord unit(src->getShape().size(), 0);
+  unit.back() = 1;
+  int64_t unitReg = -1;
+  for (int64_t s = 0; s < src->getNumRegs() && unitReg < 0; ++s)
+    if (src->applyReg(s) == unit)
+      unitReg = s;
+  if (unitReg < 0)
+    return failure();
+  std::array<SmallVector<int64_t>, 2> map;
+  for (int64_t s : *half) {
+    map[0].push_back(s);
+    map[1].push_back(s ^ unitReg);
+  }
+  return map;
+}
+
 } // namespace
 
 bool mlir::txl::isLowerableTileOp(Operation *op) {
@@ -334,7 +416,7 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
   if (auto cst = dyn_cast<arith::ConstantOp>(op))
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
-             ReduceOp>(op);
+             ReduceOp, TransOp, ReshapeOp, JoinOp, SplitOp>(op);
 }
 
 LogicalResult mlir::txl::checkTileOp(Operation *op) {
@@ -372,6 +454,24 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
                              << "supported yet";
     return success();
   }
+  // The renaming ops move no data: layout assignment gives their results
+  // the source layout moved through the op. Any other layout pair would need
+  // a conversion.
+  auto renameError = [&](Type from, Type to) {
+    return op->emitError() << "'" << op->getName() << "' from " << from << " to " << to
+                           << ": some result elements live in other threads than their "
+                           << "source; run --txl-assign-layouts on layout-free IR or insert a "
+                           << "txl.relayout";
+  };
+  if (auto t = dyn_cast<TransOp>(op))
+    return failed(mapTrans(t)) ? renameError(t.getSrc().getType(), t.getType()) : success();
+  if (auto r = dyn_cast<ReshapeOp>(op))
+    return failed(mapReshape(r)) ? renameError(r.getSrc().getType(), r.getType()) : success();
+  if (auto j = dyn_cast<JoinOp>(op))
+    return failed(mapJoin(j)) ? renameError(j.getLhs().getType(), j.getType()) : success();
+  if (auto sp = dyn_cast<SplitOp>(op))
+    return failed(mapSplit(sp)) ? renameError(sp.getSrc().getType(), sp.getOutLHS().getType())
+                                : success();
   if (auto rl = dyn_cast<RelayoutOp>(op)) {
     auto src = layoutOf(rl.getSrc().getType()), dst = layoutOf(rl.getType());
     if (failed(src) || failed(dst))
@@ -1138,6 +1238,49 @@ struct RegisterSelectLowering : OpConversionPattern<OpTy> {
   }
 };
 
+/// join: each result register copies a register of one of the operands.
+struct JoinLowering : OpConversionPattern<JoinOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(JoinOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto map = mapJoin(op);
+    Type structType = getTypeConverter()->convertType(op.getType());
+    if (failed(map) || !structType)
+      return rewriter.notifyMatchFailure(op, "needs a layout conversion");
+    Location loc = op.getLoc();
+    SmallVector<Value> srcs[2] = {unpack(rewriter, loc, adaptor.getLhs()),
+                                  unpack(rewriter, loc, adaptor.getRhs())};
+    SmallVector<Value> regs;
+    for (auto [reg, which] : *map)
+      regs.push_back(srcs[which][reg]);
+    rewriter.replaceOp(op, pack(rewriter, loc, structType, regs));
+    return success();
+  }
+};
+
+/// split: each result takes its half of the source registers.
+struct SplitLowering : OpConversionPattern<SplitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SplitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto map = mapSplit(op);
+    Type structType = getTypeConverter()->convertType(op.getOutLHS().getType());
+    if (failed(map) || !structType)
+      return rewriter.notifyMatchFailure(op, "needs a layout conversion");
+    Location loc = op.getLoc();
+    SmallVector<Value> src = unpack(rewriter, loc, adaptor.getSrc());
+    SmallVector<Value> results;
+    for (const SmallVector<int64_t> &half : *map) {
+      SmallVector<Value> regs;
+      for (int64_t s : half)
+        regs.push_back(src[s]);
+      results.push_back(pack(rewriter, loc, structType, regs));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 /// relayout: nothing, a register permutation, warp shuffles or a round trip
 /// through the op's shared-memory scratch, as the layouts' classification
 /// says (LinearLayout::classifyConversionTo).
@@ -1450,7 +1593,10 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
   patterns.add<ElementwiseTileLowering>(converter, ctx, benefit);
   patterns.add<ConstantTileLowering, SplatLowering, MakeRangeLowering,
                RegisterSelectLowering<BroadcastOp, mapBroadcast>,
-               RegisterSelectLowering<ExpandDimsOp, mapExpandDims>, RelayoutLowering,
+               RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
+               RegisterSelectLowering<TransOp, mapTrans>,
+               RegisterSelectLowering<ReshapeOp, mapReshape>, JoinLowering, SplitLowering,
+               RelayoutLowering,
                AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering>(converter, ctx,
                                                                             benefit);
 }

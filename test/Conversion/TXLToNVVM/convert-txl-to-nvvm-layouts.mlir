@@ -1,4 +1,5 @@
 // RUN: txl-opt %s --txl-allocate-scratch --txl-smem-allocs -convert-scf-to-cf -convert-txl-to-nvvm -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl.
+// RUN: txl-opt %s --txl-allocate-scratch --txl-smem-allocs -convert-scf-to-cf -convert-txl-to-nvvm -reconcile-unrealized-casts -canonicalize | FileCheck %s --check-prefix=RENAME
 //
 // convert-txl-to-nvvm, layout conversions and the tile ops around them:
 // txl.relayout by warp shuffles and through shared memory (with the
@@ -16,6 +17,10 @@
 #r8 = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
 #c8 = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 8], order = [0, 1]>
 #v4 = #txl.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#v2 = #txl.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#pairs = #txl.linear<register = [[0, 1]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [[32, 0], [64, 0]]>
+#half = #txl.linear<register = [], lane = [[1], [2], [4], [8], [16]], warp = [[32], [64]]>
+#pairsT = #txl.linear<register = [[1, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], warp = [[0, 32], [0, 64]]>
 module {
   // Lanes permuted within each warp (row-major -> column-major lanes): one
   // shfl.sync.idx per register, from lane (lane % 4) * 8 + lane / 4.
@@ -116,5 +121,36 @@ module {
     %cb = txl.broadcast %c : tensor<1x16xi32, #mma> -> tensor<64x16xi32, #mma>
     %d = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32, #v4>
     return %cb, %d : tensor<64x16xi32, #mma>, tensor<4xf32, #v4>
+  }
+  // The renaming ops move no data: a thread's two elements (2t, 2t+1) are
+  // reshaped into a pair, split, joined back in swapped order and reshaped
+  // to a row; the transpose of the pairs keeps the registers. Only the
+  // struct fields move: register 0 of the result is register 1 of the
+  // source and vice versa.
+  // CHECK-LABEL: llvm.func @renames(
+  // CHECK-SAME: txl.shared_bytes = 0 : i64}
+  // CHECK-NOT: nvvm.shfl
+  // CHECK-NOT: nvvm.barrier
+  // CHECK: llvm.return
+  // RENAME-LABEL: llvm.func @renames(
+  // RENAME-SAME: %[[X:[^:]*]]: !llvm.struct<(f32, f32)>
+  // RENAME-NEXT: %[[OUT:.*]] = llvm.mlir.poison : !llvm.struct<(struct
+  // RENAME-NEXT: %[[P:.*]] = llvm.mlir.poison : !llvm.struct<(f32, f32)>
+  // RENAME-NEXT: %[[R0:.*]] = llvm.extractvalue %[[X]][0]
+  // RENAME-NEXT: %[[R1:.*]] = llvm.extractvalue %[[X]][1]
+  // RENAME-NEXT: %[[Y0:.*]] = llvm.insertvalue %[[R1]], %[[P]][0]
+  // RENAME-NEXT: %[[Y:.*]] = llvm.insertvalue %[[R0]], %[[Y0]][1]
+  // RENAME-NEXT: %[[T0:.*]] = llvm.insertvalue %[[R0]], %[[P]][0]
+  // RENAME-NEXT: %[[T:.*]] = llvm.insertvalue %[[R1]], %[[T0]][1]
+  // RENAME-NEXT: %[[O0:.*]] = llvm.insertvalue %[[Y]], %[[OUT]][0]
+  // RENAME-NEXT: %[[O:.*]] = llvm.insertvalue %[[T]], %[[O0]][1]
+  // RENAME-NEXT: llvm.return %[[O]]
+  func.func @renames(%x: tensor<256xf32, #v2>) -> (tensor<256xf32, #v2>, tensor<2x128xf32, #pairsT>) attributes {txl.kernel} {
+    %p = txl.reshape %x : tensor<256xf32, #v2> -> tensor<128x2xf32, #pairs>
+    %a, %b = txl.split %p : tensor<128x2xf32, #pairs> -> tensor<128xf32, #half>
+    %j = txl.join %b, %a : tensor<128xf32, #half> -> tensor<128x2xf32, #pairs>
+    %y = txl.reshape %j : tensor<128x2xf32, #pairs> -> tensor<256xf32, #v2>
+    %t = txl.trans %p, [1, 0] : tensor<128x2xf32, #pairs> -> tensor<2x128xf32, #pairsT>
+    return %y, %t : tensor<256xf32, #v2>, tensor<2x128xf32, #pairsT>
   }
 }

@@ -270,3 +270,27 @@ func.func private @f(tensor<64xf32, #txl.slice<dim = 2, parent = #txl.nvmma<vers
 // A slice of a rank-1 layout has no dimension left to remove.
 // expected-error @+1 {{#txl.slice parent must be a register layout, got #txl.slice<dim = 0, parent = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>}}
 func.func private @f(tensor<f32, #txl.slice<dim = 0, parent = #txl.slice<dim = 0, parent = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>>>)
+
+// -----
+
+// #txl.linear bases all have the layout's rank.
+// expected-error @+1 {{#txl.linear bases must all have 2 coordinates, got 1}}
+func.func private @f(tensor<64x64xf32, #txl.linear<register = [[0, 1], [1]], lane = [[0, 2], [0, 4], [0, 8], [1, 0], [2, 0]], warp = []>>)
+
+// -----
+
+// #txl.linear has 32 lanes.
+// expected-error @+1 {{#txl.linear needs 5 lane bases (32 lanes; [0, ...] for lanes that hold copies), got 4}}
+func.func private @f(tensor<64x64xf32, #txl.linear<register = [[0, 1]], lane = [[0, 2], [0, 4], [0, 8], [1, 0]], warp = []>>)
+
+// -----
+
+// #txl.linear coordinates are not negative.
+// expected-error @+1 {{#txl.linear coordinates must be >= 0}}
+func.func private @f(tensor<64x64xf32, #txl.linear<register = [[0, -1]], lane = [[0, 2], [0, 4], [0, 8], [1, 0], [2, 0]], warp = []>>)
+
+// -----
+
+// #txl.linear needs a basis to know its rank.
+// expected-error @+1 {{#txl.linear needs at least one basis}}
+func.func private @f(tensor<64x64xf32, #txl.linear<register = [], lane = [], warp = []>>)

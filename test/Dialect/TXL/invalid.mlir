@@ -1675,3 +1675,97 @@ func.func @f(%p: !txl.ptr<f32>, %x: f32, %m: tensor<1xi1>) {
   "txl.store"(%p, %x, %m) : (!txl.ptr<f32>, f32, tensor<1xi1>) -> ()
   return
 }
+
+// -----
+
+// trans: the order is a permutation of the dimensions.
+func.func @f(%x: tensor<64x32xf32>) {
+  // expected-error @+1 {{'txl.trans' op order must be a permutation of 0..1, got [0, 0]}}
+  %t = txl.trans %x, [0, 0] : tensor<64x32xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// trans: result dimension i is source dimension order[i].
+func.func @f(%x: tensor<64x32xf32>) {
+  // expected-error @+1 {{'txl.trans' op result shape must be [32, 64], got [64, 32]}}
+  %t = txl.trans %x, [1, 0] : tensor<64x32xf32> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// trans: a result layout that is not the source layout transposed would move
+// data between threads.
+#rows = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @f(%x: tensor<16x32xf32, #rows>) {
+  // expected-error @+1 {{'txl.trans' op result layout #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]> is not the source layout moved through the op (#txl.linear<register = [[1, 0], [2, 0]], lane = [[4, 0], [8, 0], [16, 0], [0, 1], [0, 2]], warp = [[0, 4], [0, 8]]>); insert a txl.relayout after it}}
+  %t = txl.trans %x, [1, 0] : tensor<16x32xf32, #rows> -> tensor<32x16xf32, #rows>
+  return
+}
+
+// -----
+
+// reshape keeps the number of elements.
+func.func @f(%x: tensor<64x32xf32>) {
+  // expected-error @+1 {{'txl.reshape' op cannot reshape [64, 32] (2048 elements) to [64, 64] (4096 elements)}}
+  %r = txl.reshape %x : tensor<64x32xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// reshape keeps the element type.
+func.func @f(%x: tensor<64x32xf32>) {
+  // expected-error @+1 {{'txl.reshape' op requires the same element type for all operands and results}}
+  %r = txl.reshape %x : tensor<64x32xf32> -> tensor<2048xf16>
+  return
+}
+
+// -----
+
+// join: the result adds a last dimension of size 2.
+func.func @f(%a: tensor<64x32xf32>) {
+  // expected-error @+1 {{'txl.join' op result must be [64, 32, 2] of 'f32', got 'tensor<64x64xf32>'}}
+  %j = txl.join %a, %a : tensor<64x32xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// join: both operands have one type.
+func.func @f(%a: tensor<64x32xf32>, %b: tensor<64x32xf16>) {
+  // expected-error @+1 {{'txl.join' op failed to verify that all of {lhs, rhs} have same type}}
+  %j = "txl.join"(%a, %b) : (tensor<64x32xf32>, tensor<64x32xf16>) -> tensor<64x32x2xf32>
+  return
+}
+
+// -----
+
+// split: the last dimension has size 2.
+func.func @f(%x: tensor<64x32xf32>) {
+  // expected-error @+1 {{'txl.split' op splits a last dimension of size 2 (rank >= 2), got [64, 32]}}
+  %a, %b = txl.split %x : tensor<64x32xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+// split: the results drop the last dimension.
+func.func @f(%x: tensor<64x2xf32>) {
+  // expected-error @+1 {{'txl.split' op results must be [64] of 'f32', got 'tensor<32xf32>'}}
+  %a, %b = txl.split %x : tensor<64x2xf32> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+// split: with layouts, the split dimension must be in registers.
+#lanes = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
+#any = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @f(%x: tensor<64x2xf32, #lanes>) {
+  // expected-error @+1 {{'txl.split' op needs the last dimension of its source held in one register basis of each thread; insert a txl.relayout before it}}
+  %a, %b = txl.split %x : tensor<64x2xf32, #lanes> -> tensor<64xf32, #any>
+  return
+}

@@ -318,3 +318,24 @@ func.func @pointer_ops(%base: !txl.ptr<f32>, %bases: tensor<128x!txl.ptr<f32>>, 
   txl.store %p1, %x mask %b : !txl.ptr<f32>, f32
   return
 }
+
+// The coordinate-renaming tile ops, without layouts and with the layouts
+// --txl-assign-layouts gives them (#txl.linear: the source layout moved
+// through the op).
+#rows = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#rowsT = #txl.linear<register = [[1, 0], [2, 0]], lane = [[4, 0], [8, 0], [16, 0], [0, 1], [0, 2]], warp = [[0, 4], [0, 8]]>
+// CHECK-LABEL: func.func @rename_ops(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<64x32xf32>, %[[L:[^:]+]]: tensor<16x32xf32, #txl.blocked
+func.func @rename_ops(%x: tensor<64x32xf32>, %l: tensor<16x32xf32, #rows>) {
+  // CHECK: %[[T:.*]] = txl.trans %[[X]], [1, 0] : tensor<64x32xf32> -> tensor<32x64xf32>
+  %t = txl.trans %x, [1, 0] : tensor<64x32xf32> -> tensor<32x64xf32>
+  // CHECK: %[[R:.*]] = txl.reshape %[[T]] : tensor<32x64xf32> -> tensor<32x32x2xf32>
+  %r = txl.reshape %t : tensor<32x64xf32> -> tensor<32x32x2xf32>
+  // CHECK: %[[A:.*]], %[[B:.*]] = txl.split %[[R]] : tensor<32x32x2xf32> -> tensor<32x32xf32>
+  %a, %b = txl.split %r : tensor<32x32x2xf32> -> tensor<32x32xf32>
+  // CHECK: txl.join %[[A]], %[[B]] : tensor<32x32xf32> -> tensor<32x32x2xf32>
+  %j = txl.join %a, %b : tensor<32x32xf32> -> tensor<32x32x2xf32>
+  // CHECK: txl.trans %[[L]], [1, 0] : tensor<16x32xf32, #txl.blocked<{{.*}}>> -> tensor<32x16xf32, #txl.linear<register = {{\[}}[1, 0], [2, 0]], lane = {{\[}}[4, 0], [8, 0], [16, 0], [0, 1], [0, 2]], warp = {{\[}}[0, 4], [0, 8]]>>
+  %lt = txl.trans %l, [1, 0] : tensor<16x32xf32, #rows> -> tensor<32x16xf32, #rowsT>
+  return
+}

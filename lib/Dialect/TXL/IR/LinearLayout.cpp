@@ -172,6 +172,44 @@ static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout,
     return LinearLayout(SmallVector<int64_t>(shape), drop(parent->getRegBases()),
                         drop(parent->getLaneBases()), drop(parent->getWarpBases()));
   }
+  if (auto linear = dyn_cast<LinearAttr>(layout)) {
+    unsigned rank = linear.getRank();
+    if (rank != shape.size())
+      return fail(why, "layout rank " + Twine(rank) + " differs from tile rank " +
+                           Twine(shape.size()));
+    auto bases = [&](ArrayRef<int64_t> flat) {
+      SmallVector<Coord> out;
+      for (unsigned k = 0; k < flat.size() / rank; ++k)
+        out.push_back(linear.getBasis(flat, k));
+      return out;
+    };
+    LinearLayout ll(SmallVector<int64_t>(shape), bases(linear.getRegisterBases()),
+                    bases(linear.getLaneBases()), bases(linear.getWarpBases()));
+    // Every basis inside the tile, and together they reach every element
+    // (the flattened bases span all log2(numel) bits).
+    int64_t numel = 1;
+    for (int64_t d : shape)
+      numel *= d;
+    SmallVector<int64_t> span; // a GF(2) basis in echelon form, by leading bit
+    for (ArrayRef<Coord> group : {ll.getRegBases(), ll.getLaneBases(), ll.getWarpBases()})
+      for (const Coord &c : group) {
+        for (size_t d = 0; d < rank; ++d)
+          if (c[d] >= shape[d])
+            return fail(why, "#txl.linear basis coordinate " + Twine(c[d]) +
+                                 " is outside dimension " + Twine(d) + " of size " +
+                                 Twine(shape[d]));
+        int64_t v = LinearLayout::reshapeCoord(c, shape, {numel})[0];
+        for (int64_t b : span)
+          v = std::min(v, v ^ b);
+        if (v)
+          span.push_back(v);
+      }
+    if ((int64_t(1) << span.size()) != numel)
+      return fail(why, "#txl.linear does not reach every element of the tile (its bases span " +
+                           Twine(int64_t(1) << span.size()) + " of " + Twine(numel) +
+                           " elements)");
+    return ll;
+  }
   return fail(why, "not a register layout");
 }
 
@@ -329,4 +367,103 @@ std::string LinearLayout::str() const {
   os << " ";
   print("warp", warpBases);
   return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts of the ops that only rename coordinates
+//===----------------------------------------------------------------------===//
+
+Coord LinearLayout::transposeCoord(const Coord &c, ArrayRef<int32_t> order) {
+  Coord out;
+  for (int32_t d : order)
+    out.push_back(c[d]);
+  return out;
+}
+
+Coord LinearLayout::reshapeCoord(const Coord &c, ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  // Row-major: the linear index, then its digits in the new shape. For
+  // power-of-two shapes this moves bits, so it maps XOR-ed coordinates to
+  // XOR-ed coordinates (a linear map, as layouts need).
+  int64_t index = 0;
+  for (size_t d = 0; d < from.size(); ++d)
+    index = index * from[d] + c[d];
+  Coord out(to.size(), 0);
+  for (size_t d = to.size(); d-- > 0;) {
+    out[d] = index % to[d];
+    index /= to[d];
+  }
+  return out;
+}
+
+static SmallVector<Coord> mapAll(ArrayRef<Coord> bases, function_ref<Coord(const Coord &)> f) {
+  SmallVector<Coord> out;
+  for (const Coord &c : bases)
+    out.push_back(f(c));
+  return out;
+}
+
+LinearLayout LinearLayout::transposed(ArrayRef<int32_t> order) const {
+  auto f = [&](const Coord &c) { return transposeCoord(c, order); };
+  SmallVector<int64_t> newShape;
+  for (int32_t d : order)
+    newShape.push_back(shape[d]);
+  return LinearLayout(newShape, mapAll(regBases, f), mapAll(laneBases, f), mapAll(warpBases, f));
+}
+
+LinearLayout LinearLayout::reshaped(ArrayRef<int64_t> newShape) const {
+  auto f = [&](const Coord &c) { return reshapeCoord(c, shape, newShape); };
+  return LinearLayout(SmallVector<int64_t>(newShape), mapAll(regBases, f), mapAll(laneBases, f),
+                      mapAll(warpBases, f));
+}
+
+LinearLayout LinearLayout::joined() const {
+  auto f = [](const Coord &c) {
+    Coord out(c);
+    out.push_back(0);
+    return out;
+  };
+  SmallVector<int64_t> newShape(shape);
+  newShape.push_back(2);
+  SmallVector<Coord> reg;
+  reg.push_back(Coord(shape.size() + 1, 0));
+  reg.back().back() = 1;
+  llvm::append_range(reg, mapAll(regBases, f));
+  return LinearLayout(newShape, reg, mapAll(laneBases, f), mapAll(warpBases, f));
+}
+
+std::optional<LinearLayout> LinearLayout::splitLast() const {
+  if (shape.empty() || shape.back() != 2)
+    return std::nullopt;
+  size_t last = shape.size() - 1;
+  auto touchesLast = [&](const Coord &c) { return c[last] != 0; };
+  if (llvm::any_of(laneBases, touchesLast) || llvm::any_of(warpBases, touchesLast))
+    return std::nullopt;
+  Coord unit(shape.size(), 0);
+  unit[last] = 1;
+  SmallVector<Coord> reg;
+  bool found = false;
+  for (const Coord &c : regBases) {
+    if (c == unit && !found) {
+      found = true;
+      continue;
+    }
+    if (touchesLast(c))
+      return std::nullopt;
+    reg.push_back(c);
+  }
+  if (!found)
+    return std::nullopt;
+  auto drop = [&](const Coord &c) { return Coord(ArrayRef<int64_t>(c).drop_back()); };
+  return LinearLayout(SmallVector<int64_t>(ArrayRef<int64_t>(shape).drop_back()),
+                      mapAll(reg, drop), mapAll(laneBases, drop), mapAll(warpBases, drop));
+}
+
+Attribute LinearLayout::toAttr(MLIRContext *ctx) const {
+  auto flat = [](ArrayRef<Coord> bases) {
+    SmallVector<int64_t> out;
+    for (const Coord &c : bases)
+      llvm::append_range(out, c);
+    return out;
+  };
+  return LinearAttr::get(ctx, shape.size(), flat(regBases), flat(laneBases), flat(warpBases));
 }

@@ -385,6 +385,7 @@ static unsigned getLayoutRank(Attribute layout) {
       .Case<BlockedAttr>([](auto a) { return a.getOrder().size(); })
       .Case<NVMMAAttr>([](auto) { return 2u; })
       .Case<DotOperandAttr>([](auto) { return 2u; })
+      .Case<LinearAttr>([](auto a) { return a.getRank(); })
       .Case<SliceAttr>([](auto a) {
         unsigned r = getLayoutRank(a.getParent());
         return r > 0 ? r - 1 : 0u;
@@ -401,6 +402,84 @@ LogicalResult DotOperandAttr::verify(function_ref<InFlightDiagnostic()> emitErro
                        << parent;
   if (!llvm::is_contained(ArrayRef<unsigned>{1, 2, 4, 8}, kWidth))
     return emitError() << "#txl.dot_operand kWidth must be 1, 2, 4 or 8, got " << kWidth;
+  return success();
+}
+
+/// `[[0, 1], [2, 0]]`: a list of coordinate vectors, appended flattened to
+/// `flat`; every vector must have `rank` entries (the first one sets it).
+static ParseResult parseBases(AsmParser &parser, StringRef key, std::optional<unsigned> &rank,
+                              SmallVector<int64_t> &flat) {
+  if (parser.parseKeyword(key) || parser.parseEqual())
+    return failure();
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
+    SmallVector<int64_t> coord;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+          return parser.parseInteger(coord.emplace_back());
+        }))
+      return failure();
+    if (!rank)
+      rank = coord.size();
+    if (coord.size() != *rank)
+      return parser.emitError(loc) << "#txl.linear bases must all have " << *rank
+                                   << " coordinates, got " << coord.size();
+    llvm::append_range(flat, coord);
+    return success();
+  });
+}
+
+Attribute LinearAttr::parse(AsmParser &parser, Type) {
+  std::optional<unsigned> rank;
+  SmallVector<int64_t> reg, lane, warp;
+  if (parser.parseLess() || parseBases(parser, "register", rank, reg) || parser.parseComma() ||
+      parseBases(parser, "lane", rank, lane) || parser.parseComma() ||
+      parseBases(parser, "warp", rank, warp) || parser.parseGreater())
+    return {};
+  if (!rank) {
+    parser.emitError(parser.getNameLoc()) << "#txl.linear needs at least one basis (its 5 lane "
+                                             "bases) to know its rank";
+    return {};
+  }
+  return parser.getChecked<LinearAttr>(parser.getContext(), *rank, reg, lane, warp);
+}
+
+void LinearAttr::print(AsmPrinter &printer) const {
+  auto print = [&](StringRef key, ArrayRef<int64_t> flat) {
+    printer << key << " = [";
+    for (unsigned k = 0; k < flat.size() / getRank(); ++k) {
+      printer << (k ? ", [" : "[");
+      llvm::interleaveComma(getBasis(flat, k), printer);
+      printer << "]";
+    }
+    printer << "]";
+  };
+  printer << "<";
+  print("register", getRegisterBases());
+  printer << ", ";
+  print("lane", getLaneBases());
+  printer << ", ";
+  print("warp", getWarpBases());
+  printer << ">";
+}
+
+LogicalResult LinearAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned rank,
+                                 ArrayRef<int64_t> reg, ArrayRef<int64_t> lane,
+                                 ArrayRef<int64_t> warp) {
+  if (rank == 0)
+    return emitError() << "#txl.linear needs rank >= 1";
+  for (ArrayRef<int64_t> flat : {reg, lane, warp}) {
+    if (flat.size() % rank != 0)
+      return emitError() << "#txl.linear bases must all have " << rank << " coordinates";
+    if (llvm::any_of(flat, [](int64_t v) { return v < 0; }))
+      return emitError() << "#txl.linear coordinates must be >= 0";
+  }
+  if (lane.size() / rank != 5)
+    return emitError() << "#txl.linear needs 5 lane bases (32 lanes; [0, ...] for lanes that "
+                          "hold copies), got "
+                       << lane.size() / rank;
+  if (warp.size() / rank > 5)
+    return emitError() << "#txl.linear has at most 5 warp bases (32 warps), got "
+                       << warp.size() / rank;
   return success();
 }
 

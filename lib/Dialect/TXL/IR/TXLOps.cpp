@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "txl/Dialect/TXL/IR/TXLOps.h"
+#include "txl/Dialect/TXL/IR/LinearLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -593,6 +594,99 @@ LogicalResult ExpandDimsOp::verify() {
     return emitOpError() << "result shape must be " << shapeStr(expected) << ", got "
                          << shapeStr(dst.getShape());
   return success();
+}
+
+/// For the coordinate-renaming ops: when the source and the result both
+/// carry a layout, the result's must be the source's moved through the op
+/// (up to the order of registers); otherwise the op would have to move data.
+static LogicalResult verifyRenamedLayout(Operation *op, RankedTensorType src,
+                                         RankedTensorType dst,
+                                         function_ref<std::optional<LinearLayout>(
+                                             const LinearLayout &)> rename) {
+  if (!src.getEncoding() || !dst.getEncoding())
+    return success();
+  auto from = LinearLayout::get(src.getShape(), src.getEncoding());
+  auto to = LinearLayout::get(dst.getShape(), dst.getEncoding());
+  if (failed(from) || failed(to))
+    return success(); // not a distributable tile: reported by layout assignment
+  std::optional<LinearLayout> want = rename(*from);
+  if (!want)
+    return op->emitOpError() << "needs the last dimension of its source held in one register "
+                                "basis of each thread; insert a txl.relayout before it";
+  auto kind = want->classifyConversionTo(*to);
+  if (kind != LinearLayout::Conversion::NoOp && kind != LinearLayout::Conversion::RegPermutation)
+    return op->emitOpError() << "result layout " << dst.getEncoding()
+                             << " is not the source layout moved through the op ("
+                             << want->toAttr(op->getContext())
+                             << "); insert a txl.relayout after it";
+  return success();
+}
+
+LogicalResult TransOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  ArrayRef<int32_t> order = getOrder();
+  SmallVector<bool> seen(src.getRank(), false);
+  bool isPerm = int64_t(order.size()) == src.getRank();
+  for (int32_t d : order) {
+    if (!isPerm || d < 0 || d >= src.getRank() || seen[d]) {
+      isPerm = false;
+      break;
+    }
+    seen[d] = true;
+  }
+  if (!isPerm)
+    return emitOpError() << "order must be a permutation of 0.." << src.getRank() - 1
+                         << ", got " << shapeStr(SmallVector<int64_t>(order.begin(), order.end()));
+  SmallVector<int64_t> expected;
+  for (int32_t d : order)
+    expected.push_back(src.getDimSize(d));
+  if (ArrayRef<int64_t>(expected) != dst.getShape())
+    return emitOpError() << "result shape must be " << shapeStr(expected) << ", got "
+                         << shapeStr(dst.getShape());
+  return verifyRenamedLayout(*this, src, dst, [&](const LinearLayout &l) {
+    return std::optional<LinearLayout>(l.transposed(order));
+  });
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  if (src.getNumElements() != dst.getNumElements())
+    return emitOpError() << "cannot reshape " << shapeStr(src.getShape()) << " ("
+                         << src.getNumElements() << " elements) to " << shapeStr(dst.getShape())
+                         << " (" << dst.getNumElements() << " elements)";
+  return verifyRenamedLayout(*this, src, dst, [&](const LinearLayout &l) {
+    return std::optional<LinearLayout>(l.reshaped(dst.getShape()));
+  });
+}
+
+LogicalResult JoinOp::verify() {
+  auto lhs = getLhs().getType(), dst = getType();
+  SmallVector<int64_t> expected(lhs.getShape());
+  expected.push_back(2);
+  if (ArrayRef<int64_t>(expected) != dst.getShape() ||
+      dst.getElementType() != lhs.getElementType())
+    return emitOpError() << "result must be " << shapeStr(expected) << " of "
+                         << lhs.getElementType() << ", got " << dst;
+  return verifyRenamedLayout(*this, lhs, dst, [](const LinearLayout &l) {
+    return std::optional<LinearLayout>(l.joined());
+  });
+}
+
+LogicalResult SplitOp::verify() {
+  auto src = getSrc().getType();
+  if (src.getRank() < 2 || src.getShape().back() != 2)
+    return emitOpError() << "splits a last dimension of size 2 (rank >= 2), got "
+                         << shapeStr(src.getShape());
+  SmallVector<int64_t> expected(src.getShape().drop_back());
+  for (Value out : {getOutLHS(), getOutRHS()}) {
+    auto t = cast<RankedTensorType>(out.getType());
+    if (ArrayRef<int64_t>(expected) != t.getShape() ||
+        t.getElementType() != src.getElementType())
+      return emitOpError() << "results must be " << shapeStr(expected) << " of "
+                           << src.getElementType() << ", got " << t;
+  }
+  return verifyRenamedLayout(*this, src, getOutLHS().getType(),
+                             [](const LinearLayout &l) { return l.splitLast(); });
 }
 
 LogicalResult ReduceOp::verifyRegions() {

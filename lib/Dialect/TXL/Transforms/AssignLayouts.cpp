@@ -15,7 +15,16 @@
 // 3. Slices. A reduction's result is #txl.slice of its operand's layout and
 //    expand_dims' operand a slice of its result's; these relations carry
 //    layouts both ways until nothing changes.
-// 4. Defaults. Any class still without a layout gets a blocked layout that
+// 4. Renames. txl.trans, txl.reshape, txl.join and txl.split only rename
+//    coordinates: each result takes its source's layout moved through the
+//    op's coordinate map (a #txl.linear), so the op moves no data. Their
+//    operands and results are cut from their classes by new txl.relayouts,
+//    so a renamed layout never clashes with the layout the rest of the class
+//    needs; a relayout whose class has no layout of its own takes its
+//    source's (and then disappears). txl.split's operand needs the split
+//    dimension in registers: when its source's layout does not have it
+//    there, the operand gets the default layout (a real conversion).
+// 5. Defaults. Any class still without a layout gets a blocked layout that
 //    reads 16 bytes per thread along the contiguous dimension (coalesced
 //    global access) with the warps of one warpgroup stacked along rows.
 //
@@ -29,6 +38,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "txl/Dialect/TXL/IR/LinearLayout.h"
 #include "txl/Dialect/TXL/IR/TXLOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
 namespace mlir::txl {
@@ -55,6 +65,7 @@ public:
 
   LogicalResult run() {
     insertOperandRelayouts();
+    insertRenameRelayouts();
     collect();
     if (failed(anchor()))
       return failure();
@@ -73,6 +84,9 @@ private:
   DenseMap<Value, Attribute> layoutOf;
   /// Anchors found, with the op that set them (for diagnostics).
   DenseMap<Value, Operation *> anchoredBy;
+  /// txl.trans / reshape / join / split, and the operands of the splits.
+  SmallVector<Operation *> renames;
+  DenseSet<Value> splitOperands;
 
   void addTile(Value v) {
     if (!isTile(v))
@@ -95,6 +109,64 @@ private:
       Value a = RelayoutOp::create(b, dot.getLoc(), dot.getA().getType(), dot.getA());
       dot.getAMutable().assign(a);
     });
+  }
+
+  /// Cuts the operands and results of the renaming ops from their classes
+  /// (see 4. in the header).
+  void insertRenameRelayouts() {
+    auto relayoutBefore = [](Operation *op, OpOperand &operand) {
+      OpBuilder b(op);
+      Value v = operand.get();
+      operand.set(RelayoutOp::create(b, op->getLoc(), v.getType(), v));
+    };
+    func.walk([&](Operation *op) {
+      if (!isa<TransOp, ReshapeOp, JoinOp, SplitOp>(op))
+        return;
+      renames.push_back(op);
+      if (isa<JoinOp, SplitOp>(op))
+        for (OpOperand &operand : op->getOpOperands())
+          if (!operand.get().getDefiningOp<RelayoutOp>())
+            relayoutBefore(op, operand);
+      if (auto split = dyn_cast<SplitOp>(op))
+        splitOperands.insert(split.getSrc());
+      OpBuilder b(op->getContext());
+      b.setInsertionPointAfter(op);
+      for (Value r : op->getResults()) {
+        if (r.hasOneUse() && isa<RelayoutOp>(*r.user_begin()))
+          continue;
+        auto cut = RelayoutOp::create(b, op->getLoc(), r.getType(), r);
+        r.replaceAllUsesExcept(cut.getResult(), cut);
+      }
+    });
+  }
+
+  /// The layout a renaming op's results get from its source's `layout`.
+  FailureOr<Attribute> renamedLayout(Operation *op, Attribute layout) {
+    auto src = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto dst = cast<RankedTensorType>(op->getResult(0).getType());
+    std::string why;
+    auto ll = LinearLayout::get(src.getShape(), layout, &why);
+    if (failed(ll))
+      return op->emitOpError() << "cannot lay out its source " << src << ": " << why;
+    std::optional<LinearLayout> out;
+    if (auto trans = dyn_cast<TransOp>(op))
+      out = ll->transposed(trans.getOrder());
+    else if (isa<ReshapeOp>(op))
+      out = ll->reshaped(dst.getShape());
+    else if (isa<JoinOp>(op))
+      out = ll->joined();
+    else
+      out = ll->splitLast();
+    if (!out)
+      return op->emitOpError() << "source layout " << layout
+                               << " does not hold the split dimension in registers";
+    return out->toAttr(op->getContext());
+  }
+
+  /// Whether `layout` holds the last dimension of `v`'s tile in registers.
+  static bool splittable(Value v, Attribute layout) {
+    auto ll = LinearLayout::get(cast<RankedTensorType>(v.getType()).getShape(), layout);
+    return succeeded(ll) && ll->splitLast().has_value();
   }
 
   void collect() {
@@ -155,6 +227,8 @@ private:
         for (auto [src, res] : llvm::zip(reduce.getSrcs(), reduce.getResults()))
           if (isTile(res))
             slices.push_back({res, src, static_cast<unsigned>(reduce.getAxis())});
+      if (auto join = dyn_cast<JoinOp>(op))
+        unite(join.getLhs(), join.getRhs());
       if (auto expand = dyn_cast<ExpandDimsOp>(op))
         slices.push_back({expand.getSrc(), expand.getResult(),
                           static_cast<unsigned>(expand.getAxis())});
@@ -278,27 +352,78 @@ private:
           }
         }
       }
+      // Renamed results follow their source.
+      for (Operation *op : renames) {
+        auto p = layoutOf.find(leader(op->getOperand(0)));
+        if (p == layoutOf.end() || layoutOf.count(leader(op->getResult(0))))
+          continue;
+        FailureOr<Attribute> layout = renamedLayout(op, p->second);
+        if (failed(layout))
+          return failure();
+        for (Value r : op->getResults())
+          layoutOf[leader(r)] = *layout;
+        changed = true;
+      }
+      if (changed)
+        continue;
       // Default the first class without a layout whose value is not derived
-      // from an unassigned parent (parents first, so children get slices).
-      Value pick;
+      // from an unassigned parent (parents first, so children get slices and
+      // renamed layouts); then one that only prefers an unassigned relayout
+      // source (a loop through a rename: break it there); then any (a cycle
+      // of slices).
+      Value pick, soft, any;
       for (Value v : tiles) {
         Value l = leader(v);
         if (layoutOf.count(l))
           continue;
         bool derived = llvm::any_of(slices, [&](SliceRelation &rel) {
           return leader(rel.child) == l && !layoutOf.count(leader(rel.parent));
+        }) || llvm::any_of(renames, [&](Operation *op) {
+          return leader(op->getResult(0)) == l && !layoutOf.count(leader(op->getOperand(0)));
         });
-        if (!derived) {
+        bool prefers = !relayoutSources(l).empty();
+        if (!derived && !prefers) {
           pick = v;
           break;
         }
-        if (!pick)
-          pick = v; // a cycle of slices: break it anywhere
+        if (!derived && !soft)
+          soft = v;
+        if (!any)
+          any = v;
       }
+      pick = pick ? pick : soft ? soft : any;
       if (!pick)
         return success();
-      layoutOf[leader(pick)] = defaultLayout(pick);
+      layoutOf[leader(pick)] = preferredLayout(pick);
     }
+  }
+
+  /// Sources of the relayouts whose results are in class `l`, while they have
+  /// no layout.
+  SmallVector<Value> relayoutSources(Value l, bool assigned = false) {
+    SmallVector<Value> out;
+    for (auto it = classes.findLeader(l); it != classes.member_end(); ++it)
+      if (auto rl = (*it).getDefiningOp<RelayoutOp>())
+        if (layoutOf.count(leader(rl.getSrc())) == assigned)
+          out.push_back(rl.getSrc());
+    return out;
+  }
+
+  /// A class that is the result of relayouts takes a source's layout (the
+  /// relayout then disappears), as long as a split it feeds can use it.
+  Attribute preferredLayout(Value v) {
+    Value l = leader(v);
+    bool feedsSplit = false;
+    for (auto it = classes.findLeader(l); it != classes.member_end(); ++it)
+      feedsSplit |= splitOperands.contains(*it);
+    for (Value src : relayoutSources(l, /*assigned=*/true)) {
+      Attribute layout = layoutOf.lookup(leader(src));
+      if (cast<RankedTensorType>(src.getType()).getShape() ==
+              cast<RankedTensorType>(v.getType()).getShape() &&
+          (!feedsSplit || splittable(v, layout)))
+        return layout;
+    }
+    return defaultLayout(v);
   }
 
   LogicalResult apply() {

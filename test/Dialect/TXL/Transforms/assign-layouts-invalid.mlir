@@ -40,3 +40,15 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A #txl.linear written by the author must reach every element of its tile
+// (here lanes 16..31 repeat lanes 0..15 and nothing covers rows 16..31).
+module attributes {txl.target = "sm_90a"} {
+  func.func @linear_misses_elements(%s: !txl.smem<32xf32>) attributes {txl.kernel} {
+    // expected-error @+1 {{'txl.smem_load' op produces the register tile 'tensor<32xf32, #txl.linear<register = [], lane = [[1], [2], [4], [8], [0]], warp = []>>', which cannot be distributed over the threads: #txl.linear does not reach every element of the tile (its bases span 16 of 32 elements)}}
+    %x = txl.smem_load %s : !txl.smem<32xf32> -> tensor<32xf32, #txl.linear<register = [], lane = [[1], [2], [4], [8], [0]], warp = []>>
+    return
+  }
+}

@@ -233,3 +233,77 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// txl.trans only renames coordinates: its result takes the loaded tile's
+// layout transposed (#txl.linear), and the tiles computed from it and the
+// pointers it is stored through follow (the relayout cut after the trans
+// takes its source's layout and disappears): no data moves.
+// CHECK-LABEL: func.func @trans_follows_source
+// CHECK: %[[X:.*]] = txl.smem_load {{.*}} -> tensor<64x32xf32, #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>
+// CHECK: %[[T:.*]] = txl.trans %[[X]], [1, 0] : {{.*}} -> tensor<32x64xf32, #[[LIN:txl.linear<register = \[\[1, 0\], \[2, 0\], \[0, 16\], \[0, 32\]\], lane = \[\[4, 0\], \[8, 0\], \[16, 0\], \[0, 1\], \[0, 2\]\], warp = \[\[0, 4\], \[0, 8\]\]>]]>
+// CHECK: %[[M:.*]] = arith.mulf %[[T]], %[[T]] : tensor<32x64xf32, #[[LIN]]>
+// CHECK-NOT: txl.relayout
+// CHECK: txl.smem_store %[[M]], {{.*}} : tensor<32x64xf32, #[[LIN]]>
+module attributes {txl.target = "sm_90a"} {
+  func.func @trans_follows_source(%in: !txl.smem<64x32xf32>, %out: !txl.smem<32x64xf32>) attributes {txl.kernel} {
+    %x = txl.smem_load %in : !txl.smem<64x32xf32> -> tensor<64x32xf32>
+    %t = txl.trans %x, [1, 0] : tensor<64x32xf32> -> tensor<32x64xf32>
+    %m = arith.mulf %t, %t : tensor<32x64xf32>
+    txl.smem_store %m, %out : tensor<32x64xf32>, !txl.smem<32x64xf32>
+    return
+  }
+}
+
+// -----
+
+// txl.split needs the split dimension in registers. Reshaping a row of the
+// loaded tile into pairs keeps each pair in one thread (4 columns per
+// thread), so the split reads its source's registers; the halves and their
+// sum get the source layout with the pair basis removed. The join puts the
+// pair dimension back as register bit 0, and the reshape back to rows gives
+// the loaded layout again (as a #txl.linear): the store needs no conversion
+// either.
+// CHECK-LABEL: func.func @split_join_in_registers
+// CHECK-NOT: txl.relayout
+// CHECK: %[[R:.*]] = txl.reshape {{.*}} -> tensor<64x16x2xf32, #txl.linear<register = {{\[}}[0, 0, 1], [0, 1, 0], [16, 0, 0], [32, 0, 0]], lane = {{\[}}[0, 2, 0], [0, 4, 0], [0, 8, 0], [1, 0, 0], [2, 0, 0]], warp = {{\[}}[4, 0, 0], [8, 0, 0]]>>
+// CHECK: %[[A:.*]], %[[B:.*]] = txl.split %[[R]] : {{.*}} -> tensor<64x16xf32, #[[H:txl.linear<register = \[\[0, 1\], \[16, 0\], \[32, 0\]\], lane = \[\[0, 2\], \[0, 4\], \[0, 8\], \[1, 0\], \[2, 0\]\], warp = \[\[4, 0\], \[8, 0\]\]>]]>
+// CHECK: arith.addf %[[A]], %[[B]] : tensor<64x16xf32, #[[H]]>
+// CHECK: txl.join
+// CHECK: txl.reshape {{.*}} -> tensor<64x32xf32, #txl.linear<register = {{\[}}[0, 1], [0, 2], [16, 0], [32, 0]], lane = {{\[}}[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]], warp = {{\[}}[4, 0], [8, 0]]>>
+// CHECK-NOT: txl.relayout
+module attributes {txl.target = "sm_90a"} {
+  func.func @split_join_in_registers(%in: !txl.smem<64x32xf32>, %out: !txl.smem<64x32xf32>) attributes {txl.kernel} {
+    %x = txl.smem_load %in : !txl.smem<64x32xf32> -> tensor<64x32xf32>
+    %r = txl.reshape %x : tensor<64x32xf32> -> tensor<64x16x2xf32>
+    %a, %b = txl.split %r : tensor<64x16x2xf32> -> tensor<64x16xf32>
+    %s = arith.addf %a, %b : tensor<64x16xf32>
+    %j = txl.join %s, %a : tensor<64x16xf32> -> tensor<64x16x2xf32>
+    %y = txl.reshape %j : tensor<64x16x2xf32> -> tensor<64x32xf32>
+    txl.smem_store %y, %out : tensor<64x32xf32>, !txl.smem<64x32xf32>
+    return
+  }
+}
+
+// -----
+
+// When the split dimension is spread over lanes (one element per lane,
+// reshaped into pairs), the split's operand gets the default layout through a
+// relayout: a real conversion, which the lowering does with shuffles or
+// shared memory.
+// CHECK-LABEL: func.func @split_needs_registers
+// CHECK: %[[R:.*]] = txl.reshape
+// CHECK: %[[C:.*]] = txl.relayout %[[R]] : {{.*}} -> tensor<16x2xf32, #txl.blocked<sizePerThread = [1, 2], {{.*}}>>
+// CHECK: txl.split %[[C]]
+module attributes {txl.target = "sm_90a"} {
+  func.func @split_needs_registers(%in: !txl.smem<32xf32>, %out: !txl.smem<16xf32>) attributes {txl.kernel} {
+    %x = txl.smem_load %in : !txl.smem<32xf32> -> tensor<32xf32, #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>
+    %y = arith.addf %x, %x : tensor<32xf32, #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>
+    %r = txl.reshape %y : tensor<32xf32, #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>> -> tensor<16x2xf32>
+    %a, %b = txl.split %r : tensor<16x2xf32> -> tensor<16xf32>
+    %s = arith.addf %a, %b : tensor<16xf32>
+    txl.smem_store %s, %out : tensor<16xf32>, !txl.smem<16xf32>
+    return
+  }
+}

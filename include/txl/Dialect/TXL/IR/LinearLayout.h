@@ -84,6 +84,24 @@ public:
   /// register r of `other` holds.
   SmallVector<int64_t> getRegPermutationTo(const LinearLayout &other) const;
 
+  /// The ops that only rename coordinates (txl.trans, txl.reshape,
+  /// txl.join, txl.split) move no data: their result layout is the source
+  /// layout with every basis sent through the op's coordinate map.
+  ///   transposed: result dimension i is source dimension order[i];
+  ///   reshaped: row-major, to `shape` (same number of elements);
+  ///   joined: a new last dimension of size 2 held by register bit 0;
+  ///   splitLast: the inverse of joined, when the last dimension (size 2)
+  ///     is exactly one register basis (otherwise nullopt).
+  LinearLayout transposed(ArrayRef<int32_t> order) const;
+  LinearLayout reshaped(ArrayRef<int64_t> shape) const;
+  LinearLayout joined() const;
+  std::optional<LinearLayout> splitLast() const;
+  static Coord transposeCoord(const Coord &c, ArrayRef<int32_t> order);
+  static Coord reshapeCoord(const Coord &c, ArrayRef<int64_t> from, ArrayRef<int64_t> to);
+
+  /// The layout as a #txl.linear attribute.
+  Attribute toAttr(MLIRContext *ctx) const;
+
   bool operator==(const LinearLayout &o) const {
     return shape == o.shape && regBases == o.regBases && laneBases == o.laneBases &&
            warpBases == o.warpBases;

@@ -117,6 +117,31 @@ def TXL_SliceAttr : TXL_Attr<"Slice", "slice"> {
   let genVerifyDecl = 1;
 }
 
+def TXL_LinearAttr : TXL_Attr<"Linear", "linear"> {
+  let summary = "a register layout given by its linear map (any layout)";
+  let description = [{
+    The LinearLayout itself (see LinearLayout.h): bit k of the register
+    index moves to coordinate `register[k]`, bit k of the lane to `lane[k]`,
+    bit k of the warp to `warp[k]`, and the coordinates of the set bits are
+    XOR-ed. There are always 5 lane bases (32 lanes). Layout assignment gives
+    this layout to the results of txl.trans, txl.reshape, txl.join and
+    txl.split: their source layout with every basis moved through the op's
+    coordinate map, so those ops move no data.
+    `#txl.linear<register = [[0, 1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[8, 0], [16, 0]]>`
+  }];
+  let parameters = (ins "unsigned":$rank, ArrayRefParameter<"int64_t">:$registerBases,
+                        ArrayRefParameter<"int64_t">:$laneBases,
+                        ArrayRefParameter<"int64_t">:$warpBases);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Basis `k` of a flattened list, as a coordinate vector.
+    ::llvm::SmallVector<int64_t, 4> getBasis(::llvm::ArrayRef<int64_t> flat, unsigned k) const {
+      return ::llvm::SmallVector<int64_t, 4>(flat.slice(k * getRank(), getRank()));
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Enums
 //===----------------------------------------------------------------------===//

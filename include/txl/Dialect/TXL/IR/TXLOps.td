@@ -751,6 +751,64 @@ def TXL_ExpandDimsOp : TXL_Op<"expand_dims", [Pure, SameOperandsAndResultElement
   let hasVerifier = 1;
 }
 
+// The ops below only rename coordinates. Layout assignment gives their
+// results the source layout moved through the same map (#txl.linear), so they
+// lower to no instructions; the verifiers check shapes, and layouts when both
+// sides have one.
+
+def TXL_TransOp : TXL_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "permute the dimensions of a tile (tl.trans, tl.permute, x.T)";
+  let description = [{
+    Result dimension i is source dimension `order[i]`.
+    ```mlir
+    %t = txl.trans %x, [1, 0] : tensor<64x32xf32> -> tensor<32x64xf32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$src, DenseI32ArrayAttr:$order);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = "$src `,` $order attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_ReshapeOp : TXL_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "a tile with another shape, elements in the same row-major order (tl.reshape)";
+  let description = [{
+    ```mlir
+    %r = txl.reshape %x : tensor<64x32xf32> -> tensor<2048xf32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$src);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_JoinOp : TXL_Op<"join", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "stack two tiles along a new last dimension of size 2 (tl.join)";
+  let description = [{
+    ```mlir
+    %j = txl.join %a, %b : tensor<64x32xf32> -> tensor<64x32x2xf32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$lhs, TXL_Tile:$rhs);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TXL_SplitOp : TXL_Op<"split", [Pure, AllTypesMatch<["outLHS", "outRHS"]>]> {
+  let summary = "the two halves of a tile's last dimension of size 2 (tl.split)";
+  let description = [{
+    ```mlir
+    %a, %b = txl.split %j : tensor<64x32x2xf32> -> tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$src);
+  let results = (outs TXL_Tile:$outLHS, TXL_Tile:$outRHS);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($outLHS))";
+  let hasVerifier = 1;
+}
+
 def TXL_ReduceOp : TXL_Op<"reduce", [SingleBlock, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
