@@ -15,6 +15,10 @@ Control flow:
     ``tl.static_range`` (and iterating a tuple) unrolls the loop at compile time.
   * ``while`` becomes ``scf.while`` the same way.
   * Calls to other @txl.jit functions are inlined; they may return a value or a tuple.
+  * Hidden variables (names starting with ``@``, which no Python identifier can) are state the language keeps
+    per call site, e.g. the mbarrier phase of a ``desc.load``: they are carried through loops and ``if``s like
+    user variables, flow in and out of inlined calls, and when one first appears inside a loop or branch it
+    starts from its initial value (``HIDDEN_INIT``) on the paths that have not set it.
 
 Every user error is a ``CompilationError`` at the AST node being compiled (``file:line:col``, the source line
 with a caret, and a fix); unexpected exceptions are wrapped the same way so no frontend traceback reaches users.
@@ -174,6 +178,26 @@ class _Return(Exception):
     pass
 
 
+# Hidden variables (see the module docstring): their prefix, and the initial value of each kind (the value a
+# path that never set one carries into a loop or out of an `if`).
+HIDDEN = "@"
+HIDDEN_INIT = {"@desc_phase": 0}
+
+
+def _hidden(name):
+    return isinstance(name, str) and name.startswith(HIDDEN)
+
+
+def _hint(name):
+    """The SSA name hint of a variable (hidden names are made readable: `@desc_phase:0` -> `desc_phase0`)."""
+    return name[1:].replace(":", "") if _hidden(name) else name
+
+
+def _hidden_init(name):
+    """The initial value of a hidden variable (an i32 constant in the kernel's entry block)."""
+    return semantic.constant(HIDDEN_INIT[name.split(":", 1)[0]], core.int32)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # The code generator
 # ----------------------------------------------------------------------------------------------------------------
@@ -187,6 +211,11 @@ class CodeGenerator(ast.NodeVisitor):
         self.call_stack = tuple(call_stack) + (info.fn,)
         self.loop_depth = 0
         self.region_depth = 0  # > 0 inside if/for/while bodies (returns are only allowed at the top)
+        # Enclosing warp-specialized regions, innermost last: ("is_warpgroup" | "is_warp", ids) for the region
+        # of `if txl.is_warpgroup(ids):`, ("else", None) for its else branch.
+        self.roles = ()
+        self.site_path = ()  # the call nodes that inlined this function (call-site keys of hidden state)
+        self.cur_call = None  # the ast.Call whose builtin is running (see call_site)
         self.ret_value = None
         self.returned = False
 
@@ -259,9 +288,14 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(value, tensor) and value.handle.hint is None:
             owner = value.handle.owner
             if not (isinstance(owner, ir.Op) and "const" in owner.attrs):
-                value.handle.hint = name
+                value.handle.hint = _hint(name)
         self.lscope[name] = value
         self.local_defs[name] = True
+
+    def call_site(self):
+        """A key naming the call being compiled (its AST node and the inlining calls above it): state kept per
+        call site (desc.load's staging buffer and mbarrier phase) is looked up by it."""
+        return self.site_path + (self.cur_call,)
 
     def replace_value(self, old, new):
         """Re-binds every name holding the IR value ``old`` (after txl.dot_wait threads it)."""
@@ -390,19 +424,31 @@ class CodeGenerator(ast.NodeVisitor):
         cond = self._condition(node, cond)
         liveins = dict(self.lscope)
         then_block, else_block = ir.Block(), ir.Block()
-        then_scope, then_defs = self._run_block(then_block, then_fn, liveins)
-        else_scope, else_defs = self._run_block(else_block, else_fn, liveins)
+        role = self._role_of(cond)
+        saved_roles = self.roles
+        try:
+            if role is not None:
+                self.roles = saved_roles + (role,)
+            then_scope, then_defs = self._run_block(then_block, then_fn, liveins)
+            if role is not None:
+                self.roles = saved_roles + (("else", None),)
+            else_scope, else_defs = self._run_block(else_block, else_fn, liveins)
+        finally:
+            self.roles = saved_roles
         names = []
         for n in list(then_defs) + [n for n in else_defs if n not in then_defs]:
-            if want is not None and n != want:
+            if want is not None and n != want and not _hidden(n):
                 continue
-            if (n in then_defs and n in else_defs) or n in liveins:
+            # A hidden variable set in one branch only exists afterwards too: the other branch keeps its
+            # initial value (a path that never ran that call site).
+            if (n in then_defs and n in else_defs) or n in liveins or _hidden(n):
                 names.append(n)
         results, binds = [], {}
         then_vals, else_vals, rebuilders = [], [], []
         for n in names:
-            tv = then_scope.get(n, liveins.get(n))
-            ev = else_scope.get(n, liveins.get(n))
+            old = _hidden_init(n) if _hidden(n) and n not in liveins else liveins.get(n)
+            tv = then_scope.get(n, old)
+            ev = else_scope.get(n, old)
             if tv is ev:
                 binds[n] = tv
                 continue
@@ -428,12 +474,23 @@ class CodeGenerator(ast.NodeVisitor):
         for n, rb, k in rebuilders:
             vals = [tensor(r, r.type) for r in op.results[i:i + k]]
             for v in op.results[i:i + k]:
-                v.hint = n
+                v.hint = _hint(n)
             binds[n] = rb(vals)
             i += k
         for n, v in binds.items():
             self.set(n, v)
         return binds.get(want) if want is not None else None
+
+    @staticmethod
+    def _role_of(cond):
+        """("is_warpgroup" | "is_warp", ids) when ``cond`` is txl.is_warpgroup(ids) / txl.is_warp(ids), else None."""
+        role = getattr(cond, "role", None)
+        owner = cond.handle.owner
+        if not role or not isinstance(owner, ir.Op):
+            return None
+        m = re.search(r"\[([\d,\s]*)\]", owner.template)
+        ids = tuple(int(x) for x in m.group(1).split(",") if x.strip()) if m else ()
+        return (role, ids)
 
     def _unify(self, node, name, a, b, block_a, block_b, where):
         """Makes two values of one variable the same type (materializing constexprs in their own block)."""
@@ -481,7 +538,7 @@ class CodeGenerator(ast.NodeVisitor):
         cond = self.visit(node.test)
         if not isinstance(cond, tensor):
             return self.visit(node.body if _unwrap(cond) else node.orelse)
-        key = "__ifexp_%d" % id(node)
+        key = "__ifexp_%d_%d" % (node.lineno, node.col_offset)  # deterministic: the IR text is the cache key
         then_fn = lambda: self.set(key, self.visit(node.body))  # noqa: E731
         else_fn = lambda: self.set(key, self.visit(node.orelse))  # noqa: E731
         val = self.runtime_if(node, cond, then_fn, else_fn, want=key)
@@ -539,7 +596,7 @@ class CodeGenerator(ast.NodeVisitor):
         for n, init, _ in carried:
             inits += _flatten(init, n)[0]
         block = ir.Block([ity] + [v.type for v in inits], [var] + sum(
-            [[n] * len(_flatten(init, n)[0]) for n, init, _ in carried], []))
+            [[_hint(n)] * len(_flatten(init, n)[0]) for n, init, _ in carried], []))
         scope = dict(liveins)
         i = 1
         for n, init, _ in carried:
@@ -566,7 +623,7 @@ class CodeGenerator(ast.NodeVisitor):
             leaves, rb = _flatten(init, n)
             vals = results[i:i + len(leaves)]
             for v in vals:
-                v.hint = n
+                v.hint = _hint(n)
             self.set(n, rb([tensor(v, v.type) for v in vals]))
             i += len(leaves)
 
@@ -587,7 +644,10 @@ class CodeGenerator(ast.NodeVisitor):
         carried = []
         for n in defs:
             if n not in liveins:
-                continue
+                if not _hidden(n):
+                    continue
+                # First set inside the body (a desc.load's phase): carried from its initial value.
+                liveins[n] = _hidden_init(n)
             init, new = liveins[n], body_scope[n]
             if init is new:
                 continue
@@ -663,7 +723,7 @@ class CodeGenerator(ast.NodeVisitor):
         for n, init, _ in carried:
             leaves = _flatten(init, n)[0]
             inits += leaves
-            hints += [n] * len(leaves)
+            hints += [_hint(n)] * len(leaves)
         types = [v.type for v in inits]
 
         def bind(block):
@@ -685,13 +745,21 @@ class CodeGenerator(ast.NodeVisitor):
 
         self.loop_depth += 1
         try:
-            self._run_block(before, run_cond, bind(before))
+            cond_scope, _ = self._run_block(before, run_cond, bind(before))
             after = ir.Block(types, hints)
             body_scope, _ = self._run_block(after, lambda: self.visit_body(node.body), bind(after))
         finally:
             self.loop_depth -= 1
         c = cond_holder[0]
-        args = before.args
+        # The condition may update carried state (a desc.load in it flips its phase): the body and the loop's
+        # results see the values after the condition.
+        args = []
+        for n, init, _ in carried:
+            v = cond_scope.get(n)
+            leaves = _flatten(v, n)[0] if isinstance(v, (tensor, tuple)) else None
+            if leaves is None or [x.type for x in leaves] != [x.type for x in _flatten(init, n)[0]]:
+                leaves = [tensor(a, a.type) for a in before.args[len(args):len(args) + len(_flatten(init, n)[0])]]
+            args += [x.handle for x in leaves]
         tmpl = "scf.condition({o[0]})"
         if args:
             tmpl += " " + ", ".join("{o[%d]}" % (i + 1) for i in builtins.range(len(args))) + " : " + \
@@ -913,7 +981,11 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(fn, JITFunction):
             return self.call_jit(node, fn, args, kwargs)
         if getattr(fn, "__txl_builtin__", False):
-            return _wrap(fn(*args, **kwargs))
+            saved, self.cur_call = self.cur_call, node
+            try:
+                return _wrap(fn(*args, **kwargs))
+            finally:
+                self.cur_call = saved
         if fn in _PY_BUILTIN_IMPLS:
             return _PY_BUILTIN_IMPLS[fn](self, node, args, kwargs)
         if isinstance(fn, type) and issubclass(fn, (core.range, core.static_range)):
@@ -943,15 +1015,22 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error(node, "argument `%s` of %s is a tl.constexpr but got a run-time value"
                                  % (name, info.name), "pass a compile-time value (a literal or a constexpr)")
             scope[name] = _wrap(v)
+        hidden = {n: v for n, v in self.lscope.items() if _hidden(n)}
+        scope.update(hidden)  # per-call-site state flows through inlined calls (and back, below)
         gen = CodeGenerator(info, self.ctx, scope, self.call_stack)
         gen.is_kernel = False
         gen.loop_depth = self.loop_depth
+        gen.roles = self.roles
+        gen.site_path = self.site_path + (node,)
         prev = self.ctx.codegen
         self.ctx.codegen = gen
         try:
             gen.visit_body(info.node.body)
         finally:
             self.ctx.codegen = prev
+        for n, v in gen.lscope.items():
+            if _hidden(n) and hidden.get(n) is not v:
+                self.set(n, v)
         return gen.ret_value
 
     is_kernel = True

@@ -504,7 +504,7 @@ class tensor:
 
     @builtin
     def reshape(self, *shape, can_reorder=False):
-        return _sem().unsupported_reshape(self)
+        return _sem().reshape(self, _shape_arg(shape))
 
     @builtin
     def permute(self, *dims):
@@ -512,7 +512,7 @@ class tensor:
 
     @builtin
     def split(self):
-        return _sem().unsupported("tensor.split() of a register tile")
+        return _sem().split(self)
 
     @builtin
     def sum(self, axis=None, keep_dims=False, dtype=None):

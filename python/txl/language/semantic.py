@@ -693,15 +693,67 @@ def trans(t, *dims):
         order = dims or list(reversed(range(rank)))
         return smem_trans(t, order)
     if isinstance(t.type, block_type):
-        unsupported("transposing a register tile (tl.trans / .T / permute)",
-                    "keep the operand in shared memory and transpose the view: `tl.dot(q, k_smem.T)` or "
-                    "txl.smem_trans(buf, [1, 0])")
+        rank = len(t.type.shape)
+        order = [_static_int(d, "tl.trans dimension") for d in dims] or list(reversed(range(rank)))
+        if sorted(order) != list(range(rank)):
+            raise SemanticError("tl.trans/permute of a %d-D tile needs a permutation of %s, got %s"
+                                % (rank, list(range(rank)), order))
+        if order == list(range(rank)):
+            return t
+        shape = [t.type.shape[d] for d in order]
+        rt = block_type(t.dtype, shape)
+        op = _b().create("txl.trans {o[0]}, %s : {t[0]} -> {r[0]}" % order, [t.handle], [rt], pure=True)
+        return tensor(op.result, rt)
     raise SemanticError("cannot transpose %s" % t.type)
 
 
-def unsupported_reshape(t):
-    unsupported("reshape of a register tile",
-                "reshape a shared-memory buffer instead with txl.smem_reshape(buf, shape)")
+def reshape(t, shape):
+    """tl.reshape / tensor.reshape of a register tile: the same elements in row-major order (txl.reshape moves
+    no data: the result's layout is the source's with its coordinates renamed)."""
+    t = to_tensor(t)
+    shape = [_static_int(d, "tl.reshape shape") for d in shape]
+    if not isinstance(t.type, block_type):
+        raise SemanticError("tl.reshape needs a register tile, got %s" % t.type)
+    if any(d <= 0 for d in shape) or math.prod(shape) != math.prod(t.type.shape):
+        raise SemanticError("cannot reshape a %s tile (%d elements) to %s"
+                            % (list(t.type.shape), math.prod(t.type.shape), shape))
+    if list(shape) == list(t.type.shape):
+        return t
+    rt = block_type(t.dtype, shape)
+    op = _b().create("txl.reshape {o[0]} : {t[0]} -> {r[0]}", [t.handle], [rt], pure=True)
+    return tensor(op.result, rt)
+
+
+def join(a, b):
+    """tl.join: a new last dimension of size 2 holding a and b (broadcast and promoted to one type)."""
+    a, b = binary_broadcast(to_tensor(a), to_tensor(b), "tl.join")
+    ety = result_dtype(a.dtype, b.dtype)
+    a, b = cast(a, ety), cast(b, ety)
+    if not isinstance(a.type, block_type):
+        a, b = splat(a, [1]), splat(b, [1])
+    rt = block_type(ety, list(a.type.shape) + [2])
+    op = _b().create("txl.join {o[0]}, {o[1]} : {t[0]} -> {r[0]}", [a.handle, b.handle], [rt], pure=True)
+    return tensor(op.result, rt)
+
+
+def split(t):
+    """tl.split: the two halves of a last dimension of size 2."""
+    t = to_tensor(t)
+    if not isinstance(t.type, block_type) or t.type.shape[-1] != 2:
+        raise SemanticError("tl.split needs a tile whose last dimension has size 2, got %s" % t.type,
+                            "reshape first, e.g. `tl.split(tl.reshape(x, [M, N // 2, 2]))`")
+    if len(t.type.shape) == 1:
+        t = reshape(t, [1, 2])
+    rt = block_type(t.dtype, list(t.type.shape[:-1]))
+    op = _b().create("txl.split {o[0]} : {t[0]} -> {r[0]}", [t.handle], [rt, rt], pure=True)
+    return tuple(tensor(r, rt) for r in op.results)
+
+
+def interleave(a, b):
+    """tl.interleave: a and b alternating along their last dimension (join, then merge the pairs)."""
+    j = join(a, b)
+    shape = list(j.type.shape[:-2]) + [j.type.shape[-2] * 2]
+    return reshape(j, shape)
 
 
 def as_view(t, what):
@@ -896,10 +948,9 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
     a, b = _unwrap(a), _unwrap(b)
     if not isinstance(a, tensor) or not isinstance(b, tensor):
         raise SemanticError("tl.dot needs tensors, got %r and %r" % (a, b))
-    if isinstance(b.type, block_type):
-        unsupported("tl.dot with B in registers (wgmma reads B from shared memory)",
-                    "store B in a shared-memory buffer (txl.smem_alloc + txl.smem_store + txl.fence_proxy_async "
-                    "or a TMA load) and pass the buffer")
+    staged = isinstance(b.type, block_type)
+    if staged:
+        b = _stage_dot_operand(a, b)
     b = as_view(b, "tl.dot operand B")
     if isinstance(a.type, smem_type):
         a = as_view(a, "tl.dot operand A")
@@ -934,9 +985,44 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
         tmpl += " use_acc {o[3]}"
     op = _b().create(tmpl + "{x} : {t[0]}, {t[1]}, {t[2]}", operands, [acc.type])
     op.template = op.template.replace("{x}", "%s")  # filled with " {async}" or "" at the end
-    op.attrs["dot"] = True
+    # A dot reading a staged B stays synchronous (txl.dot_wait does not see it): the next staging of the same
+    # call site (a loop) overwrites the buffer.
+    op.attrs["dot"] = not staged
     _ctx().dots.append(op)
     return tensor(op.result, acc.type)
+
+
+def _stage_dot_operand(a, b):
+    """tl.dot(a, b) with B in registers (e.g. from tl.load): wgmma reads B from shared memory, so B goes through
+    a staging buffer of the call site (allocated once at the top of the kernel, one stage per warpgroup that can
+    run the dot, like desc.load's): sync the threads sharing the stage (a previous dot of this call site may
+    still be read by slower warps), store B, make the stores visible to the async proxy (fence.proxy.async),
+    sync again so every warp's part is there, then the dot reads the buffer."""
+    b = to_tensor(b)
+    if len(b.type.shape) != 2:
+        raise SemanticError("tl.dot needs 2-D operands, got B of shape %s" % list(b.type.shape))
+    ety = a.dtype if isinstance(a, tensor) and a.dtype.is_floating() else b.dtype
+    if not ety.is_floating() or ety.primitive_bitwidth not in (8, 16):
+        raise SemanticError("tl.dot with B in registers: B is %s, but wgmma takes 16-bit or fp8 operands"
+                            % b.dtype.name, "convert B first: `b.to(tl.bfloat16)`")
+    if b.dtype != ety:
+        if not b.dtype.is_floating():
+            raise SemanticError("tl.dot: A is %s and B is %s; wgmma needs one element type"
+                                % (ety.name, b.dtype.name), "convert B first: `b.to(%s)`" % ety.name)
+        b = cast(b, ety)
+    first, count, in_role = _desc_group("tl.dot with B in registers", True)
+    ctx = _ctx()
+    sites = ctx.__dict__.setdefault("dot_b_sites", {})
+    site = ctx.codegen.call_site() if ctx.codegen is not None else (object(),)
+    key = (site, tuple(b.type.shape), ety.name, count)
+    if key not in sites:
+        sites[key] = smem_alloc(list(b.type.shape), ety, count)
+    view = get_buffer(sites[key], _desc_stage_index(first, count))
+    _group_sync(in_role)
+    smem_store(view, b)
+    _b().create("txl.fence_proxy_async", [], [])
+    _group_sync(in_role)
+    return view
 
 
 def dot_wait(pendings):
@@ -1018,29 +1104,113 @@ def _loop_depth():
     return ctx.codegen.loop_depth if ctx.codegen is not None else 0
 
 
+# desc.load / desc.store keep their staging buffer (and desc.load its mbarrier) per call site: the AST call node
+# and the calls that inlined it (the code generator's call_site()), plus the descriptor type. Everything is
+# allocated once at the top of the kernel; a loop reuses it, so desc.load's mbarrier phase is a hidden variable
+# `@desc_phase:<n>` (no Python name can start with `@`) that the code generator carries through every loop and
+# `if` around the call like a user variable, starting at 0.
+#
+# Groups. TMA and mbar_expect are issued by the first thread of each warpgroup that runs the op (LowerLoads,
+# Mbars), and each warpgroup holds its own copy of a register tile, so each warpgroup that can run the call gets
+# its own stage of the buffer and of the mbarrier: all of the kernel's warpgroups at the top level, the listed
+# ones in an `if txl.is_warpgroup([...])` region (stage = txl.warpgroup_id - first id).
+#
+# Reuse (WAR). When a call site runs again (a loop, or an unrolled loop), the next TMA overwrites the stage and
+# its leader re-arms the mbarrier while slow threads of the group may still read the previous tile or wait on
+# the previous phase, so the group syncs first: barrier 0 over the whole CTA at the top level (every thread runs
+# top-level code), the warpgroup's own named barrier (1 + warpgroup id, 128 threads: txl.tma_store_wait, whose
+# lowering is that sync after the leader's bulk-store wait) inside a warp-specialized region, where barrier 0
+# would wait for warps that never come. Named barriers 1..7 are reserved for the compiler, so the frontend
+# cannot spell that sync as txl.bar_wait.
+_DESC_PHASE = "@desc_phase"
+
+
+def _desc_group(what, reused):
+    """(first warpgroup, number of warpgroups that can run ``what`` here, inside a warp-specialized region)."""
+    ctx = _ctx()
+    roles = getattr(ctx.codegen, "roles", ()) if ctx.codegen is not None else ()
+    total = max(1, -(-ctx.num_warps * ctx.num_warpgroups // 4))
+    first, count = 0, total
+    for kind, ids in reversed(roles):
+        if kind == "is_warp" and reused:
+            raise SemanticError("%s inside a loop in a `txl.is_warp` region: reusing its staging buffer needs a "
+                                "barrier of the whole warpgroup that issues the TMA, which such a region does not "
+                                "run" % what,
+                                "call it in an `if txl.is_warpgroup([...]):` region, or write the copy with "
+                                "txl.smem_alloc + txl.mbar_alloc, txl.mbar_expect, txl.tma_load and "
+                                "txl.mbar_wait(bar, phase) with a phase you flip each iteration")
+        if kind == "is_warpgroup" and ids:
+            first, count = min(ids), max(ids) - min(ids) + 1
+            break
+    return first, count, bool(roles)
+
+
+def _desc_site(kind, desc_type, stages):
+    """The per-call-site state of a desc.load / desc.store: {"buf", "bar", "phase"} (created on first use)."""
+    ctx = _ctx()
+    sites = ctx.__dict__.setdefault("desc_sites", {})
+    site = ctx.codegen.call_site() if ctx.codegen is not None else (object(),)
+    key = (kind, site, str(desc_type), stages)
+    st = sites.get(key)
+    if st is None:
+        shape, ety = desc_type.block_shape, desc_type.element_ty
+        st = {"buf": smem_alloc(shape, ety, stages)}
+        if kind == "load":
+            st["bar"] = mbar_alloc(1, stages)
+            st["phase"] = "%s:%d" % (_DESC_PHASE, sum(1 for k in sites if k[0] == "load"))
+        sites[key] = st
+    return st
+
+
+def _desc_stage_index(first, count):
+    """The stage of this warpgroup in a per-warpgroup allocation (0, or txl.warpgroup_id - first)."""
+    if count == 1:
+        return 0
+    wg = tensor(_b().create("txl.warpgroup_id", [], [core.int32], pure=True).result, core.int32)
+    return binary("-", wg, first) if first else wg
+
+
+def _group_sync(in_role):
+    """Syncs the threads that share a staging stage before it is reused (see the comment above)."""
+    ctx = _ctx()
+    if in_role:
+        _b().create("txl.tma_store_wait 0", [], [])
+    else:
+        _b().create("txl.bar_wait 0, %d" % (ctx.num_warps * ctx.num_warpgroups * 32), [], [])
+
+
 def desc_load(desc, offsets):
-    """desc.load([x, y]): TMA into a staging buffer, wait on its mbarrier (phase 0), load into registers."""
+    """desc.load([x, y]): TMA into the call site's staging buffer, wait on its mbarrier with the site's current
+    phase, flip the phase, load into registers. Works at any depth of loops and ifs (see the comment above)."""
     desc = _desc(desc, "desc.load")
-    if _loop_depth():
-        unsupported("desc.load inside a loop (its mbarrier phase would have to flip every iteration)",
-                    "allocate the buffers yourself: txl.smem_alloc + txl.mbar_alloc, then txl.mbar_expect, "
-                    "txl.tma_load and txl.mbar_wait(bar, phase) with a phase you flip each iteration "
-                    "(see txl/kernels/gemm_ws.py)")
     idx = _offsets(offsets, len(desc.type.block_shape), "desc.load")
-    b = _b()
+    ctx = _ctx()
+    cg = ctx.codegen
     shape, ety = desc.type.block_shape, desc.type.element_ty
-    buf = smem_alloc(shape, ety, 1)
-    bar = mbar_alloc(1, 1)
-    view, bar1 = get_buffer(buf, 0), get_buffer(bar, 0)
+    probe = _desc_group("desc.load", False)
+    st = _desc_site("load", desc.type, probe[1])
+    phase = cg.lscope.get(st["phase"]) if cg is not None else None
+    reused = _loop_depth() > 0 or phase is not None
+    first, count, in_role = _desc_group("desc.load", reused)
+    if phase is None:
+        phase = constant(0, core.int32)
+    stage = _desc_stage_index(first, count)
+    view, bar1 = get_buffer(st["buf"], stage), get_buffer(st["bar"], stage)
+    if reused:
+        _group_sync(in_role)
     nbytes = int(math.prod(shape)) * ety.primitive_bitwidth // 8
     mbar_expect(bar1, nbytes)
     tma_load(view, desc, idx, bar1)
-    b.create("txl.mbar_wait {o[0]}, {o[1]} : {t[1]}", [bar1.handle, constant(0, core.int32).handle], [])
-    return smem_load(view)
+    _b().create("txl.mbar_wait {o[0]}, {o[1]} : {t[1]}", [bar1.handle, phase.handle], [])
+    out = smem_load(view)
+    if cg is not None:
+        cg.set(st["phase"], binary("^", phase, constant(1, core.int32)))
+    return out
 
 
 def desc_store(desc, offsets, value):
-    """desc.store([x, y], v): registers -> staging buffer -> TMA store, completed before returning."""
+    """desc.store([x, y], v): registers -> the call site's staging buffer (one stage per warpgroup) -> TMA
+    store, completed before returning."""
     desc = _desc(desc, "desc.store")
     idx = _offsets(offsets, len(desc.type.block_shape), "desc.store")
     val = to_tensor(value)
@@ -1049,10 +1219,11 @@ def desc_store(desc, offsets, value):
         raise SemanticError("desc.store: the value must be a %s tile (the descriptor's block), got %s"
                             % (shape, val.type))
     val = cast(val, ety)
-    buf = smem_alloc(shape, ety, 1)
-    view = get_buffer(buf, 0)
+    first, count, _ = _desc_group("desc.store", False)
+    view = get_buffer(_desc_site("store", desc.type, count)["buf"], _desc_stage_index(first, count))
     b = _b()
-    # The staging buffer may still be read by this thread's previous TMA store (a loop): wait for it first.
+    # The staging buffer may still be read by this warpgroup's previous TMA store (a loop): wait for it first
+    # (tma_store_wait also syncs the warpgroup, so no thread overwrites the tile before the copy read it).
     b.create("txl.tma_store_wait 0", [], [])
     smem_store(view, val)
     b.create("txl.fence_proxy_async", [], [])

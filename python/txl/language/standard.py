@@ -152,29 +152,27 @@ def reshape(input, *shape, can_reorder=False):
     if isinstance(t, tensor) and isinstance(t.type, core.smem_type):
         from .txl_builtins import smem_reshape
         return smem_reshape(t, _shape_arg(shape))
-    S.unsupported_reshape(t)
+    return S.reshape(t, _shape_arg(shape))
 
 
 @builtin
 def view(input, *shape):
-    S.unsupported_reshape(input)
+    return S.reshape(input, _shape_arg(shape))
 
 
 @builtin
 def split(a):
-    S.unsupported("tl.split of a register tile", "keep the halves apart from the start (e.g. two 64-column "
-                                                  "tiles), or go through shared memory with txl.smem_slice")
+    return S.split(a)
 
 
 @builtin
 def join(a, b):
-    S.unsupported("tl.join of register tiles", "store both into one shared-memory buffer (txl.smem_slice + "
-                                               "txl.smem_store) and load it back")
+    return S.join(a, b)
 
 
 @builtin
 def interleave(a, b):
-    S.unsupported("tl.interleave of register tiles")
+    return S.interleave(a, b)
 
 
 @builtin

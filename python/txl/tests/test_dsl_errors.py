@@ -128,33 +128,21 @@ def test_multistage_buffer_needs_get_buffer():
 
 
 @txl.jit
-def _dot_b_in_registers(x_ptr):
-    a = tl.load(x_ptr + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
-    tl.dot(a, a)
-
-
-def test_unsupported_dot_operand_and_reshape():
-    e, _ = _error(_dot_b_in_registers, {"x_ptr": "*bf16"})
-    assert "not supported yet" in e.message and "B in registers" in e.message and "smem" in e.fix
-
-
-@txl.jit
-def _reshape(x_ptr):
+def _cat(x_ptr):
     a = tl.load(x_ptr + tl.arange(0, 64))
-    b = tl.reshape(a, [8, 8])
-    tl.store(x_ptr + tl.arange(0, 64), a)
+    b = tl.cat(a, a)
 
 
 @txl.jit
-def _transpose_regs(x_ptr):
-    a = tl.load(x_ptr + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
-    b = a.T
+def _device_descriptor(x_ptr, M):
+    d = tl.make_tensor_descriptor(x_ptr, [M, 64], [64, 1], [64, 64])
 
 
-@pytest.mark.parametrize("fn,what", [(_reshape, "reshape of a register tile"),
-                                     (_transpose_regs, "transposing a register tile")])
-def test_unsupported_register_ops(fn, what):
-    e, _ = _error(fn, {"x_ptr": "*bf16"})
+@pytest.mark.parametrize("fn,sig,what", [(_cat, {"x_ptr": "*bf16"}, "tl.cat of register tiles"),
+                                         (_device_descriptor, {"x_ptr": "*bf16", "M": "i32"},
+                                          "tl.make_tensor_descriptor")])
+def test_unsupported_constructs(fn, sig, what):
+    e, _ = _error(fn, sig)
     assert what in e.message and "not supported yet" in e.message
 
 

@@ -3,18 +3,34 @@
     python3 python/txl/tools/precompile.py /tmp/txl-cache            # here: txlc, no GPU or torch needed
     TXL_CACHE_DIR=/tmp/txl-cache python3 -m pytest -q python/txl/tests/gpu   # there: no txlc
 
-Compiles every case of ``python/txl/tests/gpu/dsl_cases.py`` (the specialisations the GPU tests launch: same
-arguments, dtypes, constexprs and options, built from shape-only stand-in tensors) into CACHE_DIR. Cases whose
+Compiles every case of ``python/txl/tests/gpu/dsl_cases.py`` and of the other ``*_cases.py`` modules there (each
+has a ``CASES`` list of ``dsl_cases.Case``: the specialisations the GPU tests launch, same arguments, dtypes,
+constexprs and options, built from shape-only stand-in tensors) into CACHE_DIR. Cases whose
 kernel module is not written yet are reported and skipped. Exit status 1 if any case failed to compile.
 """
 
 import argparse
+import glob
+import importlib
 import os
 import sys
 import time
 
 if __package__ in (None, ""):  # run as a file: make `import txl` work from the checkout
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def all_cases():
+    """dsl_cases.CASES, then the CASES of every other python/txl/tests/gpu/*_cases.py (sorted by file name)."""
+    from txl.tests.gpu import dsl_cases
+
+    cases = list(dsl_cases.CASES)
+    gpu_dir = os.path.dirname(os.path.abspath(dsl_cases.__file__))
+    for path in sorted(glob.glob(os.path.join(gpu_dir, "*_cases.py"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name != "dsl_cases":
+            cases += list(getattr(importlib.import_module("txl.tests.gpu." + name), "CASES", []))
+    return cases
 
 
 def main(argv=None):
@@ -28,7 +44,7 @@ def main(argv=None):
     from txl.compiler.compiler import find_txlc
     from txl.tests.gpu import dsl_cases
 
-    cases = dsl_cases.CASES
+    cases = all_cases()
     if args.list:
         for c in cases:
             print(c.name)

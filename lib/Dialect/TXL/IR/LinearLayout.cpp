@@ -177,27 +177,28 @@ static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout,
     if (rank != shape.size())
       return fail(why, "layout rank " + Twine(rank) + " differs from tile rank " +
                            Twine(shape.size()));
+    // As for the other layouts, a layout larger than the tile maps what
+    // lies beyond it to 0 (a slice's parent is built on a size-1 dimension).
     auto bases = [&](ArrayRef<int64_t> flat) {
       SmallVector<Coord> out;
-      for (unsigned k = 0; k < flat.size() / rank; ++k)
-        out.push_back(linear.getBasis(flat, k));
+      for (unsigned k = 0; k < flat.size() / rank; ++k) {
+        Coord c = linear.getBasis(flat, k);
+        for (size_t d = 0; d < rank; ++d)
+          c[d] &= shape[d] - 1;
+        out.push_back(c);
+      }
       return out;
     };
     LinearLayout ll(SmallVector<int64_t>(shape), bases(linear.getRegisterBases()),
                     bases(linear.getLaneBases()), bases(linear.getWarpBases()));
-    // Every basis inside the tile, and together they reach every element
-    // (the flattened bases span all log2(numel) bits).
+    // Together the bases reach every element (the flattened bases span all
+    // log2(numel) bits).
     int64_t numel = 1;
     for (int64_t d : shape)
       numel *= d;
     SmallVector<int64_t> span; // a GF(2) basis in echelon form, by leading bit
     for (ArrayRef<Coord> group : {ll.getRegBases(), ll.getLaneBases(), ll.getWarpBases()})
       for (const Coord &c : group) {
-        for (size_t d = 0; d < rank; ++d)
-          if (c[d] >= shape[d])
-            return fail(why, "#txl.linear basis coordinate " + Twine(c[d]) +
-                                 " is outside dimension " + Twine(d) + " of size " +
-                                 Twine(shape[d]));
         int64_t v = LinearLayout::reshapeCoord(c, shape, {numel})[0];
         for (int64_t b : span)
           v = std::min(v, v ^ b);

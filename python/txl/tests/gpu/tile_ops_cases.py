@@ -1,0 +1,88 @@
+"""GPU cases for register-tile reshaping and tl.dot on register operands (see test_dsl_tile_ops.py for the IR side).
+
+- ``tile_renames``: y = 2 * x.T (tl.trans), z = interleave(b, a + b) where a, b = split(reshape(x, [M, N/2, 2]))
+  (tl.reshape, tl.split, tl.interleave = join + reshape), w = permute(reshape(x, [4, 16, 32]), (2, 0, 1)).
+- ``dot_regs``: C = A @ B^T with A and B loaded by tl.load into registers (B stored N x K, transposed in
+  registers with .T, staged through shared memory by tl.dot), K looped; ``dot_regs_kn`` the same with B stored
+  K x N (no transpose). Cases use ``dsl_cases.Case``/``run_case``, so ``python/txl/tools/precompile.py`` (which
+  collects every ``*_cases.py`` here) precompiles them.
+"""
+
+import txl
+import txl.language as tl
+
+from txl.tests.gpu.dsl_cases import Case
+
+MODULE = __name__
+
+
+@txl.jit
+def tile_renames(x_ptr, y_ptr, z_ptr, w_ptr, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    offs_t = tl.arange(0, N)[:, None] * M + tl.arange(0, M)[None, :]
+    tl.store(y_ptr + offs_t, x.T * 2.0)
+    a, b = tl.split(tl.reshape(x, [M, N // 2, 2]))
+    tl.store(z_ptr + offs, tl.interleave(b, a + b))
+    w = tl.permute(tl.reshape(x, [4, M // 4, N]), (2, 0, 1))  # [N, 4, M // 4]
+    offs_w = tl.arange(0, M * N)
+    tl.store(w_ptr + offs_w, tl.reshape(w, [M * N]))
+
+
+@txl.jit
+def dot_regs(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+             B_KN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        if B_KN:
+            b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+            acc = tl.dot(a, b, acc)
+        else:
+            bt = tl.load(b_ptr + rn[:, None] * K + (k + rk)[None, :])
+            acc = tl.dot(a, bt.T, acc)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+def _renames(M, N):
+    def build(T):
+        x = T.randn((M, N))
+        y, z, w = T.empty((N, M)), T.empty((M, N)), T.empty((M * N,))
+
+        def ref_z():
+            a, b = x.view(M, N // 2, 2).unbind(-1)
+            return T.torch.stack([b, a + b], dim=-1).reshape(M, N)
+
+        return dict(grid=(1,), args=(x, y, z, w), kwargs=dict(M=M, N=N), out=y, ref=lambda: x.T * 2.0,
+                    extra=[("z", z, ref_z, {}),
+                           ("w", w, lambda: x.reshape(4, M // 4, N).permute(2, 0, 1).reshape(-1), {})])
+
+    return build
+
+
+def _dot(M, K, b_kn, BM=64, BN=64, BK=64):
+    def build(T):
+        a = T.randn((M, K), "bfloat16")
+        b = T.randn((K, BN) if b_kn else (BN, K), "bfloat16")
+        c = T.empty((M, BN))
+
+        def ref():
+            bf = b.float() if b_kn else b.float().T
+            return a.float() @ bf
+
+        return dict(grid=(M // BM,), args=(a, b, c, K), kwargs=dict(BM=BM, BN=BN, BK=BK, B_KN=b_kn), out=c,
+                    ref=ref)
+
+    return build
+
+
+DOT_TOL = dict(atol=2e-2, rtol=1e-2)
+CASES = [
+    Case("tile_renames", _renames(64, 32), MODULE, "tile_renames", tol=dict(atol=0, rtol=0)),
+    Case("tile_renames_128x64", _renames(128, 64), MODULE, "tile_renames", tol=dict(atol=0, rtol=0)),
+    Case("dot_regs", _dot(256, 512, False), MODULE, "dot_regs", tol=DOT_TOL),
+    Case("dot_regs_kn", _dot(128, 320, True), MODULE, "dot_regs", tol=DOT_TOL),
+]

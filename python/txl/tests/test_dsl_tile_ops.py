@@ -1,0 +1,129 @@
+"""Register-tile reshaping (tl.trans / .T / permute, tl.reshape / view, tl.split, tl.join, tl.interleave) and tl.dot
+with B in registers. The reshaping builtins emit txl.trans / txl.reshape / txl.split / txl.join, which move no
+data (layout assignment renames the source layout's coordinates); tl.dot stages a register B through a per-call-site
+shared-memory buffer (sync, smem_store, fence.proxy.async, sync) and keeps that dot synchronous. The GPU side is
+python/txl/tests/gpu/tile_ops_cases.py."""
+
+import pytest
+
+import txl
+import txl.language as tl
+from txl.compiler.errors import CompilationError
+
+from .dsl_helpers import check, check_not, compile_ptx, ir_of, verify
+from .gpu import tile_ops_cases
+
+
+def _ok(text):
+    verify(text)
+    ptx, _ = compile_ptx(text)
+    return ptx
+
+
+def test_renames_ir_and_ptx():
+    text = ir_of(tile_ops_cases.tile_renames, {"x_ptr": "*fp32", "y_ptr": "*fp32", "z_ptr": "*fp32",
+                                               "w_ptr": "*fp32"}, {"M": 64, "N": 32})
+    check(text,
+          r"txl.trans %x, \[1, 0\] : tensor<64x32xf32> -> tensor<32x64xf32>",
+          r"txl.reshape %x : tensor<64x32xf32> -> tensor<64x16x2xf32>",
+          r"%a, %b = txl.split %\w+ : tensor<64x16x2xf32> -> tensor<64x16xf32>",
+          r"txl.join %b, %\w+ : tensor<64x16xf32> -> tensor<64x16x2xf32>",
+          r"txl.reshape %\w+ : tensor<64x16x2xf32> -> tensor<64x32xf32>",
+          r"txl.reshape %x : tensor<64x32xf32> -> tensor<4x16x32xf32>",
+          r"txl.trans %\w+, \[2, 0, 1\] : tensor<4x16x32xf32> -> tensor<32x4x16xf32>",
+          r"txl.reshape %\w+ : tensor<32x4x16xf32> -> tensor<2048xf32>")
+    ptx = _ok(text)
+    assert ".entry tile_renames" in ptx
+
+
+def test_method_forms_and_identity():
+    @txl.jit
+    def k(x_ptr):
+        x = tl.load(x_ptr + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
+        y = x.reshape(4096).reshape([64, 64]).permute(1, 0).trans()  # back to x's shape and order
+        a, b = x.reshape(64, 32, 2).split()
+        z = x.trans(0, 1) + tl.view(y, (64, 64)) + tl.join(a, b).reshape(64, 64)
+        tl.store(x_ptr + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], z)
+
+    text = ir_of(k, {"x_ptr": "*bf16"})
+    check(text, r"txl.reshape %x : tensor<64x64xbf16> -> tensor<4096xbf16>",
+          r"txl.trans %\w+, \[1, 0\]", r"txl.trans %\w+, \[1, 0\]", r"txl.split", r"txl.join")
+    # x.trans(0, 1) is the identity: no op.
+    assert text.count("txl.trans") == 2, text
+    _ok(text)
+
+
+def test_dot_with_b_in_registers():
+    text = ir_of(tile_ops_cases.dot_regs, {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "K": "i32"},
+                 {"BM": 64, "BN": 64, "BK": 64, "B_KN": False})
+    head = text.split("scf.for")[0]
+    check(head, r"%\w+ = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1")
+    check(text, r"%bt = txl.load", r"%(\w+) = txl.trans %bt, \[1, 0\]",
+          r"txl.bar_wait 0, 128", r"txl.smem_store %\w+, %\w+ : tensor<64x64xbf16>, !txl.smem<64x64xbf16>",
+          r"txl.fence_proxy_async", r"txl.bar_wait 0, 128",
+          r"txl.dot %a, %\w+, %acc\w* : tensor<64x64xbf16>, !txl.smem<64x64xbf16>, tensor<64x64xf32>",
+          r"scf.yield")
+    check_not(text, r"\{async\}")  # the staged dot stays synchronous
+    ptx = _ok(text)
+    assert "wgmma.mma_async" in ptx and "fence.proxy.async" in ptx
+
+
+def test_dot_with_b_in_registers_per_warpgroup_stage():
+    @txl.jit
+    def k(a_ptr, b_ptr, c_ptr):
+        if txl.is_warpgroup([0]):
+            txl.reg_dealloc(40)
+        if txl.is_warpgroup([1, 2]):
+            r = tl.arange(0, 64)
+            offs = r[:, None] * 64 + r[None, :]
+            a = tl.load(a_ptr + offs)
+            b = tl.load(b_ptr + offs)
+            tl.store(c_ptr + offs + (txl.warpgroup_id() - 1) * 4096, tl.dot(a, b))
+
+    text = ir_of(k, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"}, num_warps=4, num_warpgroups=3)
+    check(text.split("scf.if")[0], r"txl.smem_alloc : !txl.smem<64x64xf16, stages = 2")
+    check(text, r"txl.warpgroup_id", r"txl.get_buffer", r"txl.tma_store_wait 0", r"txl.smem_store",
+          r"txl.fence_proxy_async", r"txl.tma_store_wait 0", r"txl.dot")
+    _ok(text)
+
+
+@txl.jit
+def _bad_perm(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
+    y = tl.permute(x, (0, 0))
+
+
+@txl.jit
+def _bad_reshape(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 64))
+    y = tl.reshape(x, [8, 16])
+
+
+@txl.jit
+def _bad_split(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 64))
+    a, b = tl.split(x)
+
+
+@txl.jit
+def _bad_dot_b(a_ptr, b_ptr):
+    r = tl.arange(0, 64)
+    a = tl.load(a_ptr + r[:, None] * 64 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 64 + r[None, :])
+    c = tl.dot(a, b)
+
+
+@pytest.mark.parametrize("fn,sig,message,fix", [
+    (_bad_perm, {"x_ptr": "*fp32"}, "needs a permutation of [0, 1], got [0, 0]", None),
+    (_bad_reshape, {"x_ptr": "*fp32"}, "cannot reshape a [64] tile (64 elements) to [8, 16]", None),
+    (_bad_split, {"x_ptr": "*fp32"}, "tl.split needs a tile whose last dimension has size 2", "tl.reshape"),
+    (_bad_dot_b, {"a_ptr": "*fp32", "b_ptr": "*fp32"}, "wgmma takes 16-bit or fp8 operands", ".to(tl.bfloat16)"),
+])
+def test_errors(fn, sig, message, fix):
+    with pytest.raises(CompilationError) as info:
+        ir_of(fn, sig)
+    e = info.value
+    assert message in e.message, e.message
+    assert e.line is not None and e.file.endswith("test_dsl_tile_ops.py")
+    if fix:
+        assert fix in (e.fix or ""), e.fix
