@@ -159,7 +159,7 @@ TXL_OPS = ["smem_alloc", "get_buffer", "smem_load", "smem_store", "frag_smem_loa
            "dotx", "dot_wait", "bar_arrive", "bar_wait", "reg_alloc", "reg_dealloc", "is_warpgroup",
            "is_warp", "tid", "warp_id", "warpgroup_id", "lane_id", "cta_rank", "program_id",
            "num_programs", "print", "relayout", "make_range", "splat", "broadcast", "expand_dims",
-           "reduce", "reduce_return", "addptr", "load", "store"]
+           "reduce", "reduce_return", "addptr", "load", "store", "trans", "reshape", "join", "split"]
 TXL_OP_RE = re.compile(r"\btxl\.(" + "|".join(sorted(TXL_OPS, key=len, reverse=True)) + r")\b")
 TYPE_POOL = [
     "i1", "i32", "i64", "index", "f32", "bf16", "none",
@@ -192,6 +192,11 @@ ATTR_POOL = [
     "#txl.blocked<sizePerThread = [0, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 1]>",
     "#txl.blocked<sizePerThread = [1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1, 1], order = [2, 0]>",
     "#txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>",
+    "#txl.linear<register = [[0, 1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[8, 0], [16, 0]]>",
+    "#txl.linear<register = [[1]], lane = [[2], [4], [8], [16], [0]], warp = []>",
+    "#txl.linear<register = [[9223372036854775807, 1]], lane = [[0, 0], [0, 0], [0, 0], [0, 0], [0, 0]], "
+    "warp = [[1, 1], [1, 1], [1, 1], [1, 1], [1, 1], [1, 1]]>",
+    "#txl.linear<register = [], lane = [], warp = []>",
     "#txl.nvmma<version = 2, warpsPerCTA = [0, 1], instrShape = [16, 0, 16]>",
     "#txl.nvmma<version = 3, warpsPerCTA = [4], instrShape = []>",
     "#txl.slice<dim = 1, parent = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>",

@@ -194,8 +194,11 @@ static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout,
     // Together the bases reach every element (the flattened bases span all
     // log2(numel) bits).
     int64_t numel = 1;
-    for (int64_t d : shape)
+    for (int64_t d : shape) {
+      if (llvm::Log2_64(numel) + llvm::Log2_64(d) > 40)
+        return fail(why, "#txl.linear tiles hold at most 2^40 elements");
       numel *= d;
+    }
     SmallVector<int64_t> span; // a GF(2) basis in echelon form, by leading bit
     for (ArrayRef<Coord> group : {ll.getRegBases(), ll.getLaneBases(), ll.getWarpBases()})
       for (const Coord &c : group) {
