@@ -27,11 +27,15 @@ namespace mlir::txl {
 /// One kernel parameter as the launcher sees it.
 struct SidecarParam {
   std::string name;  // the `txl.name` argument attribute, or "argN"
-  std::string kind;  // "tensordesc" | "ptr" | "scalar"
+  std::string kind;  // "tensordesc" | "ptr" | "scalar" | "global_scratch"
   std::string dtype; // "bf16", "f16", "f32", "f8e4m3", "i32", ...
   /// For "tensordesc": the hardware box (outermost first) and swizzle bytes.
   SmallVector<int64_t> blockShape;
   unsigned swizzle = 0;
+  /// For "global_scratch" (a !txl.ptr<i8> argument with `txl.global_scratch
+  /// = N`): the launcher allocates N bytes per CTA of the grid and passes
+  /// them; the kernel's device-built TMA descriptors live there.
+  int64_t scratchBytes = 0;
 };
 
 /// What the module before lowering says about one `txl.kernel` function.

@@ -31,6 +31,7 @@ using namespace mlir::txl;
 
 /// Argument attribute naming a kernel parameter in the sidecar.
 static constexpr StringLiteral kParamNameAttr = "txl.name";
+static constexpr StringLiteral kGlobalScratchAttrName = "txl.global_scratch";
 
 /// The sidecar's spelling of an element type (python/txl/runtime/dtypes.py,
 /// SIDECAR_DTYPES), or "" when the launcher has none.
@@ -109,6 +110,17 @@ FailureOr<SmallVector<KernelSignature>> mlir::txl::collectKernelSignatures(Modul
         TmaBox box = getTmaBox(desc);
         param.blockShape.assign(box.box.begin(), box.box.end());
         param.swizzle = box.swizzle;
+      } else if (Attribute scratch = fn.getArgAttr(i, kGlobalScratchAttrName)) {
+        auto bytes = dyn_cast<IntegerAttr>(scratch);
+        auto ptr = dyn_cast<PtrType>(type);
+        if (!bytes || bytes.getInt() <= 0 || bytes.getInt() % 128 != 0 || !ptr ||
+            ptr.getAddressSpace() != 1 || !ptr.getPointeeType().isInteger(8))
+          return unsupported("with '" + kGlobalScratchAttrName.str() +
+                             "', which needs a !txl.ptr<i8> and a positive multiple of 128 "
+                             "bytes per CTA");
+        param.kind = "global_scratch";
+        param.dtype = "i8";
+        param.scratchBytes = bytes.getInt();
       } else if (auto ptr = dyn_cast<PtrType>(type)) {
         if (ptr.getAddressSpace() != 1)
           return unsupported("a pointer into address space " +
@@ -247,6 +259,8 @@ FailureOr<std::string> mlir::txl::buildSidecarJSON(const KernelSignature &kernel
       ints(param.blockShape);
       os << ", \"swizzle\": " << param.swizzle;
     }
+    if (param.kind == "global_scratch")
+      os << ", \"bytes\": " << param.scratchBytes;
     os << "}";
   }
   os << (kernel.params.empty() ? "]\n}\n" : "\n  ]\n}\n");

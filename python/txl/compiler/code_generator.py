@@ -1279,17 +1279,26 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target)
     gen = CodeGenerator(info, ctx, lscope)
     gen.is_kernel = True
     ctx.codegen = gen
+    ctx.entry = entry  # hidden parameters (the global scratch of tl.make_tensor_descriptor) are added to it
     with semantic.activate(ctx):
         gen.visit_body(fnode.body)
         semantic.finalize_dots(ctx)
     entry.ops = builder.hoisted + entry.ops
     ir.eliminate_dead_ops(entry)
-    return _print_module(info.name, entry, num_warps * num_warpgroups, target)
+    return _print_module(info.name, entry, num_warps * num_warpgroups, target, semantic.global_scratch_bytes(ctx))
 
 
-def _print_module(name, entry, total_warps, target):
+def _print_module(name, entry, total_warps, target, global_scratch=None):
     p = ir.Printer()
-    args = ", ".join("%s: %s" % (p.define(a), a.type) for a in entry.args)
+
+    def arg(a):
+        text = "%s: %s" % (p.define(a), a.type)
+        if global_scratch is not None and a is global_scratch[0]:
+            # The launcher allocates this many bytes per CTA and passes them (tl.make_tensor_descriptor).
+            text += " {txl.global_scratch = %d : i64}" % global_scratch[1]
+        return text
+
+    args = ", ".join(arg(a) for a in entry.args)
     lines = ['module attributes {txl.target = "%s"} {' % target,
              "  func.func @%s(%s) attributes {txl.kernel, txl.num_warps = %d : i32} {" % (name, args, total_warps)]
     body = "".join(p.print_op(op, 2) for op in entry.ops)

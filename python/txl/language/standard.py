@@ -123,9 +123,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 @builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
-    S.unsupported("tl.make_tensor_descriptor (creating a TMA descriptor on the device)",
-                  "pass the descriptor as a kernel argument instead: give the parameter the signature "
-                  "'tensordesc<bf16[128, 64]>' and pass a txl.TensorDescriptor (or a CUDA tensor) at launch")
+    return S.make_tensor_descriptor(base, shape, strides, block_shape, padding_option)
 
 
 @builtin

@@ -45,7 +45,7 @@ from .driver import (
 )
 from .errors import TxlModuleLoadError, TxlSidecarError
 
-PARAM_KINDS = ("tensordesc", "ptr", "scalar")
+PARAM_KINDS = ("tensordesc", "ptr", "scalar", "global_scratch")
 MAX_GRID = (2**31 - 1, 65535, 65535)
 _INT_RANGES = {"i1": (0, 1), "i8": (-(2**7), 2**7 - 1), "u8": (0, 255), "i16": (-(2**15), 2**15 - 1),
                "i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
@@ -80,9 +80,13 @@ class Param:
 class KernelMeta:
     """The parsed, validated sidecar."""
 
-    def __init__(self, kernel, arch, threads, shared_bytes, cluster, params, ptx=None, cubin=None, source="<dict>"):
+    def __init__(self, kernel, arch, threads, shared_bytes, cluster, params, ptx=None, cubin=None, source="<dict>",
+                 global_scratch=None):
         self.kernel, self.arch, self.threads, self.shared_bytes = kernel, arch, threads, shared_bytes
         self.cluster, self.params, self.ptx, self.cubin, self.source = cluster, params, ptx, cubin, source
+        # (parameter position, bytes per CTA) of the global scratch the launcher allocates and passes (the
+        # kernel builds TMA descriptors there: tl.make_tensor_descriptor); not a user argument.
+        self.global_scratch = global_scratch
 
     def signature(self):
         return "%s(%s)" % (self.kernel, ", ".join(p.signature() for p in self.params))
@@ -130,7 +134,7 @@ def parse_sidecar(meta, source="<dict>"):
     raw_params = meta.get("params", [])
     if not isinstance(raw_params, list):
         raise TxlSidecarError("%s: 'params' must be a list" % src)
-    params, seen = [], set()
+    params, seen, global_scratch = [], set(), None
     for i, rp in enumerate(raw_params):
         where = "%s: params[%d]" % (src, i)
         if not isinstance(rp, dict):
@@ -150,7 +154,16 @@ def parse_sidecar(meta, source="<dict>"):
         elif dtype not in _dt.SIDECAR_DTYPES:
             raise TxlSidecarError("%s ('%s'): unknown dtype %r; expected one of %s"
                                   % (where, pname, dtype, ", ".join(_dt.SIDECAR_DTYPES)))
-        p = Param(i, pname, kind, dtype)
+        if kind == "global_scratch":
+            nbytes = rp.get("bytes")
+            if not _dt.is_int(nbytes) or nbytes <= 0 or nbytes % 128:
+                raise TxlSidecarError("%s ('%s'): 'bytes' (per CTA) must be a positive multiple of 128, got %r"
+                                      % (where, pname, nbytes))
+            if global_scratch is not None:
+                raise TxlSidecarError("%s ('%s'): a kernel has at most one global_scratch parameter" % (where, pname))
+            global_scratch = (i, nbytes)
+            continue
+        p = Param(len(params), pname, kind, dtype)
         if kind == "tensordesc":
             bs = rp.get("block_shape")
             if (not isinstance(bs, list) or not 1 <= len(bs) <= 5 or not all(_dt.is_int(b) and 1 <= b <= 256 for b in bs)):
@@ -172,7 +185,8 @@ def parse_sidecar(meta, source="<dict>"):
         elif kind == "scalar" and dtype in ("f8e4m3", "f8e5m2"):
             raise TxlSidecarError("%s ('%s'): fp8 scalars are not supported; pass an f32" % (where, pname))
         params.append(p)
-    return KernelMeta(name, arch, threads, shared, cluster, params, meta.get("ptx"), meta.get("cubin"), source)
+    return KernelMeta(name, arch, threads, shared, cluster, params, meta.get("ptx"), meta.get("cubin"), source,
+                      global_scratch)
 
 
 def load_kernel(json_path):
@@ -445,15 +459,23 @@ class Kernel:
 
     def _check_signature(self, drv, func):
         """Compare the sidecar's params with the parameter sizes the driver reports for the PTX entry."""
-        info = drv.param_info(func, expected=len(self.meta.params))
+        m = self.meta
+        count = len(m.params) + (m.global_scratch is not None)
+        info = drv.param_info(func, expected=count)
         if info is None:
             return
-        m = self.meta
-        if len(info) != len(m.params):
+        if len(info) != count:
             raise TxlSidecarError(
-                "%s: the sidecar lists %d params (%s) but the PTX entry '%s' takes %d (sizes %s): the sidecar and "
-                "the PTX are out of step; regenerate both" % (m.source, len(m.params), ", ".join(p.name for p in m.params),
+                "%s: the sidecar lists %d params (%s%s) but the PTX entry '%s' takes %d (sizes %s): the sidecar and "
+                "the PTX are out of step; regenerate both" % (m.source, count, ", ".join(p.name for p in m.params),
+                                                             ", global scratch" if m.global_scratch else "",
                                                              m.kernel, len(info), [s for _, s in info]))
+        if m.global_scratch is not None:
+            index, _ = m.global_scratch
+            if info[index][1] != 8:
+                raise TxlSidecarError("%s: the global scratch param %d is %d bytes in the PTX, not a pointer"
+                                      % (m.source, index, info[index][1]))
+            info = info[:index] + info[index + 1:]
         for p, (off, size) in zip(m.params, info):
             if p.kind == "tensordesc":
                 # sizes only: the offsets the driver reports for over-aligned byval params are not plain
@@ -531,13 +553,20 @@ class Kernel:
             else:
                 holders.append(entry[1])
                 addrs.append(ctypes.addressof(entry[1]))
-        params = (ctypes.c_void_p * max(len(addrs), 1))(*addrs)
         if stream is None:
             s = current_stream(dev)
         elif hasattr(stream, "cuda_stream"):
             s = int(stream.cuda_stream)
         else:
             s = int(stream)
+        if m.global_scratch is not None:
+            index, per_cta = m.global_scratch
+            scratch = _global_scratch(per_cta * math.prod(g), dev, stream)
+            holders.append(scratch)
+            ptr = ctypes.c_uint64(scratch.data_ptr())
+            holders.append(ptr)
+            addrs.insert(index, ctypes.addressof(ptr))
+        params = (ctypes.c_void_p * max(len(addrs), 1))(*addrs)
         what = "launching %s with grid %s, block %s, %d bytes of dynamic shared memory%s" % (
             m.kernel, list(g), list(m.threads), m.shared_bytes,
             ", cluster %s" % list(m.cluster) if m.cluster != (1, 1, 1) else "")
@@ -545,6 +574,22 @@ class Kernel:
         if os.environ.get("TXL_LAUNCH_BLOCKING") == "1":
             drv.stream_synchronize(s, "running %s (TXL_LAUNCH_BLOCKING=1)" % what[len("launching "):])
         del holders
+
+
+def _global_scratch(nbytes, dev, stream):
+    """Device memory for a launch's device-built TMA descriptors, from torch's caching allocator: it is freed
+    (for reuse by later work on the same stream) when the launch's Python references go, which is stream-ordered
+    safe; a launch on another stream records that stream."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - the GPU host has torch
+        raise RuntimeError("this kernel builds TMA descriptors on the device (tl.make_tensor_descriptor) and needs "
+                           "%d bytes of global scratch memory per launch, which the launcher allocates with torch; "
+                           "install torch" % nbytes) from None
+    t = torch.empty(nbytes, dtype=torch.uint8, device="cuda:%d" % dev)
+    if isinstance(stream, torch.cuda.Stream):
+        t.record_stream(stream)
+    return t
 
 
 _MISSING = object()

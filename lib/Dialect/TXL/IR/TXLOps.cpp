@@ -336,6 +336,28 @@ LogicalResult TmaStoreOp::verify() {
   return verifyTmaBox(*this, getDesc().getType(), getIndices().size(), getSrc().getType());
 }
 
+LogicalResult MakeTensorDescOp::verify() {
+  TensorDescType desc = getType();
+  auto base = cast<PtrType>(getBase().getType());
+  auto scratch = cast<PtrType>(getScratch().getType());
+  if (base.getAddressSpace() != 1 || base.getPointeeType() != desc.getElementType())
+    return emitOpError() << "base must be a global pointer to " << desc.getElementType()
+                         << " (the descriptor's element type), got " << base;
+  if (scratch.getAddressSpace() != 1 || !scratch.getPointeeType().isInteger(8))
+    return emitOpError() << "scratch must be a global !txl.ptr<i8> (a 128-byte slot), got "
+                         << scratch;
+  size_t rank = desc.getBlockShape().size();
+  if (getShape().size() != rank || getStrides().size() != rank)
+    return emitOpError() << "needs " << rank << " sizes and " << rank
+                         << " strides (the descriptor's rank), got " << getShape().size()
+                         << " and " << getStrides().size();
+  if (Type elt = desc.getElementType(); isa<FloatType>(elt) && !elt.isF16() && !elt.isBF16() &&
+                                        !elt.isF32() && !elt.isF64() &&
+                                        getElementBitWidth(elt) != 8)
+    return emitOpError() << "cannot describe " << elt << " elements for TMA";
+  return success();
+}
+
 LogicalResult TmaGatherOp::verify() {
   TensorDescType desc = getDesc().getType();
   SmemType dst = getDst().getType();

@@ -23,6 +23,15 @@
 // upstream op builds predicated PTX without the load mode, so a predicated
 // gather4 through it would be a 5-D tile load.
 //
+// make_tensor_descriptor builds a tensor map in global memory: the first
+// thread of the executing warpgroup (the TMA issuer) zeroes the 128-byte
+// slot, sets every field with tensormap.replace (sizes, boxes and element
+// strides innermost first, byte strides of the outer dimensions, rank - 1,
+// the PTX element-type code, swizzle mode, zero fill), then
+// fence.proxy.tensormap::generic.release and .acquire on the slot, so its own
+// later TMA copies (tensormap proxy) see the generic-proxy writes. Other
+// threads never touch it: each warpgroup builds its own copy.
+//
 // async_load is cp.async, issued by every thread for the elements its
 // registers of the pointer tile hold (the tile's LinearLayout gives their
 // coordinates, getSharedElementAddress their shared address, so any view
@@ -54,6 +63,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::txl {
 #define GEN_PASS_DEF_TXLLOWERLOADS
@@ -366,16 +376,106 @@ struct LowerTmaGather : OpConversionPattern<TmaGatherOp> {
   }
 };
 
+/// The PTX tensormap element-type code (PTX ISA, tensormap.replace .elemtype:
+/// u8 0, u16 1, u32 2, s32 3, u64 4, s64 5, f16 6, f32 7, f32.ftz 8, f64 9,
+/// bf16 10; other 8-bit types move as u8).
+unsigned tensormapElemType(Type elt) {
+  if (elt.isBF16())
+    return 10;
+  if (elt.isF16())
+    return 6;
+  if (elt.isF32())
+    return 7;
+  if (elt.isF64())
+    return 9;
+  switch (getElementBitWidth(elt)) {
+  case 8:
+    return 0;
+  case 16:
+    return 1;
+  case 32:
+    return elt.isUnsignedInteger() ? 2 : 3;
+  default:
+    return elt.isUnsignedInteger() ? 4 : 5;
+  }
+}
+
+struct LowerMakeTensorDesc : OpConversionPattern<MakeTensorDescOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MakeTensorDescOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TensorDescType desc = op.getType();
+    TmaBox box = getTmaBox(desc);
+    int64_t rank = box.box.size();
+    int64_t elemBytes = getElementBitWidth(desc.getElementType()) / 8;
+    unsigned swizzleMode = box.swizzle == 128 ? 3 : box.swizzle == 64 ? 2 : box.swizzle == 32 ? 1 : 0;
+    auto i64 = rewriter.getI64Type();
+    auto i32 = rewriter.getI32Type();
+
+    // Operands: $0 leader predicate, $1 slot, $2 base, then sizes (b32,
+    // innermost first), byte strides (b64, dimension rank-2 down to 0).
+    SmallVector<Value> args{isWarpgroupLeader(rewriter, loc),
+                            LLVM::PtrToIntOp::create(rewriter, loc, i64, adaptor.getScratch()),
+                            LLVM::PtrToIntOp::create(rewriter, loc, i64, adaptor.getBase())};
+    std::string constraints = "b,l,l";
+    std::string ptx;
+    llvm::raw_string_ostream os(ptx);
+    os << "{\n.reg .b32 z;\nmov.b32 z, 0;\n";
+    for (int i = 0; i < 8; ++i)
+      os << "@$0 st.global.v4.b32 [$1+" << 16 * i << "], {z, z, z, z};\n";
+    os << "@$0 tensormap.replace.tile.global_address.global.b1024.b64 [$1], $2;\n";
+    os << "@$0 tensormap.replace.tile.rank.global.b1024.b32 [$1], " << rank - 1 << ";\n";
+    for (int64_t i = 0; i < rank; ++i) {
+      os << "@$0 tensormap.replace.tile.box_dim.global.b1024.b32 [$1], " << i << ", "
+         << box.box[rank - 1 - i] << ";\n";
+      Value size = LLVM::TruncOp::create(rewriter, loc, i32, adaptor.getShape()[rank - 1 - i]);
+      os << "@$0 tensormap.replace.tile.global_dim.global.b1024.b32 [$1], " << i << ", $"
+         << args.size() << ";\n";
+      args.push_back(size);
+      constraints += ",r";
+      os << "@$0 tensormap.replace.tile.element_stride.global.b1024.b32 [$1], " << i << ", 1;\n";
+    }
+    for (int64_t i = 0; i + 1 < rank; ++i) {
+      Value stride = LLVM::MulOp::create(rewriter, loc, adaptor.getStrides()[rank - 2 - i],
+                                         LLVM::ConstantOp::create(rewriter, loc, i64, elemBytes));
+      os << "@$0 tensormap.replace.tile.global_stride.global.b1024.b64 [$1], " << i << ", $"
+         << args.size() << ";\n";
+      args.push_back(stride);
+      constraints += ",l";
+    }
+    os << "@$0 tensormap.replace.tile.elemtype.global.b1024.b32 [$1], "
+       << tensormapElemType(desc.getElementType()) << ";\n";
+    os << "@$0 tensormap.replace.tile.interleave_layout.global.b1024.b32 [$1], 0;\n";
+    os << "@$0 tensormap.replace.tile.swizzle_mode.global.b1024.b32 [$1], " << swizzleMode
+       << ";\n";
+    os << "@$0 tensormap.replace.tile.fill_mode.global.b1024.b32 [$1], 0;\n";
+    os << "@$0 fence.proxy.tensormap::generic.release.gpu;\n";
+    os << "@$0 fence.proxy.tensormap::generic.acquire.gpu [$1], 128;\n}";
+    constraints += ",~{memory}";
+    LLVM::InlineAsmOp::create(
+        rewriter, loc, Type(), args, ptx, constraints, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(rewriter.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    // TMA takes the descriptor's generic address.
+    Value generic = LLVM::AddrSpaceCastOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()), adaptor.getScratch());
+    rewriter.replaceOp(op, generic);
+    return success();
+  }
+};
+
 struct LowerLoadsPass : txl::impl::TXLLowerLoadsBase<LowerLoadsPass> {
   void runOnOperation() override {
     TXLTypeConverter converter(&getContext());
     ConversionTarget target(getContext());
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     target.addIllegalOp<TmaLoadOp, TmaStoreOp, TmaStoreWaitOp, FenceProxyAsyncOp, AsyncLoadOp,
-                        AsyncLoadWaitOp, TmaGatherOp>();
+                        AsyncLoadWaitOp, TmaGatherOp, MakeTensorDescOp>();
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerTmaLoad, LowerTmaStore, LowerTmaStoreWait, LowerFenceProxyAsync,
-                 LowerAsyncLoad, LowerAsyncLoadWait, LowerTmaGather>(converter, &getContext());
+                 LowerAsyncLoad, LowerAsyncLoadWait, LowerTmaGather, LowerMakeTensorDesc>(
+        converter, &getContext());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

@@ -369,6 +369,34 @@ def TXL_TmaStoreOp : TXL_Op<"tma_store"> {
   let hasVerifier = 1;
 }
 
+def TXL_MakeTensorDescOp : TXL_Op<"make_tensor_descriptor", [AttrSizedOperandSegments]> {
+  let summary = "build a TMA descriptor on the device (tl.make_tensor_descriptor)";
+  let description = [{
+    Writes a 128-byte tensor map for the row-major tensor at `base` with
+    `shape` and `strides` (in elements, outermost first; the innermost
+    stride is 1) into `scratch`, a 128-byte-aligned slot of global memory,
+    and returns it as a descriptor for txl.tma_load / txl.tma_store. The
+    first thread of the executing warpgroup (the one that issues TMA)
+    writes it and fences it for the tensormap proxy, so each warpgroup
+    that runs the op needs its own slot; executing the op again rewrites
+    the slot, so TMA copies through its previous value must be complete.
+    The box and swizzle come from the result type.
+
+    ```mlir
+    %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %slot
+        : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+    ```
+  }];
+  let arguments = (ins TXL_Ptr:$base, Variadic<I64>:$shape, Variadic<I64>:$strides,
+                       Arg<TXL_Ptr, "", [MemWrite]>:$scratch);
+  let results = (outs TXL_TensorDesc:$result);
+  let assemblyFormat = [{
+    $base `,` `[` $shape `]` `,` `[` $strides `]` `,` $scratch attr-dict `:` qualified(type($base)) `,`
+    qualified(type($scratch)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def TXL_TmaStoreWaitOp : TXL_Op<"tma_store_wait", [MemoryEffects<SyncEffects>]> {
   let summary = "wait until at most `pendings` TMA store groups still read shared memory";
   let description = [{
