@@ -42,6 +42,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -397,9 +398,19 @@ static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, Str
     return emitError(loc) << "could not create the NVPTX target machine for " << target->arch
                           << " with " << target->features;
 
-  state.module = translateModuleToLLVMIR(module, *state.context, "txl");
+  // Translate without the translator's own verification (it prints LLVM's
+  // verifier message to stderr with no diagnostic), then verify here so the
+  // message becomes an error at the module (the fuzzer found IR with a
+  // negative-size byval array that only LLVM's verifier rejects).
+  state.module = translateModuleToLLVMIR(module, *state.context, "txl",
+                                         /*disableVerification=*/true);
   if (!state.module)
     return failure(); // The translator has reported why.
+  std::string verifierMessage;
+  llvm::raw_string_ostream verifierOS(verifierMessage);
+  if (llvm::verifyModule(*state.module, &verifierOS))
+    return emitError(loc) << "the module translates to invalid LLVM IR: "
+                          << StringRef(verifierMessage).trim();
   state.module->setTargetTriple(triple);
   state.module->setDataLayout(state.machine->createDataLayout());
 

@@ -1769,3 +1769,30 @@ func.func @f(%x: tensor<64x2xf32, #lanes>) {
   %a, %b = txl.split %x : tensor<64x2xf32, #lanes> -> tensor<64xf32, #any>
   return
 }
+
+// -----
+
+// make_tensor_descriptor: the base points at the descriptor's element type.
+func.func @f(%a: !txl.ptr<f16>, %s: !txl.ptr<i8>, %m: i64) {
+  // expected-error @+1 {{'txl.make_tensor_descriptor' op base must be a global pointer to 'bf16' (the descriptor's element type), got '!txl.ptr<f16>'}}
+  %d = txl.make_tensor_descriptor %a, [%m, %m], [%m, %m], %s : !txl.ptr<f16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16>
+  return
+}
+
+// -----
+
+// make_tensor_descriptor: one size and one stride per dimension.
+func.func @f(%a: !txl.ptr<bf16>, %s: !txl.ptr<i8>, %m: i64) {
+  // expected-error @+1 {{'txl.make_tensor_descriptor' op needs 2 sizes and 2 strides (the descriptor's rank), got 1 and 2}}
+  %d = txl.make_tensor_descriptor %a, [%m], [%m, %m], %s : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16>
+  return
+}
+
+// -----
+
+// make_tensor_descriptor: the slot is global memory.
+func.func @f(%a: !txl.ptr<bf16>, %s: !txl.ptr<i8, 3>, %m: i64) {
+  // expected-error @+1 {{'txl.make_tensor_descriptor' op scratch must be a global !txl.ptr<i8> (a 128-byte slot), got '!txl.ptr<i8, 3>'}}
+  %d = txl.make_tensor_descriptor %a, [%m, %m], [%m, %m], %s : !txl.ptr<bf16>, !txl.ptr<i8, 3> -> !txl.tensordesc<64x64xbf16>
+  return
+}

@@ -339,3 +339,13 @@ func.func @rename_ops(%x: tensor<64x32xf32>, %l: tensor<16x32xf32, #rows>) {
   %lt = txl.trans %l, [1, 0] : tensor<16x32xf32, #rows> -> tensor<32x16xf32, #rowsT>
   return
 }
+
+// A TMA descriptor built on the device in a 128-byte global slot.
+// CHECK-LABEL: func.func @make_tensor_descriptor(
+// CHECK-SAME: %[[A:[^:]+]]: !txl.ptr<bf16>, %[[S:[^:]+]]: !txl.ptr<i8>, %[[M:[^:]+]]: i64, %[[K:[^:]+]]: i64
+func.func @make_tensor_descriptor(%a: !txl.ptr<bf16>, %slot: !txl.ptr<i8>, %m: i64, %k: i64) {
+  %c1 = arith.constant 1 : i64
+  // CHECK: txl.make_tensor_descriptor %[[A]], [%[[M]], %[[K]]], [%[[K]], %{{.*}}], %[[S]] : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %slot : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  return
+}

@@ -69,6 +69,8 @@
 // MEMREF: memref.mlir:2:16: error: kernel 'k' parameter 0 ('arg0') has type 'memref<4xf32>', which the launcher cannot pass
 // RUN: not txlc shared.mlir --emit=json -o out.json 2>&1 | FileCheck %s --check-prefix=SHARED
 // SHARED: error: kernel 'k' parameter 0 ('arg0') has type '!txl.ptr<f32, 3>', a pointer into address space 3
+// RUN: not txlc scratch.mlir --emit=json -o out.json 2>&1 | FileCheck %s --check-prefix=SCRATCH
+// SCRATCH: scratch.mlir:2:16: error: kernel 'k' parameter 0 ('arg0') has type '!txl.ptr<f32>', with 'txl.global_scratch', which needs a !txl.ptr<i8> and a positive multiple of 128 bytes per CTA
 // RUN: not txlc dup.mlir --emit=json -o out.json 2>&1 | FileCheck %s --check-prefix=DUP
 // DUP: error: kernel 'k' has two parameters named 'x'
 // RUN: not txlc two.mlir --emit=json -o out.json 2>&1 | FileCheck %s --check-prefix=TWO
@@ -99,6 +101,13 @@ module attributes {txl.target = "sm_100a"} {
 //--- memref.mlir
 module {
   func.func @k(%a: memref<4xf32>) attributes {txl.kernel} {
+    return
+  }
+}
+
+//--- scratch.mlir
+module {
+  func.func @k(%a: !txl.ptr<f32> {txl.global_scratch = 128 : i64}) attributes {txl.kernel} {
     return
   }
 }

@@ -1,4 +1,4 @@
-// RUN: txl-opt %s -txl-lower-loads -split-input-file | FileCheck %s --implicit-check-not=txl.tma_ --implicit-check-not=txl.fence_proxy_async --implicit-check-not=txl.async_load
+// RUN: txl-opt %s -txl-lower-loads -split-input-file | FileCheck %s --implicit-check-not=txl.tma_ --implicit-check-not=txl.fence_proxy_async --implicit-check-not=txl.async_load --implicit-check-not=txl.make_tensor_descriptor
 
 #sw128 = #txl.nvmma_shared<swizzle = 128>
 
@@ -313,6 +313,52 @@ module attributes {txl.target = "sm_90a"} {
 module attributes {txl.target = "sm_100a"} {
   func.func @tma_gather(%d: !txl.tensordesc<1x64xbf16>, %rows: tensor<8xi32, #rows>, %col: i32, %buf: !txl.smem<8x64xbf16>, %bar: !txl.mbar) attributes {txl.kernel} {
     txl.tma_gather %d[%rows, %col], %buf, %bar : !txl.tensordesc<1x64xbf16>, tensor<8xi32, #rows>, !txl.smem<8x64xbf16>
+    return
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+
+// make_tensor_descriptor: the warpgroup's first thread zeroes the 128-byte
+// slot and sets every field (a 64x128 f32 tile with a 128-byte swizzle moves
+// as 32-column boxes: box_dim 0 = 32; sizes innermost first; the byte stride
+// of dimension 0 = K * 4; rank - 1 = 1; f32 = elemtype 7; swizzle mode 3),
+// then fences the slot for the tensormap proxy. The tma_load reads the
+// descriptor at the slot's generic address.
+// CHECK-LABEL: func.func @make_tensor_descriptor
+// CHECK-SAME: %[[A:[^:]*]]: !txl.ptr<f32>, %[[S:[^:]*]]: !txl.ptr<i8>, %[[M:[^:]*]]: i64, %[[K:[^:]*]]: i64
+// CHECK-DAG: %[[SP:.*]] = builtin.unrealized_conversion_cast %[[S]] : !txl.ptr<i8> to !llvm.ptr<1>
+// CHECK-DAG: %[[AP:.*]] = builtin.unrealized_conversion_cast %[[A]] : !txl.ptr<f32> to !llvm.ptr<1>
+// CHECK: %[[LEADER:.*]] = llvm.icmp "eq"
+// CHECK: %[[SLOT:.*]] = llvm.ptrtoint %[[SP]] : !llvm.ptr<1> to i64
+// CHECK: %[[BASE:.*]] = llvm.ptrtoint %[[AP]] : !llvm.ptr<1> to i64
+// CHECK: %[[KK:.*]] = llvm.trunc %[[K]] : i64 to i32
+// CHECK: %[[MM:.*]] = llvm.trunc %[[M]] : i64 to i32
+// CHECK: %[[STRIDE:.*]] = llvm.mul %[[K]], %{{.*}} : i64
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att
+// CHECK-SAME: st.global.v4.b32 [$1+112], {z, z, z, z};
+// CHECK-SAME: tensormap.replace.tile.global_address.global.b1024.b64 [$1], $2;
+// CHECK-SAME: tensormap.replace.tile.rank.global.b1024.b32 [$1], 1;
+// CHECK-SAME: tensormap.replace.tile.box_dim.global.b1024.b32 [$1], 0, 32;
+// CHECK-SAME: tensormap.replace.tile.global_dim.global.b1024.b32 [$1], 0, $3;
+// CHECK-SAME: tensormap.replace.tile.box_dim.global.b1024.b32 [$1], 1, 64;
+// CHECK-SAME: tensormap.replace.tile.global_dim.global.b1024.b32 [$1], 1, $4;
+// CHECK-SAME: tensormap.replace.tile.global_stride.global.b1024.b64 [$1], 0, $5;
+// CHECK-SAME: tensormap.replace.tile.elemtype.global.b1024.b32 [$1], 7;
+// CHECK-SAME: tensormap.replace.tile.swizzle_mode.global.b1024.b32 [$1], 3;
+// CHECK-SAME: fence.proxy.tensormap::generic.release.gpu;
+// CHECK-SAME: fence.proxy.tensormap::generic.acquire.gpu [$1], 128;
+// CHECK-SAME: "b,l,l,r,r,l,~{memory}" %[[LEADER]], %[[SLOT]], %[[BASE]], %[[KK]], %[[MM]], %[[STRIDE]]
+// CHECK: %[[DESC:.*]] = llvm.addrspacecast %[[SP]] : !llvm.ptr<1> to !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[DESC]],
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @make_tensor_descriptor(%a: !txl.ptr<f32>, %s: !txl.ptr<i8>, %m: i64, %k: i64, %buf: !txl.smem<64x128xf32, #sw128>, %bar: !txl.mbar, %x: i32) attributes {txl.kernel} {
+    %c1 = arith.constant 1 : i64
+    %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %s : !txl.ptr<f32>, !txl.ptr<i8> -> !txl.tensordesc<64x128xf32, #sw128>
+    txl.tma_load %d[%x, %x], %buf, %bar : !txl.tensordesc<64x128xf32, #sw128>, !txl.smem<64x128xf32, #sw128>
     return
   }
 }
