@@ -159,7 +159,8 @@ TXL_OPS = ["smem_alloc", "get_buffer", "smem_load", "smem_store", "frag_smem_loa
            "dotx", "dot_wait", "bar_arrive", "bar_wait", "reg_alloc", "reg_dealloc", "is_warpgroup",
            "is_warp", "tid", "warp_id", "warpgroup_id", "lane_id", "cta_rank", "program_id",
            "num_programs", "print", "relayout", "make_range", "splat", "broadcast", "expand_dims",
-           "reduce", "reduce_return", "addptr", "load", "store", "trans", "reshape", "join", "split"]
+           "reduce", "reduce_return", "addptr", "load", "store", "trans", "reshape", "join", "split",
+           "make_tensor_descriptor"]
 TXL_OP_RE = re.compile(r"\btxl\.(" + "|".join(sorted(TXL_OPS, key=len, reverse=True)) + r")\b")
 TYPE_POOL = [
     "i1", "i32", "i64", "index", "f32", "bf16", "none",

@@ -703,7 +703,11 @@ def trans(t, *dims):
         shape = [t.type.shape[d] for d in order]
         rt = block_type(t.dtype, shape)
         op = _b().create("txl.trans {o[0]}, %s : {t[0]} -> {r[0]}" % order, [t.handle], [rt], pure=True)
-        return tensor(op.result, rt)
+        out = tensor(op.result, rt)
+        src = getattr(t, "smem_source", None)
+        if src is not None and rank == 2:
+            out.smem_source = (src[0], src[1], smem_trans(src[2], order))
+        return out
     raise SemanticError("cannot transpose %s" % t.type)
 
 
@@ -948,8 +952,15 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
     a, b = _unwrap(a), _unwrap(b)
     if not isinstance(a, tensor) or not isinstance(b, tensor):
         raise SemanticError("tl.dot needs tensors, got %r and %r" % (a, b))
-    staged = isinstance(b.type, block_type)
-    if staged:
+    # Tiles that desc.load brought through shared memory are read there (A from registers would need the
+    # dot-operand layout, a conversion; B from registers a staging copy).
+    a_smem, b_smem = _smem_operand(a), _smem_operand(b)
+    staged = isinstance(b.type, block_type) or a_smem is not None or b_smem is not None
+    if a_smem is not None:
+        a = a_smem
+    if b_smem is not None:
+        b = b_smem
+    elif isinstance(b.type, block_type):
         b = _stage_dot_operand(a, b)
     b = as_view(b, "tl.dot operand B")
     if isinstance(a.type, smem_type):
@@ -985,11 +996,20 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
         tmpl += " use_acc {o[3]}"
     op = _b().create(tmpl + "{x} : {t[0]}, {t[1]}, {t[2]}", operands, [acc.type])
     op.template = op.template.replace("{x}", "%s")  # filled with " {async}" or "" at the end
-    # A dot reading a staged B stays synchronous (txl.dot_wait does not see it): the next staging of the same
-    # call site (a loop) overwrites the buffer.
+    # A dot reading a staged B or a desc.load staging buffer stays synchronous (txl.dot_wait does not see it):
+    # the next execution of the same call site (a loop) overwrites the buffer.
     op.attrs["dot"] = not staged
     _ctx().dots.append(op)
     return tensor(op.result, acc.type)
+
+
+def _smem_operand(x):
+    """The shared-memory view a register tile was loaded from by desc.load (directly or through .T), when that
+    staging buffer still holds it (no later desc.load of the same call site has been traced), else None."""
+    src = getattr(x, "smem_source", None)
+    if src is None or src[0].get("generation") != src[1]:
+        return None
+    return src[2]
 
 
 def _stage_dot_operand(a, b):
@@ -1202,7 +1222,12 @@ def desc_load(desc, offsets):
     mbar_expect(bar1, nbytes)
     tma_load(view, desc, idx, bar1)
     _b().create("txl.mbar_wait {o[0]}, {o[1]} : {t[1]}", [bar1.handle, phase.handle], [])
-    out = smem_load(view)
+    # The tile in registers (dropped when unused), remembering the staging buffer it came from: tl.dot reads
+    # that buffer directly (see _smem_operand) instead of staging the registers again.
+    rt = block_type(view.type.element_ty, view.type.shape)
+    out = tensor(_b().create("txl.smem_load {o[0]} : {t[0]} -> {r[0]}", [view.handle], [rt], pure=True).result, rt)
+    st["generation"] = st.get("generation", 0) + 1
+    out.smem_source = (st, st["generation"], view)
     if cg is not None:
         cg.set(st["phase"], binary("^", phase, constant(1, core.int32)))
     return out

@@ -89,3 +89,42 @@ def test_errors(fn, message):
         ir_of(fn, {"a_ptr": "*bf16", "M": "i32", "K": "i32"})
     assert message in info.value.message, info.value.message
     assert info.value.line is not None and info.value.file.endswith("test_dsl_device_desc.py")
+
+
+GEMM_SIG = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
+
+
+def test_dot_reads_desc_load_staging_buffers():
+    """tl.dot(a_desc.load(..), b_desc.load(..).T): an SS wgmma on the TMA staging buffers (B through a transposed
+    view), synchronous; the register copies are never made."""
+    text = ir_of(device_desc_cases.device_desc_gemm, GEMM_SIG, {"BM": 64, "BN": 64, "BK": 64})
+    loop = text.split("scf.for")[1].split("scf.yield")[0]
+    check(loop, r"txl.tma_load %a_desc", r"txl.tma_load %b_desc",
+          r"%(\w+) = txl.smem_trans %\w+ \[1, 0\]",
+          r"txl.dot %\w+, %\w+, %acc\w* : !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, "
+          r"!txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>, tensor<64x64xf32> loc")
+    assert "txl.smem_load" not in loop and "txl.smem_store" not in loop and "{async}" not in loop, loop
+    verify(text)
+
+
+@txl.jit
+def _stale_tile(a_ptr, b_ptr, c_ptr, M, N, K):
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [64, 64])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [N, K], [K, 1], [64, 64])
+    for i in tl.static_range(2):
+        x = a_desc.load([0, i * 64])  # one call site, executed twice: the first tile's buffer is reused
+        if i == 0:
+            first = x
+    acc = tl.dot(first, b_desc.load([0, 0]).T)
+    acc = tl.dot(x, b_desc.load([0, 64]).T, acc)
+    tl.store(c_ptr + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], acc)
+
+
+def test_overwritten_staging_buffer_falls_back_to_registers():
+    text = ir_of(_stale_tile, GEMM_SIG)
+    dots = [l for l in text.splitlines() if "txl.dot " in l]
+    assert len(dots) == 2, text
+    assert ": tensor<64x64xbf16>, !txl.smem" in dots[0], dots[0]  # the stale first tile: from its registers
+    assert ": !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, !txl.smem" in dots[1], dots[1]  # live: smem
+    verify(text)
+    compile_ptx(text)

@@ -92,3 +92,38 @@ CASES = [
     Case("device_desc_batched", _build("device_desc_batched", 192, 256, B=5, ctas=2), MODULE,
          "device_desc_batched", tol=TOL),
 ]
+
+
+@txl.jit
+def device_desc_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """The Triton tutorial's TMA GEMM shape: C = A @ B^T with A (M x K) and B (N x K) read through device-built
+    descriptors; tl.dot reads both staging buffers directly (an SS wgmma, B through a transposed view)."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [N, K], [K, 1], [BN, BK])
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BM, BN])
+    off_m = tl.program_id(0) * BM
+    off_n = tl.program_id(1) * BN
+    acc = tl.zeros([BM, BN], tl.float32)
+    for k in range(0, K, BK):
+        a = a_desc.load([off_m, k])
+        b = b_desc.load([off_n, k])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([off_m, off_n], acc)
+
+
+def _gemm(M, N, K, BM=64, BN=64, BK=64):
+    def build(T):
+        a = T.randn((M, K), "bfloat16")
+        b = T.randn((N, K), "bfloat16")
+        c = T.empty((M, N), "float32")
+        return dict(grid=(cdiv(M, BM), cdiv(N, BN)), args=(a, b, c, M, N, K), kwargs=dict(BM=BM, BN=BN, BK=BK),
+                    out=c, ref=lambda: a.float() @ b.float().T)
+
+    return build
+
+
+CASES += [
+    Case("device_desc_gemm", _gemm(256, 192, 512), MODULE, "device_desc_gemm", tol=dict(atol=2e-2, rtol=1e-2)),
+    Case("device_desc_gemm_ragged", _gemm(200, 136, 328), MODULE, "device_desc_gemm",
+         tol=dict(atol=2e-2, rtol=1e-2)),
+]
