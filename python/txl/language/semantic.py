@@ -753,6 +753,16 @@ def split(t):
     return tuple(tensor(r, rt) for r in op.results)
 
 
+def cat(a, b):
+    """tl.cat: a then b along the first dimension. join puts the pair dimension last; moving it to the front and
+    merging it with the first dimension lists all of a, then all of b. All three rename coordinates only."""
+    j = join(a, b)
+    rank = len(j.type.shape)
+    front = trans(j, [rank - 1] + list(range(rank - 1)))
+    shape = list(j.type.shape[:-1])
+    return reshape(front, [2 * shape[0]] + shape[1:])
+
+
 def interleave(a, b):
     """tl.interleave: a and b alternating along their last dimension (join, then merge the pairs)."""
     j = join(a, b)

@@ -175,7 +175,8 @@ def interleave(a, b):
 
 @builtin
 def cat(input, other, can_reorder=False):
-    S.unsupported("tl.cat of register tiles")
+    # Triton allows any order (can_reorder); txl keeps input's elements first, then other's.
+    return S.cat(input, other)
 
 
 @builtin

@@ -22,7 +22,7 @@ def _ok(text):
 
 def test_renames_ir_and_ptx():
     text = ir_of(tile_ops_cases.tile_renames, {"x_ptr": "*fp32", "y_ptr": "*fp32", "z_ptr": "*fp32",
-                                               "w_ptr": "*fp32"}, {"M": 64, "N": 32})
+                                               "w_ptr": "*fp32", "v_ptr": "*fp32"}, {"M": 64, "N": 32})
     check(text,
           r"txl.trans %x, \[1, 0\] : tensor<64x32xf32> -> tensor<32x64xf32>",
           r"txl.reshape %x : tensor<64x32xf32> -> tensor<64x16x2xf32>",
@@ -31,7 +31,10 @@ def test_renames_ir_and_ptx():
           r"txl.reshape %\w+ : tensor<64x16x2xf32> -> tensor<64x32xf32>",
           r"txl.reshape %x : tensor<64x32xf32> -> tensor<4x16x32xf32>",
           r"txl.trans %\w+, \[2, 0, 1\] : tensor<4x16x32xf32> -> tensor<32x4x16xf32>",
-          r"txl.reshape %\w+ : tensor<32x4x16xf32> -> tensor<2048xf32>")
+          r"txl.reshape %\w+ : tensor<32x4x16xf32> -> tensor<2048xf32>",
+          r"txl.join %\w+, %x : tensor<64x32xf32> -> tensor<64x32x2xf32>",
+          r"txl.trans %\w+, \[2, 0, 1\] : tensor<64x32x2xf32> -> tensor<2x64x32xf32>",
+          r"txl.reshape %\w+ : tensor<2x64x32xf32> -> tensor<128x32xf32>")
     ptx = _ok(text)
     assert ".entry tile_renames" in ptx
 

@@ -69,7 +69,7 @@ FailureOr<Value> loadTile(ConversionPatternRewriter &rewriter, Location loc, Ope
   Type structType = converter.convertType(tile);
   if (failed(layout) || !structType)
     return failure();
-  ThreadCoords coords(rewriter, loc, *layout);
+  ThreadCoords coords(rewriter, loc, *layout, /*pinned=*/true);
   Type elt = converter.convertType(tile.getElementType());
   Value result = LLVM::UndefOp::create(rewriter, loc, structType);
   for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
@@ -92,7 +92,7 @@ LogicalResult storeTile(ConversionPatternRewriter &rewriter, Location loc, Opera
   auto layout = tileLayout(op, tile);
   if (failed(layout))
     return failure();
-  ThreadCoords coords(rewriter, loc, *layout);
+  ThreadCoords coords(rewriter, loc, *layout, /*pinned=*/true);
   for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
     Value addr = getSharedElementAddress(rewriter, loc, base, view,
                                          viewCoords(rewriter, loc, coords, tile, view, r));

@@ -109,9 +109,16 @@ TmaBox mlir::txl::getTmaBox(TensorDescType desc) {
   return result;
 }
 
-ThreadCoords::ThreadCoords(OpBuilder &b, Location loc, const LinearLayout &layout)
+ThreadCoords::ThreadCoords(OpBuilder &b, Location loc, const LinearLayout &layout, bool pinned)
     : layout(layout) {
   Value tid = getThreadId(b, loc);
+  if (pinned)
+    tid = LLVM::InlineAsmOp::create(
+              b, loc, b.getI32Type(), ValueRange{tid}, "mov.b32 $0, $1;", "=r,r",
+              /*has_side_effects=*/true, /*is_align_stack=*/false,
+              LLVM::tailcallkind::TailCallKind::None,
+              LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr())
+              .getResult(0);
   Value lane = LLVM::AndOp::create(b, loc, tid, i32Const(b, loc, 31));
   Value warp = LLVM::LShrOp::create(b, loc, tid, i32Const(b, loc, 5));
   int64_t numWarps = int64_t(1) << layout.getWarpBases().size();

@@ -1,7 +1,8 @@
 """GPU cases for register-tile reshaping and tl.dot on register operands (see test_dsl_tile_ops.py for the IR side).
 
 - ``tile_renames``: y = 2 * x.T (tl.trans), z = interleave(b, a + b) where a, b = split(reshape(x, [M, N/2, 2]))
-  (tl.reshape, tl.split, tl.interleave = join + reshape), w = permute(reshape(x, [4, 16, 32]), (2, 0, 1)).
+  (tl.reshape, tl.split, tl.interleave = join + reshape), w = permute(reshape(x, [4, 16, 32]), (2, 0, 1)),
+  v = cat(3 * x, x) (join, pair dimension moved to the front, merged with the rows).
 - ``dot_regs``: C = A @ B^T with A and B loaded by tl.load into registers (B stored N x K, transposed in
   registers with .T, staged through shared memory by tl.dot), K looped; ``dot_regs_kn`` the same with B stored
   K x N (no transpose). Cases use ``dsl_cases.Case``/``run_case``, so ``python/txl/tools/precompile.py`` (which
@@ -17,7 +18,7 @@ MODULE = __name__
 
 
 @txl.jit
-def tile_renames(x_ptr, y_ptr, z_ptr, w_ptr, M: tl.constexpr, N: tl.constexpr):
+def tile_renames(x_ptr, y_ptr, z_ptr, w_ptr, v_ptr, M: tl.constexpr, N: tl.constexpr):
     offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
     x = tl.load(x_ptr + offs)
     offs_t = tl.arange(0, N)[:, None] * M + tl.arange(0, M)[None, :]
@@ -27,6 +28,9 @@ def tile_renames(x_ptr, y_ptr, z_ptr, w_ptr, M: tl.constexpr, N: tl.constexpr):
     w = tl.permute(tl.reshape(x, [4, M // 4, N]), (2, 0, 1))  # [N, 4, M // 4]
     offs_w = tl.arange(0, M * N)
     tl.store(w_ptr + offs_w, tl.reshape(w, [M * N]))
+    c = tl.cat(x * 3.0, x, can_reorder=True)  # [2M, N]: 3x, then x
+    offs_c = tl.arange(0, 2 * M)[:, None] * N + tl.arange(0, N)[None, :]
+    tl.store(v_ptr + offs_c, c)
 
 
 @txl.jit
@@ -50,15 +54,16 @@ def dot_regs(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.
 def _renames(M, N):
     def build(T):
         x = T.randn((M, N))
-        y, z, w = T.empty((N, M)), T.empty((M, N)), T.empty((M * N,))
+        y, z, w, v = T.empty((N, M)), T.empty((M, N)), T.empty((M * N,)), T.empty((2 * M, N))
 
         def ref_z():
             a, b = x.view(M, N // 2, 2).unbind(-1)
             return T.torch.stack([b, a + b], dim=-1).reshape(M, N)
 
-        return dict(grid=(1,), args=(x, y, z, w), kwargs=dict(M=M, N=N), out=y, ref=lambda: x.T * 2.0,
+        return dict(grid=(1,), args=(x, y, z, w, v), kwargs=dict(M=M, N=N), out=y, ref=lambda: x.T * 2.0,
                     extra=[("z", z, ref_z, {}),
-                           ("w", w, lambda: x.reshape(4, M // 4, N).permute(2, 0, 1).reshape(-1), {})])
+                           ("w", w, lambda: x.reshape(4, M // 4, N).permute(2, 0, 1).reshape(-1), {}),
+                           ("v", v, lambda: T.torch.cat([x * 3.0, x]), {})])
 
     return build
 

@@ -62,7 +62,13 @@ struct ThreadCoords {
   const LinearLayout &layout;
   SmallVector<Value> laneWarp; // one i32 per dimension
 
-  ThreadCoords(OpBuilder &b, Location loc, const LinearLayout &layout);
+  /// `pinned`: read the thread index through an opaque instruction at this
+  /// point, so that LLVM cannot hoist the (loop-invariant) per-register
+  /// addresses computed from it out of enclosing loops: a persistent
+  /// kernel's epilogue storing a 64x256 tile would otherwise keep 128
+  /// addresses live across the whole tile loop and spill (ptxas recomputes
+  /// them cheaply next to the stores instead).
+  ThreadCoords(OpBuilder &b, Location loc, const LinearLayout &layout, bool pinned = false);
   /// Coordinate `dim` (i32) of register `reg`.
   Value get(OpBuilder &b, Location loc, int64_t reg, unsigned dim) const;
 };
