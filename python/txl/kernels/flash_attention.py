@@ -27,7 +27,8 @@ num_warps=4, num_warpgroups=3:
   O is staged through shared memory for its TMA store: in the consumer's own Q half when not PERSISTENT (Q is dead
   after its last S GEMM; this keeps shared memory at Q + NUM_STAGES * (K + V), so HEAD_DIM 128 fits 3 stages), in
   separate buffers when PERSISTENT (the next tile's Q may already be landing).
-CAUSAL (not PERSISTENT: with the tile loop the causal consumer spills 108 bytes at HEAD_DIM 128): a tile visits KV
+CAUSAL (also PERSISTENT: its tile loop spilled 108 bytes at HEAD_DIM 128 until smem_store stopped LLVM from
+hoisting the epilogue's addresses out of the loop): a tile visits KV
 tiles 0 .. (start_m + 1) * BLOCK_M / BLOCK_N - 1 only, masks the tiles that reach the diagonal, and query blocks are
 taken heaviest first.
 """
@@ -61,7 +62,6 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD, B
                     CONSUMER_REGS: tl.constexpr = 240):
     tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
     tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
-    tl.static_assert(not (PERSISTENT and CAUSAL), "PERSISTENT is non-causal only (the causal tile loop spills)")
     HALF_M: tl.constexpr = BLOCK_M // 2
     # setmaxnreg budgets: 128 producer threads + 256 consumer threads share 504 registers each of the 512 a
     # thread of the 64K file could have at 128 threads (24/240 as TXL, or 40/232).

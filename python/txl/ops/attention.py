@@ -77,8 +77,7 @@ def _make_pre_hook(block_m, block_n, head_dim):
 
 
 def get_tuner(kernel, head_dim, causal=False):
-    """The txl.autotune wrapper of one kernel for one head dim and masking (configs depend on them: PERSISTENT
-    configs are non-causal only)."""
+    """The txl.autotune wrapper of one kernel for one head dim and masking."""
     key = (kernel, head_dim, bool(causal))
     t = _tuners.get(key)
     if t is not None:
@@ -90,8 +89,6 @@ def get_tuner(kernel, head_dim, causal=False):
     fn = getattr(importlib.import_module(mod_name), fn_name)
     configs = []
     for cfg in cfgs[head_dim]:
-        if causal and len(cfg) > 2 and cfg[2]:
-            continue
         bn, ns = cfg[:2]
         kw = dict(KERNEL_CONSTEXPRS.get(kernel, {}), BLOCK_M=block_m, BLOCK_N=bn, NUM_STAGES=ns)
         if len(cfg) > 2:

@@ -321,8 +321,11 @@ def _attention_cases():
         if kern != "1wg":
             shapes += [("_hd64_bn64_causal", (1, 2, 1000, 64, True), dict(config=(64, 2))),
                        ("_hd128_3stages", (1, 2, 1024, 128, False), dict(config=(128, 3)))]
-        if kern == "fa3":  # persistent (non-causal): 3 CTAs over 16 tiles, padded hd64, GQA on all SMs
+        if kern == "fa3":  # persistent: 3 CTAs over 16 tiles, padded hd64, GQA on all SMs, causal
             shapes += [("_persistent", (2, 4, 256, 128, False), dict(config=(128, 2, True), sms=3)),
+                       ("_persistent_causal", (2, 4, 384, 128, True), dict(config=(128, 2, True), sms=3)),
+                       ("_persistent_causal_n1000_hd64", (1, 2, 1000, 64, True), dict(config=(128, 3, True),
+                                                                                       sms=5)),
                        ("_persistent_n1000_hd64", (1, 2, 1000, 64, False), dict(config=(128, 3, True), sms=3)),
                        ("_persistent_gqa", (2, 8, 512, 128, False), dict(config=(128, 2, True), H_KV=2)),
                        ("_regs232", (2, 4, 1024, 128, True), dict(config=(128, 2, False, 232)))]
