@@ -11,8 +11,10 @@
 //       addr ^= ((addr >> 7) & (S/16 - 1)) << 4.
 //     A transposed (MN-major) view is the same storage with its two
 //     dimensions swapped.
-// Each element is one ld/st.shared; vectorising neighbouring elements is a
-// later optimisation. frag_smem_load/store are the predicated and partial
+// A run of registers holding consecutive elements along the view's
+// contiguous dimension (up to 16 bytes) is one vector ld/st.shared (a 16-byte
+// chunk stays whole under the swizzle); everything else is one access per
+// element. frag_smem_load/store are the predicated and partial
 // forms; tmem_load/store (Blackwell) move tiles to and from tensor memory
 // with tcgen05.ld/st.
 //
@@ -59,27 +61,62 @@ SmallVector<Value> viewCoords(OpBuilder &b, Location loc, const ThreadCoords &co
   return c;
 }
 
-/// One ld.shared per register of `tile` from `view` at `base`; where `pred`
-/// is false the register takes `other` (reading a view in bounds is always
-/// safe, so the predicate only selects).
+/// Registers per access: the longest run of consecutive registers that hold
+/// consecutive elements along the view's contiguous dimension (the last; the
+/// first of a transposed view), at most 16 bytes. Such a run starts at a
+/// multiple of its length (getContiguousRegs), so it stays inside one 16-byte
+/// chunk, which the NVMMA swizzle moves whole. Views cut at arbitrary
+/// offsets (smem_subslice) and 1-D views under a 2-D tile stay scalar.
+int64_t vectorWidth(const LinearLayout &layout, RankedTensorType tile, SmemType view,
+                    Value viewValue) {
+  if (tile.getShape() != view.getShape())
+    return 1;
+  for (Value v = viewValue; Operation *def = v.getDefiningOp();) {
+    if (isa<SmemSubsliceOp>(def))
+      return 1;
+    if (!isa<GetBufferOp, SmemIndexOp, SmemTransOp, SmemReshapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  int64_t bits = getElementBitWidth(view.getElementType());
+  if (bits < 8 || bits != getElementBitWidth(tile.getElementType()))
+    return 1;
+  auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
+  unsigned dim = enc && enc.getTransposed() && tile.getRank() == 2 ? 0 : tile.getRank() - 1;
+  return std::max<int64_t>(1, std::min<int64_t>(layout.getContiguousRegs(dim), 128 / bits));
+}
+
+/// One ld.shared per register of `tile` from `view` at `base` (a vector
+/// per run, see vectorWidth); where `pred` is false the register takes
+/// `other` (reading a view in bounds is always safe, so the predicate only
+/// selects).
 FailureOr<Value> loadTile(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
                           const TypeConverter &converter, RankedTensorType tile, SmemType view,
-                          Value base, Value pred = {}, Value other = {}) {
+                          Value viewValue, Value base, Value pred = {}, Value other = {}) {
   auto layout = tileLayout(op, tile);
   Type structType = converter.convertType(tile);
   if (failed(layout) || !structType)
     return failure();
   ThreadCoords coords(rewriter, loc, *layout, /*pinned=*/true);
   Type elt = converter.convertType(tile.getElementType());
+  int64_t vec = vectorWidth(*layout, tile, view, viewValue);
+  auto vecType = VectorType::get({vec}, elt);
+  unsigned align = vec * getElementBitWidth(tile.getElementType()) / 8;
   Value result = LLVM::UndefOp::create(rewriter, loc, structType);
-  for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+  for (int64_t r = 0; r < layout->getNumRegs(); r += vec) {
     Value addr = getSharedElementAddress(rewriter, loc, base, view,
                                          viewCoords(rewriter, loc, coords, tile, view, r));
-    Value v = LLVM::LoadOp::create(rewriter, loc, elt, addr);
-    if (pred && other)
-      v = LLVM::SelectOp::create(rewriter, loc, pred, v,
-                                 LLVM::ExtractValueOp::create(rewriter, loc, other, r));
-    result = LLVM::InsertValueOp::create(rewriter, loc, result, v, r);
+    Value loaded = vec == 1 ? Value(LLVM::LoadOp::create(rewriter, loc, elt, addr))
+                            : Value(LLVM::LoadOp::create(rewriter, loc, vecType, addr, align));
+    for (int64_t i = 0; i < vec; ++i) {
+      Value v = vec == 1 ? loaded
+                         : Value(LLVM::ExtractElementOp::create(rewriter, loc, loaded,
+                                                                i32Const(rewriter, loc, i)));
+      if (pred && other)
+        v = LLVM::SelectOp::create(rewriter, loc, pred, v,
+                                   LLVM::ExtractValueOp::create(rewriter, loc, other, r + i));
+      result = LLVM::InsertValueOp::create(rewriter, loc, result, v, r + i);
+    }
   }
   return result;
 }
@@ -88,16 +125,28 @@ FailureOr<Value> loadTile(ConversionPatternRewriter &rewriter, Location loc, Ope
 /// element (broadcast lanes or warps, or a 2-D tile into a 1-D row) all
 /// store the same value, which is harmless.
 LogicalResult storeTile(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
-                        RankedTensorType tile, SmemType view, Value base, Value value) {
+                        RankedTensorType tile, SmemType view, Value viewValue, Value base,
+                        Value value) {
   auto layout = tileLayout(op, tile);
   if (failed(layout))
     return failure();
   ThreadCoords coords(rewriter, loc, *layout, /*pinned=*/true);
-  for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+  int64_t vec = vectorWidth(*layout, tile, view, viewValue);
+  unsigned align = vec * getElementBitWidth(tile.getElementType()) / 8;
+  for (int64_t r = 0; r < layout->getNumRegs(); r += vec) {
     Value addr = getSharedElementAddress(rewriter, loc, base, view,
                                          viewCoords(rewriter, loc, coords, tile, view, r));
-    LLVM::StoreOp::create(rewriter, loc, LLVM::ExtractValueOp::create(rewriter, loc, value, r),
-                          addr);
+    Value first = LLVM::ExtractValueOp::create(rewriter, loc, value, r);
+    if (vec == 1) {
+      LLVM::StoreOp::create(rewriter, loc, first, addr);
+      continue;
+    }
+    Value v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({vec}, first.getType()));
+    for (int64_t i = 0; i < vec; ++i)
+      v = LLVM::InsertElementOp::create(
+          rewriter, loc, v, i ? Value(LLVM::ExtractValueOp::create(rewriter, loc, value, r + i)) : first,
+          i32Const(rewriter, loc, i));
+    LLVM::StoreOp::create(rewriter, loc, v, addr, align);
   }
   return success();
 }
@@ -109,7 +158,7 @@ struct LowerSmemLoad : OpConversionPattern<SmemLoadOp> {
     if (static_cast<int32_t>(op.getCtaId()) != -1)
       return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
     FailureOr<Value> tile = loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
-                                     op.getSrc().getType(), adaptor.getSrc());
+                                     op.getSrc().getType(), op.getSrc(), adaptor.getSrc());
     if (failed(tile))
       return failure();
     rewriter.replaceOp(op, *tile);
@@ -124,7 +173,7 @@ struct LowerSmemStore : OpConversionPattern<SmemStoreOp> {
     if (static_cast<int32_t>(op.getCtaId()) != -1)
       return op.emitOpError() << "stores to another CTA of the cluster are not supported yet";
     if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(), op.getDst().getType(),
-                         adaptor.getDst(), adaptor.getValue())))
+                         op.getDst(), adaptor.getDst(), adaptor.getValue())))
       return failure();
     rewriter.eraseOp(op);
     return success();
@@ -146,8 +195,8 @@ struct LowerFragSmemLoad : OpConversionPattern<FragSmemLoadOp> {
     if (static_cast<int32_t>(op.getCtaId()) != -1)
       return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
     FailureOr<Value> tile =
-        loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
-                 op.getSrc().getType(), adaptor.getSrc(), adaptor.getPred(), adaptor.getOther());
+        loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(), op.getSrc().getType(),
+                 op.getSrc(), adaptor.getSrc(), adaptor.getPred(), adaptor.getOther());
     if (failed(tile))
       return failure();
     rewriter.replaceOp(op, *tile);
@@ -168,7 +217,7 @@ struct LowerFragSmemStore : OpConversionPattern<FragSmemStoreOp> {
       rewriter.setInsertionPointToStart(ifOp.thenBlock());
     }
     if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(),
-                         op.getDst().getType(), adaptor.getDst(), adaptor.getValue())))
+                         op.getDst().getType(), op.getDst(), adaptor.getDst(), adaptor.getValue())))
       return failure();
     rewriter.eraseOp(op);
     return success();

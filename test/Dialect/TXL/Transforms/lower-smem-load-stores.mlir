@@ -1,7 +1,9 @@
 // RUN: txl-opt %s -txl-lower-smem-load-stores -split-input-file -verify-diagnostics | FileCheck %s --implicit-check-not=txl.smem_load --implicit-check-not=txl.smem_store
 // RUN: txl-opt %s -txl-lower-smem-load-stores -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SWZ
 
-// One ld/st.shared per register of the tile's layout. The swizzle part of the
+// One ld/st.shared per run of registers that hold consecutive elements along
+// the view's contiguous dimension (a vector of up to 16 bytes), else one per
+// register. The swizzle part of the
 // address (16-byte chunk ^= (address >> 7) & (S/16 - 1)) is the only place
 // that uses llvm.shl (the thread coordinates use lshr/and/mul/xor), so the
 // SWZ run counts llvm.shl to tell swizzled from unswizzled addressing.
@@ -9,8 +11,9 @@
 
 #bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 
-// A 32x64 bf16 blocked tile (16 registers per thread) from a row-major view:
-// address = (row * 64 + col) * 2, no swizzle.
+// A 32x64 bf16 blocked tile (16 registers per thread, 8 consecutive columns
+// each) from a row-major view: address = (row * 64 + col) * 2, no swizzle;
+// two 16-byte loads.
 // CHECK-LABEL: func.func @load_blocked_plain
 // CHECK: %[[BASE:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<32x64xbf16> to !llvm.ptr<3>
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
@@ -21,9 +24,11 @@
 // CHECK-NEXT: %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[OFF:.*]] = llvm.mul %[[ELEM]], %[[C2]] : i32
 // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[BASE]][%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-// CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] : !llvm.ptr<3> -> bf16
-// CHECK-NEXT: llvm.insertvalue %[[V]], %[[UNDEF]][0]
-// CHECK-COUNT-15: llvm.load %{{.*}} : !llvm.ptr<3> -> bf16
+// CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
+// CHECK-NEXT: %[[I0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[E0:.*]] = llvm.extractelement %[[V]][%[[I0]] : i32] : vector<8xbf16>
+// CHECK-NEXT: llvm.insertvalue %[[E0]], %[[UNDEF]][0]
+// CHECK-COUNT-1: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
 // CHECK-NOT: llvm.load
 // CHECK: return
 // SWZ-LABEL: func.func @load_blocked_plain
@@ -43,7 +48,8 @@ module attributes {txl.target = "sm_90a"} {
 
 // The same tile stored into a 128-byte swizzled view: column block
 // (col / 64) * 32 rows * 128 B + row * 128 B + (col % 64) * 2, then the
-// 16-byte chunk XOR-ed with bits 7..9; 16 stores, one swizzle each.
+// 16-byte chunk XOR-ed with bits 7..9; two 16-byte stores (a thread's 8
+// columns are one chunk), one swizzle each.
 // CHECK-LABEL: func.func @store_blocked_sw128
 // CHECK: %[[BASE:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<32x64xbf16, #txl.nvmma_shared<swizzle = 128>> to !llvm.ptr<3>
 // CHECK: %[[REGS:.*]] = builtin.unrealized_conversion_cast %{{.*}} : tensor<32x64xbf16, #txl.blocked<{{.*}}>> to !llvm.struct<(bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)>
@@ -68,12 +74,14 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK-NEXT: %[[OFF:.*]] = llvm.xor %[[LIN]], %[[CHUNK]] : i32
 // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[BASE]][%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
 // CHECK-NEXT: %[[V:.*]] = llvm.extractvalue %[[REGS]][0]
-// CHECK-NEXT: llvm.store %[[V]], %[[P]] : bf16, !llvm.ptr<3>
-// CHECK-COUNT-15: llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
+// CHECK-COUNT-7: llvm.insertelement
+// CHECK: %[[VEC:.*]] = llvm.insertelement %{{.*}}, %{{.*}}[%{{.*}} : i32] : vector<8xbf16>
+// CHECK-NEXT: llvm.store %[[VEC]], %[[P]] {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK-COUNT-1: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
 // CHECK-NOT: llvm.store
 // CHECK: return
 // SWZ-LABEL: func.func @store_blocked_sw128
-// SWZ-COUNT-16: llvm.shl
+// SWZ-COUNT-2: llvm.shl
 // SWZ-NOT: llvm.shl
 // SWZ: return
 module attributes {txl.target = "sm_90a"} {
@@ -88,10 +96,11 @@ module attributes {txl.target = "sm_90a"} {
 #nv = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
 
 // A 64x64 tile in the wgmma accumulator layout holds 32 registers per
-// thread; from a row-major view: 32 loads, no swizzle.
+// thread, in pairs of adjacent columns; from a row-major view: 16 loads of
+// 4 bytes, no swizzle.
 // CHECK-LABEL: func.func @load_nvmma_plain
 // CHECK: llvm.mlir.undef : !llvm.struct<(bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)>
-// CHECK-COUNT-32: llvm.load %{{.*}} : !llvm.ptr<3> -> bf16
+// CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
 // CHECK-NOT: llvm.load
 // CHECK: return
 // SWZ-LABEL: func.func @load_nvmma_plain
@@ -110,17 +119,18 @@ module attributes {txl.target = "sm_90a"} {
 #nv = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>
 
 // The GEMM epilogue: a 128x128 accumulator-layout tile (128 registers) into
-// a 128-byte swizzled staging tile (two 64-column blocks of 128 rows).
+// a 128-byte swizzled staging tile (two 64-column blocks of 128 rows): one
+// 4-byte store per pair of adjacent columns.
 // CHECK-LABEL: func.func @store_nvmma_sw128
 // CHECK: llvm.udiv %{{.*}}, %{{.*}} : i32
 // CHECK: %[[BLKBYTES:.*]] = llvm.mlir.constant(16384 : i32) : i32
 // CHECK: %[[C7:.*]] = llvm.mlir.constant(7 : i32) : i32
 // CHECK-NEXT: llvm.lshr %{{.*}}, %[[C7]] : i32
-// CHECK-COUNT-128: llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
+// CHECK-COUNT-64: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
 // CHECK-NOT: llvm.store
 // CHECK: return
 // SWZ-LABEL: func.func @store_nvmma_sw128
-// SWZ-COUNT-128: llvm.shl
+// SWZ-COUNT-64: llvm.shl
 // SWZ-NOT: llvm.shl
 // SWZ: return
 module attributes {txl.target = "sm_90a"} {
@@ -134,8 +144,9 @@ module attributes {txl.target = "sm_90a"} {
 
 #bl = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
 
-// A 64x64 f32 blocked tile (32 registers) from a 64-byte swizzled view:
-// 16 f32 per 64-byte block, blocks of 64 rows x 64 B, chunk mask 3.
+// A 64x64 f32 blocked tile (32 registers, runs of 4 columns) from a 64-byte
+// swizzled view: 16 f32 per 64-byte block, blocks of 64 rows x 64 B, chunk
+// mask 3; eight 16-byte loads.
 // CHECK-LABEL: func.func @load_blocked_f32_sw64
 // CHECK: %[[BLK:.*]] = llvm.udiv %[[COL:.*]], %{{.*}} : i32
 // CHECK-NEXT: %[[PER:.*]] = llvm.mlir.constant(16 : i32) : i32
@@ -146,16 +157,34 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK-NEXT: %[[HI:.*]] = llvm.lshr %{{.*}}, %[[C7]] : i32
 // CHECK-NEXT: %[[MASK:.*]] = llvm.mlir.constant(3 : i32) : i32
 // CHECK-NEXT: llvm.and %[[HI]], %[[MASK]] : i32
-// CHECK-COUNT-32: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK-NOT: llvm.load
 // CHECK: return
 // SWZ-LABEL: func.func @load_blocked_f32_sw64
-// SWZ-COUNT-32: llvm.shl
+// SWZ-COUNT-8: llvm.shl
 // SWZ-NOT: llvm.shl
 // SWZ: return
 module attributes {txl.target = "sm_90a"} {
   func.func @load_blocked_f32_sw64(%v: !txl.smem<64x64xf32, #txl.nvmma_shared<swizzle = 64>>) attributes {txl.kernel} {
     %t = txl.smem_load %v : !txl.smem<64x64xf32, #txl.nvmma_shared<swizzle = 64>> -> tensor<64x64xf32, #bl>
+    return
+  }
+}
+
+// -----
+
+#bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A view cut at an arbitrary offset (smem_subslice) may not be 16-byte
+// aligned: one access per register.
+// CHECK-LABEL: func.func @store_subslice_scalar
+// CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @store_subslice_scalar(%v: !txl.smem<32x128xbf16>, %t: tensor<32x64xbf16, #bl>) attributes {txl.kernel} {
+    %s = txl.smem_subslice %v [0, 4] : !txl.smem<32x128xbf16> -> !txl.smem<32x64xbf16>
+    txl.smem_store %t, %s : tensor<32x64xbf16, #bl>, !txl.smem<32x64xbf16>
     return
   }
 }
