@@ -1037,7 +1037,7 @@ class CodeGenerator(ast.NodeVisitor):
 
 
 # Attributes of tensors that kernels may use.
-_TENSOR_ATTRS = {"T", "shape", "dtype", "numel", "to", "trans", "reshape", "permute", "split", "sum", "max", "min",
+_TENSOR_ATTRS = {"T", "shape", "dtype", "numel", "to", "trans", "reshape", "permute", "split", "sum", "max", "min", "argmax", "argmin",
                  "load", "store", "block_shape", "broadcast_to", "expand_dims", "type"}
 
 _UNSUPPORTED_FIX = {

@@ -519,12 +519,26 @@ class tensor:
         return _sem().reduce_named("sum", self, _unwrap(axis), _unwrap(keep_dims), _unwrap(dtype))
 
     @builtin
-    def max(self, axis=None, keep_dims=False):
+    def max(self, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+        if _unwrap(return_indices):
+            return _sem().reduce_arg("max", self, _unwrap(axis), _unwrap(keep_dims),
+                                     _unwrap(return_indices_tie_break_left))
         return _sem().reduce_named("max", self, _unwrap(axis), _unwrap(keep_dims))
 
     @builtin
-    def min(self, axis=None, keep_dims=False):
+    def min(self, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+        if _unwrap(return_indices):
+            return _sem().reduce_arg("min", self, _unwrap(axis), _unwrap(keep_dims),
+                                     _unwrap(return_indices_tie_break_left))
         return _sem().reduce_named("min", self, _unwrap(axis), _unwrap(keep_dims))
+
+    @builtin
+    def argmax(self, axis, tie_break_left=True, keep_dims=False):
+        return _sem().reduce_arg("max", self, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))[1]
+
+    @builtin
+    def argmin(self, axis, tie_break_left=True, keep_dims=False):
+        return _sem().reduce_arg("min", self, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))[1]
 
     @builtin
     def broadcast_to(self, *shape):

@@ -868,6 +868,67 @@ def reduce_named(kind, t, axis=None, keep_dims=False, dtype_=None):
     return r
 
 
+def reduce_arg(kind, t, axis, keep_dims=False, tie_break_left=True):
+    """(max or min, its index) along ``axis``: one txl.reduce over (values, indices) whose combiner keeps the
+    better value and, between equal values, the smaller index (the larger with tie_break_left=False), so the
+    result does not depend on the order the lowering combines registers, lanes and warps in."""
+    from ..compiler import ir
+    t = to_tensor(t)
+    if not isinstance(t.type, block_type):
+        raise SemanticError("tl.arg%s reduces a tile, got the scalar %s" % (kind, t.type))
+    shape = _shape(t)
+    if axis is None:
+        if len(shape) != 1:
+            raise SemanticError("tl.arg%s of a %d-D tile needs an axis" % (kind, len(shape)),
+                                "pass axis=..., or reshape the tile to 1-D first")
+        axis = 0
+    axis = _static_int(axis, "reduction axis")
+    if axis < 0:
+        axis += len(shape)
+    if not 0 <= axis < len(shape):
+        raise SemanticError("axis %d is out of range for a %d-D tensor" % (axis, len(shape)))
+    ety = t.dtype
+    if ety.is_bool():
+        t, ety = cast(t, core.int8), core.int8
+    rng = tensor(_b().create("txl.make_range 0, %d : {r[0]}" % shape[axis], [],
+                             [block_type(core.int32, [shape[axis]])], pure=True).result,
+                 block_type(core.int32, [shape[axis]]))
+    idx = rng
+    for d in range(len(shape)):
+        if d != axis:
+            idx = expand_dims(idx, d)
+    idx = broadcast_to(idx, shape)
+    out_shape = shape[:axis] + shape[axis + 1:]
+    vt = block_type(ety, out_shape) if out_shape else ety
+    it = block_type(core.int32, out_shape) if out_shape else core.int32
+    body = ir.Block([ety, core.int32, ety, core.int32], ["x0", "i0", "x1", "i1"])
+    x0, i0, x1, i1 = body.args
+    if ety.is_floating():
+        better = ir.Op("arith.cmpf %s, {o[0]}, {o[1]} : {t[0]}" % ("ogt" if kind == "max" else "olt"), [x1, x0],
+                       [core.int1], pure=True)
+        equal = ir.Op("arith.cmpf oeq, {o[0]}, {o[1]} : {t[0]}", [x1, x0], [core.int1], pure=True)
+    else:
+        sign = "u" if ety.is_int_unsigned() else "s"
+        better = ir.Op("arith.cmpi %s%s, {o[0]}, {o[1]} : {t[0]}" % (sign, "gt" if kind == "max" else "lt"),
+                       [x1, x0], [core.int1], pure=True)
+        equal = ir.Op("arith.cmpi eq, {o[0]}, {o[1]} : {t[0]}", [x1, x0], [core.int1], pure=True)
+    first = ir.Op("arith.cmpi %s, {o[0]}, {o[1]} : {t[0]}" % ("slt" if tie_break_left else "sgt"), [i1, i0],
+                  [core.int1], pure=True)
+    tie = ir.Op("arith.andi {o[0]}, {o[1]} : {t[0]}", [equal.result, first.result], [core.int1], pure=True)
+    take = ir.Op("arith.ori {o[0]}, {o[1]} : {t[0]}", [better.result, tie.result], [core.int1], pure=True)
+    xs = ir.Op("arith.select {o[0]}, {o[1]}, {o[2]} : {t[1]}", [take.result, x1, x0], [ety], pure=True)
+    ix = ir.Op("arith.select {o[0]}, {o[1]}, {o[2]} : {t[1]}", [take.result, i1, i0], [core.int32], pure=True)
+    ret = ir.Op("txl.reduce_return {o[0]}, {o[1]} : {t[0]}, {t[1]}", [xs.result, ix.result], [])
+    body.ops = [better, equal, first, tie, take, xs, ix, ret]
+    region = ir.Region([body], print_entry_args=True)
+    op = _b().create("txl.reduce {o[0]}, {o[1]} axis %d : ({t[0]}, {t[1]}) -> ({r[0]}, {r[1]}) {R[0]}" % axis,
+                     [t.handle, idx.handle], [vt, it], regions=[region], pure=True)
+    vals, inds = tensor(op.results[0], vt), tensor(op.results[1], it)
+    if keep_dims:
+        vals, inds = expand_dims(vals, axis), expand_dims(inds, axis)
+    return vals, inds
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Memory: pointers
 # ----------------------------------------------------------------------------------------------------------------

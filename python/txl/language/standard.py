@@ -275,14 +275,14 @@ def div_rn(x, y):
 @builtin
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     if _unwrap(return_indices):
-        S.unsupported("tl.max(return_indices=True)")
+        return S.reduce_arg("max", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(return_indices_tie_break_left))
     return S.reduce_named("max", input, _unwrap(axis), _unwrap(keep_dims))
 
 
 @builtin
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     if _unwrap(return_indices):
-        S.unsupported("tl.min(return_indices=True)")
+        return S.reduce_arg("min", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(return_indices_tie_break_left))
     return S.reduce_named("min", input, _unwrap(axis), _unwrap(keep_dims))
 
 
@@ -293,12 +293,12 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
 
 @builtin
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
-    S.unsupported("tl.argmax")
+    return S.reduce_arg("max", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))[1]
 
 
 @builtin
 def argmin(input, axis, tie_break_left=True, keep_dims=False):
-    S.unsupported("tl.argmin")
+    return S.reduce_arg("min", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))[1]
 
 
 @builtin

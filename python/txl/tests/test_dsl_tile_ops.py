@@ -130,3 +130,31 @@ def test_errors(fn, sig, message, fix):
     assert e.line is not None and e.file.endswith("test_dsl_tile_ops.py")
     if fix:
         assert fix in (e.fix or ""), e.fix
+
+
+ARG_SIG = {"x_ptr": "*fp32", "q_ptr": "*i32", "amax_ptr": "*i32", "amin_ptr": "*i32", "cmax_ptr": "*fp32",
+           "cidx_ptr": "*i32", "lmax_ptr": "*i32"}
+
+
+def test_arg_reductions_ir_and_ptx():
+    text = ir_of(tile_ops_cases.arg_reductions, ARG_SIG, {"M": 64, "N": 64})
+    # argmax: (values, column indices) reduced together; ties keep the smaller index.
+    check(text, r"txl.reduce %x, %\w+ axis 1 : \(tensor<64x64xf32>, tensor<64x64xi32>\) -> "
+                r"\(tensor<64xf32>, tensor<64xi32>\)",
+          r"arith.cmpf ogt", r"arith.cmpf oeq", r"arith.cmpi slt", r"arith.ori", r"txl.reduce_return",
+          r"arith.cmpf olt",  # argmin
+          r"%cm, %ci = txl.reduce %x, %\w+ axis 0",  # tl.max(axis=0, return_indices=True)
+          r"arith.cmpi sgt, %x1\w*, %x0", r"arith.cmpi sgt, %i1\w*, %i0")  # integer argmax, last index on ties
+    _ok(text)
+
+
+@txl.jit
+def _argmax_2d_no_axis(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
+    i = tl.argmax(x, None)
+
+
+def test_argmax_of_a_2d_tile_needs_an_axis():
+    with pytest.raises(CompilationError) as info:
+        ir_of(_argmax_2d_no_axis, {"x_ptr": "*fp32"})
+    assert "tl.argmax of a 2-D tile needs an axis" in info.value.message

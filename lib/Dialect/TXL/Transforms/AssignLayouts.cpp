@@ -223,6 +223,12 @@ private:
             unite(r, ifOp.elseYield().getOperand(i));
         }
       }
+      if (auto reduce = dyn_cast<ReduceOp>(op)) {
+        // The operands of one reduction (values and indices of an argmax) are
+        // combined register by register: one layout.
+        for (Value src : reduce.getSrcs())
+          unite(reduce.getSrcs().front(), src);
+      }
       if (auto reduce = dyn_cast<ReduceOp>(op))
         for (auto [src, res] : llvm::zip(reduce.getSrcs(), reduce.getResults()))
           if (isTile(res))

@@ -142,6 +142,12 @@ class TorchFactory:
     def randn(self, shape, dtype="float32", scale=1.0):
         return (self.torch.randn(shape, device="cuda") * scale).to(self._dt(dtype))
 
+    def randint(self, shape, low, high, dtype="int32"):
+        return self.torch.randint(low, high, shape, device="cuda").to(self._dt(dtype))
+
+    def full(self, shape, value, dtype="float32"):
+        return self.torch.full(shape, value, device="cuda", dtype=self._dt(dtype))
+
     def empty(self, shape, dtype="float32"):
         t = self.torch.empty(shape, device="cuda", dtype=self._dt(dtype))
         if t.is_floating_point():
@@ -165,6 +171,12 @@ class MetaFactory:
         return MetaTensor(shape, dtype)
 
     empty = randn
+
+    def randint(self, shape, low, high, dtype="int32"):
+        return MetaTensor(shape, dtype)
+
+    def full(self, shape, value, dtype="float32"):
+        return MetaTensor(shape, dtype)
 
     def desc(self, t, block_shape, swizzle=None):
         return txl.TensorDescriptor.from_tensor(t, block_shape, swizzle)

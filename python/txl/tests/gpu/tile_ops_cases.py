@@ -91,3 +91,78 @@ CASES = [
     Case("dot_regs", _dot(256, 512, False), MODULE, "dot_regs", tol=DOT_TOL),
     Case("dot_regs_kn", _dot(128, 320, True), MODULE, "dot_regs", tol=DOT_TOL),
 ]
+
+
+@txl.jit
+def renames_around_dot(a_ptr, b_ptr, c_ptr, ct_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """A loaded K x M and transposed in registers as the dot's A operand (a conversion to the wgmma operand
+    layout), B loaded N x K and transposed (staged); the accumulator is transposed (the wgmma layout renamed) and
+    stored as C^T, and also reshaped through pairs and back for C."""
+    rk = tl.arange(0, K)
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    at = tl.load(a_ptr + rk[:, None] * M + rm[None, :])  # A^T stored K x M
+    bt = tl.load(b_ptr + rn[:, None] * K + rk[None, :])  # B stored N x K
+    acc = tl.dot(at.T, bt.T)
+    tl.store(ct_ptr + rn[:, None] * M + rm[None, :], acc.T)
+    lo, hi = tl.split(tl.reshape(acc, [M, N // 2, 2]))
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.interleave(lo, hi))
+
+
+def _around_dot(M, N, K):
+    def build(T):
+        at = T.randn((K, M), "bfloat16")
+        bt = T.randn((N, K), "bfloat16")
+        c, ct = T.empty((M, N)), T.empty((N, M))
+        ref = lambda: at.float().T @ bt.float().T  # noqa: E731
+        return dict(grid=(1,), args=(at, bt, c, ct), kwargs=dict(M=M, N=N, K=K), out=c, ref=ref,
+                    extra=[("ct", ct, lambda: ref().T, DOT_TOL)])
+
+    return build
+
+
+CASES += [Case("renames_around_dot", _around_dot(64, 64, 64), MODULE, "renames_around_dot", tol=DOT_TOL),
+          Case("renames_around_dot_n128", _around_dot(64, 128, 32), MODULE, "renames_around_dot", tol=DOT_TOL)]
+
+
+@txl.jit
+def arg_reductions(x_ptr, q_ptr, amax_ptr, amin_ptr, cmax_ptr, cidx_ptr, lmax_ptr,
+                   M: tl.constexpr, N: tl.constexpr):
+    """Row argmax / argmin of a float tile, column max with its index (tl.max(return_indices=True)) and the
+    last-index tie break of an integer tile full of ties."""
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(amax_ptr + rm, tl.argmax(x, axis=1))
+    tl.store(amin_ptr + rm, x.argmin(1))
+    cm, ci = tl.max(x, axis=0, return_indices=True)
+    tl.store(cmax_ptr + rn, cm)
+    tl.store(cidx_ptr + rn, ci)
+    q = tl.load(q_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(lmax_ptr + rm, tl.argmax(q, axis=1, tie_break_left=False))
+
+
+def _arg_reductions(M, N):
+    def build(T):
+        x = T.randn((M, N))
+        q = T.randint((M, N), 0, 4, "int32")  # many ties
+        outs = [T.full((M,), -1, "int32") for _ in range(2)]
+        cmax = T.empty((N,))
+        cidx = T.full((N,), -1, "int32")
+        lmax = T.full((M,), -1, "int32")
+
+        def last_max():  # index of the last maximum of each row
+            return (N - 1 - q.flip(1).argmax(1)).int()
+
+        return dict(grid=(1,), args=(x, q, outs[0], outs[1], cmax, cidx, lmax), kwargs=dict(M=M, N=N),
+                    out=cmax, ref=lambda: x.max(0).values,
+                    extra=[("argmax", outs[0], lambda: x.argmax(1).int(), {}),
+                           ("argmin", outs[1], lambda: x.argmin(1).int(), {}),
+                           ("max index", cidx, lambda: x.max(0).indices.int(), {}),
+                           ("last argmax", lmax, last_max, {})])
+
+    return build
+
+
+CASES += [Case("arg_reductions", _arg_reductions(64, 64), MODULE, "arg_reductions", tol=dict(atol=0, rtol=0)),
+          Case("arg_reductions_32x8", _arg_reductions(32, 8), MODULE, "arg_reductions", tol=dict(atol=0, rtol=0))]

@@ -307,3 +307,27 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// The operands of one reduction (an argmax's values and indices) share a
+// layout, and so do its results' slices.
+// CHECK-LABEL: func.func @argmax_operands_share_layout
+// CHECK: %{{.*}}:2 = txl.reduce %{{.*}}, %{{.*}} axis 1 : (tensor<64x64xf32, #[[L:txl.blocked<[^>]*>]]>, tensor<64x64xi32, #[[L]]>) -> (tensor<64xf32, #txl.slice<dim = 1, parent = #[[L]]>>, tensor<64xi32, #txl.slice<dim = 1, parent = #[[L]]>>)
+module attributes {txl.target = "sm_90a"} {
+  func.func @argmax_operands_share_layout(%s: !txl.smem<64x64xf32>, %o: !txl.smem<64xi32>) attributes {txl.kernel} {
+    %x = txl.smem_load %s : !txl.smem<64x64xf32> -> tensor<64x64xf32>
+    %r = txl.make_range 0, 64 : tensor<64xi32>
+    %re = txl.expand_dims %r, 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %idx = txl.broadcast %re : tensor<1x64xi32> -> tensor<64x64xi32>
+    %m:2 = txl.reduce %x, %idx axis 1 : (tensor<64x64xf32>, tensor<64x64xi32>) -> (tensor<64xf32>, tensor<64xi32>) {
+    ^bb0(%x0: f32, %i0: i32, %x1: f32, %i1: i32):
+      %gt = arith.cmpf ogt, %x1, %x0 : f32
+      %xm = arith.select %gt, %x1, %x0 : f32
+      %im = arith.select %gt, %i1, %i0 : i32
+      txl.reduce_return %xm, %im : f32, i32
+    }
+    txl.smem_store %m#1, %o : tensor<64xi32>, !txl.smem<64xi32>
+    return
+  }
+}
