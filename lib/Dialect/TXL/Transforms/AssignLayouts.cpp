@@ -226,13 +226,12 @@ private:
       if (auto reduce = dyn_cast<ReduceOp>(op)) {
         // The operands of one reduction (values and indices of an argmax) are
         // combined register by register: one layout.
-        for (Value src : reduce.getSrcs())
+        for (auto [src, res] : llvm::zip(reduce.getSrcs(), reduce.getResults())) {
           unite(reduce.getSrcs().front(), src);
-      }
-      if (auto reduce = dyn_cast<ReduceOp>(op))
-        for (auto [src, res] : llvm::zip(reduce.getSrcs(), reduce.getResults()))
           if (isTile(res))
             slices.push_back({res, src, static_cast<unsigned>(reduce.getAxis())});
+        }
+      }
       if (auto join = dyn_cast<JoinOp>(op))
         unite(join.getLhs(), join.getRhs());
       if (auto expand = dyn_cast<ExpandDimsOp>(op))
