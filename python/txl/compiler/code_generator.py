@@ -400,9 +400,9 @@ class CodeGenerator(ast.NodeVisitor):
         if cond.dtype.is_ptr() or not isinstance(cond.type, dtype):
             raise self.error(node, "cannot use %s as a condition" % cond.type)
         if cond.dtype != core.int1:
-            role = cond.role
+            role, ids = cond.role, getattr(cond, "role_ids", ())
             cond = semantic.cast(cond, core.int1)
-            cond.role = role
+            cond.role, cond.role_ids = role, ids
         return cond
 
     def _run_block(self, block, body_fn, scope):
@@ -485,12 +485,7 @@ class CodeGenerator(ast.NodeVisitor):
     def _role_of(cond):
         """("is_warpgroup" | "is_warp", ids) when ``cond`` is txl.is_warpgroup(ids) / txl.is_warp(ids), else None."""
         role = getattr(cond, "role", None)
-        owner = cond.handle.owner
-        if not role or not isinstance(owner, ir.Op):
-            return None
-        m = re.search(r"\[([\d,\s]*)\]", owner.template)
-        ids = tuple(int(x) for x in m.group(1).split(",") if x.strip()) if m else ()
-        return (role, ids)
+        return (role, tuple(getattr(cond, "role_ids", ()))) if role else None
 
     def _unify(self, node, name, a, b, block_a, block_b, where):
         """Makes two values of one variable the same type (materializing constexprs in their own block)."""

@@ -118,6 +118,7 @@ def _role(name, ids, limit_unit):
     op = S._b().create("txl.%s [%s]" % (name, ", ".join(map(str, ids))), [], [core.int1], pure=True)
     t = tensor(op.result, core.int1)
     t.role = name
+    t.role_ids = tuple(ids)  # the code generator tracks warp-specialized regions by them
     return t
 
 
