@@ -305,17 +305,26 @@ private:
 
   /// A blocked layout reading 16 bytes per thread along the last dimension.
   Attribute defaultLayout(Value anyMember) {
+    // The class's largest tile sets the shape (a broadcast's 64x1 source must
+    // not give the 64x64 tiles of its class a one-column layout). The vector
+    // width is 16 bytes of what the class moves through memory: the widest
+    // pointee of its pointer tiles (an i32 offset tile must not halve the
+    // width of bf16 loads), else its widest element.
     auto type = cast<RankedTensorType>(anyMember.getType());
+    unsigned memBits = 0, eltBits = 8;
+    for (auto it = classes.findLeader(anyMember); it != classes.member_end(); ++it) {
+      auto t = cast<RankedTensorType>((*it).getType());
+      if (t.getNumElements() > type.getNumElements())
+        type = t;
+      Type elt = t.getElementType();
+      if (auto ptr = dyn_cast<PtrType>(elt))
+        memBits = std::max(memBits, getElementBitWidth(ptr.getPointeeType()));
+      else
+        eltBits = std::max(eltBits, getElementBitWidth(elt));
+    }
+    unsigned bits = std::max(8u, memBits ? memBits : eltBits);
     ArrayRef<int64_t> shape = type.getShape();
     unsigned rank = shape.size();
-    // The widest element in the class decides the vector width.
-    unsigned bits = 8;
-    for (auto it = classes.findLeader(anyMember); it != classes.member_end(); ++it) {
-      Type elt = cast<RankedTensorType>((*it).getType()).getElementType();
-      if (auto ptr = dyn_cast<PtrType>(elt))
-        elt = ptr.getPointeeType();
-      bits = std::max(bits, getElementBitWidth(elt));
-    }
     SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;
     for (unsigned d = rank; d-- > 0;)
       order.push_back(d);

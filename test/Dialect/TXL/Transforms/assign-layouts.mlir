@@ -331,3 +331,29 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// The default layout of a class comes from its largest tile (not the 64x1
+// row offsets that start it) and reads 16 bytes of what the class moves
+// through memory: 8 bf16 per thread, even though the i32 offsets are wider.
+// CHECK-LABEL: func.func @default_from_largest_tile_and_pointee
+// CHECK: txl.load {{.*}} -> tensor<64x64xbf16, #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @default_from_largest_tile_and_pointee(%p: !txl.ptr<bf16>, %o: !txl.smem<64x64xbf16>) attributes {txl.kernel} {
+    %r = txl.make_range 0, 64 : tensor<64xi32>
+    %r1 = txl.expand_dims %r, 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %c64 = arith.constant dense<64> : tensor<64x1xi32>
+    %rs = arith.muli %r1, %c64 : tensor<64x1xi32>
+    %rb = txl.broadcast %rs : tensor<64x1xi32> -> tensor<64x64xi32>
+    %c = txl.make_range 0, 64 : tensor<64xi32>
+    %c1 = txl.expand_dims %c, 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %cb = txl.broadcast %c1 : tensor<1x64xi32> -> tensor<64x64xi32>
+    %offs = arith.addi %rb, %cb : tensor<64x64xi32>
+    %ps = txl.splat %p : !txl.ptr<bf16> -> tensor<64x64x!txl.ptr<bf16>>
+    %pp = txl.addptr %ps, %offs : tensor<64x64x!txl.ptr<bf16>>, tensor<64x64xi32>
+    %x = txl.load %pp : tensor<64x64x!txl.ptr<bf16>> -> tensor<64x64xbf16>
+    txl.smem_store %x, %o : tensor<64x64xbf16>, !txl.smem<64x64xbf16>
+    return
+  }
+}
