@@ -24,9 +24,10 @@
 //    source's (and then disappears). txl.split's operand needs the split
 //    dimension in registers: when its source's layout does not have it
 //    there, the operand gets the default layout (a real conversion).
-// 5. Defaults. Any class still without a layout gets a blocked layout that
-//    reads 16 bytes per thread along the contiguous dimension (coalesced
-//    global access) with the warps of one warpgroup stacked along rows.
+// 5. Defaults. Any class still without a layout gets a blocked layout for
+//    its largest tile that reads 16 bytes (of its pointer tiles' pointee)
+//    per thread along the contiguous dimension (coalesced global access),
+//    with the warps of one warpgroup stacked along rows.
 //
 //===----------------------------------------------------------------------===//
 
