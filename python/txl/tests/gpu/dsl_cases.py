@@ -124,6 +124,24 @@ def run_case(case, T, launch=True):
         return b, kernel.warmup(*b["args"], grid=b["grid"], **kwargs)
 
 
+def check_case(case, seed):
+    """Runs ``case`` on fresh random data from ``seed`` (on a GPU) and compares every output with its torch
+    reference; outputs start as NaN, so one the kernel leaves unwritten fails. Raises pytest's Skip for a case
+    that cannot run here."""
+    import pytest
+    import torch
+
+    try:
+        b, _ = run_case(case, TorchFactory(seed))
+    except Skip as e:
+        pytest.skip(str(e))
+    torch.cuda.synchronize()
+    for name, out, ref, tol in [("out", b["out"], b["ref"], case.tol)] + list(b.get("extra", [])):
+        if out.is_floating_point():
+            assert not torch.isnan(out).any(), "%s: the kernel left elements unwritten (NaN-filled)" % name
+        torch.testing.assert_close(out, ref(), **tol, msg=lambda m: "%s: %s" % (name, m))
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Tensor factories
 # ---------------------------------------------------------------------------------------------------------------
