@@ -26,6 +26,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::txl {
 #define GEN_PASS_DEF_TXLLOWERSMEMLOADSTORES
@@ -65,19 +66,56 @@ SmallVector<Value> viewCoords(OpBuilder &b, Location loc, const ThreadCoords &co
 /// consecutive elements along the view's contiguous dimension (the last; the
 /// first of a transposed view), at most 16 bytes. Such a run starts at a
 /// multiple of its length (getContiguousRegs), so it stays inside one 16-byte
-/// chunk, which the NVMMA swizzle moves whole. Views cut at arbitrary
-/// offsets (smem_subslice) and 1-D views under a 2-D tile stay scalar.
+/// chunk, which the NVMMA swizzle moves whole. Views that may be cut at an
+/// arbitrary offset (an smem_subslice, also through scf values) and 1-D views
+/// under a 2-D tile stay scalar.
+/// Whether `view` may be (a view of) an smem_subslice: followed through the
+/// view ops and the values scf.if / scf.for / scf.while carry.
+bool mayBeSubslice(Value view, DenseSet<Value> &seen) {
+  if (!seen.insert(view).second)
+    return false;
+  if (auto arg = dyn_cast<BlockArgument>(view)) {
+    Operation *parent = arg.getOwner()->getParentOp();
+    if (auto forOp = dyn_cast<scf::ForOp>(parent)) {
+      if (arg.getArgNumber() == 0)
+        return false; // the induction variable
+      unsigned i = arg.getArgNumber() - 1;
+      return mayBeSubslice(forOp.getInitArgs()[i], seen) ||
+             mayBeSubslice(forOp.getBody()->getTerminator()->getOperand(i), seen);
+    }
+    if (auto whileOp = dyn_cast<scf::WhileOp>(parent)) {
+      unsigned i = arg.getArgNumber();
+      if (arg.getOwner() == whileOp.getBeforeBody())
+        return mayBeSubslice(whileOp.getInits()[i], seen) ||
+               mayBeSubslice(whileOp.getYieldOp().getOperand(i), seen);
+      return mayBeSubslice(whileOp.getConditionOp().getArgs()[i], seen);
+    }
+    return false; // a function argument: a whole buffer
+  }
+  Operation *def = view.getDefiningOp();
+  if (isa<SmemSubsliceOp>(def))
+    return true;
+  if (isa<GetBufferOp, SmemIndexOp, SmemTransOp, SmemReshapeOp>(def))
+    return mayBeSubslice(def->getOperand(0), seen);
+  unsigned i = cast<OpResult>(view).getResultNumber();
+  if (auto ifOp = dyn_cast<scf::IfOp>(def))
+    return mayBeSubslice(ifOp.thenYield().getOperand(i), seen) ||
+           (!ifOp.getElseRegion().empty() && mayBeSubslice(ifOp.elseYield().getOperand(i), seen));
+  if (auto forOp = dyn_cast<scf::ForOp>(def))
+    return mayBeSubslice(forOp.getInitArgs()[i], seen) ||
+           mayBeSubslice(forOp.getBody()->getTerminator()->getOperand(i), seen);
+  if (auto whileOp = dyn_cast<scf::WhileOp>(def))
+    return mayBeSubslice(whileOp.getConditionOp().getArgs()[i], seen);
+  return false; // an allocation (or its lowered address)
+}
+
 int64_t vectorWidth(const LinearLayout &layout, RankedTensorType tile, SmemType view,
                     Value viewValue) {
   if (tile.getShape() != view.getShape())
     return 1;
-  for (Value v = viewValue; Operation *def = v.getDefiningOp();) {
-    if (isa<SmemSubsliceOp>(def))
-      return 1;
-    if (!isa<GetBufferOp, SmemIndexOp, SmemTransOp, SmemReshapeOp>(def))
-      break;
-    v = def->getOperand(0);
-  }
+  DenseSet<Value> seen;
+  if (mayBeSubslice(viewValue, seen))
+    return 1;
   int64_t bits = getElementBitWidth(view.getElementType());
   if (bits < 8 || bits != getElementBitWidth(tile.getElementType()))
     return 1;

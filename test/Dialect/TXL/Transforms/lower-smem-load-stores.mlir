@@ -191,6 +191,29 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
+#bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// The same through an scf.if that may yield the subslice: still scalar;
+// the whole buffer alone would be two 16-byte loads.
+// CHECK-LABEL: func.func @load_maybe_subslice
+// CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<3> -> bf16
+// CHECK-NOT: llvm.load
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @load_maybe_subslice(%v: !txl.smem<32x128xbf16>, %w: !txl.smem<32x64xbf16>, %c: i1) attributes {txl.kernel} {
+    %s = scf.if %c -> (!txl.smem<32x64xbf16>) {
+      %cut = txl.smem_subslice %v [0, 4] : !txl.smem<32x128xbf16> -> !txl.smem<32x64xbf16>
+      scf.yield %cut : !txl.smem<32x64xbf16>
+    } else {
+      scf.yield %w : !txl.smem<32x64xbf16>
+    }
+    %t = txl.smem_load %s : !txl.smem<32x64xbf16> -> tensor<32x64xbf16, #bl>
+    return
+  }
+}
+
+// -----
+
 // A tile without a register layout cannot be distributed.
 module attributes {txl.target = "sm_90a"} {
   func.func @no_layout(%v: !txl.smem<64x64xbf16>) attributes {txl.kernel} {
