@@ -218,6 +218,25 @@ LogicalResult mlir::txl::prepareForLLVMTranslation(ModuleOp module) {
     }
   });
 
+  // Type-valued parameter attributes (llvm.byval = !llvm.array<...>) are not
+  // verified upstream, and the translator crashes on a type without an LLVM
+  // IR equivalent (the fuzzer found !llvm.array<-16 x f6E2M3FN>).
+  WalkResult badType = module.walk([&](LLVM::LLVMFuncOp fn) {
+    auto fnIface = cast<FunctionOpInterface>(fn.getOperation());
+    for (unsigned i = 0, e = fnIface.getNumArguments(); i < e; ++i)
+      for (NamedAttribute attr : fnIface.getArgAttrs(i))
+        if (auto type = dyn_cast<TypeAttr>(attr.getValue()))
+          if (!LLVM::isCompatibleType(type.getValue())) {
+            fn.emitError() << "parameter " << i << " of '" << fn.getName() << "': '"
+                           << attr.getName().getValue() << "' names " << type.getValue()
+                           << ", which has no LLVM IR equivalent";
+            return WalkResult::interrupt();
+          }
+    return WalkResult::advance();
+  });
+  if (badType.wasInterrupted())
+    return failure();
+
   // Anything without an LLVM IR translation would make translateModuleToLLVMIR
   // fail with a terse message; say which op it is and why it is still there.
   Operation *first = nullptr;
