@@ -485,7 +485,9 @@ def _warp_reduce(kind, input, axis, keep_dims, dtype=None):
 @builtin
 def warp_max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     if _unwrap(return_indices):
-        S.unsupported("txl.warp_max(return_indices=True)")
+        # As tl.max(return_indices=True): the full reduction gives what TXL's warp reduction gives whenever the
+        # reduced axis lies inside one warp.
+        return S.reduce_arg("max", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(return_indices_tie_break_left))
     return _warp_reduce("max", input, axis, keep_dims)
 
 

@@ -158,3 +158,16 @@ def test_argmax_of_a_2d_tile_needs_an_axis():
     with pytest.raises(CompilationError) as info:
         ir_of(_argmax_2d_no_axis, {"x_ptr": "*fp32"})
     assert "tl.argmax of a 2-D tile needs an axis" in info.value.message
+
+
+@txl.jit
+def _warp_argmax(x_ptr, o_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 64)[:, None] * 32 + tl.arange(0, 32)[None, :])
+    m, i = txl.warp_max(x, axis=1, return_indices=True)
+    tl.store(o_ptr + tl.arange(0, 64), i)
+
+
+def test_warp_max_with_indices():
+    text = ir_of(_warp_argmax, {"x_ptr": "*fp32", "o_ptr": "*i32"})
+    check(text, r"%m, %i = txl.reduce %x, %\w+ axis 1 : \(tensor<64x32xf32>, tensor<64x32xi32>\)")
+    _ok(text)
