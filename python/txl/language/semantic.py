@@ -823,6 +823,16 @@ def _combine_name(kind, ety):
     return kind + ("ui" if ety.is_int_unsigned() else "si")
 
 
+def _reduction_axis(axis, rank):
+    """A static axis of a rank-``rank`` tile, negative ones counted from the end."""
+    axis = _static_int(axis, "reduction axis")
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis < rank:
+        raise SemanticError("axis %d is out of range for a %d-D tensor" % (axis, rank))
+    return axis
+
+
 def reduce_named(kind, t, axis=None, keep_dims=False, dtype_=None):
     """tl.max / tl.min / tl.sum along ``axis`` (all axes when None)."""
     from ..compiler import ir
@@ -847,11 +857,7 @@ def reduce_named(kind, t, axis=None, keep_dims=False, dtype_=None):
         if keep_dims:
             r = splat(r, [1] * len(shape))
         return r
-    axis = _static_int(axis, "reduction axis")
-    if axis < 0:
-        axis += len(shape)
-    if not 0 <= axis < len(shape):
-        raise SemanticError("axis %d is out of range for a %d-D tensor" % (axis, len(shape)))
+    axis = _reduction_axis(axis, len(shape))
     ety = t.dtype
     out_shape = shape[:axis] + shape[axis + 1:]
     rt = block_type(ety, out_shape) if out_shape else ety
@@ -882,11 +888,7 @@ def reduce_arg(kind, t, axis, keep_dims=False, tie_break_left=True):
             raise SemanticError("tl.arg%s of a %d-D tile needs an axis" % (kind, len(shape)),
                                 "pass axis=..., or reshape the tile to 1-D first")
         axis = 0
-    axis = _static_int(axis, "reduction axis")
-    if axis < 0:
-        axis += len(shape)
-    if not 0 <= axis < len(shape):
-        raise SemanticError("axis %d is out of range for a %d-D tensor" % (axis, len(shape)))
+    axis = _reduction_axis(axis, len(shape))
     ety = t.dtype
     if ety.is_bool():
         t, ety = cast(t, core.int8), core.int8
