@@ -19,6 +19,7 @@ left it.
 
 import hashlib
 import json
+import os
 import sys
 import time
 
@@ -34,6 +35,11 @@ class Config:
         self.num_warpgroups = num_warpgroups
         self.num_stages = num_stages
         self.pre_hook = pre_hook
+
+    @property
+    def options(self):
+        """The launch options (num_warps, ...) that are not constexprs of the config."""
+        return {k: v for k, v in self.launch_kwargs().items() if k not in self.kwargs}
 
     def launch_kwargs(self):
         kw = dict(self.kwargs, num_warps=self.num_warps, num_warpgroups=self.num_warpgroups)
@@ -66,7 +72,7 @@ def do_bench(fn, warmup=25, rep=100):
     import torch
 
     fn()
-    torch.cuda.synchronize()
+    wait_bounded(torch, "the first run of the config")
     flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
@@ -88,6 +94,42 @@ def do_bench(fn, warmup=25, rep=100):
         e.record()
     torch.cuda.synchronize()
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+FIRST_RUN_TIMEOUT_S = float(os.environ.get("TXL_AUTOTUNE_TIMEOUT", "20"))
+
+
+class ConfigHang(RuntimeError):
+    pass
+
+
+def wait_bounded(torch, what, timeout=None):
+    """Wait for the work queued on torch's current stream, at most ``timeout`` seconds (TXL_AUTOTUNE_TIMEOUT,
+    default 20): a config that deadlocks becomes an error naming it instead of a frozen process."""
+    timeout = FIRST_RUN_TIMEOUT_S if timeout is None else timeout
+    ev = torch.cuda.Event()
+    ev.record()
+    deadline = time.monotonic() + timeout
+    while not ev.query():
+        if time.monotonic() > deadline:
+            raise ConfigHang("%s did not finish within %g s: the kernel is deadlocked (rerun with TXL_DEBUG_HANGS=1 "
+                             "to see which mbarrier wait never completes)" % (what, timeout))
+        time.sleep(1e-4)
+    torch.cuda.synchronize()
+
+
+def context_lost():
+    """The CUDA error that makes the current context unusable, or None. A device-side fault (illegal
+    instruction, out-of-bounds access, a trapped hang) is sticky: every later call in the process fails."""
+    import torch
+
+    try:
+        torch.cuda.synchronize()
+        torch.empty(1, device="cuda").add_(1)
+        torch.cuda.synchronize()
+        return None
+    except Exception as e:  # the sticky error, re-reported
+        return "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
 
 
 def _device_name():
@@ -120,6 +162,8 @@ class Autotuner:
         self.timings = {}  # key tuple -> [(Config, ms or None, error or None)]
         self.__name__ = fn.__name__
         self.arg_names = fn.arg_names
+        self._key_positions = [(k, fn.arg_names.index(k)) for k in self.key]
+        self._chosen = {}  # _fast_key -> Config, filled by launches that went the checked way
 
     def __getitem__(self, grid):
         return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
@@ -147,7 +191,39 @@ class Autotuner:
         opts = {k: v for k, v in config.launch_kwargs().items() if k not in config.kwargs}
         return self.fn.run(grid=grid, **nargs, **opts)
 
+    def _fast_key(self, args, kwargs):
+        """The JIT fingerprint of the arguments plus the key arguments' values (None: no fast path). It is finer
+        than the tuning key, so a hit names the config the slow path chose for the same tuning key."""
+        fp = self.fn._fingerprint(args, kwargs, ())
+        if fp is None:
+            return None
+        vals = []
+        for name, pos in self._key_positions:
+            v = args[pos] if pos < len(args) else kwargs.get(name, self.fn._defaults.get(name))
+            if type(v) not in (int, float, bool, str) and v is not None:
+                return None
+            vals.append(v)
+        return fp, tuple(vals)
+
     def run(self, *args, grid, **kwargs):
+        fkey = self._fast_key(args, kwargs)
+        config = self._chosen.get(fkey) if fkey is not None else None
+        if config is not None:
+            if config.pre_hook is None:
+                return self.fn.run(*args, grid=grid, **kwargs, **config.kwargs, **config.options)
+            nargs = dict(self.fn._defaults)
+            nargs.update(zip(self.fn.arg_names, args))
+            nargs.update(kwargs)
+            nargs.update(config.kwargs)
+            config.pre_hook(nargs)
+            return self.fn.run(grid=grid, **nargs, **config.options)
+        config = self._choose(args, kwargs, grid)
+        result = self._launch(config, grid, args, kwargs)
+        if fkey is not None:
+            self._chosen[fkey] = config
+        return result
+
+    def _choose(self, args, kwargs, grid):
         # A usage error, not a config's failure: report it before benchmarking anything.
         clash = sorted(set(kwargs) & {k for c in self.configs for k in c.kwargs})
         if clash:
@@ -161,7 +237,7 @@ class Autotuner:
             config = self._load(key)
         if config is None:
             config = self._tune(key, grid, args, kwargs)
-        return self._launch(config, grid, args, kwargs)
+        return config
 
     def _bind_partial(self, args, kwargs):
         """Arguments by name before a config fills in its constexprs (bind_partial: those are still missing)."""
@@ -188,15 +264,33 @@ class Autotuner:
     def _tune(self, key, grid, args, kwargs):
         results = []
         n = len(self.configs)
+        faulted = self._faulted(key)
         for i, c in enumerate(self.configs):
-            try:
-                ms = self._bench(lambda: self._launch(c, grid, args, kwargs))
-                results.append((c, ms, None))
-                line = "%.4f ms" % ms
-            except Exception as e:  # a config that fails is skipped, with its reason
-                reason = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
-                results.append((c, None, reason))
-                line = "skipped: " + reason
+            earlier = faulted.get(json.dumps(c.to_dict(), sort_keys=True))
+            if earlier is not None:
+                results.append((c, None, "faulted in an earlier process: " + earlier))
+                line = "skipped: " + results[-1][2]
+            else:
+                try:
+                    ms = self._bench(lambda: self._launch(c, grid, args, kwargs))
+                    results.append((c, ms, None))
+                    line = "%.4f ms" % ms
+                except Exception as e:  # a config that fails is skipped, with its reason
+                    reason = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
+                    results.append((c, None, reason))
+                    line = "skipped: " + reason
+                    lost = context_lost() if (self.bench is None and not isinstance(e, (TypeError, ValueError))
+                                              ) else None
+                    if lost is not None or isinstance(e, ConfigHang):
+                        self._record_fault(key, c, reason)
+                        raise RuntimeError(
+                            "txl.autotune %s: config %r %s for key %r (%s). The CUDA context of this process is lost "
+                            "(device faults are sticky; a deadlocked kernel never retires), so no later launch can "
+                            "run here: restart the process. The config is recorded as failing for this key and the "
+                            "next process skips it.%s" % (
+                                self.fn.where, c, "deadlocked" if isinstance(e, ConfigHang) else "faulted", key,
+                                reason, "" if not self.cache_results else " (%s)" % self._results_path(KernelCache())
+                            )) from e
             if self.verbose:
                 print("txl.autotune %s key=%r [%d/%d] %r: %s" % (self.fn.__name__, key, i + 1, n, c, line))
         self.timings[key] = results
@@ -218,6 +312,28 @@ class Autotuner:
             except OSError as e:  # a read-only cache (e.g. carried to a GPU host) must not fail the launch
                 print("txl.autotune %s: could not save the result in %s: %s" % (self.fn.__name__, path, e))
         return best
+
+    def _faulted(self, key):
+        """{config as JSON: error} of the configs that faulted for this key in an earlier process."""
+        if not self.cache_results:
+            return {}
+        cache = KernelCache()
+        stored = cache.read_json(self._results_path(cache)) or {}
+        return {json.dumps(f["config"], sort_keys=True): f["error"] for f in
+                stored.get("faulted", {}).get(repr(key), [])}
+
+    def _record_fault(self, key, config, reason):
+        if not self.cache_results:
+            return
+        cache = KernelCache()
+        path = self._results_path(cache)
+        stored = cache.read_json(path) or {}
+        stored.setdefault("faulted", {}).setdefault(repr(key), []).append(
+            {"config": config.to_dict(), "error": reason, "time": time.time()})
+        try:
+            cache.write_json(path, stored)
+        except OSError:
+            pass
 
     def _bench(self, call):
         if self.bench is not None:

@@ -128,6 +128,14 @@ class JITFunction:
         self.diff_select = diff_select
         self.log_dir = log_dir
         self.cache = {}  # specialisation key -> CompiledKernel
+        # Fast path: per position / name, how a launch argument is fingerprinted ("c" constexpr, "n" not
+        # specialised, "s" specialised), the defaults, and fingerprint -> _FastEntry.
+        cexpr = set(self.constexpr_names)
+        self._kind_of = {n: "c" if n in cexpr else "n" if n in self.do_not_specialize else "s" for n in self.arg_names}
+        self._kinds = [self._kind_of[n] for n in self.arg_names]
+        self._defaults = {n: p.default for n, p in self.signature.parameters.items()
+                          if p.default is not inspect.Parameter.empty}
+        self._fast = {}
 
     @property
     def constexpr_names(self):
@@ -245,9 +253,15 @@ class JITFunction:
 
     def run(self, *args, grid, num_warps=4, num_warpgroups=1, num_stages=None, debug_hangs=None, stream=None,
             _launch=True, **kwargs):
-        bound = self.bind(args, kwargs)
         if debug_hangs is None:
             debug_hangs = os.environ.get("TXL_DEBUG_HANGS", "") not in ("", "0")
+        fkey = None
+        if _launch and not self.diff_mode:
+            fkey = self._fingerprint(args, kwargs, (num_warps, num_warpgroups, num_stages, bool(debug_hangs)))
+            fast = self._fast.get(fkey) if fkey is not None else None
+            if fast is not None:
+                return fast(grid, args, kwargs, stream)
+        bound = self.bind(args, kwargs)
         sig, consts = self.specialize(bound)
         options = dict(num_warps=num_warps, num_warpgroups=num_warpgroups, num_stages=num_stages,
                        debug_hangs=bool(debug_hangs))
@@ -267,15 +281,50 @@ class JITFunction:
         names = [p.name for p in k.params]
         # A txl.TensorDescriptor goes as its tensor: the runtime encodes it with the sidecar's hardware box.
         vals = {n: (v.base if isinstance(v, TensorDescriptor) else v) for n, v in bound.items()}
-        if all(n in vals for n in names):
-            return k.launch(g, stream=stream, **{n: vals[n] for n in names})
-        # The IR did not name its parameters (txl.name): pass the runtime arguments in order.
-        runtime_args = [vals[n] for n in sig]
-        if len(runtime_args) != len(names):
-            raise TypeError("%s: the compiled kernel takes %d parameters (%s) but the launch has %d runtime "
-                            "arguments (%s): the frontend and the sidecar disagree"
-                            % (self.where, len(names), ", ".join(names), len(runtime_args), ", ".join(sig)))
-        return k.launch(g, *runtime_args, stream=stream)
+        if not all(n in vals for n in names):
+            # The IR did not name its parameters (txl.name): the runtime arguments go in order.
+            if len(sig) != len(names):
+                raise TypeError("%s: the compiled kernel takes %d parameters (%s) but the launch has %d runtime "
+                                "arguments (%s): the frontend and the sidecar disagree"
+                                % (self.where, len(names), ", ".join(names), len(sig), ", ".join(sig)))
+            names = list(sig)
+        result = k.launch(g, stream=stream, **{p.name: vals[n] for p, n in zip(k.params, names)})
+        if fkey is not None:  # checked once: later launches with the same fingerprint take the fast path
+            self._remember_fast(fkey, k, names, args, kwargs)
+        return result
+
+    # -- the fast path of repeated launches --------------------------------------------------------------------
+    def _fingerprint(self, args, kwargs, options):
+        """A key that determines the specialisation and the argument checks of a launch (None: no fast path).
+        Tensors: dtype, device, contiguity (and a descriptor's tile); ints: the class specialisation sees (== 1,
+        divisible by 16, i32 or i64); constexprs: their value. Only torch tensors take the fast path."""
+        kinds = self._kinds
+        if len(args) > len(kinds):
+            return None
+        fp = [options]
+        try:
+            for v, kind in zip(args, kinds):
+                fp.append(_arg_fingerprint(v, kind))
+            for name, v in kwargs.items():
+                fp.append(name)
+                fp.append(_arg_fingerprint(v, self._kind_of[name]))
+        except (_NoFastPath, KeyError, TypeError):
+            return None
+        return tuple(fp)
+
+    def _remember_fast(self, fkey, kernel, names, args, kwargs):
+        """Record how this launch's arguments map to the kernel's params, for launches of the same fingerprint."""
+        src = {n: ("a", i) for i, n in enumerate(self.arg_names[:len(args)])}
+        src.update({n: ("k", n) for n in kwargs})
+        sources = []
+        for n in names:
+            if n not in src:  # a default value: the same in every launch
+                sources.append(("d", self._defaults[n]))
+            else:
+                sources.append(src[n])
+        if len(self._fast) > 64:
+            self._fast.clear()
+        self._fast[fkey] = _FastEntry(self, kernel, sources, dict(zip(LAUNCH_OPTIONS[:4], fkey[0])))
 
     def _grid(self, grid, meta):
         from .runtime import normalize_grid
@@ -299,6 +348,90 @@ class JITFunction:
         if self.diff_mode:
             sys.stdout.write("txl: %s was compiled in diff_mode and is not launched\n" % self.where)
         return compiled
+
+
+class _NoFastPath(Exception):
+    pass
+
+
+_TENSOR_TYPES = ()  # torch.Tensor once torch is imported (tests may add a stand-in type)
+
+
+def _tensor_types():
+    global _TENSOR_TYPES
+    if not _TENSOR_TYPES:
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            _TENSOR_TYPES = (torch.Tensor,)
+    return _TENSOR_TYPES
+
+
+def _arg_fingerprint(v, kind):
+    t = type(v)
+    if kind == "c":  # a constexpr: its value (tensors as constexprs are the slow path's error)
+        if t in (int, bool, float, str) or v is None:
+            return (t, v)
+        raise _NoFastPath
+    if t is bool:
+        return "i1"
+    if t is int:
+        if kind == "n":
+            return "i32" if _I32[0] <= v <= _I32[1] else "i64"
+        return (v == 1, v % 16 == 0, _I32[0] <= v <= _I32[1])
+    if t is float:
+        return "f"
+    if v is None:
+        return None
+    types_ = _TENSOR_TYPES or _tensor_types()
+    if t in types_:
+        return (v.dtype, v.get_device(), v.is_contiguous())
+    if t is TensorDescriptor and type(v.base) in types_:
+        b = v.base
+        return ("D", b.dtype, b.get_device(), b.stride()[-1] == 1, tuple(v.block_shape), v.swizzle)
+    raise _NoFastPath
+
+
+class _FastEntry:
+    """A launch of one JIT function whose fingerprint was checked once on the slow path: maps the arguments to
+    the kernel's params (a txl.TensorDescriptor goes as its tensor) and launches through runtime.FastLaunch."""
+
+    def __init__(self, jf, kernel, sources, options):
+        self.jf, self.kernel, self.sources, self.options = jf, kernel, sources, options
+        self.launchers = {}  # device -> FastLaunch
+
+    def __call__(self, grid, args, kwargs, stream):
+        vals = []
+        for how, x in self.sources:
+            v = args[x] if how == "a" else kwargs[x] if how == "k" else x
+            if type(v) is TensorDescriptor:
+                v = v.base
+            vals.append(v)
+        if callable(grid):
+            meta = dict(self.jf._defaults)
+            meta.update(zip(self.jf.arg_names, args))
+            meta.update(kwargs)
+            meta.update(self.options)
+            grid = grid(meta)
+        if type(grid) is tuple and 1 <= len(grid) <= 3 and all(type(x) is int and 0 < x < 65536 for x in grid):
+            g = grid + (1,) * (3 - len(grid))
+        else:
+            g = self.jf._grid(grid, {})
+        dev = _device_of(vals)
+        launch = self.launchers.get(dev)
+        if launch is None:
+            from .runtime.launcher import FastLaunch
+
+            launch = self.launchers[dev] = FastLaunch(self.kernel, dev)
+        return launch(g, vals, stream)
+
+
+def _device_of(vals):
+    for v in vals:
+        if type(v) in _TENSOR_TYPES:
+            return v.get_device()
+    from .runtime import dtypes as _dt
+
+    return _dt._current_torch_device()
 
 
 def _ask_stage(jf, find_txlc, pipeline_stages):

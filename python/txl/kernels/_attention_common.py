@@ -94,13 +94,32 @@ def _softmax_step(qk, m_i, l_i, qk_scale):
 
 
 @txl.jit
-def _epilogue(acc, m_i, l_i, M, off_y, q_row, o_tile, desc_o, o_y, ROWS: tl.constexpr):
-    # O = acc / l (one reciprocal per row) through shared memory and TMA; M = m + log2(l), the base-2
-    # log-sum-exp of each query row. o_tile is the warpgroup's Q buffer: its last S GEMM has retired.
+def _epilogue(acc, m_i, l_i, M, m_y, o_tile, desc_o, o_y, O, n_valid, ROWS: tl.constexpr, HEAD_DIM: tl.constexpr,
+              EVEN_N: tl.constexpr):
+    # O = acc / l (one reciprocal per row) into rows o_y.. of O; M = m + log2(l), the base-2 log-sum-exp of each
+    # query row, into M[m_y ..] (M has N_PAD rows per head, so every row has a slot). o_tile is the warpgroup's Q
+    # buffer (its last S GEMM has retired) or its own staging buffer. The O rows go through o_tile and one TMA
+    # store, except in a head's last query block when fewer than ROWS rows are real (n_valid < ROWS): O has
+    # N_CTX rows per head, the rows after them are the next head's, so the real ones are stored under a mask.
     m_i = m_i + tl.log2(l_i)
     acc = acc * (1.0 / l_i)[:, None]
-    tl.store(M + off_y + q_row + tl.arange(0, ROWS), m_i)
-    txl.smem_store(o_tile, acc.to(desc_o.dtype))
+    tl.store(M + m_y + tl.arange(0, ROWS), m_i)
+    out = acc.to(desc_o.dtype)
+    if EVEN_N:
+        _store_tile(out, o_tile, desc_o, o_y)
+    else:
+        if n_valid >= ROWS:
+            _store_tile(out, o_tile, desc_o, o_y)
+        else:
+            rows = tl.arange(0, ROWS)
+            cols = tl.arange(0, HEAD_DIM)
+            base = O + o_y.to(tl.int64) * HEAD_DIM
+            tl.store(base + rows[:, None] * HEAD_DIM + cols[None, :], out, mask=rows[:, None] < n_valid)
+
+
+@txl.jit
+def _store_tile(out, o_tile, desc_o, o_y):
+    txl.smem_store(o_tile, out)
     txl.fence_proxy_async()
     txl.tma_store(o_tile, desc_o, [o_y, 0])
     txl.tma_store_wait(0)
@@ -113,7 +132,7 @@ def signature(head_dim, q_box, block_n, dtype):
         "desc_k": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
         "desc_v": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
         "desc_o": "tensordesc<%s[%d, %d]>" % (dtype, q_box, head_dim),
-        "M": "*fp32", "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32",
+        "M": "*fp32", "O": "*%s" % dtype, "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32",
     }
 
 

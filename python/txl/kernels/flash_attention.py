@@ -20,8 +20,9 @@ num_warps=4, num_warpgroups=3:
   WG1, WG2  consumers (setmaxnreg.inc to CONSUMER_REGS, 240 by default), BLOCK_M / 2 query rows each. FA3 overlap: the first S = Q K^T and
             its softmax are peeled; each iteration issues S_j and O += P_{j-1} V_{j-1} back to back, waits for S_j
             only (dot_wait 1), runs softmax on it while the PV wgmma runs, then dot_wait 0. Named barriers 8/9
-            (256 threads) make the two consumers take turns on the tensor cores (ping-pong), balanced per tile: WG2
-            pre-arrives on 8 at the start of a tile (FA3's form), WG1 consumes the extra arrival at its end. S *
+            (256 threads) make the two consumers take turns on the tensor cores (ping-pong): one token passed back and
+            forth over all tiles of the CTA (FA3's form): WG2 pre-arrives on 8 once, WG1 consumes the last
+            arrival after its last tile. S *
             scale - m is one fma, exp2 is the flush-to-zero ex2 (tl.exp2 lowers with `afn`), and the epilogue takes
             one reciprocal per row. The last V stage of a tile is released too (the next tile refills it).
   O is staged through shared memory for its TMA store: in the consumer's own Q half when not PERSISTENT (Q is dead
@@ -55,7 +56,7 @@ def _tile(t, n_m, N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: t
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD", "BH"])
-def flash_attention(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD, BH,
+def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD, BH,
                     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                     NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
                     H_Q_PER_KV: tl.constexpr, PERSISTENT: tl.constexpr = False,
@@ -117,17 +118,26 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD, B
         q = txl.get_buffer(bQ, qi)
         o_tile = txl.get_buffer(bO, qi)
         qk_scale = sm_scale * 1.44269504  # exp(x * sm_scale) = exp2(x * sm_scale * log2(e))
+        # Ping-pong token (named barriers 8/9): WG2 hands WG1 the first turn once per CTA, not per tile, and WG1
+        # takes the last hand-back after its last tile. Per tile both warpgroups pass the token the same number
+        # of times (one per KV tile after the first), so it stays paired across tiles. A per-tile open/close
+        # deadlocked persistent causal runs: WG2 could open tile k+1 (arrive on 8) before WG1 closed tile k (its
+        # wait on 8), so barrier 8 completed on WG2's two arrivals alone and WG1 then waited forever.
+        if txl.is_warpgroup([2]):
+            txl.bar_arrive(8, 256)
         if PERSISTENT:
             qphase, sk, phk, sv, phv = 0, 0, 0, 0, 0  # Q parity and K/V ring positions, carried over tiles
             for t in range(first, num_tiles, step):
                 qphase, sk, phk, sv, phv = _consumer_tile(
                     t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_o, M,
-                    qk_scale, N_CTX, N_PAD, qphase, sk, phk, sv, phv, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES,
+                    O, qk_scale, N_CTX, N_PAD, qphase, sk, phk, sv, phv, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES,
                     CAUSAL, EVEN_N)
         else:
             _consumer_tile(first, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty,
-                           desc_o, M, qk_scale, N_CTX, N_PAD, 0, 0, 0, 0, 0, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N,
+                           desc_o, M, O, qk_scale, N_CTX, N_PAD, 0, 0, 0, 0, 0, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N,
                            NUM_STAGES, CAUSAL, EVEN_N)
+        if txl.is_warpgroup([1]):
+            txl.bar_wait(8, 256)  # consume WG2's last hand-back: the barrier is left complete at exit
 
 
 @txl.jit
@@ -137,8 +147,8 @@ def _producer_tile(t, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty,
                    CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr):
     # Q halves of tile t once the consumers released them, then its K and V tiles through the rings.
     off_hz, start_m, n_tiles = _tile(t, n_m, N_CTX, BLOCK_M, BLOCK_N, CAUSAL)
-    qo_y = off_hz * N_PAD + start_m * BLOCK_M
-    off_kv = (off_hz // H_Q_PER_KV) * N_PAD
+    qo_y = off_hz * N_CTX + start_m * BLOCK_M  # Q/K/V/O have N_CTX rows per head
+    off_kv = (off_hz // H_Q_PER_KV) * N_CTX
     for h in tl.static_range(2):
         txl.mbar_wait(txl.get_buffer(q_empty, h), qphase)
         qb = txl.get_buffer(q_full, h)
@@ -151,15 +161,13 @@ def _producer_tile(t, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty,
 
 @txl.jit
 def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_o, M,
-                   qk_scale, N_CTX, N_PAD, qphase, sk, phk, sv, phv, HALF_M: tl.constexpr, HEAD_DIM: tl.constexpr,
+                   O, qk_scale, N_CTX, N_PAD, qphase, sk, phk, sv, phv, HALF_M: tl.constexpr, HEAD_DIM: tl.constexpr,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr,
                    EVEN_N: tl.constexpr):
     # One consumer warpgroup's HALF_M rows of tile t; returns the Q parity and K/V ring positions for the next.
     off_hz, start_m, n_tiles = _tile(t, n_m, N_CTX, BLOCK_M, BLOCK_N, CAUSAL)
-    off_y = off_hz * N_PAD
+    off_y = off_hz * N_CTX  # Q/K/V/O have N_CTX rows per head; M has N_PAD
     q_row = start_m * BLOCK_M + row0  # first query row of this warpgroup within the head
-    if txl.is_warpgroup([2]):
-        txl.bar_arrive(8, 256)  # WG2 opens this tile's ping-pong: WG1 issues first (FA3's form)
     txl.mbar_wait(txl.get_buffer(q_full, qi), qphase)
 
     # Peeled KV tile 0: S0 and its softmax.
@@ -214,9 +222,8 @@ def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full,
     txl.dot_wait(0)
     txl.mbar_arrive(txl.get_buffer(v_empty, sv))
     sv, phv = _advance(sv, phv, NUM_STAGES)
-    if txl.is_warpgroup([1]):
-        txl.bar_wait(8, 256)  # consume WG2's last arrival on barrier 8 of this tile
-    _epilogue(acc, m_i, l_i, M, off_y, q_row, o_tile, desc_o, off_y + q_row, HALF_M)
+    _epilogue(acc, m_i, l_i, M, off_hz * N_PAD + q_row, o_tile, desc_o, off_y + q_row, O, N_CTX - q_row, HALF_M,
+              HEAD_DIM, EVEN_N)
     return qphase ^ 1, sk, phk, sv, phv
 
 def signature(head_dim=128, block_m=128, block_n=128, dtype="bf16"):

@@ -28,7 +28,7 @@ def _load_kv(bK, bV, k_full, v_full, desc_k, desc_v, stage, kv_y, KV_BYTES: tl.c
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
-def flash_attention_1wg(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD,
+def flash_attention_1wg(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD,
                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
                         H_Q_PER_KV: tl.constexpr):
@@ -44,8 +44,8 @@ def flash_attention_1wg(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PA
     else:
         start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
-    off_y = off_hz * N_PAD
-    off_kv = (off_hz // H_Q_PER_KV) * N_PAD
+    off_y = off_hz * N_CTX  # Q/K/V/O have N_CTX rows per head; M has N_PAD
+    off_kv = (off_hz // H_Q_PER_KV) * N_CTX
     q_row = start_m * BLOCK_M
     if CAUSAL:
         n_tiles = (q_row + BLOCK_M) // BLOCK_N
@@ -94,7 +94,8 @@ def flash_attention_1wg(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PA
         ps = s  # stage of tile j: free once this iteration's PV retired
         s, phase = _advance(s, phase, NUM_STAGES)
 
-    _epilogue(acc, m_i, l_i, M, off_y, q_row, q, desc_o, off_y + q_row, BLOCK_M)
+    _epilogue(acc, m_i, l_i, M, off_hz * N_PAD + q_row, q, desc_o, off_y + q_row, O, N_CTX - q_row, BLOCK_M, HEAD_DIM,
+              EVEN_N)
 
 
 def signature(head_dim=128, block_m=64, block_n=64, dtype="bf16"):

@@ -21,7 +21,7 @@ from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _prod
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
-def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD,
+def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD,
                        HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                        NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
                        H_Q_PER_KV: tl.constexpr, PINGPONG: tl.constexpr = False):
@@ -37,8 +37,8 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD
     else:
         start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
-    off_y = off_hz * N_PAD
-    off_kv = (off_hz // H_Q_PER_KV) * N_PAD
+    off_y = off_hz * N_CTX  # Q/K/V/O have N_CTX rows per head; M has N_PAD
+    off_kv = (off_hz // H_Q_PER_KV) * N_CTX
     q_rows = start_m * BLOCK_M
     qo_y = off_y + q_rows
     if CAUSAL:
@@ -111,7 +111,8 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, sm_scale, N_CTX, N_PAD
             if txl.is_warpgroup([1]):
                 txl.bar_wait(8, 256)  # consume WG2's last arrival on barrier 8
 
-        _epilogue(acc, m_i, l_i, M, off_y, q_row, q, desc_o, qo_y + row0, HALF_M)
+        _epilogue(acc, m_i, l_i, M, off_hz * N_PAD + q_row, q, desc_o, qo_y + row0, O, N_CTX - q_row, HALF_M, HEAD_DIM,
+                  EVEN_N)
 
 
 def signature(head_dim=128, block_m=128, block_n=128, dtype="bf16"):

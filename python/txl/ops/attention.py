@@ -5,14 +5,19 @@
 
 * bf16 or fp16 CUDA tensors, (batch, heads, sequence, head dim); D in {64, 128, 256}; k and v may have fewer heads
   than q (GQA/MQA: H must be a multiple of H_KV; query head h reads kv head h // (H // H_KV)).
-* Any N >= 1: when N is not a multiple of 128 the inputs are copied into zero-padded buffers (N_PAD rows per head);
-  the kernels mask the padded keys and the padded query rows are sliced away.
+* Any N >= 1, with no copies: the kernels read q, k, v in place as (B * H * N, D) rows through TMA (a head's last
+  key block masks the keys past N; its last query block stores only its real rows). Only a layout that is not
+  (B, H, N, D)-contiguous or a base address that is not 16-byte aligned is copied first.
 * ``kernel``: "fa3" (``flash_attention.py``: producer + 2 consumers, ping-pong, intra-warpgroup overlap, one CTA per
   tile or persistent), "pingpong"
   (``flash_attention_ws.py`` with PINGPONG), "ws" (``flash_attention_ws.py``), "1wg" (``flash_attention_1wg.py``).
 * Each (kernel, head dim) is autotuned (``txl.autotune``) over a few (BLOCK_N, NUM_STAGES[, PERSISTENT]) configs, keyed on
   (N bucket, D, causal, dtype); the choice is kept in the kernel cache directory.
-* Forward only: the result is an autograd node whose backward raises NotImplementedError.
+* A torch custom op (``torch.ops.txl.flash_attention``, with a fake implementation and an autograd formula), so
+  ``torch.compile(fullgraph=True)`` traces through it; eager calls without gradients skip the dispatcher and launch
+  through a per-shape plan (``_Plan``): after the first call of a shape (validation, autotuning, compilation) a
+  call costs a few allocations and one launch. CUDA-graph capture works for shapes that ran once before capture.
+* Forward only: the backward raises NotImplementedError.
 
 ``precompile(...)`` compiles the specialisations a call would use without torch or a GPU (shape-only stand-in
 tensors), to fill a cache for a GPU host without txlc.
@@ -119,12 +124,12 @@ def _num_sms():
 
 
 def _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, n, n_pad, bh, head_dim, causal, group):
-    """(grid, args, kwargs) of one launch of ``kernel`` on flattened (rows, D) tensors."""
+    """(grid, args, kwargs) of one launch of ``kernel`` on (rows, D) tensors with n rows per head (m: (bh, n_pad))."""
     import txl
 
     block_m = KERNELS[kernel][2]
     descs = [txl.TensorDescriptor(t, block_shape=[block_m, head_dim]) for t in (q2, k2, v2, o2)]
-    args = tuple(descs) + (m, float(sm_scale), int(n), int(n_pad))
+    args = tuple(descs) + (m, o2, float(sm_scale), int(n), int(n_pad))
     if kernel == "fa3":
         args += (int(bh),)
     kwargs = dict(HEAD_DIM=head_dim, CAUSAL=bool(causal), EVEN_N=(n == n_pad), H_Q_PER_KV=int(group))
@@ -198,66 +203,163 @@ def _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel):
 # ---------------------------------------------------------------------------------------------------------------
 # Forward
 # ---------------------------------------------------------------------------------------------------------------
-def _flat(torch, t, n_pad):
-    """(B * H * N_PAD, D) contiguous: the tensor itself when it already is, else a (zero-padded) copy."""
+def _rows(t):
+    """(B * H * N, D) rows of a (B, H, N, D) tensor: a view when it is contiguous with a 16-byte aligned base (TMA
+    reads it in place), else a contiguous copy."""
     B, H, N, D = t.shape
-    if N == n_pad and t.is_contiguous():
-        return t.view(B * H * N, D)
-    buf = torch.zeros((B, H, n_pad, D), dtype=t.dtype, device=t.device)
-    buf[:, :, :N] = t
-    return buf.view(B * H * n_pad, D)
+    if not t.is_contiguous() or t.data_ptr() % 16:
+        t = t.contiguous() if not t.is_contiguous() else t.clone()
+    return t.view(B * H * N, D)
+
+
+class _Plan:
+    """How calls of one shape launch: the autotuned config's kernel, its grid and the constant scalars. Built by
+    the first call of the shape (which validates, autotunes and compiles); later calls only allocate O and M and
+    launch (runtime.FastLaunch re-encodes a TMA descriptor only for an address it has not seen)."""
+
+    def __init__(self, torch, kernel, q, k, v, causal, sm_scale):
+        from txl.runtime.launcher import FastLaunch
+
+        if torch.cuda.is_current_stream_capturing():
+            raise RuntimeError(
+                "txl.ops.flash_attention: the first call for shape %s (%s, causal=%s) autotunes and compiles, which "
+                "cannot run inside CUDA graph capture: call it once with this shape before capturing"
+                % (tuple(q.shape), q.dtype, causal))
+        B, H, N, D = q.shape
+        Hk = k.shape[1]
+        self.torch, self.shape, self.dtype, self.device = torch, tuple(q.shape), q.dtype, q.device
+        self.n, self.n_pad, self.bh = N, padded_len(N), B * H
+        q2, k2, v2 = _rows(q), _rows(k), _rows(v)
+        o2 = torch.empty((B * H * N, D), dtype=q.dtype, device=q.device)
+        m = torch.empty((B * H, self.n_pad), dtype=torch.float32, device=q.device)
+        grid, args, kwargs = _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, N, self.n_pad, B * H, D, causal,
+                                          H // Hk)
+        tuner = get_tuner(kernel, D, causal)
+        tuner[grid](*args, **kwargs)  # autotunes on the first call of its key; this launch's result is discarded
+        config = tuner.best[tuner._key_of(tuner._bind_partial(args, kwargs))]
+        nargs = tuner.fn.bind(args, dict(kwargs, **config.kwargs))
+        config.pre_hook(nargs)
+        compiled = tuner.fn.warmup(grid=None, **nargs, **config.options)
+        self.grid = tuple(grid(dict(nargs, **config.options))) + (1,)
+        launcher = compiled.launcher()
+        names = [p.name for p in launcher.params]
+        expected = ["desc_q", "desc_k", "desc_v", "desc_o", "M", "O", "sm_scale", "N_CTX", "N_PAD"]
+        expected += ["BH"] if kernel == "fa3" else []
+        if names != expected:
+            raise RuntimeError("txl.ops.flash_attention: kernel %s has params %s, expected %s" % (kernel, names,
+                                                                                                  expected))
+        self.launch = FastLaunch(launcher, q.get_device())
+        self.config = config
+        self.with_bh = kernel == "fa3"
+
+    def __call__(self, q, k, v, sm_scale):
+        torch = self.torch
+        B, H, N, D = self.shape
+        q2, k2, v2 = _rows(q), _rows(k), _rows(v)
+        o = torch.empty(self.shape, dtype=self.dtype, device=self.device)
+        o2 = o.view(B * H * N, D)
+        m = torch.empty((self.bh, self.n_pad), dtype=torch.float32, device=self.device)
+        vals = [q2, k2, v2, o2, m, o2, sm_scale, N, self.n_pad]
+        if self.with_bh:
+            vals.append(self.bh)
+        self.launch(self.grid, vals)
+        return o, m
+
+
+_plans = {}
+
+
+def _plan_key(q, k, v, causal, kernel):
+    # Everything a plan depends on; raises AttributeError for non-tensors (the checked path reports those).
+    return (kernel, causal, q.shape, k.shape, q.dtype, k.dtype, v.dtype, q.device, k.device, v.device, q.stride(),
+            k.stride(), v.stride(), v.shape)
 
 
 def _forward(q, k, v, causal, sm_scale, kernel):
+    """(o (B, H, N, D), m (B * H, N_PAD) float32 base-2 log-sum-exp) of validated inputs."""
     import torch
 
-    B, H, N, D = q.shape
-    Hk = k.shape[1]
-    n_pad = padded_len(N)
-    with torch.cuda.device(q.device):
-        q2, k2, v2 = (_flat(torch, t, n_pad) for t in (q, k, v))
-        o2 = torch.empty((B * H * n_pad, D), dtype=q.dtype, device=q.device)
-        m = torch.empty((B * H, n_pad), dtype=torch.float32, device=q.device)
-        grid, args, kwargs = _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, N, n_pad, B * H, D, causal, H // Hk)
-        get_tuner(kernel, D, causal)[grid](*args, **kwargs)
-    o = o2.view(B, H, n_pad, D)[:, :, :N]
-    lse = (m.view(B, H, n_pad)[:, :, :N] * math.log(2.0))  # base-2 M -> natural log
-    return o, lse
+    key = _plan_key(q, k, v, causal, kernel)
+    plan = _plans.get(key)
+    if plan is None:
+        with torch.cuda.device(q.device):
+            plan = _Plan(torch, kernel, q, k, v, causal, sm_scale)
+        if len(_plans) > 256:
+            _plans.clear()
+        _plans[key] = plan
+    if q.get_device() != torch.cuda.current_device():
+        with torch.cuda.device(q.device):
+            return plan(q, k, v, sm_scale)
+    return plan(q, k, v, sm_scale)
 
 
-_Function = None
+def _lse(m, shape):
+    B, H, N, _ = shape
+    return m.view(B, H, -1)[:, :, :N] * math.log(2.0)  # base-2 M -> natural log
 
 
-def _function():
-    global _Function
-    if _Function is None:
+_op = None
+
+
+def _custom_op():
+    """torch.ops.txl.flash_attention: (q, k, v, causal, sm_scale, kernel) -> (o, lse), registered once."""
+    global _op
+    if _op is None:
         import torch
 
-        class FlashAttentionFunction(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, q, k, v, causal, sm_scale, kernel):
-                o, lse = _forward(q, k, v, causal, sm_scale, kernel)
-                ctx.mark_non_differentiable(lse)
-                return o, lse
+        @torch.library.custom_op("txl::flash_attention", mutates_args=(), device_types="cuda")
+        def flash_attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, sm_scale: float,
+                               kernel: str) -> tuple[torch.Tensor, torch.Tensor]:
+            o, m = _forward(q, k, v, causal, sm_scale, kernel)
+            return o, _lse(m, q.shape).contiguous()
 
-            @staticmethod
-            def backward(ctx, do, dlse):
-                raise NotImplementedError("txl.ops.flash_attention has no backward pass yet: the attention backward "
-                                          "kernel has its own issue")
+        @flash_attention_op.register_fake
+        def _(q, k, v, causal, sm_scale, kernel):
+            B, H, N, D = q.shape
+            return q.new_empty((B, H, N, D)), q.new_empty((B, H, N), dtype=torch.float32)
 
-        _Function = FlashAttentionFunction
-    return _Function
+        def setup_context(ctx, inputs, output):
+            ctx.mark_non_differentiable(output[1])
+
+        flash_attention_op.register_autograd(_backward, setup_context=setup_context)
+        _op = flash_attention_op
+    return _op
+
+
+def _backward(ctx, do, dlse):
+    raise NotImplementedError("txl.ops.flash_attention has no backward pass yet: the attention backward kernel has "
+                              "its own issue")
 
 
 def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3"):
     """softmax(q k^T * sm_scale [+ causal mask]) v; see the module docstring. sm_scale defaults to 1/sqrt(D)."""
     import torch
 
+    if sm_scale is None and type(q) is torch.Tensor and q.dim() == 4:
+        sm_scale = 1.0 / math.sqrt(q.shape[-1])
+    # Eager calls without gradients of a shape seen before: straight to its plan (the checks it passed hold for
+    # every call with the same key; sm_scale and the flags are checked here).
+    plan = None
+    if (type(sm_scale) is float and 0.0 < sm_scale < math.inf and type(causal) is bool and type(return_lse) is bool
+            and not torch.compiler.is_compiling()):
+        try:
+            if not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad)):
+                plan = _plans.get(_plan_key(q, k, v, causal, kernel))
+        except (AttributeError, TypeError):
+            plan = None
+    if plan is not None and q.get_device() == torch.cuda.current_device():
+        o, m = plan(q, k, v, sm_scale)
+        return (o, _lse(m, q.shape)) if return_lse else o
     _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel)
     if sm_scale is None:
         sm_scale = 1.0 / math.sqrt(q.shape[-1])
-    o, lse = _function().apply(q, k, v, causal, float(sm_scale), kernel)
-    return (o, lse) if return_lse else o
+    sm_scale = float(sm_scale)
+    if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or
+                                                                      v.requires_grad)):
+        o, lse = _custom_op()(q, k, v, causal, sm_scale, kernel)
+        return (o, lse) if return_lse else o
+    o, m = _forward(q, k, v, causal, sm_scale, kernel)
+    return (o, _lse(m, q.shape)) if return_lse else o
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -271,8 +373,8 @@ def precompile(kernel, head_dim, causal, dtype="bfloat16", n=4096, heads=2, kv_h
         raise ValueError("dtype %r: supported %s" % (dtype, DTYPES))
     kv_heads = kv_heads or heads
     n_pad = padded_len(n)
-    q2, o2 = (MetaTensor((heads * n_pad, head_dim), dtype) for _ in range(2))
-    k2, v2 = (MetaTensor((kv_heads * n_pad, head_dim), dtype) for _ in range(2))
+    q2, o2 = (MetaTensor((heads * n, head_dim), dtype) for _ in range(2))
+    k2, v2 = (MetaTensor((kv_heads * n, head_dim), dtype) for _ in range(2))
     m = MetaTensor((heads, n_pad), "float32")
     grid, args, kwargs = _launch_args(kernel, q2, k2, v2, o2, m, 1.0 / math.sqrt(head_dim), n, n_pad, heads,
                                       head_dim, causal, heads // kv_heads)

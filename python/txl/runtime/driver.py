@@ -434,6 +434,9 @@ def current_stream(device_index):
     torch = sys.modules.get("torch")
     if torch is not None:
         try:
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # no Stream object: ~10x cheaper
+            if raw is not None:
+                return int(raw(device_index))
             return int(torch.cuda.current_stream(device_index).cuda_stream)
         except Exception:
             return 0

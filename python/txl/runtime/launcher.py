@@ -43,7 +43,7 @@ from .driver import (
     get_driver,
     plan_tensor_map,
 )
-from .errors import TxlModuleLoadError, TxlSidecarError
+from .errors import TxlLaunchError, TxlModuleLoadError, TxlSidecarError
 
 PARAM_KINDS = ("tensordesc", "ptr", "scalar", "global_scratch")
 MAX_GRID = (2**31 - 1, 65535, 65535)
@@ -574,6 +574,133 @@ class Kernel:
         if os.environ.get("TXL_LAUNCH_BLOCKING") == "1":
             drv.stream_synchronize(s, "running %s (TXL_LAUNCH_BLOCKING=1)" % what[len("launching "):])
         del holders
+
+
+class FastLaunch:
+    """Repeated launches of one kernel on one device whose arguments keep their kinds: the hot path.
+
+    ``Kernel.launch`` checks every argument against the sidecar. A caller that has already launched through it and
+    knows that a new launch has arguments of the same kinds (the JIT's fingerprint: the same dtypes, device and
+    contiguity of every tensor, the same class of every int) launches through this instead, which checks only what
+    can still differ: int and float ranges, and for descriptor params the tensor's address, shape and strides (a
+    combination not seen before is planned with every TMA check and encoded once; encodings are cached). The
+    parameter buffers are allocated once and reused (cuLaunchKernel copies them), under a lock so that two
+    threads launching the same kernel do not share them. ``values``: one per sidecar param, in order, tensors for
+    ``ptr``/``tensordesc`` params (or an encoded ``TensorDescriptor``), Python numbers for scalars."""
+
+    def __init__(self, kernel, dev):
+        import threading
+
+        m = kernel.meta
+        drv = get_driver()
+        drv.set_device(dev)
+        self.kernel, self.dev, self.drv = kernel, dev, drv
+        self.func = kernel._function(drv, dev)
+        self.ctx = drv.primary_context(dev)
+        self.lock = threading.Lock()
+        n = len(m.params) + (m.global_scratch is not None)
+        self.params = (ctypes.c_void_p * max(n, 1))()
+        self.slots = []
+        self.setters = []
+        for p in m.params:
+            idx = p.index
+            if m.global_scratch is not None and idx >= m.global_scratch[0]:
+                idx += 1
+            self.setters.append(self._setter(p, idx))
+        self.cu_launch = drv._fns["cuLaunchKernel"]
+        self.cu_ctx_get = drv._fns["cuCtxGetCurrent"]
+        self.cur = ctypes.c_void_p()
+        self.func_p = ctypes.c_void_p(self.func)
+        self.what = "launching %s (block %s, %d bytes of dynamic shared memory)" % (m.kernel, list(m.threads),
+                                                                                    m.shared_bytes)
+
+    def _slot(self, ctype, idx):
+        slot = ctype()
+        self.slots.append(slot)
+        self.params[idx] = ctypes.addressof(slot)
+        return slot
+
+    def _setter(self, p, idx):
+        kname, params = self.kernel.meta.kernel, self.params
+        if p.kind == "ptr":
+            slot = self._slot(ctypes.c_uint64, idx)
+
+            def set_ptr(v):
+                slot.value = v.data_ptr()
+            return set_ptr
+        if p.kind == "tensordesc":
+            kernel, cache = self.kernel, {}
+
+            def set_desc(v):
+                if isinstance(v, TensorDescriptor):  # encoded by the caller (its box was checked on the slow path)
+                    params[idx] = v.address
+                    return v
+                key = (v.data_ptr(), tuple(v.shape), tuple(v.stride()))
+                d = cache.get(key)
+                if d is None:
+                    plan = plan_tensor_map(v, p.block_shape, p.swizzle, p.l2_promotion, expect_dtype=p.dtype,
+                                           where="%s(): param '%s'" % (kname, p.name))
+                    d = kernel._descriptor(plan, v)
+                    if len(cache) > 256:
+                        cache.clear()
+                    cache[key] = d
+                params[idx] = d.address
+                return d
+            return set_desc
+        if p.dtype == "i32":
+            slot = self._slot(ctypes.c_uint32, idx)
+
+            def set_i32(v):
+                if type(v) is not int or not -0x80000000 <= v <= 0x7FFFFFFF:
+                    slot.value = _pack_scalar(p, v, kname).value  # raises the checked path's error
+                else:
+                    slot.value = v & 0xFFFFFFFF
+            return set_i32
+        if p.dtype == "f32":
+            slot = self._slot(ctypes.c_float, idx)
+
+            def set_f32(v):
+                if type(v) is not float or abs(v) > 3.4028234663852886e38:
+                    slot.value = _pack_scalar(p, v, kname).value  # inf/nan pass; an overflow raises
+                else:
+                    slot.value = v
+            return set_f32
+        holder = [None]
+
+        def set_scalar(v):
+            holder[0] = _pack_scalar(p, v, kname)
+            params[idx] = ctypes.addressof(holder[0])
+        return set_scalar
+
+    def __call__(self, grid, values, stream=None):
+        m = self.kernel.meta
+        gx, gy, gz = grid
+        with self.lock:
+            keep = [f(v) for f, v in zip(self.setters, values)]  # encoded descriptors stay alive until launched
+            self.cu_ctx_get(ctypes.byref(self.cur))
+            if self.cur.value != self.ctx:
+                self.drv.set_device(self.dev)
+            s = current_stream(self.dev) if stream is None else (int(stream.cuda_stream) if hasattr(
+                stream, "cuda_stream") else int(stream))
+            if m.global_scratch is not None:
+                index, per_cta = m.global_scratch
+                scratch = _global_scratch(per_cta * gx * gy * gz, self.dev, stream)
+                keep.append(scratch)
+                ptr = ctypes.c_uint64(scratch.data_ptr())
+                keep.append(ptr)
+                self.params[index] = ctypes.addressof(ptr)
+            if m.cluster != (1, 1, 1):
+                self.drv.launch(self.func, grid, m.threads, m.shared_bytes, s, self.params, m.cluster, self.what)
+            else:
+                bx, by, bz = m.threads
+                rc = self.cu_launch(self.func_p, gx, gy, gz, bx, by, bz, m.shared_bytes, ctypes.c_void_p(s),
+                                    self.params, None)
+                if rc:
+                    raise self.drv.make_error(rc, "cuLaunchKernel", "%s with grid %s" % (self.what, list(grid)),
+                                              cls=TxlLaunchError)
+        if os.environ.get("TXL_LAUNCH_BLOCKING") == "1":
+            self.drv.stream_synchronize(s, "running %s (TXL_LAUNCH_BLOCKING=1)" % m.kernel)
+        del keep
 
 
 def _global_scratch(nbytes, dev, stream):
