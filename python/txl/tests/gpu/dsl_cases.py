@@ -268,8 +268,9 @@ def _gemm_ws(M, N, K):
 
 def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, config=None, sms=None):
     """One launch of a flash-attention kernel of txl/kernels (fa3, pingpong, ws, 1wg), as txl.ops lays it out:
-    (B * H * N_PAD, D) rows with N_PAD = N rounded up to 128 (zero-padded; EVEN_N=False masks the padded keys),
-    K/V with H_KV heads (GQA), the config's tiles (default: the first autotuning config of txl.ops)."""
+    (B * H * N, D) rows read in place (EVEN_N=False: a head's last key block masks the keys past N, its last
+    query block stores only its real rows), M with N_PAD = N rounded up to 128 rows per head, K/V with H_KV heads
+    (GQA), the config's tiles (default: the first autotuning config of txl.ops)."""
     from txl.ops import attention as A
 
     H_KV = H_KV or H
@@ -280,16 +281,13 @@ def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, co
 
     def build(T):
         NP = A.padded_len(N)
-        q = T.randn((B * H * NP, D), dtype)
-        k, v = (T.randn((B * H_KV * NP, D), dtype) for _ in range(2))
-        if NP != N and hasattr(T, "torch"):  # zero the padding rows, as txl.ops does
-            for t, h in ((q, H), (k, H_KV), (v, H_KV)):
-                t.view(B * h, NP, D)[:, N:] = 0
-        o = T.empty((B * H * NP, D), dtype)
+        q = T.randn((B * H * N, D), dtype)
+        k, v = (T.randn((B * H_KV * N, D), dtype) for _ in range(2))
+        o = T.empty((B * H * N, D), dtype)
         m = T.empty((B * H, NP), "float32")
         sm_scale = 1.0 / math.sqrt(D)
         qbox = [BM // 2 if BM == 128 else BM, D]
-        args = (T.desc(q, qbox), T.desc(k, [BN, D]), T.desc(v, [BN, D]), T.desc(o, qbox), m, sm_scale, N, NP)
+        args = (T.desc(q, qbox), T.desc(k, [BN, D]), T.desc(v, [BN, D]), T.desc(o, qbox), m, o, sm_scale, N, NP)
         kw = dict(HEAD_DIM=D, BLOCK_M=BM, BLOCK_N=BN, NUM_STAGES=NS, CAUSAL=causal, EVEN_N=(N == NP),
                   H_Q_PER_KV=H // H_KV, num_warps=4, num_warpgroups=n_wg)
         grid = (NP // BM, B * H)
@@ -302,8 +300,8 @@ def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, co
             if persistent:
                 grid = (min(sms or T.num_sms(), NP // BM * B * H), 1)
 
-        def heads(t, h):  # (B, H, N, D) float32 view without the padding
-            return t.float().view(B, h, NP, D)[:, :, :N]
+        def heads(t, h):  # (B, H, N, D) float32
+            return t.float().view(B, h, N, D)
 
         def scores():
             qf, kf = heads(q, H), heads(k, H_KV).repeat_interleave(H // H_KV, dim=1)
@@ -319,8 +317,7 @@ def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, co
         def ref_m():  # M = m + log2(l): the row log-sum-exp in base 2
             return scores().logsumexp(-1) / math.log(2)
 
-        return dict(grid=grid, args=args, kwargs=kw, out=o.view(B, H, NP, D)[:, :, :N] if
-                    hasattr(o, "view") else o, ref=ref,
+        return dict(grid=grid, args=args, kwargs=kw, out=o.view(B, H, N, D) if hasattr(o, "view") else o, ref=ref,
                     extra=[("M", m.view(B, H, NP)[:, :, :N] if hasattr(m, "view") else m, ref_m,
                             dict(atol=1e-3, rtol=1e-4))])
 
