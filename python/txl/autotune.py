@@ -185,11 +185,12 @@ class Autotuner:
         return cache.autotune_path(self.fn.__name__, h.hexdigest())
 
     def _launch(self, config, grid, args, kwargs):
+        # Launched the way the fast path below launches, so both share one JIT fingerprint.
+        if config.pre_hook is None:
+            return self.fn.run(*args, grid=grid, **kwargs, **config.kwargs, **config.options)
         nargs = self.fn.bind(args, dict(kwargs, **config.kwargs))
-        if config.pre_hook is not None:
-            config.pre_hook(nargs)
-        opts = {k: v for k, v in config.launch_kwargs().items() if k not in config.kwargs}
-        return self.fn.run(grid=grid, **nargs, **opts)
+        config.pre_hook(nargs)
+        return self.fn.run(grid=grid, **nargs, **config.options)
 
     def _fast_key(self, args, kwargs):
         """The JIT fingerprint of the arguments plus the key arguments' values (None: no fast path). It is finer
