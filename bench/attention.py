@@ -126,6 +126,8 @@ def time_ms(torch, fn, target_ms=300.0):
 
 
 def run(args):
+    global KERNELS
+    KERNELS = tuple(k for k in args.kernels.split(",") if k)
     if args.cache:
         os.environ["TXL_CACHE_DIR"] = os.path.abspath(args.cache)
     import torch
@@ -226,6 +228,7 @@ def main():
     ap.add_argument("--precompile", metavar="DIR", help="compile every kernel/config the run uses into cache DIR")
     ap.add_argument("--cache", metavar="DIR", help="the kernel cache to use (TXL_CACHE_DIR)")
     ap.add_argument("--rows", type=int, default=0, help="only the first ROWS rows")
+    ap.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated subset of %s" % ",".join(KERNELS))
     args = ap.parse_args()
     if args.precompile:
         return precompile(args.precompile)

@@ -90,7 +90,8 @@ def _variants():
 
 
 @pytest.mark.parametrize("kern,head_dim,block_n,num_stages,persistent,regs", _variants())
-@pytest.mark.parametrize("causal,even_n,dtype,group", [(False, True, "bf16", 1), (True, False, "fp16", 2)])
+@pytest.mark.parametrize("causal,even_n,dtype,group", [(False, True, "bf16", 1), (True, False, "fp16", 2),
+                                                    (False, False, "bf16", 4)])
 def test_kernel_configs_compile(kern, head_dim, block_n, num_stages, persistent, regs, causal, even_n, dtype, group):
     import importlib
 
