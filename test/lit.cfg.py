@@ -31,6 +31,8 @@ if os.environ.get("TXL_VERIFY_ROUNDTRIP", "0") not in ("", "0"):
 tool_dirs = [config.txl_tools_dir, config.llvm_tools_dir]
 tools = [ToolSubst("txl-opt", extra_args=txl_opt_args, unresolved="fatal")]
 tools.append(ToolSubst("txlc", unresolved="ignore"))  # built by check-txl; ignore keeps a txl-opt-only build testable
+# LLVM's `not` (exit status inverted; a crash still fails without --crash), from llvm_tools_dir.
+tools.append(ToolSubst("not", unresolved="fatal"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas is optional: PTX tests use `REQUIRES: ptxas`.

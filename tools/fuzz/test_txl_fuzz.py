@@ -133,6 +133,20 @@ def test_classify_plain():
     assert st == "crash" and "x && " in sig and "SIGABRT" in sig
 
 
+def test_classify_crash_guard_reports():
+    # A crash the tools' guard caught: upstream's parser is the intended diagnostic, a txl pass is a bug.
+    parser = ("k.mlir:2:42: error: internal error in the MLIR parser at k.mlir:2:42 (upstream MLIR crashed on the "
+              "construct that ends here, which is likely malformed: check its syntax); please report it with the "
+              "input file and the command line")
+    assert tf.classify(1, parser)[0] == "ok"
+    st, sig = tf.classify(1, "txlc: error: internal error in pass 'convert-txl-to-nvvm' (ConvertTXLToNVVM) on "
+                             "k.mlir:1:1; please report it with the input file and the command line")
+    assert st == "crash" and sig == "internal error in pass 'convert-txl-to-nvvm' (ConvertTXLToNVVM)"
+    st, sig = tf.classify(1, "txlc: error: internal error in the LLVM translation and NVPTX back end for k.mlir; "
+                             "please report it")
+    assert st == "crash" and sig == "internal error in the LLVM translation and NVPTX back end"
+
+
 def test_signature_skips_signal_frames():
     out = """Stack dump:
  #0 0x00007f4b498b8786 llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) (/usr/lib/libLLVM.so+0x1)

@@ -32,6 +32,7 @@
 #include "txl/Dialect/TXL/IR/TXLDialect.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 #include "txl/InitAllDialects.h"
+#include "txl/Support/CrashGuard.h"
 #include "txl/Target/PTX.h"
 #include "txl/Target/Sidecar.h"
 
@@ -195,7 +196,7 @@ static std::string printModule(ModuleOp module) {
 }
 
 /// The txlc proper; returns the exit code.
-static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
+static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::CrashGuard &guard) {
   Location cliLoc = UnknownLoc::get(&ctx);
   auto cliError = [&]() { return emitError(cliLoc); };
 
@@ -307,6 +308,7 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     cliError() << errorMessage; // "cannot open input file 'x': No such file ..."
     return 1;
   }
+  guard.setInputText(input->getBuffer());
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
   if (!module)
@@ -371,6 +373,7 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   PassManager pm(&ctx, ModuleOp::getOperationName());
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
+  guard.instrument(pm);
   // A module already in the LLVM + NVVM dialects (hand-written or lowered
   // earlier) has nothing for the txl stages to do; only the back end runs.
   bool alreadyLowered = true;
@@ -388,6 +391,7 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     return 1;
 
   SmallVector<Output> outputs;
+  guard.setStage("the output");
   if (emit == "mlir") {
     outputs.push_back({out, printModule(*module)});
     return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
@@ -410,6 +414,7 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
   }
 
+  guard.setStage("the LLVM translation and NVPTX back end");
   if (emit == "llvm") {
     FailureOr<std::string> ir =
         mlir::txl::translateToOptimizedLLVMIR(*module, arch, ptxVersionOpt, optLevel);
@@ -422,6 +427,7 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   FailureOr<std::string> ptx = mlir::txl::translateToPTX(*module, arch, ptxVersionOpt, optLevel);
   if (failed(ptx))
     return 1;
+  guard.setStage("the output");
   if (emit == "cubin") {
     FailureOr<std::vector<char>> cubin = mlir::txl::runPtxas(*ptx, arch, moduleLoc);
     if (failed(cubin))
@@ -457,6 +463,8 @@ int main(int argc, char **argv) {
   mlir::txl::registerTXLDialects(registry);
   mlir::txl::registerPTXTargetInterfaces(registry);
   MLIRContext ctx(registry);
+  // Crash recovery (below) only covers its own thread: no thread pool.
+  ctx.disableMultithreading();
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
@@ -489,5 +497,13 @@ int main(int argc, char **argv) {
       print(note);
     return success();
   });
-  return compile(ctx, sourceMgr);
+  // A crash anywhere (upstream MLIR's parser crashes on a few malformed
+  // constructs) is an "internal error" diagnostic and exit code 1. Outputs
+  // are only written at the very end, through temporary files.
+  mlir::txl::CrashGuard::Options guardOptions;
+  guardOptions.tool = "txlc";
+  guardOptions.inputFilename = inputFilename;
+  guardOptions.registry = &registry;
+  mlir::txl::CrashGuard guard(std::move(guardOptions));
+  return guard.run([&] { return compile(ctx, sourceMgr, guard); });
 }
