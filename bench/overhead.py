@@ -103,7 +103,8 @@ def part1():
         txl.ops.flash_attention(q, k, v)
         name = "flash_attention (%d,%d,%d,%d)%s" % (B, H, N, D, " MQA" if HK != H else "")
         ours = [per_call_us(lambda: txl.ops.flash_attention(q, k, v), s) for s in (True, False)]
-        peer = [per_call_us(lambda: sdpa(q, k, v, False), s) for s in (True, False)]
+        gqa = HK != H  # plain SDPA (its default backend choice), as a user calls it
+        peer = [per_call_us(lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=gqa), s) for s in (True, False)]
         rows.append((name, ours, "SDPA", peer))
 
     n = 98432
@@ -136,8 +137,8 @@ def part2():
         q = torch.randn(B, H, N, D, device="cuda", dtype=dt)
         k, v = (torch.randn(B, HK, N, D, device="cuda", dtype=dt) for _ in range(2))
         o = txl.ops.flash_attention(q, k, v, causal=causal)
-        nb = min(B, 2)
-        err = rel_err(o[:nb], reference(q[:nb], k[:nb], v[:nb], causal))
+        hk = max(1, 2 * HK // H)  # the first two query heads and their kv heads of the first batch
+        err = rel_err(o[:1, :2], reference(q[:1, :2], k[:1, :hk], v[:1, :hk], causal))
         ok = err < 1e-2 and not torch.isnan(o).any()
         t_ours = do_bench(lambda: txl.ops.flash_attention(q, k, v, causal=causal))
         t_peer = do_bench(lambda: sdpa(q, k, v, causal))
