@@ -37,6 +37,8 @@ import sys
 import textwrap
 import types
 
+from .runtime.driver import env_flag
+
 # runtime dtype name -> signature element type (Triton's spelling)
 SIG_DTYPES = {"bf16": "bf16", "f16": "fp16", "f32": "fp32", "f64": "fp64", "f8e4m3": "fp8e4nv", "f8e5m2": "fp8e5",
               "i1": "i1", "i8": "i8", "u8": "u8", "i16": "i16", "i32": "i32", "i64": "i64"}
@@ -254,7 +256,7 @@ class JITFunction:
     def run(self, *args, grid, num_warps=4, num_warpgroups=1, num_stages=None, debug_hangs=None, stream=None,
             _launch=True, **kwargs):
         if debug_hangs is None:
-            debug_hangs = os.environ.get("TXL_DEBUG_HANGS", "") not in ("", "0")
+            debug_hangs = env_flag(b"TXL_DEBUG_HANGS")
         fkey = None
         if _launch and not self.diff_mode:
             fkey = self._fingerprint(args, kwargs, (num_warps, num_warpgroups, num_stages, bool(debug_hangs)))

@@ -278,8 +278,8 @@ _plans = {}
 
 def _plan_key(q, k, v, causal, kernel):
     # Everything a plan depends on; raises AttributeError for non-tensors (the checked path reports those).
-    return (kernel, causal, q.shape, k.shape, q.dtype, k.dtype, v.dtype, q.device, k.device, v.device, q.stride(),
-            k.stride(), v.stride(), v.shape)
+    return (kernel, causal, q.shape, k.shape, q.dtype, k.dtype, v.dtype, q.get_device(), k.get_device(),
+            v.get_device(), q.stride(), k.stride(), v.stride(), v.shape)
 
 
 def _forward(q, k, v, causal, sm_scale, kernel):

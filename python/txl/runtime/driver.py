@@ -429,6 +429,19 @@ def reset_driver():
     _driver = None
 
 
+_ENV = getattr(os.environ, "_data", None) if os.name == "posix" else None
+
+
+def env_flag(name):
+    """Whether environment variable ``name`` is set to something other than "" or "0". Launch paths read their
+    debug switches on every call; on POSIX this reads os.environ's byte-keyed store directly (what os.environ.get
+    does, less its key encoding, which cost more than the rest of a flag check)."""
+    if _ENV is not None:
+        v = _ENV.get(name.encode() if type(name) is str else name)
+        return v is not None and v not in (b"", b"0")
+    return os.environ.get(name, "") not in ("", "0")
+
+
 def current_stream(device_index):
     """torch's current stream on the device when torch is loaded, else the legacy default stream (0)."""
     torch = sys.modules.get("torch")

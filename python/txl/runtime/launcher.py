@@ -40,12 +40,14 @@ from .driver import (
     TENSOR_MAP_BYTES,
     TensorDescriptor,
     current_stream,
+    env_flag,
     get_driver,
     plan_tensor_map,
 )
 from .errors import TxlLaunchError, TxlModuleLoadError, TxlSidecarError
 
 PARAM_KINDS = ("tensordesc", "ptr", "scalar", "global_scratch")
+_LAUNCH_BLOCKING = b"TXL_LAUNCH_BLOCKING"
 MAX_GRID = (2**31 - 1, 65535, 65535)
 _INT_RANGES = {"i1": (0, 1), "i8": (-(2**7), 2**7 - 1), "u8": (0, 255), "i16": (-(2**15), 2**15 - 1),
                "i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
@@ -635,7 +637,7 @@ class FastLaunch:
                 if isinstance(v, TensorDescriptor):  # encoded by the caller (its box was checked on the slow path)
                     params[idx] = v.address
                     return v
-                key = (v.data_ptr(), tuple(v.shape), tuple(v.stride()))
+                key = (v.data_ptr(), v.shape, v.stride())  # torch.Size and the strides are tuples
                 d = cache.get(key)
                 if d is None:
                     plan = plan_tensor_map(v, p.block_shape, p.swizzle, p.l2_promotion, expect_dtype=p.dtype,
@@ -698,7 +700,7 @@ class FastLaunch:
                 if rc:
                     raise self.drv.make_error(rc, "cuLaunchKernel", "%s with grid %s" % (self.what, list(grid)),
                                               cls=TxlLaunchError)
-        if os.environ.get("TXL_LAUNCH_BLOCKING") == "1":
+        if env_flag(_LAUNCH_BLOCKING):
             self.drv.stream_synchronize(s, "running %s (TXL_LAUNCH_BLOCKING=1)" % m.kernel)
         del keep
 
