@@ -400,25 +400,39 @@ class _FastEntry:
     def __init__(self, jf, kernel, sources, options):
         self.jf, self.kernel, self.sources, self.options = jf, kernel, sources, options
         self.launchers = {}  # device -> FastLaunch
+        # The common case: the params are the first positional arguments, in order, none a txl.TensorDescriptor.
+        self.in_order = [s for s in sources] == [("a", i) for i in range(len(sources))]
+        self.tensor_at = None  # where the device comes from: the first tensor argument's position
 
-    def __call__(self, grid, args, kwargs, stream):
+    def _values(self, args, kwargs):
         vals = []
         for how, x in self.sources:
             v = args[x] if how == "a" else kwargs[x] if how == "k" else x
             if type(v) is TensorDescriptor:
                 v = v.base
             vals.append(v)
+        return vals
+
+    def __call__(self, grid, args, kwargs, stream):
+        if self.in_order and TensorDescriptor not in map(type, args):
+            vals = args if len(args) == len(self.sources) else args[:len(self.sources)]
+        else:
+            vals = self._values(args, kwargs)
         if callable(grid):
             meta = dict(self.jf._defaults)
             meta.update(zip(self.jf.arg_names, args))
             meta.update(kwargs)
             meta.update(self.options)
             grid = grid(meta)
-        if type(grid) is tuple and 1 <= len(grid) <= 3 and all(type(x) is int and 0 < x < 65536 for x in grid):
+        if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] < 0x80000000:
+            g = (grid[0], 1, 1)
+        elif type(grid) is tuple and 1 <= len(grid) <= 3 and all(type(x) is int and 0 < x < 65536 for x in grid):
             g = grid + (1,) * (3 - len(grid))
         else:
             g = self.jf._grid(grid, {})
-        dev = _device_of(vals)
+        if self.tensor_at is None:
+            self.tensor_at = next((i for i, v in enumerate(vals) if type(v) in _TENSOR_TYPES), -1)
+        dev = vals[self.tensor_at].get_device() if self.tensor_at >= 0 else _device_of(vals)
         launch = self.launchers.get(dev)
         if launch is None:
             from .runtime.launcher import FastLaunch

@@ -92,7 +92,7 @@ def test_second_launch_takes_the_fast_path_with_the_right_values(calls):
     vadd[lambda meta: (meta["n"] // meta["BLOCK"] + 1,)](x2, y2, z2, 3000, BLOCK=256)
     assert len(calls["checked"]) == 1 and len(calls["fast"]) == 1
     grid, values = calls["fast"][0]
-    assert grid == (12, 1, 1) and values[:3] == [x2, y2, z2] and values[3] == 3000
+    assert grid == (12, 1, 1) and list(values[:4]) == [x2, y2, z2, 3000]
     vadd[(4,)](x, y, z, 1024, BLOCK=256)  # another int class: checked again
     assert len(calls["checked"]) == 2
     with pytest.raises(ValueError, match="is a tensor on cpu"):  # never fast: the checked path reports it
