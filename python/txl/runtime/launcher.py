@@ -27,6 +27,7 @@ import math
 import numbers
 import os
 import struct
+import sys
 
 from . import dtypes as _dt
 from .driver import (
@@ -612,7 +613,11 @@ class FastLaunch:
         self.cu_launch = drv._fns["cuLaunchKernel"]
         self.cu_ctx_get = drv._fns["cuCtxGetCurrent"]
         self.cur = ctypes.c_void_p()
+        self.cur_ref = ctypes.byref(self.cur)
         self.func_p = ctypes.c_void_p(self.func)
+        torch = sys.modules.get("torch")  # its raw current stream, without a Stream object per launch
+        self.raw_stream = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+        self.block = tuple(m.threads) + (m.shared_bytes,)
         self.what = "launching %s (block %s, %d bytes of dynamic shared memory)" % (m.kernel, list(m.threads),
                                                                                     m.shared_bytes)
 
@@ -679,11 +684,15 @@ class FastLaunch:
         gx, gy, gz = grid
         with self.lock:
             keep = [f(v) for f, v in zip(self.setters, values)]  # encoded descriptors stay alive until launched
-            self.cu_ctx_get(ctypes.byref(self.cur))
+            self.cu_ctx_get(self.cur_ref)
             if self.cur.value != self.ctx:
                 self.drv.set_device(self.dev)
-            s = current_stream(self.dev) if stream is None else (int(stream.cuda_stream) if hasattr(
-                stream, "cuda_stream") else int(stream))
+            if stream is not None:
+                s = int(stream.cuda_stream) if hasattr(stream, "cuda_stream") else int(stream)
+            elif self.raw_stream is not None:
+                s = self.raw_stream(self.dev)
+            else:
+                s = current_stream(self.dev)
             if m.global_scratch is not None:
                 index, per_cta = m.global_scratch
                 scratch = _global_scratch(per_cta * gx * gy * gz, self.dev, stream)
@@ -694,9 +703,8 @@ class FastLaunch:
             if m.cluster != (1, 1, 1):
                 self.drv.launch(self.func, grid, m.threads, m.shared_bytes, s, self.params, m.cluster, self.what)
             else:
-                bx, by, bz = m.threads
-                rc = self.cu_launch(self.func_p, gx, gy, gz, bx, by, bz, m.shared_bytes, ctypes.c_void_p(s),
-                                    self.params, None)
+                bx, by, bz, shared = self.block
+                rc = self.cu_launch(self.func_p, gx, gy, gz, bx, by, bz, shared, s, self.params, None)
                 if rc:
                     raise self.drv.make_error(rc, "cuLaunchKernel", "%s with grid %s" % (self.what, list(grid)),
                                               cls=TxlLaunchError)
