@@ -26,6 +26,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -368,6 +369,22 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::Cras
                      << "' at module level: operations belong inside a kernel function";
       return 1;
     }
+
+  // A module whose functions are all plain (no txl.kernel; for LLVM-dialect
+  // input no nvvm.kernel) would compile to PTX .func's that nothing can
+  // launch, without a sidecar.
+  bool hasKernel = false;
+  module->walk([&](FunctionOpInterface fn) {
+    hasKernel |= fn->hasAttr(mlir::txl::kKernelAttrName) ||
+                 fn->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName());
+  });
+  if (!hasKernel && emit != "mlir") {
+    emitError(moduleLoc) << "no kernel in the module: mark the entry function with "
+                            "`attributes {"
+                         << mlir::txl::kKernelAttrName << ", " << mlir::txl::kNumWarpsAttrName
+                         << " = 4 : i32}` (func.func), or `nvvm.kernel` on an llvm.func";
+    return 1;
+  }
 
   // --- The txl pipeline ------------------------------------------------------
   PassManager pm(&ctx, ModuleOp::getOperationName());

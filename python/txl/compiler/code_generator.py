@@ -70,8 +70,8 @@ def parse_signature_type(text, name="?"):
     base = s.split(":")[0]  # "i32:16": divisibility specialisation, not needed by codegen
     ety = core.SIGNATURE_DTYPES.get(base)
     if ety is None:
-        raise SemanticError("parameter %r: unknown signature type %r (expected e.g. '*bf16', 'i32', 'fp32', "
-                            "'tensordesc<bf16[128, 64]>')" % (name, s))
+        raise SemanticError("parameter %r: unknown signature type %r" % (name, s),
+                            "use one of " + _SIGNATURE_FORMS)
     return ety
 
 
@@ -848,6 +848,9 @@ class CodeGenerator(ast.NodeVisitor):
     def binop(self, node, left_node, op, right_node):
         lhs = self.visit(left_node) if isinstance(left_node, ast.AST) else left_node
         rhs = self.visit(right_node)
+        if isinstance(op, ast.MatMult) and not (_is_static(lhs) and _is_static(rhs)):
+            raise self.error(node, "`@` (matrix product) is not an operator on txl tiles",
+                             "use tl.dot(a, b), or tl.dot(a, b, acc) to accumulate into acc")
         if type(op) not in _PY_BINOPS:
             raise self.error(node, "operator %s is not supported" % type(op).__name__)
         name, fn = _PY_BINOPS[type(op)]
@@ -976,6 +979,7 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(fn, JITFunction):
             return self.call_jit(node, fn, args, kwargs)
         if getattr(fn, "__txl_builtin__", False):
+            _check_builtin_args(fn, args, kwargs)
             saved, self.cur_call = self.cur_call, node
             try:
                 return _wrap(fn(*args, **kwargs))
@@ -1048,6 +1052,41 @@ _UNSUPPORTED_FIX = {
     "ClassDef": None, "Dict": None, "Set": None, "Await": None, "Yield": None, "NamedExpr": None,
     "Match": None,
 }
+
+
+_BUILTIN_SIGNATURES = {}
+
+
+def _builtin_name(fn):
+    """How kernels spell a builtin: tl.arange, txl.mbar_wait, tensor.to."""
+    mod = getattr(fn, "__module__", "") or ""
+    name = getattr(fn, "__qualname__", getattr(fn, "__name__", "?"))
+    if "." in name:  # a tensor / descriptor method
+        return name
+    if mod.endswith("txl_builtins"):
+        return "txl." + name
+    return "tl." + name
+
+
+def _check_builtin_args(fn, args, kwargs):
+    """Binds a builtin's arguments to its signature first, so that a wrong call (``tl.arange(64)``,
+    ``tl.load(p, msk=m)``) is a user error that names the real signature, not a TypeError from inside the
+    frontend."""
+    sig = _BUILTIN_SIGNATURES.get(fn)
+    if sig is None:
+        try:
+            sig = _BUILTIN_SIGNATURES[fn] = inspect.signature(fn)
+        except (TypeError, ValueError):
+            return
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as e:
+        name = _builtin_name(fn)
+        params = str(sig)
+        if "." in name and params.startswith("(self"):  # methods: the tensor is the receiver
+            params = "(" + params[len("(self"):].lstrip(", ")
+        raise SemanticError("wrong arguments for %s: %s" % (name, e),
+                            "call it as %s%s" % (name, params)) from None
 
 
 def _describe(node):
@@ -1202,6 +1241,7 @@ def ast_to_ir(jit_fn, signature, constexprs, *, num_warps=4, num_warpgroups=1, t
     warpgroup (TXL's convention): the block has ``num_warps * num_warpgroups`` warps.
     """
     try:
+        signature, constexprs = _check_specialisation(jit_fn, signature, constexprs)
         return _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target)
     except CompilationError as e:
         raise e.with_traceback(None) from None
@@ -1215,6 +1255,45 @@ def ast_to_ir(jit_fn, signature, constexprs, *, num_warps=4, num_warpgroups=1, t
             info.node, "internal error of the txl frontend while finishing the module (%s: %s)"
             % (type(e).__name__, e), "please report it (set TXL_FRONTEND_DEBUG=1 for the Python traceback)")
         raise err.with_traceback(None) from None
+
+
+_SIGNATURE_FORMS = "'*bf16' (a pointer), 'i32' / 'i64' / 'fp32' (a scalar), 'tensordesc<bf16[128, 64]>' (a TMA " \
+    "descriptor)"
+
+
+def _check_specialisation(jit_fn, signature, constexprs):
+    """``signature`` and ``constexprs`` as dicts keyed by parameter name; anything else is a CompilationError at
+    the kernel's ``def`` that names the parameter and the accepted forms (not a ValueError from ``dict()``)."""
+    info = _info(jit_fn)
+    params = ", ".join(info.signature.parameters)
+
+    def err(msg, fix):
+        return CodeGenerator(info, semantic.Context(None, 4, 1, "sm_90a"), {}).error(info.node, msg, fix)
+
+    if signature is None:
+        signature = {}
+    if not isinstance(signature, dict):
+        raise err("the signature must be a dict {parameter name: type string}, got %s %r"
+                  % (type(signature).__name__, signature),
+                  "e.g. signature={'x_ptr': '*fp32', 'n': 'i32'}; the accepted types: " + _SIGNATURE_FORMS)
+    for name, ty in signature.items():
+        if not isinstance(name, str):
+            raise err("signature key %r is not a parameter name (a string)" % (name,),
+                      "key the signature by parameter name (%s), e.g. {'x_ptr': '*fp32'}" % params)
+        if not isinstance(ty, (str, dtype)):
+            raise err("parameter %r: the signature type must be a string, got %s %r" % (name, type(ty).__name__, ty),
+                      "use one of " + _SIGNATURE_FORMS + "; constexpr values go in constexprs={...}")
+    if constexprs is None:
+        constexprs = {}
+    if not isinstance(constexprs, dict):
+        raise err("constexprs must be a dict {parameter name: value}, got %s %r"
+                  % (type(constexprs).__name__, constexprs),
+                  "e.g. constexprs={'BLOCK': 1024}")
+    for name in constexprs:
+        if not isinstance(name, str):
+            raise err("constexprs key %r is not a parameter name (a string)" % (name,),
+                      "key constexprs by parameter name (%s), e.g. {'BLOCK': 1024}" % params)
+    return dict(signature), dict(constexprs)
 
 
 def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target):
@@ -1280,10 +1359,11 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target)
         semantic.finalize_dots(ctx)
     entry.ops = builder.hoisted + entry.ops
     ir.eliminate_dead_ops(entry)
-    return _print_module(info.name, entry, num_warps * num_warpgroups, target, semantic.global_scratch_bytes(ctx))
+    return _print_module(info.name, entry, num_warps * num_warpgroups, target, semantic.global_scratch_bytes(ctx),
+                         gen.source_loc(fnode))
 
 
-def _print_module(name, entry, total_warps, target, global_scratch=None):
+def _print_module(name, entry, total_warps, target, global_scratch=None, loc=None):
     p = ir.Printer()
 
     def arg(a):
@@ -1298,6 +1378,8 @@ def _print_module(name, entry, total_warps, target, global_scratch=None):
              "  func.func @%s(%s) attributes {txl.kernel, txl.num_warps = %d : i32} {" % (name, args, total_warps)]
     body = "".join(p.print_op(op, 2) for op in entry.ops)
     lines.append(body + "    return")
-    lines.append("  }")
+    # The kernel's own location (its `def` line): kernel-wide errors (shared memory over 227 KB, register budgets)
+    # then point at the user's file, not at the temporary .mlir.
+    lines.append("  }" + (" " + loc if loc else ""))
     lines.append("}")
     return "\n".join(lines) + "\n"

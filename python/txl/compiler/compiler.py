@@ -206,7 +206,8 @@ def frontend_ir(fn, signature, constexprs, num_warps=4, num_warpgroups=1, target
             raise TypeError("num_stages=%r: txl kernels choose their pipeline depth themselves; pass it as a "
                             "constexpr (e.g. NUM_STAGES=%r) instead" % (num_stages, num_stages))
         kw["num_stages"] = num_stages
-    ir = ast_to_ir(fn, dict(signature or {}), dict(constexprs or {}), **kw)
+    # ast_to_ir checks that both are dicts (a CompilationError at the kernel's def otherwise).
+    ir = ast_to_ir(fn, signature, constexprs, **kw)
     if not isinstance(ir, str):
         ir = str(ir)
     return ir

@@ -121,6 +121,11 @@ class pointer_type(dtype):
         return "pointer_type(%r)" % (self.element_ty,)
 
 
+# The most elements a register tile may have (Triton's TRITON_MAX_TENSOR_NUMEL; the verifiers in
+# lib/Dialect/TXL/IR check the same limit, kMaxTileElements, on IR input).
+MAX_TILE_NUMEL = 2**20
+
+
 class block_type:
     """A register tile: ``tensor<64x128xf32>`` (no layout: the compiler's AssignLayouts pass picks one)."""
 
@@ -128,6 +133,11 @@ class block_type:
         self.element_ty = element_ty
         self.shape = [int(s) for s in shape]
         self.numel = functools.reduce(lambda a, b: a * b, self.shape, 1)
+        if self.numel > MAX_TILE_NUMEL:
+            from ..compiler.errors import SemanticError
+            raise SemanticError("a tile of shape %s has %d elements, more than the %d (2^20) a tile may have "
+                                "(Triton's limit too)" % (self.shape, self.numel, MAX_TILE_NUMEL),
+                                "use smaller blocks and loop over them")
 
     scalar = property(lambda self: self.element_ty)
 
@@ -285,12 +295,29 @@ class mbar_type:
         return self.to_ir()
 
 
+def _check_tma_box(block_shape, element_ty):
+    """The TMA box rules of !txl.tensordesc's verifier (TensorDescType::verify), checked where the kernel names
+    the box so the error points at the user's line, not at the frontend's IR."""
+    from ..compiler.errors import SemanticError
+    for d in block_shape:
+        if not 1 <= d <= 256:
+            raise SemanticError("TMA block dimensions must be in 1..256, got %s" % (block_shape,),
+                                "split the tile into several loads of at most 256 per dimension")
+    bits = element_ty.primitive_bitwidth
+    inner = block_shape[-1] * bits // 8 if block_shape else 0
+    if block_shape and inner % 16:
+        raise SemanticError("the TMA block's last (contiguous) dimension must span a multiple of 16 bytes, got "
+                            "%d x %s = %d bytes (block %s)" % (block_shape[-1], element_ty.name, inner, block_shape),
+                            "make it a multiple of %d elements" % max(1, 128 // bits))
+
+
 class tensordesc_type:
     """A TMA descriptor argument: ``!txl.tensordesc<128x64xbf16, #txl.nvmma_shared<swizzle = 128>>``."""
 
     def __init__(self, element_ty, block_shape, swizzle=None):
         self.element_ty = element_ty
         self.block_shape = [int(s) for s in block_shape]
+        _check_tma_box(self.block_shape, element_ty)
         self.swizzle = default_swizzle(self.block_shape, element_ty) if swizzle is None else int(swizzle)
 
     scalar = property(lambda self: self.element_ty)

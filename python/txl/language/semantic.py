@@ -219,6 +219,10 @@ def result_dtype(a, b, a_weak=False, b_weak=False):
             return strong
         if strong.is_bool():
             return weak
+        # A Python int that does not fit the other operand's type (3221225472 next to an i32) keeps its own
+        # 64-bit type, as in Triton (ints outside i32 are i64): the operation is done in i64, nothing wraps.
+        if weak.is_int() and strong.is_int() and weak.primitive_bitwidth > strong.primitive_bitwidth:
+            return weak
         return strong
     if a.is_floating() or b.is_floating():
         if a.is_floating() and b.is_floating():
@@ -385,6 +389,13 @@ def cast(t, dst, bitcast=False):
         if dst.is_bool():
             return constant(bool(cv), dst)
         return constant(int(cv), dst)
+    if src.is_fp8() or dst.is_fp8():
+        # fp8 registers are raw bytes to the back end (no cvt.e4m3/e5m2 lowering yet): refused here, at the
+        # user's line, instead of failing inside the LLVM lowering.
+        unsupported("converting %s values to %s (fp8 tiles can be loaded, stored and fed to tl.dot, but not "
+                    "converted or computed with yet)" % (src.name, dst.name),
+                    "convert on the host (torch: x.to(torch.float8_e4m3fn)), or bitcast with "
+                    ".to(tl.uint8, bitcast=True) to move the bytes")
     if src.is_floating() and dst.is_floating():
         op = "extf" if dst.primitive_bitwidth > src.primitive_bitwidth else "truncf"
         if dst.primitive_bitwidth == src.primitive_bitwidth:  # fp16 <-> bf16 goes through f32
@@ -770,13 +781,18 @@ def interleave(a, b):
     return reshape(j, shape)
 
 
-def as_view(t, what):
+def as_view(t, what, kind=None):
     """A one-stage view of a buffer: a 1-stage allocation is used as its only stage (TXL allows
-    ``smem_alloc(...)`` without get_buffer); a multi-stage one needs txl.get_buffer."""
+    ``smem_alloc(...)`` without get_buffer); a multi-stage one needs txl.get_buffer. ``kind="mbar"``: the operand
+    must be an mbarrier (a shared-memory buffer there would only fail later, as ill-typed IR)."""
     t = _unwrap(t)
     if not isinstance(t, tensor) or not isinstance(t.type, (smem_type, mbar_type)):
         raise SemanticError("%s needs a shared-memory buffer or mbarrier, got %s"
                             % (what, t.type if isinstance(t, tensor) else repr(t)))
+    if kind == "mbar" and not isinstance(t.type, mbar_type):
+        raise SemanticError("%s needs an mbarrier (from txl.mbar_alloc), got the shared-memory buffer %s"
+                            % (what, t.type), "pass the mbarrier allocated with txl.mbar_alloc(count) "
+                            "(or one stage of it: txl.get_buffer(bars, i))")
     if t.type.num_stages == 1:
         return get_buffer(t, 0)
     if t.type.num_stages > 1:
@@ -955,6 +971,16 @@ def _mem_attrs(cache_modifier, eviction_policy, volatile=False):
     return (" {{" + ", ".join(attrs) + "}}") if attrs else ""
 
 
+def _bool_mask(mask, what):
+    """A mask is a boolean (i1) tile or scalar, as in Triton: an integer tile would be truncated to its low bit
+    (`offs % 2` as a mask selects odd offsets, not nonzero ones), so it is refused."""
+    m = to_tensor(mask)
+    if not m.dtype.is_bool():
+        raise SemanticError("%s: the mask must be a boolean tile (i1), got %s" % (what, m.dtype.name),
+                            "compare to get one, e.g. `mask=m != 0` or `mask=offs < n`")
+    return m
+
+
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     ptr = to_tensor(pointer)
@@ -972,7 +998,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     elt = ptr.dtype.element_ty
     operands, tmpl = [], "txl.load {o[0]}"
     if mask is not None:
-        m = cast(to_tensor(mask), core.int1)
+        m = cast(_bool_mask(mask, "tl.load"), core.int1)
         shape = broadcast_shapes(_shape(ptr), _shape(m), "the mask of tl.load")
         if shape:
             ptr, m = broadcast_to(ptr, shape), broadcast_to(m, shape)
@@ -1005,7 +1031,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     mask = _unwrap(mask)
     m = None
     if mask is not None:
-        m = cast(to_tensor(mask), core.int1)
+        m = cast(_bool_mask(mask, "tl.store"), core.int1)
         shape = broadcast_shapes(shape, _shape(m), "the mask of tl.store")
     if shape:
         ptr, val = broadcast_to(ptr, shape), broadcast_to(val, shape)
@@ -1025,6 +1051,13 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
     a, b = _unwrap(a), _unwrap(b)
     if not isinstance(a, tensor) or not isinstance(b, tensor):
         raise SemanticError("tl.dot needs tensors, got %r and %r" % (a, b))
+    if a.dtype != b.dtype and not isinstance(a.type, mbar_type) and not isinstance(b.type, mbar_type):
+        # Checked before B is staged through shared memory, which would convert it quietly.
+        raise SemanticError("tl.dot: A is %s and B is %s; the tensor cores multiply operands of one element type"
+                            % (a.dtype.name, b.dtype.name),
+                            "convert one explicitly, e.g. `tl.dot(a, b.to(tl.%s))` (or `a.to(tl.%s)`)"
+                            % (core._DTYPE_PY_NAMES.get(a.dtype.name, a.dtype.name),
+                               core._DTYPE_PY_NAMES.get(b.dtype.name, b.dtype.name)))
     # Tiles that desc.load brought through shared memory are read there (A from registers would need the
     # dot-operand layout, a conversion; B from registers a staging copy).
     a_smem, b_smem = _smem_operand(a), _smem_operand(b)
@@ -1130,14 +1163,24 @@ def dot_wait(pendings):
     # Dots of this block not covered by an earlier wait, in issue order.
     issued = [op for op in block.ops if op.attrs.get("dot") and not op.attrs.get("waited")]
     covered = issued[:len(issued) - n] if n else issued
-    # A dot whose result was read before this wait (other than as another dot's accumulator) stays synchronous.
+    # The wait makes the dots it covers asynchronous: the tensor cores write their results until here, so a read
+    # before the wait (other than as another dot's accumulator, a chained group) would see a half-written tile.
+    # That is the kernel's bug, refused at the read (quietly making the dot synchronous instead would hide the
+    # overlap the kernel asked for). Dots that stage an operand (attrs["dot"] False) are never covered.
     ok = []
     for d in covered:
         d.attrs["waited"] = True
         pos = block.ops.index(d)
         readers = [o for o in block.ops[pos + 1:] if _reads(o, d.result)]
-        if all(o.attrs.get("dot") and o.operands[2] is d.result for o in readers):
-            ok.append(d)
+        bad = [o for o in readers if not (o.attrs.get("dot") and o.operands[2] is d.result
+                                          and o.operands[0] is not d.result)]
+        if bad:
+            raise _error_at(bad[0].loc or d.loc,
+                            "reads the result of tl.dot (%s) before the txl.dot_wait that retires it (%s): the "
+                            "tensor cores may still be writing it" % (_loc_text(d.loc), _loc_text(_b().loc)),
+                            "move this read after txl.dot_wait, or drop the txl.dot_wait to make the dot "
+                            "synchronous")
+        ok.append(d)
     for d in ok:
         d.attrs["async"] = True
     for d in issued[len(covered):]:
@@ -1156,6 +1199,42 @@ def dot_wait(pendings):
         for old, new in zip(vals, op.results):
             ctx.codegen.replace_value(old, tensor(new, new.type))
     return None
+
+
+_LOC_RE = None
+
+
+def _parse_loc(loc):
+    """(file, line, col) of a 'loc("file":line:col)' string, or None."""
+    global _LOC_RE
+    if _LOC_RE is None:
+        import re
+        _LOC_RE = re.compile(r'loc\((".*"):(\d+):(\d+)\)$')
+    m = _LOC_RE.match(loc or "")
+    if not m:
+        return None
+    import json
+    return json.loads(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+def _loc_text(loc):
+    where = _parse_loc(loc)
+    return "line %d" % where[1] if where else "earlier"
+
+
+def _error_at(loc, message, fix=None):
+    """A CompilationError at an op the kernel created earlier (its recorded source location), for errors found
+    when a later statement runs; a SemanticError (at the statement running now) when the op has no location."""
+    where = _parse_loc(loc)
+    if where is None:
+        return SemanticError(message, fix)
+    import linecache
+    from ..compiler.errors import CompilationError
+    file, line, col = where
+    ctx = _ctx()
+    kernel = getattr(getattr(ctx.codegen, "info", None), "name", None) if ctx.codegen is not None else None
+    return CompilationError(message, file=file, line=line, col=col, source_line=linecache.getline(file, line) or None,
+                            fix=fix, kernel=kernel)
 
 
 def _reads(op, value):
@@ -1476,7 +1555,7 @@ def _pred(pred, what):
 
 
 def mbar_expect(mbar, nbytes, pred=None):
-    bar = as_view(mbar, "txl.mbar_expect")
+    bar = as_view(mbar, "txl.mbar_expect", kind="mbar")
     n = _static_int(nbytes, "txl.mbar_expect size_in_bytes")
     p = _pred(pred, "txl.mbar_expect")
     if p is None:
@@ -1488,7 +1567,7 @@ def mbar_expect(mbar, nbytes, pred=None):
 def tma_load(dst, desc, offsets, mbar):
     desc = _desc(desc, "txl.tma_load")
     view = as_view(dst, "txl.tma_load destination")
-    bar = as_view(mbar, "txl.tma_load mbarrier")
+    bar = as_view(mbar, "txl.tma_load mbarrier", kind="mbar")
     idx = _offsets(offsets, len(desc.type.block_shape), "txl.tma_load")
     if not isinstance(view.type, smem_type):
         raise SemanticError("txl.tma_load writes a shared-memory buffer, got %s" % view.type)

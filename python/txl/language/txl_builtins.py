@@ -207,7 +207,7 @@ def frag_smem_store(smem, value, layout=None, pred=None, cta_id=-1, mbar=None, p
     val = S.to_tensor(value)
     operands, tmpl = [val.handle, view.handle], "txl.frag_smem_store {o[0]}, {o[1]}"
     if _unwrap(mbar) is not None:
-        bar = S.as_view(mbar, "txl.frag_smem_store mbar")
+        bar = S.as_view(mbar, "txl.frag_smem_store mbar", kind="mbar")
         operands.append(bar.handle)
         tmpl += " mbar {o[%d]}" % (len(operands) - 1)
     p = S._pred(pred, "txl.frag_smem_store")
@@ -314,14 +314,14 @@ def mbar_expect(mbar, size_in_bytes, pred=None):
 
 @builtin
 def mbar_wait(mbar, phase):
-    bar = S.as_view(mbar, "txl.mbar_wait")
+    bar = S.as_view(mbar, "txl.mbar_wait", kind="mbar")
     ph = S._i32(phase, "txl.mbar_wait phase")
     S._b().create("txl.mbar_wait {o[0]}, {o[1]} : {t[1]}", [bar.handle, ph.handle], [])
 
 
 @builtin
 def mbar_arrive(mbar, pred=None, track_async_op=False, tx_cnt=0, remote_cta_id=None):
-    bar = S.as_view(mbar, "txl.mbar_arrive")
+    bar = S.as_view(mbar, "txl.mbar_arrive", kind="mbar")
     operands, tmpl = [bar.handle], "txl.mbar_arrive {o[0]}"
     p = S._pred(pred, "txl.mbar_arrive")
     if p is not None:
@@ -383,7 +383,7 @@ def tma_gather(value, desc, mbar, x_offsets, y_offset):
     """Rows ``x_offsets`` (an i32 tile) at column ``y_offset`` (sm_100a gather4)."""
     desc = S._desc(desc, "txl.tma_gather")
     view = S.as_view(value, "txl.tma_gather destination")
-    bar = S.as_view(mbar, "txl.tma_gather mbarrier")
+    bar = S.as_view(mbar, "txl.tma_gather mbarrier", kind="mbar")
     xs = S.cast(S.to_tensor(x_offsets), core.int32)
     y = S._i32(y_offset, "txl.tma_gather y_offset")
     S._b().create("txl.tma_gather {o[0]}[{o[1]}, {o[2]}], {o[3]}, {o[4]} : {t[0]}, {t[1]}, {t[3]}",
@@ -458,7 +458,7 @@ def dotx(input, other, acc=None, useD=None, pred=None, mbars=(), mbarPreds=(), i
         raise SemanticError("txl.dotx needs one predicate per mbarrier (%d mbars, %d preds)" % (len(mbars),
                                                                                                len(preds)))
     if mbars:
-        views = [S.as_view(m, "txl.dotx mbar") for m in mbars]
+        views = [S.as_view(m, "txl.dotx mbar", kind="mbar") for m in mbars]
         first = len(operands)
         operands += [v.handle for v in views]
         tmpl += " mbars(%s)" % ", ".join("{o[%d]}" % i for i in range(first, len(operands)))

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "txl/Dialect/TXL/IR/TXLOps.h"
+#include "txl/Dialect/TXL/IR/LinearLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -498,6 +499,66 @@ LogicalResult SliceAttr::verify(function_ref<InFlightDiagnostic()> emitError, un
 // Discardable attributes
 //===----------------------------------------------------------------------===//
 
+/// What every op of a kernel must respect but no op verifier can see alone:
+/// the kernel has a body (the passes and the launch need one), its register
+/// tiles fit the 2^20-element limit (upstream arith/math ops make tiles too),
+/// and their layouts span no more warps than the kernel has (the warp index
+/// is taken modulo the layout's warps, so a wider layout leaves part of the
+/// tile to warps that do not exist).
+static LogicalResult verifyKernelBody(FunctionOpInterface func) {
+  if (func.isExternal())
+    return func->emitError() << "'" << kKernelAttrName << "' function @" << func.getName()
+                             << " has no body; a kernel is the GPU entry point and needs "
+                                "one: define it, or drop '"
+                             << kKernelAttrName << "' from the declaration";
+  int64_t warps = 4;
+  if (auto n = func->getAttrOfType<IntegerAttr>(kNumWarpsAttrName))
+    if (n.getValue().getSignificantBits() <= 32)
+      warps = n.getValue().getSExtValue();
+  llvm::SmallDenseSet<Type> checked;
+  auto checkType = [&](Type type, function_ref<InFlightDiagnostic()> emitError) -> LogicalResult {
+    auto tile = dyn_cast<RankedTensorType>(type);
+    if (!tile || !checked.insert(type).second)
+      return success();
+    if (tile.hasStaticShape() && tile.getNumElements() > kMaxTileElements)
+      return emitError() << "register tile " << type << " has " << tile.getNumElements()
+                         << " elements, more than the " << kMaxTileElements
+                         << " (2^20) a tile may have (Triton's limit too); split the work into "
+                            "smaller tiles (a loop over blocks)";
+    if (Attribute layout = tile.getEncoding()) {
+      FailureOr<LinearLayout> ll = LinearLayout::get(tile.getShape(), layout);
+      if (succeeded(ll) && ll->getNumWarps() > warps)
+        return emitError() << "register layout " << layout << " spans " << ll->getNumWarps()
+                           << " warps but the kernel has " << warps << " ('"
+                           << kNumWarpsAttrName
+                           << "'); the elements of the missing warps would never be computed: "
+                              "use a layout of at most "
+                           << warps << " warps or raise '" << kNumWarpsAttrName << "'";
+    }
+    return success();
+  };
+  WalkResult result = func->walk([&](Operation *op) {
+    if (op == func.getOperation())
+      return WalkResult::advance();
+    auto emit = [&] { return op->emitOpError(); };
+    for (Type t : op->getResultTypes())
+      if (failed(checkType(t, emit)))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(checkType(arg.getType(), emit)))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  for (Type t : func.getArgumentTypes())
+    if (failed(checkType(t, [&] { return func->emitError(); })))
+      return failure();
+  return success();
+}
+
 LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   if (name == kTargetAttrName) {
@@ -514,7 +575,7 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
   if (name == kKernelAttrName) {
     if (!isa<UnitAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
       return op->emitError() << "'" << name << "' is a unit attribute on a function";
-    return success();
+    return verifyKernelBody(cast<FunctionOpInterface>(op));
   }
   if (name == kNumWarpsAttrName) {
     // Read the value through APInt: getInt() asserts on unsigned and on

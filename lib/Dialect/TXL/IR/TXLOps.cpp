@@ -15,6 +15,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -272,14 +274,39 @@ LogicalResult MbarExpectOp::verify() {
   if (bytes <= 0 || bytes > kMaxMbarCount)
     return emitOpError() << "expects " << bytes << " bytes; the count must be in 1.."
                          << kMaxMbarCount;
-  // Cross-check with the TMA loads that complete on this barrier in this block:
-  // a mismatch either hangs the consumer or lets it read a half-filled buffer.
+  // Cross-check with the TMA loads that complete on this barrier after it in
+  // this block: a mismatch either hangs the consumer or lets it read a
+  // half-filled buffer.
   // tma_load and tma_gather end in (dst, mbar). They are verified after this
   // op, so their operands are read without assuming their types or number.
+  // The DSL takes a fresh get_buffer per use, so "the same barrier" is the
+  // same value or the same stage (same source, same index) of one allocation.
+  auto stageOf = [](Value v) -> std::pair<Value, std::optional<int64_t>> {
+    auto get = v.getDefiningOp<GetBufferOp>();
+    if (!get)
+      return {v, std::nullopt};
+    APInt index;
+    if (matchPattern(get.getIndex(), m_ConstantInt(&index)))
+      return {get.getSrc(), index.getSExtValue()};
+    return {v, std::nullopt};
+  };
+  auto mbar = stageOf(getMbar());
+  auto sameBarrier = [&](Value other) {
+    if (other == getMbar())
+      return true;
+    auto stage = stageOf(other);
+    return mbar.second && stage.second && stage == mbar;
+  };
+  // The loads of this phase follow the expect, up to the wait on the barrier
+  // (or the next expect on it: a loop unrolled by the DSL reuses the stage).
   int64_t loaded = 0;
-  for (Operation *user : getMbar().getUsers()) {
-    if (user->getBlock() != (*this)->getBlock() || !isa<TmaLoadOp, TmaGatherOp>(user) ||
-        user->getNumOperands() < 2 || user->getOperands().back() != getMbar())
+  for (Operation *user = (*this)->getNextNode(); user; user = user->getNextNode()) {
+    if (auto wait = dyn_cast<MbarWaitOp>(user); wait && sameBarrier(wait.getMbar()))
+      break;
+    if (auto next = dyn_cast<MbarExpectOp>(user); next && sameBarrier(next.getMbar()))
+      break;
+    if (!isa<TmaLoadOp, TmaGatherOp>(user) || user->getNumOperands() < 2 ||
+        !sameBarrier(user->getOperands().back()))
       continue;
     if (auto dst = dyn_cast<SmemType>(user->getOperand(user->getNumOperands() - 2).getType()))
       loaded += dst.getStageBytes();
@@ -459,6 +486,8 @@ static LogicalResult verifyMmaOperands(Operation *op, ShapedType a, ShapedType b
   return success();
 }
 
+static LogicalResult verifyAsyncDotResultUses(DotOp dot);
+
 LogicalResult DotOp::verify() {
   auto a = cast<ShapedType>(getA().getType());
   SmemType b = getB().getType();
@@ -471,6 +500,49 @@ LogicalResult DotOp::verify() {
                          << m;
   if (n < 8 || n > 256 || n % 8 != 0)
     return emitOpError() << "wgmma N must be in 8..256 in steps of 8, got " << n;
+  return verifyAsyncDotResultUses(*this);
+}
+
+/// An async dot's result is being written by the tensor cores until a
+/// txl.dot_wait retires its group: `txl.dot_wait N` retires it once at least
+/// N wgmma groups (txl.dot ops) were issued after it. Until then the result
+/// may only feed another dot's accumulator (chained groups), be passed
+/// through the wait, or be carried out of the block (scf.yield; the wait is
+/// then the loop's business). Any other read gets a half-written tile.
+/// Checked in the dot's block, in program order.
+static LogicalResult verifyAsyncDotResultUses(DotOp dot) {
+  if (!dot.getAsync())
+    return success();
+  Value result = dot.getResult();
+  int64_t issuedAfter = 0;
+  for (Operation *op = dot->getNextNode(); op; op = op->getNextNode()) {
+    if (auto wait = dyn_cast<DotWaitOp>(op))
+      if (issuedAfter >= static_cast<int32_t>(wait.getPendings()))
+        return success();
+    if (isa<DotOp>(op))
+      ++issuedAfter;
+    Operation *reader = nullptr;
+    op->walk([&](Operation *nested) {
+      if (!llvm::is_contained(nested->getOperands(), result))
+        return WalkResult::advance();
+      auto chained = dyn_cast<DotOp>(nested);
+      bool allowed = isa<DotWaitOp, RegionBranchTerminatorOpInterface>(nested) ||
+                     (chained && chained.getAcc() == result && chained.getA() != result);
+      if (allowed)
+        return WalkResult::advance();
+      reader = nested;
+      return WalkResult::interrupt();
+    });
+    if (reader) {
+      InFlightDiagnostic diag =
+          reader->emitOpError()
+          << "reads the result of an async txl.dot before a txl.dot_wait retires it (the tensor "
+             "cores may still be writing it); read it after `txl.dot_wait 0` (passing the "
+             "result through the wait), or drop `async` from the dot";
+      diag.attachNote(dot.getLoc()) << "the async txl.dot";
+      return diag;
+    }
+  }
   return success();
 }
 
@@ -526,13 +598,34 @@ static LogicalResult verifyNamedBarrier(Operation *op, int64_t bar, int64_t thre
   return success();
 }
 
+/// A named barrier waits for `threads` arrivals: more than the block has
+/// (txl.num_warps of the enclosing kernel) can never complete.
+static LogicalResult verifyBarrierFitsBlock(Operation *op, int64_t threads) {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  auto warps = func ? func->getAttrOfType<IntegerAttr>(kNumWarpsAttrName) : nullptr;
+  if (!warps || warps.getValue().getSignificantBits() > 32)
+    return success();
+  int64_t blockThreads = warps.getValue().getSExtValue() * 32;
+  if (threads > blockThreads)
+    return op->emitOpError() << "waits for " << threads << " threads but the block has "
+                             << blockThreads << " (" << kNumWarpsAttrName << " = "
+                             << warps.getValue().getSExtValue()
+                             << "); the barrier would never complete: count only the threads "
+                                "that arrive (128 per warpgroup)";
+  return success();
+}
+
 LogicalResult BarArriveOp::verify() {
-  return verifyNamedBarrier(*this, static_cast<int32_t>(getBar()),
-                            static_cast<int32_t>(getNumThreads()));
+  int64_t threads = static_cast<int32_t>(getNumThreads());
+  if (failed(verifyNamedBarrier(*this, static_cast<int32_t>(getBar()), threads)))
+    return failure();
+  return verifyBarrierFitsBlock(*this, threads);
 }
 LogicalResult BarWaitOp::verify() {
-  return verifyNamedBarrier(*this, static_cast<int32_t>(getBar()),
-                            static_cast<int32_t>(getNumThreads()));
+  int64_t threads = static_cast<int32_t>(getNumThreads());
+  if (failed(verifyNamedBarrier(*this, static_cast<int32_t>(getBar()), threads)))
+    return failure();
+  return verifyBarrierFitsBlock(*this, threads);
 }
 
 static LogicalResult verifyRegCount(Operation *op, int64_t count) {
@@ -579,6 +672,11 @@ LogicalResult MakeRangeOp::verify() {
   auto type = getType();
   if (start < 0 || end <= start)
     return emitOpError() << "needs 0 <= start < end, got [" << start << ", " << end << ")";
+  if (end - start > kMaxTileElements)
+    return emitOpError() << "makes a tile of " << end - start << " elements, more than the "
+                         << kMaxTileElements
+                         << " (2^20) a register tile may have (Triton's limit too); use a "
+                            "smaller range and loop over blocks";
   if (type.getRank() != 1 || type.getDimSize(0) != end - start)
     return emitOpError() << "result must be tensor<" << end - start << "xi32>, got " << type;
   return success();

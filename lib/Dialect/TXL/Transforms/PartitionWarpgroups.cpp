@@ -70,7 +70,8 @@ struct PartitionWarpgroupsPass
         return signalPassFailure();
       }
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func->hasAttr(kKernelAttrName) && failed(runOnKernel(func)))
+      // A kernel declaration is a verifier error; never reach into its body.
+      if (func->hasAttr(kKernelAttrName) && !func.isExternal() && failed(runOnKernel(func)))
         return signalPassFailure();
   }
 
@@ -117,7 +118,36 @@ struct PartitionWarpgroupsPass
       if (Block *elseBlock = ifOp.elseBlock())
         insertBudget(elseBlock, !producer, warpgroups, ifOp.getLoc());
     }
+    if (failed(checkUnpartitionedBudgets(func, warps)))
+      return failure();
     return checkRegisterFile(func, warpgroups);
+  }
+
+  /// A reg_alloc outside every `is_warpgroup` branch runs in all the block's
+  /// threads: asking each for more than the register file divided among
+  /// them makes setmaxnreg.inc wait forever.
+  LogicalResult checkUnpartitionedBudgets(func::FuncOp func, int64_t warps) {
+    constexpr int64_t kRegisterFile = 65536;
+    int64_t threads = warps * 32;
+    WalkResult result = func.walk([&](RegAllocOp alloc) {
+      for (Operation *p = alloc->getParentOp(); p && p != func; p = p->getParentOp())
+        if (auto ifOp = dyn_cast<scf::IfOp>(p))
+          if (ifOp.getCondition().getDefiningOp<IsWarpgroupOp>())
+            return WalkResult::advance();
+      int64_t regs = alloc.getRegCount();
+      if (regs * threads <= kRegisterFile)
+        return WalkResult::advance();
+      alloc.emitOpError() << "asks for " << regs << " registers in every thread of the block ("
+                          << threads << " threads, " << regs * threads
+                          << " registers) but the register file has " << kRegisterFile
+                          << "; setmaxnreg.inc would wait forever. Put it first in the "
+                             "branch of the warpgroups that need it (`scf.if` on "
+                             "txl.is_warpgroup; `if txl.is_warpgroup([...]):` in the DSL), or "
+                             "ask for at most "
+                          << kRegisterFile / threads / 8 * 8;
+      return WalkResult::interrupt();
+    });
+    return failure(result.wasInterrupted());
   }
 
   /// The register budget (setmaxnreg op) a region starts with, if any.

@@ -248,3 +248,15 @@ module {
     return
   }
 }
+
+// -----
+
+// A reg_alloc outside every is_warpgroup branch runs in all 384 threads:
+// 240 x 384 registers is more than the register file (it was not counted).
+module {
+  func.func @top_level_budget() attributes {txl.kernel, txl.num_warps = 12 : i32} {
+    // expected-error @+1 {{'txl.reg_alloc' op asks for 240 registers in every thread of the block (384 threads, 92160 registers) but the register file has 65536; setmaxnreg.inc would wait forever. Put it first in the branch of the warpgroups that need it (`scf.if` on txl.is_warpgroup; `if txl.is_warpgroup([...]):` in the DSL), or ask for at most 168}}
+    txl.reg_alloc 240
+    return
+  }
+}

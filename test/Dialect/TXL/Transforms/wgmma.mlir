@@ -155,6 +155,8 @@ module attributes {txl.target = "sm_90a"} {
     %d1 = txl.dot %a, %b, %acc {async} : !txl.smem<64x16xbf16, #sw32>, !txl.smem<16x16xbf16, #sw32T>, tensor<64x16xf32, #nv16>
     %d2 = txl.dot %a, %b, %acc {async} : !txl.smem<64x16xbf16, #sw32>, !txl.smem<16x16xbf16, #sw32T>, tensor<64x16xf32, #nv16>
     txl.dot_wait 1
+    // d2 is still in flight after `dot_wait 1`: it is read after the next wait.
+    txl.dot_wait 0
     %s = arith.addf %d1, %d2 : tensor<64x16xf32, #nv16>
     return %s : tensor<64x16xf32, #nv16>
   }

@@ -43,6 +43,10 @@ constexpr StringLiteral kTargetAttrName = "txl.target";
 constexpr StringLiteral kKernelAttrName = "txl.kernel";
 /// Warps per block of a kernel (4 per warpgroup).
 constexpr StringLiteral kNumWarpsAttrName = "txl.num_warps";
+/// The most elements a register tile may have: 2^20, Triton's limit
+/// (TRITON_MAX_TENSOR_NUMEL). Larger tiles cannot fit in registers anyway,
+/// and unrolling their per-register code exhausts the compiler's memory.
+constexpr int64_t kMaxTileElements = int64_t(1) << 20;
 /// The target a module compiles for: its txl.target, sm_90a when absent.
 StringRef getTargetArch(Operation *op);
 
