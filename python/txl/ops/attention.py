@@ -257,19 +257,29 @@ class _Plan:
                                                                                                   expected))
         self.launch = FastLaunch(launcher, q.get_device())
         self.config = config
-        self.with_bh = kernel == "fa3"
+        self.tail = (N, self.n_pad, B * H) if kernel == "fa3" else (N, self.n_pad)
+        # The plan's key holds the strides, so whether q, k, v can be read in place is known here.
+        self.in_place = all(t.is_contiguous() for t in (q, k, v))
+        self.q_rows, self.kv_rows = (B * H * N, D), (B * Hk * N, D)
+        # M when the caller wants no LSE (eager calls): written by every such launch, read by none, so launches on
+        # several streams may share it.
+        self.m_scratch = None
 
-    def __call__(self, q, k, v, sm_scale):
+    def __call__(self, q, k, v, sm_scale, want_m=True):
         torch = self.torch
-        B, H, N, D = self.shape
-        q2, k2, v2 = _rows(q), _rows(k), _rows(v)
+        if self.in_place and not (q.data_ptr() | k.data_ptr() | v.data_ptr()) % 16:
+            q2, k2, v2 = q.view(self.q_rows), k.view(self.kv_rows), v.view(self.kv_rows)
+        else:
+            q2, k2, v2 = _rows(q), _rows(k), _rows(v)
         o = torch.empty(self.shape, dtype=self.dtype, device=self.device)
-        o2 = o.view(B * H * N, D)
-        m = torch.empty((self.bh, self.n_pad), dtype=torch.float32, device=self.device)
-        vals = [q2, k2, v2, o2, m, o2, sm_scale, N, self.n_pad]
-        if self.with_bh:
-            vals.append(self.bh)
-        self.launch(self.grid, vals)
+        o2 = o.view(self.q_rows)
+        if want_m or torch.cuda.is_current_stream_capturing():  # a graph gets its own M, from its own pool
+            m = torch.empty((self.bh, self.n_pad), dtype=torch.float32, device=self.device)
+        else:
+            if self.m_scratch is None:
+                self.m_scratch = torch.empty((self.bh, self.n_pad), dtype=torch.float32, device=self.device)
+            m = self.m_scratch
+        self.launch(self.grid, (q2, k2, v2, o2, m, o2, sm_scale) + self.tail)
         return o, m
 
 
@@ -355,7 +365,7 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
         except (AttributeError, TypeError):
             plan = None
     if plan is not None and q.get_device() == torch.cuda.current_device():
-        o, m = plan(q, k, v, sm_scale)
+        o, m = plan(q, k, v, sm_scale, want_m=return_lse)
         return (o, _lse(m, q.shape)) if return_lse else o
     _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel)
     if sm_scale is None:
