@@ -150,6 +150,19 @@ LogicalResult checkOp(Operation *op, const TypeConverter &converter) {
     return op->emitError() << "'" << op->getName()
                            << "' is not supported by convert-txl-to-nvvm (it lowers txl, arith, "
                               "math, cf, func, index and ub ops; LLVM and NVVM ops pass through)";
+  // A float type whose registers are not floats (fp8: raw i8 bytes) has no
+  // arith/math lowering: the LLVM op would be ill-typed (llvm.fpext on i8).
+  // Moving the bytes (constants, bitcasts, selects) is fine.
+  if (isa_and_present<arith::ArithDialect, math::MathDialect>(dialect) &&
+      !isa<arith::ConstantOp, arith::BitcastOp, arith::SelectOp>(op))
+    for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes())) {
+      Type elt = getElementTypeOrSelf(t);
+      if (isa<FloatType>(elt) && !isa_and_present<FloatType>(converter.convertType(elt)))
+        return op->emitError() << "'" << op->getName() << "' on " << elt
+                               << " values is not supported: fp8 registers are raw bytes (they "
+                                  "can be loaded, stored, selected and used by txl.dot, not "
+                                  "converted or computed with); convert the data on the host";
+    }
   if (isLowerableTileOp(op))
     return checkTileOp(op);
   // A memref argument would expand to several LLVM parameters and shift the

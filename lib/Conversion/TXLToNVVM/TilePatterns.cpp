@@ -1020,19 +1020,6 @@ struct ElementwiseTileLowering : ConversionPattern {
         regs.push_back(SmallVector<Value>(numRegs, conv));
       }
     }
-    // A float type that converts to a non-float register (fp8: raw i8 bytes)
-    // has no scalar arith lowering: the op built below would be ill-typed
-    // (llvm.fpext on i8) and crash LLVM. Refuse it at the user's op.
-    for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
-      Type elt = getElementTypeOrSelf(t);
-      if (isa<FloatType>(elt) && !isa<FloatType>(getTypeConverter()->convertType(elt))) {
-        op->emitOpError() << "on " << elt
-                          << " values is not supported: fp8 registers are raw bytes (they can be "
-                             "loaded, stored and used by txl.dot, not converted or computed with); "
-                             "convert the data on the host";
-        return failure();
-      }
-    }
     SmallVector<Value> results;
     if (auto trunc = dyn_cast<arith::TruncFOp>(op); trunc && isPackedTrunc(trunc, eltType)) {
       // f32 -> bf16/f16 two registers at a time: a <2 x float> fptrunc is

@@ -97,3 +97,22 @@ func.func @print(%x: i32) {
   txl.print "x = " %x : i32
   return
 }
+
+// -----
+
+// fp8 registers are raw bytes: converting or computing with them is refused
+// (it once became llvm.fpext on i8, then a crash of this pass).
+func.func @fp8_extf(%x: f8E4M3FN) -> f32 {
+  // expected-error @+1 {{'arith.extf' on 'f8E4M3FN' values is not supported: fp8 registers are raw bytes}}
+  %y = arith.extf %x : f8E4M3FN to f32
+  return %y : f32
+}
+
+// -----
+
+#bl = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @fp8_tile_truncf(%x: tensor<128xf32, #bl>) -> tensor<128xf8E5M2, #bl> {
+  // expected-error @+1 {{'arith.truncf' on 'f8E5M2' values is not supported}}
+  %y = arith.truncf %x : tensor<128xf32, #bl> to tensor<128xf8E5M2, #bl>
+  return %y : tensor<128xf8E5M2, #bl>
+}
