@@ -102,6 +102,38 @@ bool isTilePlumbing(Operation *op) {
              cf::SwitchOp, ub::PoisonOp, UnrealizedConversionCastOp>(op);
 }
 
+/// NVPTX has no libcalls: a math op on a type it has no instruction for fails
+/// in LLVM's instruction selection ("Cannot select", "no libcall available")
+/// with nothing that points at the op. The types that work (measured with
+/// LLVM 22): exp/log/log2 in f32; exp2 in f32/f16/bf16; sin/cos/tanh in
+/// f32/f16/bf16 and only approximate (fastmath<afn>: sin.approx.f32, ...);
+/// sqrt, rsqrt, floor, ceil, abs, fma in every float type. The DSL checks the
+/// same table (python/txl/language/semantic.py, math_unary).
+LogicalResult checkMathTypes(Operation *op) {
+  if (op->getNumResults() != 1)
+    return success();
+  Type elt = getElementTypeOrSelf(op->getResult(0).getType());
+  bool f32 = elt.isF32(), half = elt.isF16() || elt.isBF16();
+  auto fastmath = op->getAttrOfType<arith::FastMathFlagsAttr>("fastmath");
+  bool afn = fastmath && arith::bitEnumContainsAll(fastmath.getValue(), arith::FastMathFlags::afn);
+  auto refuse = [&](StringRef which) {
+    return op->emitError() << "'" << op->getName() << "' on " << elt
+                           << " has no GPU lowering: it exists " << which;
+  };
+  if (isa<math::ExpOp, math::LogOp, math::Log2Op>(op) && !f32)
+    return refuse("in f32 only; convert the operand to f32 first");
+  if (isa<math::Exp2Op>(op) && !f32 && !half)
+    return refuse("in f32, f16 and bf16; convert the operand to f32 first");
+  if (isa<math::SinOp, math::CosOp, math::TanhOp>(op) && (!afn || (!f32 && !half)))
+    return refuse("as the approximate instruction only: f32, f16 or bf16 with fastmath<afn>");
+  if (isa<math::ErfOp, math::ErfcOp, math::TanOp, math::AtanOp, math::Atan2Op, math::AsinOp,
+          math::AcosOp, math::SinhOp, math::CoshOp, math::PowFOp, math::ExpM1Op, math::Log1pOp,
+          math::Log10Op, math::CbrtOp>(op))
+    return refuse("in no type yet (NVPTX has no libcalls); compute it from exp2/log2 or a "
+                  "polynomial");
+  return success();
+}
+
 LogicalResult checkOp(Operation *op, const TypeConverter &converter) {
   // Every tile this op defines (results, block arguments) needs a layout.
   auto checkTile = [&](Value v, const Twine &what) -> LogicalResult {
@@ -163,6 +195,8 @@ LogicalResult checkOp(Operation *op, const TypeConverter &converter) {
                                   "can be loaded, stored, selected and used by txl.dot, not "
                                   "converted or computed with); convert the data on the host";
     }
+  if (isa_and_present<math::MathDialect>(dialect) && failed(checkMathTypes(op)))
+    return failure();
   if (isLowerableTileOp(op))
     return checkTileOp(op);
   // A memref argument would expand to several LLVM parameters and shift the

@@ -629,14 +629,30 @@ def minmax(kind, a, b, propagate_nan=None):
     return _binop(name, ta, tb)
 
 
+_MATH_TYPES = {"exp": ("fp32",), "log": ("fp32",), "log2": ("fp32",), "exp2": ("fp32", "fp16", "bf16"),
+               "sin": ("fp32", "fp16", "bf16"), "cos": ("fp32", "fp16", "bf16"), "erf": ()}
+
+
 def math_unary(name, t, float_only=True):
     t = to_tensor(t)
     _check_value(t, "tl.%s" % name)
     if float_only and not t.dtype.is_floating():
         t = cast(t, core.float32)
+    # The element types the GPU back end has an instruction for (NVPTX has no libcalls: anything else fails in
+    # LLVM's instruction selection, "Cannot select" / "no libcall available"). The C++ side checks the same
+    # table for IR input (convert-txl-to-nvvm's checkOp).
+    if name in _MATH_TYPES:
+        ok = _MATH_TYPES[name]
+        if t.dtype.name not in ok:
+            if not ok:
+                unsupported("tl.%s" % name, "there is no GPU lowering for it yet")
+            raise SemanticError("tl.%s is computed in %s on the GPU, got %s" % (name, " / ".join(ok), t.dtype.name),
+                                "convert first: tl.%s(x.to(tl.float32))" % name)
     # tl.exp2 is the fast approximation, as in Triton and FA3: `afn` lets the compiler use the flush-to-zero
-    # ex2.approx (one MUFU op instead of four instructions that keep subnormal results).
-    flags = " fastmath<afn>" if name == "exp2" else ""
+    # ex2.approx (one MUFU op instead of four instructions that keep subnormal results). sin/cos are the MUFU
+    # approximations too (sin.approx.f32: absolute error about 2^-21 in [-pi, pi]): without `afn` NVPTX has no
+    # lowering for them at all.
+    flags = " fastmath<afn>" if name in ("exp2", "sin", "cos") else ""
     return _unop("math.%s {o[0]}%s : {r[0]}" % (name, flags), t, t.type)
 
 

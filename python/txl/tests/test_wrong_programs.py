@@ -327,3 +327,41 @@ def test_matmul_operator_points_to_tl_dot():
     e, text = _frontend_error(_matmul_operator, {"a_ptr": "*bf16", "c_ptr": "*fp32"})
     assert e.line == _line_of(_matmul_operator, "a @ a")
     assert "`@`" in e.message and "tl.dot(a, b)" in e.fix
+
+
+@txl.jit
+def _exp_fp16(x_ptr):
+    offs = tl.arange(0, 64)
+    tl.store(x_ptr + offs, tl.exp(tl.load(x_ptr + offs)))
+
+
+@txl.jit
+def _sin_fp64(x_ptr):
+    offs = tl.arange(0, 64)
+    tl.store(x_ptr + offs, tl.sin(tl.load(x_ptr + offs)))
+
+
+@pytest.mark.parametrize("fn, ty, expect", [
+    (_exp_fp16, "*fp16", "tl.exp is computed in fp32 on the GPU, got fp16"),
+    (_sin_fp64, "*fp64", "tl.sin is computed in fp32 / fp16 / bf16 on the GPU, got fp64"),
+])
+def test_math_without_a_gpu_instruction_is_refused(fn, ty, expect):
+    # Before: LLVM's "no libcall available for fexp" / NVPTX "Cannot select: fsin" at kernel.mlir:1:1.
+    e, text = _frontend_error(fn, {"x_ptr": ty})
+    assert e.line == _line_of(fn, "tl.store(")
+    assert expect in e.message
+    assert ".to(tl.float32)" in e.fix
+
+
+@txl.jit
+def _sin_fp32(x_ptr):
+    offs = tl.arange(0, 64)
+    tl.store(x_ptr + offs, tl.sin(tl.load(x_ptr + offs)) + tl.cos(tl.load(x_ptr + offs)))
+
+
+def test_sin_and_cos_compile_to_the_approximate_instructions():
+    # They had no lowering at all before (NVPTX selects only sin.approx / cos.approx, under `afn`).
+    from .dsl_helpers import compile_ptx
+
+    ptx, _ = compile_ptx(ir_of(_sin_fp32, {"x_ptr": "*fp32"}))
+    assert "sin.approx.f32" in ptx and "cos.approx.f32" in ptx

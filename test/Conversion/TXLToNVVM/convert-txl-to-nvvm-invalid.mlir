@@ -116,3 +116,38 @@ func.func @fp8_tile_truncf(%x: tensor<128xf32, #bl>) -> tensor<128xf8E5M2, #bl> 
   %y = arith.truncf %x : tensor<128xf32, #bl> to tensor<128xf8E5M2, #bl>
   return %y : tensor<128xf8E5M2, #bl>
 }
+
+// -----
+
+// Math the GPU has no instruction for is refused here, at the op, not in
+// LLVM's instruction selection ("no libcall available for fexp", "Cannot
+// select: fsin").
+func.func @exp_f16(%x: f16) -> f16 {
+  // expected-error @+1 {{'math.exp' on 'f16' has no GPU lowering: it exists in f32 only; convert the operand to f32 first}}
+  %y = math.exp %x : f16
+  return %y : f16
+}
+
+// -----
+
+func.func @exp2_f64(%x: f64) -> f64 {
+  // expected-error @+1 {{'math.exp2' on 'f64' has no GPU lowering: it exists in f32, f16 and bf16}}
+  %y = math.exp2 %x : f64
+  return %y : f64
+}
+
+// -----
+
+func.func @sin_precise(%x: f32) -> f32 {
+  // expected-error @+1 {{'math.sin' on 'f32' has no GPU lowering: it exists as the approximate instruction only: f32, f16 or bf16 with fastmath<afn>}}
+  %y = math.sin %x : f32
+  return %y : f32
+}
+
+// -----
+
+func.func @erf(%x: f32) -> f32 {
+  // expected-error @+1 {{'math.erf' on 'f32' has no GPU lowering: it exists in no type yet}}
+  %y = math.erf %x : f32
+  return %y : f32
+}
