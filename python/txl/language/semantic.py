@@ -392,10 +392,10 @@ def cast(t, dst, bitcast=False):
     if src.is_fp8() or dst.is_fp8():
         # fp8 registers are raw bytes to the back end (no cvt.e4m3/e5m2 lowering yet): refused here, at the
         # user's line, instead of failing inside the LLVM lowering.
-        unsupported("converting %s values to %s (fp8 tiles can be loaded, stored and fed to tl.dot, but not "
-                    "converted or computed with yet)" % (src.name, dst.name),
-                    "convert on the host (torch: x.to(torch.float8_e4m3fn)), or bitcast with "
-                    ".to(tl.uint8, bitcast=True) to move the bytes")
+        raise UnsupportedError("converting %s values to %s is not supported yet: fp8 tiles can be loaded, stored "
+                               "and fed to tl.dot, not converted or computed with" % (src.name, dst.name),
+                               "convert on the host (torch: x.to(torch.float8_e4m3fn)), or bitcast with "
+                               ".to(tl.uint8, bitcast=True) to move the bytes")
     if src.is_floating() and dst.is_floating():
         op = "extf" if dst.primitive_bitwidth > src.primitive_bitwidth else "truncf"
         if dst.primitive_bitwidth == src.primitive_bitwidth:  # fp16 <-> bf16 goes through f32
@@ -645,7 +645,8 @@ def math_unary(name, t, float_only=True):
         ok = _MATH_TYPES[name]
         if t.dtype.name not in ok:
             if not ok:
-                unsupported("tl.%s" % name, "there is no GPU lowering for it yet")
+                raise UnsupportedError("tl.%s is not supported yet: the GPU back end has no lowering for it" % name,
+                                       "compute it from tl.exp2 / tl.log2 or a polynomial")
             raise SemanticError("tl.%s is computed in %s on the GPU, got %s" % (name, " / ".join(ok), t.dtype.name),
                                 "convert first: tl.%s(x.to(tl.float32))" % name)
     # tl.exp2 is the fast approximation, as in Triton and FA3: `afn` lets the compiler use the flush-to-zero
