@@ -6,9 +6,10 @@ Compiling needs neither a GPU nor torch. The frontend (``txl.compiler.code_gener
 when ptxas exists, ``k.cubin``. The result is a ``CompiledKernel``; ``compiled[grid](*args)`` launches it through
 ``txl.runtime``.
 
-Where txlc comes from: ``TXL_TXLC`` (authoritative when set), else ``<repo>/build/bin/txlc``, else ``txlc`` on
-PATH. A machine without txlc (a GPU host) can still run kernels whose entries are in the cache (see ``cache.py``:
-the key is computed from the frontend IR, in Python).
+Where txlc comes from: ``TXL_TXLC`` (authoritative when set), else the one a wheel bundles (``txl/_bin/txlc``,
+scripts/build-wheel.sh), else ``<repo>/build/bin/txlc``, else ``txlc`` on PATH. A machine without txlc (a GPU
+host) can still run kernels whose entries are in the cache (see ``cache.py``: the key is computed from the
+frontend IR, in Python).
 
 Debugging (REFERENCE-TXL §3d):
 
@@ -34,7 +35,8 @@ from .cache import KernelCache, frontend_key
 
 # Where to look for txlc after TXL_TXLC. Tests replace this list to simulate a machine without the compiler.
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-TXLC_SEARCH_PATHS = [os.path.join(_REPO, "build", "bin", "txlc")]
+_BUNDLED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_bin", "txlc")
+TXLC_SEARCH_PATHS = [_BUNDLED, os.path.join(_REPO, "build", "bin", "txlc")]
 SEARCH_PATH_ENV = True  # also try `txlc` on PATH (tests turn this off)
 PTXAS_FALLBACK = "/usr/local/cuda/bin/ptxas"
 
