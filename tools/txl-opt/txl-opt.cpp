@@ -48,6 +48,11 @@ int main(int argc, char **argv) {
       static_cast<int>(args.size()), args.data(), "txl optimizer driver\n", registry);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
 
+  // Informational modes read no input (MlirOptMain answers them first).
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(mlir::MlirOptMain(
+        llvm::outs(), llvm::MemoryBuffer::getMemBuffer(""), registry, config));
+
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(inputFilename, &errorMessage);
   if (!input) {
