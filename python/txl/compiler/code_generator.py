@@ -1072,6 +1072,11 @@ def _check_builtin_args(fn, args, kwargs):
     """Binds a builtin's arguments to its signature first, so that a wrong call (``tl.arange(64)``,
     ``tl.load(p, msk=m)``) is a user error that names the real signature, not a TypeError from inside the
     frontend."""
+    # A method (x.to(...)) is checked through its function, with the receiver as `self`: bound methods are new
+    # objects on every access and would grow the cache without bound.
+    if inspect.ismethod(fn):
+        args = (fn.__self__,) + tuple(args)
+        fn = fn.__func__
     sig = _BUILTIN_SIGNATURES.get(fn)
     if sig is None:
         try:

@@ -365,3 +365,16 @@ def test_sin_and_cos_compile_to_the_approximate_instructions():
 
     ptx, _ = compile_ptx(ir_of(_sin_fp32, {"x_ptr": "*fp32"}))
     assert "sin.approx.f32" in ptx and "cos.approx.f32" in ptx
+
+
+@txl.jit
+def _to_without_dtype(x_ptr):
+    offs = tl.arange(0, 64)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs).to())
+
+
+def test_tensor_method_argument_mistake_names_the_method():
+    e, text = _frontend_error(_to_without_dtype, {"x_ptr": "*fp32"})
+    assert e.line == _line_of(_to_without_dtype, ".to()")
+    assert "wrong arguments for tensor.to: missing a required argument" in e.message, text
+    assert e.fix.startswith("call it as tensor.to(dtype"), text
