@@ -989,8 +989,8 @@ def _mem_attrs(cache_modifier, eviction_policy, volatile=False):
 
 
 def _bool_mask(mask, what):
-    """A mask is a boolean (i1) tile or scalar, as in Triton: an integer tile would be truncated to its low bit
-    (`offs % 2` as a mask selects odd offsets, not nonzero ones), so it is refused."""
+    """A mask is a boolean (i1) tile or scalar, as in Triton ("Mask must have boolean scalar type"): an integer
+    mask is almost always a forgotten comparison, and reading it as `!= 0` quietly would hide that."""
     m = to_tensor(mask)
     if not m.dtype.is_bool():
         raise SemanticError("%s: the mask must be a boolean tile (i1), got %s" % (what, m.dtype.name),
