@@ -159,8 +159,9 @@ void CrashGuard::reportCrash() {
         << "internal error in pass " << pass << (passLoc.empty() ? "" : " on " + passLoc)
         << kPlease << "\n";
   } else {
-    std::optional<size_t> offset;
-    offset = locateParserCrash(options.inputText, options);
+    // Outside a pass the parser is the usual suspect; if re-parsing does not
+    // crash, the stage the tool named is reported.
+    std::optional<size_t> offset = locateParserCrash(options.inputText, options);
     if (offset) {
       // file:line:col: error: ..., with the line and a caret, as MLIR's own
       // diagnostics are printed.

@@ -73,6 +73,9 @@ int main(int argc, char **argv) {
   // a crash names the pass.
   mlir::MlirOptMainConfig fromCommandLine = config;
   config.setPassPipelineSetupFn([&](mlir::PassManager &pm) {
+    // Called once the input is parsed: a crash outside a pass from here on
+    // (the verifier between passes, the printer) is not the parser's.
+    guard.setStage("the pass pipeline or the output printer");
     guard.instrument(pm);
     return fromCommandLine.setupPassPipeline(pm);
   });
