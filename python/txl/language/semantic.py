@@ -1070,11 +1070,14 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
         raise SemanticError("tl.dot needs tensors, got %r and %r" % (a, b))
     if a.dtype != b.dtype and not isinstance(a.type, mbar_type) and not isinstance(b.type, mbar_type):
         # Checked before B is staged through shared memory, which would convert it quietly.
+        if isinstance(a.type, block_type) or isinstance(b.type, block_type):
+            fix = "convert one explicitly, e.g. `tl.dot(a, b.to(tl.%s))` (or `a.to(tl.%s)`)" % (
+                core._DTYPE_PY_NAMES.get(a.dtype.name, a.dtype.name),
+                core._DTYPE_PY_NAMES.get(b.dtype.name, b.dtype.name))
+        else:
+            fix = "allocate both shared-memory operands with one element type (convert the data before it is stored)"
         raise SemanticError("tl.dot: A is %s and B is %s; the tensor cores multiply operands of one element type"
-                            % (a.dtype.name, b.dtype.name),
-                            "convert one explicitly, e.g. `tl.dot(a, b.to(tl.%s))` (or `a.to(tl.%s)`)"
-                            % (core._DTYPE_PY_NAMES.get(a.dtype.name, a.dtype.name),
-                               core._DTYPE_PY_NAMES.get(b.dtype.name, b.dtype.name)))
+                            % (a.dtype.name, b.dtype.name), fix)
     # Tiles that desc.load brought through shared memory are read there (A from registers would need the
     # dot-operand layout, a conversion; B from registers a staging copy).
     a_smem, b_smem = _smem_operand(a), _smem_operand(b)
