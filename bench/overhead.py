@@ -10,7 +10,6 @@ Part 1, the cost of a call (wall clock per call, median of 5 runs of 200 calls a
 Part 2, small and ragged attention shapes: do_bench (CUDA events, median) of txl.ops.flash_attention vs SDPA's cuDNN
 backend (flash where cuDNN refuses), each output checked against a float32 reference first.
 """
-import math
 import os
 import statistics
 import sys
@@ -23,6 +22,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import txl  # noqa: E402
 from txl.autotune import do_bench  # noqa: E402
+from txl.tests.gpu.dsl_cases import attention_reference  # noqa: E402
 
 CALLS = 200
 
@@ -43,27 +43,24 @@ def per_call_us(fn, synced):
     return statistics.median(runs)
 
 
-VECTOR_ADD = """
-@jit
-def vector_add(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
-    pid = tl.program_id(0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    y = tl.load(y_ptr + offs, mask=mask, other=0.0)
-    tl.store(z_ptr + offs, x + y, mask=mask)
-"""
-
-
 def same_source(package):
-    """The kernel above as a module whose only difference is the import line (txl or triton)."""
+    """txl's vector add kernel (python/txl/kernels/vector_add.py) as a module of its own whose only difference is
+    the import lines (txl or triton)."""
     import importlib.util
     import tempfile
 
+    import txl.kernels.vector_add as src
+
+    with open(src.__file__) as f:
+        text = f.read()
+    if package == "triton":
+        text = text.replace("import txl\n", "import triton\n").replace("import txl.language as tl",
+                                                                     "import triton.language as tl")
+        text = text.replace("@txl.jit", "@triton.jit")
     d = tempfile.mkdtemp(prefix="txl-bench-")
     path = os.path.join(d, "vadd_%s.py" % package)
     with open(path, "w") as f:
-        f.write("from %s import jit\nimport %s.language as tl\n%s" % (package, package, VECTOR_ADD))
+        f.write(text)
     spec = importlib.util.spec_from_file_location("vadd_" + package, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -77,16 +74,6 @@ def sdpa(q, k, v, causal, backend=None):
     backends = [backend] if backend else [SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION]
     with sdpa_kernel(backends):
         return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
-
-
-def reference(q, k, v, causal):
-    g = q.shape[1] // k.shape[1]
-    kf, vf = (t.float().repeat_interleave(g, dim=1) for t in (k, v))
-    s = q.float() @ kf.transpose(-1, -2) / math.sqrt(q.shape[-1])
-    if causal:
-        n = q.shape[2]
-        s = s.masked_fill(torch.ones(n, n, device=q.device, dtype=torch.bool).triu(1), float("-inf"))
-    return s.softmax(-1) @ vf
 
 
 def rel_err(o, ref):
@@ -138,7 +125,7 @@ def part2():
         k, v = (torch.randn(B, HK, N, D, device="cuda", dtype=dt) for _ in range(2))
         o = txl.ops.flash_attention(q, k, v, causal=causal)
         hk = max(1, 2 * HK // H)  # the first two query heads and their kv heads of the first batch
-        err = rel_err(o[:1, :2], reference(q[:1, :2], k[:1, :hk], v[:1, :hk], causal))
+        err = rel_err(o[:1, :2], attention_reference(q[:1, :2], k[:1, :hk], v[:1, :hk], causal))
         ok = err < 1e-2 and not torch.isnan(o).any()
         t_ours = do_bench(lambda: txl.ops.flash_attention(q, k, v, causal=causal))
         t_peer = do_bench(lambda: sdpa(q, k, v, causal))

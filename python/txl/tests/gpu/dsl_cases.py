@@ -266,6 +266,20 @@ def _gemm_ws(M, N, K):
     return build
 
 
+def attention_reference(q, k, v, causal, sm_scale=None):
+    """softmax(q k^T * sm_scale [causal]) v in float32 for (B, H, N, D) torch tensors; k, v may have fewer heads
+    (GQA: query head h reads kv head h // (H // H_KV))."""
+    import torch
+
+    g = q.shape[1] // k.shape[1]
+    kf, vf = (t.float().repeat_interleave(g, dim=1) for t in (k, v))
+    s = q.float() @ kf.transpose(-1, -2) * (sm_scale or 1.0 / math.sqrt(q.shape[-1]))
+    if causal:
+        n = q.shape[2]
+        s = s.masked_fill(torch.ones(n, n, device=q.device, dtype=torch.bool).triu(1), float("-inf"))
+    return s.softmax(-1) @ vf
+
+
 def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, config=None, sms=None):
     """One launch of a flash-attention kernel of txl/kernels (fa3, pingpong, ws, 1wg), as txl.ops lays it out:
     (B * H * N, D) rows read in place (EVEN_N=False: a head's last key block masks the keys past N, its last

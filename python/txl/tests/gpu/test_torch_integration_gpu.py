@@ -2,8 +2,6 @@
 custom op), CUDA-graph capture of it and of a @txl.jit launch, and the fast launch path (same fingerprint, new
 addresses, sizes and descriptor shapes). Skipped without a GPU."""
 
-import math
-
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -11,19 +9,10 @@ if not torch.cuda.is_available():  # pragma: no cover - depends on the machine
     pytest.skip("no CUDA GPU (torch.cuda.is_available() is false)", allow_module_level=True)
 
 import txl  # noqa: E402
+from txl.tests.gpu.dsl_cases import attention_reference as _ref  # noqa: E402
 from txl.kernels.vector_add import vector_add  # noqa: E402
 
 pytestmark = pytest.mark.gpu
-
-
-def _ref(q, k, v, causal):
-    g = q.shape[1] // k.shape[1]
-    kf, vf = (t.float().repeat_interleave(g, dim=1) for t in (k, v))
-    s = q.float() @ kf.transpose(-1, -2) / math.sqrt(q.shape[-1])
-    if causal:
-        n = q.shape[2]
-        s = s.masked_fill(torch.ones(n, n, device=q.device, dtype=torch.bool).triu(1), float("-inf"))
-    return s.softmax(-1) @ vf
 
 
 def _qkv(B=2, H=4, N=1000, D=128, HK=None, dtype=torch.bfloat16):
