@@ -184,11 +184,18 @@ class Autotuner:
         h.update(_device_name().encode())
         return cache.autotune_path(self.fn.__name__, h.hexdigest())
 
-    def _launch(self, config, grid, args, kwargs):
-        # Launched the way the fast path below launches, so both share one JIT fingerprint.
+    def _launch(self, config, grid, args, kwargs, checked=True):
+        # Launched the same way on both paths, so they share one JIT fingerprint. A pre_hook sees the arguments by
+        # name: bound (and checked) the first time, assembled directly for an argument form bound before.
         if config.pre_hook is None:
             return self.fn.run(*args, grid=grid, **kwargs, **config.kwargs, **config.options)
-        nargs = self.fn.bind(args, dict(kwargs, **config.kwargs))
+        if checked:
+            nargs = self.fn.bind(args, dict(kwargs, **config.kwargs))
+        else:
+            nargs = dict(self.fn._defaults)
+            nargs.update(zip(self.fn.arg_names, args))
+            nargs.update(kwargs)
+            nargs.update(config.kwargs)
         config.pre_hook(nargs)
         return self.fn.run(grid=grid, **nargs, **config.options)
 
@@ -210,14 +217,7 @@ class Autotuner:
         fkey = self._fast_key(args, kwargs)
         config = self._chosen.get(fkey) if fkey is not None else None
         if config is not None:
-            if config.pre_hook is None:
-                return self.fn.run(*args, grid=grid, **kwargs, **config.kwargs, **config.options)
-            nargs = dict(self.fn._defaults)
-            nargs.update(zip(self.fn.arg_names, args))
-            nargs.update(kwargs)
-            nargs.update(config.kwargs)
-            config.pre_hook(nargs)
-            return self.fn.run(grid=grid, **nargs, **config.options)
+            return self._launch(config, grid, args, kwargs, checked=False)
         config = self._choose(args, kwargs, grid)
         result = self._launch(config, grid, args, kwargs)
         if fkey is not None:
@@ -251,8 +251,7 @@ class Autotuner:
     def _load(self, key):
         if not self.cache_results:
             return None
-        cache = KernelCache()
-        stored = cache.read_json(self._results_path(cache)) or {}
+        _, _, stored = self._stored()
         hit = stored.get(repr(key))
         if hit is None:
             return None
@@ -269,29 +268,11 @@ class Autotuner:
         for i, c in enumerate(self.configs):
             earlier = faulted.get(json.dumps(c.to_dict(), sort_keys=True))
             if earlier is not None:
-                results.append((c, None, "faulted in an earlier process: " + earlier))
-                line = "skipped: " + results[-1][2]
+                ms, reason = None, "faulted in an earlier process: " + earlier
             else:
-                try:
-                    ms = self._bench(lambda: self._launch(c, grid, args, kwargs))
-                    results.append((c, ms, None))
-                    line = "%.4f ms" % ms
-                except Exception as e:  # a config that fails is skipped, with its reason
-                    reason = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
-                    results.append((c, None, reason))
-                    line = "skipped: " + reason
-                    lost = context_lost() if (self.bench is None and not isinstance(e, (TypeError, ValueError))
-                                              ) else None
-                    if lost is not None or isinstance(e, ConfigHang):
-                        self._record_fault(key, c, reason)
-                        raise RuntimeError(
-                            "txl.autotune %s: config %r %s for key %r (%s). The CUDA context of this process is lost "
-                            "(device faults are sticky; a deadlocked kernel never retires), so no later launch can "
-                            "run here: restart the process. The config is recorded as failing for this key and the "
-                            "next process skips it.%s" % (
-                                self.fn.where, c, "deadlocked" if isinstance(e, ConfigHang) else "faulted", key,
-                                reason, "" if not self.cache_results else " (%s)" % self._results_path(KernelCache())
-                            )) from e
+                ms, reason = self._try(key, c, grid, args, kwargs)
+            results.append((c, ms, reason))
+            line = "%.4f ms" % ms if ms is not None else "skipped: " + reason
             if self.verbose:
                 print("txl.autotune %s key=%r [%d/%d] %r: %s" % (self.fn.__name__, key, i + 1, n, c, line))
         self.timings[key] = results
@@ -304,9 +285,7 @@ class Autotuner:
         if self.verbose:
             print("txl.autotune %s key=%r: best %r (%.4f ms)" % (self.fn.__name__, key, best, min(ok)[0]))
         if self.cache_results:
-            cache = KernelCache()
-            path = self._results_path(cache)
-            stored = cache.read_json(path) or {}
+            cache, path, stored = self._stored()
             stored[repr(key)] = {"config": best.to_dict(), "ms": min(ok)[0], "time": time.time()}
             try:
                 cache.write_json(path, stored)
@@ -314,27 +293,52 @@ class Autotuner:
                 print("txl.autotune %s: could not save the result in %s: %s" % (self.fn.__name__, path, e))
         return best
 
+    def _try(self, key, config, grid, args, kwargs):
+        """(ms, None), or (None, reason) for a config that failed (e.g. did not compile). A config that deadlocked
+        or left the CUDA context unusable ends the tuning: it is recorded, and the error says to restart."""
+        try:
+            return self._bench(lambda: self._launch(config, grid, args, kwargs)), None
+        except Exception as e:
+            reason = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
+            if isinstance(e, ConfigHang):  # the kernel still runs: touching the context would block
+                what = "deadlocked"
+            elif self.bench is None and not isinstance(e, (TypeError, ValueError)) and context_lost():
+                what = "faulted"
+            else:
+                return None, reason
+            path = self._record_fault(key, config, reason)
+            raise RuntimeError(
+                "txl.autotune %s: config %r %s for key %r (%s). The CUDA context of this process is lost (device "
+                "faults are sticky; a deadlocked kernel never retires), so no later launch can run here: restart "
+                "the process. The config is recorded as failing for this key and the next process skips it%s."
+                % (self.fn.where, config, what, key, reason, " (%s)" % path if path else "")) from e
+
+    def _stored(self):
+        """(cache, path, stored results) of this autotuner's results file."""
+        cache = KernelCache()
+        path = self._results_path(cache)
+        return cache, path, cache.read_json(path) or {}
+
     def _faulted(self, key):
         """{config as JSON: error} of the configs that faulted for this key in an earlier process."""
         if not self.cache_results:
             return {}
-        cache = KernelCache()
-        stored = cache.read_json(self._results_path(cache)) or {}
+        _, _, stored = self._stored()
         return {json.dumps(f["config"], sort_keys=True): f["error"] for f in
                 stored.get("faulted", {}).get(repr(key), [])}
 
     def _record_fault(self, key, config, reason):
+        """Adds the config to the key's faulted list in the results file; returns the file's path (None: not kept)."""
         if not self.cache_results:
-            return
-        cache = KernelCache()
-        path = self._results_path(cache)
-        stored = cache.read_json(path) or {}
+            return None
+        cache, path, stored = self._stored()
         stored.setdefault("faulted", {}).setdefault(repr(key), []).append(
             {"config": config.to_dict(), "error": reason, "time": time.time()})
         try:
             cache.write_json(path, stored)
         except OSError:
-            pass
+            return None
+        return path
 
     def _bench(self, call):
         if self.bench is not None:

@@ -401,7 +401,7 @@ class _FastEntry:
         self.jf, self.kernel, self.sources, self.options = jf, kernel, sources, options
         self.launchers = {}  # device -> FastLaunch
         # The common case: the params are the first positional arguments, in order, none a txl.TensorDescriptor.
-        self.in_order = [s for s in sources] == [("a", i) for i in range(len(sources))]
+        self.in_order = sources == [("a", i) for i in range(len(sources))]
         self.tensor_at = None  # where the device comes from: the first tensor argument's position
 
     def _values(self, args, kwargs):

@@ -556,19 +556,10 @@ class Kernel:
             else:
                 holders.append(entry[1])
                 addrs.append(ctypes.addressof(entry[1]))
-        if stream is None:
-            s = current_stream(dev)
-        elif hasattr(stream, "cuda_stream"):
-            s = int(stream.cuda_stream)
-        else:
-            s = int(stream)
+        s = _stream_handle(stream, dev)
         if m.global_scratch is not None:
-            index, per_cta = m.global_scratch
-            scratch = _global_scratch(per_cta * math.prod(g), dev, stream)
-            holders.append(scratch)
-            ptr = ctypes.c_uint64(scratch.data_ptr())
-            holders.append(ptr)
-            addrs.insert(index, ctypes.addressof(ptr))
+            ptr = _scratch_param(m, g, dev, stream, holders)
+            addrs.insert(m.global_scratch[0], ctypes.addressof(ptr))
         params = (ctypes.c_void_p * max(len(addrs), 1))(*addrs)
         what = "launching %s with grid %s, block %s, %d bytes of dynamic shared memory%s" % (
             m.kernel, list(g), list(m.threads), m.shared_bytes,
@@ -687,19 +678,9 @@ class FastLaunch:
             self.cu_ctx_get(self.cur_ref)
             if self.cur.value != self.ctx:
                 self.drv.set_device(self.dev)
-            if stream is not None:
-                s = int(stream.cuda_stream) if hasattr(stream, "cuda_stream") else int(stream)
-            elif self.raw_stream is not None:
-                s = self.raw_stream(self.dev)
-            else:
-                s = current_stream(self.dev)
+            s = self.raw_stream(self.dev) if stream is None and self.raw_stream else _stream_handle(stream, self.dev)
             if m.global_scratch is not None:
-                index, per_cta = m.global_scratch
-                scratch = _global_scratch(per_cta * gx * gy * gz, self.dev, stream)
-                keep.append(scratch)
-                ptr = ctypes.c_uint64(scratch.data_ptr())
-                keep.append(ptr)
-                self.params[index] = ctypes.addressof(ptr)
+                self.params[m.global_scratch[0]] = ctypes.addressof(_scratch_param(m, grid, self.dev, stream, keep))
             if m.cluster != (1, 1, 1):
                 self.drv.launch(self.func, grid, m.threads, m.shared_bytes, s, self.params, m.cluster, self.what)
             else:
@@ -711,6 +692,24 @@ class FastLaunch:
         if env_flag(_LAUNCH_BLOCKING):
             self.drv.stream_synchronize(s, "running %s (TXL_LAUNCH_BLOCKING=1)" % m.kernel)
         del keep
+
+
+def _stream_handle(stream, dev):
+    """The CUstream of a launch's ``stream`` argument: None (torch's current stream on the device), an object with
+    ``.cuda_stream`` (torch.cuda.Stream) or a handle."""
+    if stream is None:
+        return current_stream(dev)
+    return int(stream.cuda_stream) if hasattr(stream, "cuda_stream") else int(stream)
+
+
+def _scratch_param(meta, grid, dev, stream, keep):
+    """The value of a kernel's global-scratch parameter for one launch over ``grid``: a pointer (ctypes) to fresh
+    scratch of the sidecar's bytes per CTA; the scratch and the pointer are appended to ``keep``, which the caller
+    holds until the launch is queued."""
+    scratch = _global_scratch(meta.global_scratch[1] * math.prod(grid), dev, stream)
+    ptr = ctypes.c_uint64(scratch.data_ptr())
+    keep.extend((scratch, ptr))
+    return ptr
 
 
 def _global_scratch(nbytes, dev, stream):

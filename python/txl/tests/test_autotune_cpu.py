@@ -188,3 +188,25 @@ def test_unwritable_cache_does_not_fail_the_launch(cache, monkeypatch, capsys):
     tuned(rec)[(1,)](x, x, x, 64)
     assert rec.launches[-1]["BLOCK"] == 1024
     assert "could not save the result" in capsys.readouterr().out
+
+
+def test_deadlocked_config_is_recorded_and_skipped_by_the_next_process(cache, capsys):
+    from txl.autotune import ConfigHang
+
+    class Hangs(Recorder):
+        def bench(self, call):
+            call()
+            if self.launches[-1]["BLOCK"] == 256:  # the first config never finishes its first run
+                raise ConfigHang("the first run of the config did not finish within 20 s")
+            return TIMES[self.launches[-1]["BLOCK"]]
+
+    x = FakeTensor((64,))
+    with pytest.raises(RuntimeError, match=r"Config\(BLOCK=256.*deadlocked for key .*restart the process"):
+        tuned(Hangs())[(1,)](x, x, x, 64)
+    capsys.readouterr()
+    rec = Hangs()  # a new process: the recorded config is not run again
+    tuned(rec)[(1,)](x, x, x, 64)
+    out = capsys.readouterr().out
+    assert "[1/3] Config(BLOCK=256, num_warps=4, num_warpgroups=1): skipped: faulted in an earlier process: " \
+           "ConfigHang" in out
+    assert 256 not in [launch["BLOCK"] for launch in rec.launches] and rec.launches[-1]["BLOCK"] == 1024

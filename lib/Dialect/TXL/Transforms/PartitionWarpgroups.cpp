@@ -38,6 +38,11 @@
 namespace mlir::txl {
 #define GEN_PASS_DEF_TXLPARTITIONWARPGROUPS
 #include "txl/Dialect/TXL/Transforms/Passes.h.inc"
+
+namespace {
+// 32-bit registers of one SM's register file: what setmaxnreg budgets share.
+constexpr int64_t kRegisterFile = 65536;
+} // namespace
 } // namespace mlir::txl
 
 using namespace mlir;
@@ -127,7 +132,6 @@ struct PartitionWarpgroupsPass
   /// threads: asking each for more than the register file divided among
   /// them makes setmaxnreg.inc wait forever.
   LogicalResult checkUnpartitionedBudgets(func::FuncOp func, int64_t warps) {
-    constexpr int64_t kRegisterFile = 65536;
     int64_t threads = warps * 32;
     WalkResult result = func.walk([&](RegAllocOp alloc) {
       for (Operation *p = alloc->getParentOp(); p && p != func; p = p->getParentOp())
@@ -164,7 +168,7 @@ struct PartitionWarpgroupsPass
   }
 
   LogicalResult checkRegisterFile(func::FuncOp func, int64_t warpgroups) {
-    constexpr int64_t kRegisterFile = 65536, kThreadsPerWarpgroup = 128;
+    constexpr int64_t kThreadsPerWarpgroup = 128;
     // At launch every thread gets the file divided evenly, in steps of 8.
     int64_t launchRegs = kRegisterFile / (warpgroups * kThreadsPerWarpgroup) / 8 * 8;
     SmallVector<int64_t> regs(warpgroups, launchRegs);
