@@ -27,6 +27,11 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
   TXLMbarsOptions mbars;
   mbars.debugHangs = options.debugHangs;
   return {
+      // Triton-style loads and dots: the loop pipeliner first (rings of
+      // buffers issued ahead), then how the remaining tiles travel.
+      {"ScheduleLoops", [] { return createTXLScheduleLoops(); }},
+      {"ExpandLoops", [] { return createTXLExpandLoops(); }},
+      {"LowerTileCopies", [] { return createTXLLowerTileCopies(); }},
       {"PartitionWarpgroups", [] { return createTXLPartitionWarpgroups(); }},
       {"AssignLayouts", [layouts] { return createTXLAssignLayouts(layouts); }},
       {"RemoveLayoutConversions", [] { return createTXLRemoveLayoutConversions(); }},

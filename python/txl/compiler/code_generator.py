@@ -15,10 +15,8 @@ Control flow:
     ``tl.static_range`` (and iterating a tuple) unrolls the loop at compile time.
   * ``while`` becomes ``scf.while`` the same way.
   * Calls to other @txl.jit functions are inlined; they may return a value or a tuple.
-  * Hidden variables (names starting with ``@``, which no Python identifier can) are state the language keeps
-    per call site, e.g. the mbarrier phase of a ``desc.load``: they are carried through loops and ``if``s like
-    user variables, flow in and out of inlined calls, and when one first appears inside a loop or branch it
-    starts from its initial value (``HIDDEN_INIT``) on the paths that have not set it.
+  * The frontend keeps no state of its own: each user construct is one op, and the C++ passes decide buffers,
+    barriers and phases (txl-schedule-loops, txl-lower-tile-copies).
 
 Every user error is a ``CompilationError`` at the AST node being compiled (``file:line:col``, the source line
 with a caret, and a fix); unexpected exceptions are wrapped the same way so no frontend traceback reaches users.
@@ -178,26 +176,6 @@ class _Return(Exception):
     pass
 
 
-# Hidden variables (see the module docstring): their prefix, and the initial value of each kind (the value a
-# path that never set one carries into a loop or out of an `if`).
-HIDDEN = "@"
-HIDDEN_INIT = {"@desc_phase": 0}
-
-
-def _hidden(name):
-    return isinstance(name, str) and name.startswith(HIDDEN)
-
-
-def _hint(name):
-    """The SSA name hint of a variable (hidden names are made readable: `@desc_phase:0` -> `desc_phase0`)."""
-    return name[1:].replace(":", "") if _hidden(name) else name
-
-
-def _hidden_init(name):
-    """The initial value of a hidden variable (an i32 constant in the kernel's entry block)."""
-    return semantic.constant(HIDDEN_INIT[name.split(":", 1)[0]], core.int32)
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # The code generator
 # ----------------------------------------------------------------------------------------------------------------
@@ -288,7 +266,7 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(value, tensor) and value.handle.hint is None:
             owner = value.handle.owner
             if not (isinstance(owner, ir.Op) and "const" in owner.attrs):
-                value.handle.hint = _hint(name)
+                value.handle.hint = name
         self.lscope[name] = value
         self.local_defs[name] = True
 
@@ -437,16 +415,14 @@ class CodeGenerator(ast.NodeVisitor):
             self.roles = saved_roles
         names = []
         for n in list(then_defs) + [n for n in else_defs if n not in then_defs]:
-            if want is not None and n != want and not _hidden(n):
+            if want is not None and n != want:
                 continue
-            # A hidden variable set in one branch only exists afterwards too: the other branch keeps its
-            # initial value (a path that never ran that call site).
-            if (n in then_defs and n in else_defs) or n in liveins or _hidden(n):
+            if (n in then_defs and n in else_defs) or n in liveins:
                 names.append(n)
         results, binds = [], {}
         then_vals, else_vals, rebuilders = [], [], []
         for n in names:
-            old = _hidden_init(n) if _hidden(n) and n not in liveins else liveins.get(n)
+            old = liveins.get(n)
             tv = then_scope.get(n, old)
             ev = else_scope.get(n, old)
             if tv is ev:
@@ -474,7 +450,7 @@ class CodeGenerator(ast.NodeVisitor):
         for n, rb, k in rebuilders:
             vals = [tensor(r, r.type) for r in op.results[i:i + k]]
             for v in op.results[i:i + k]:
-                v.hint = _hint(n)
+                v.hint = n
             binds[n] = rb(vals)
             i += k
         for n, v in binds.items():
@@ -591,7 +567,7 @@ class CodeGenerator(ast.NodeVisitor):
         for n, init, _ in carried:
             inits += _flatten(init, n)[0]
         block = ir.Block([ity] + [v.type for v in inits], [var] + sum(
-            [[_hint(n)] * len(_flatten(init, n)[0]) for n, init, _ in carried], []))
+            [[n] * len(_flatten(init, n)[0]) for n, init, _ in carried], []))
         scope = dict(liveins)
         i = 1
         for n, init, _ in carried:
@@ -609,6 +585,12 @@ class CodeGenerator(ast.NodeVisitor):
         op = self.builder.create("", [lb.handle, ub.handle, step.handle] + [v.handle for v in inits],
                                  [v.type for v in inits], regions=[ir.Region([block])], attrs={"kind": "for"})
         op.attrs["rebuild"] = _for_template
+        stages = _unwrap(getattr(it, "num_stages", None))
+        if stages is not None:
+            if not isinstance(stages, int) or isinstance(stages, bool) or stages < 1:
+                raise self.error(node.iter, "tl.range num_stages must be a positive integer constant, got %r"
+                                 % (stages,))
+            op.attrs["num_stages"] = stages
         _for_template(op)
         self._bind_results(carried, op.results)
 
@@ -618,7 +600,7 @@ class CodeGenerator(ast.NodeVisitor):
             leaves, rb = _flatten(init, n)
             vals = results[i:i + len(leaves)]
             for v in vals:
-                v.hint = _hint(n)
+                v.hint = n
             self.set(n, rb([tensor(v, v.type) for v in vals]))
             i += len(leaves)
 
@@ -639,10 +621,7 @@ class CodeGenerator(ast.NodeVisitor):
         carried = []
         for n in defs:
             if n not in liveins:
-                if not _hidden(n):
-                    continue
-                # First set inside the body (a desc.load's phase): carried from its initial value.
-                liveins[n] = _hidden_init(n)
+                continue
             init, new = liveins[n], body_scope[n]
             if init is new:
                 continue
@@ -718,7 +697,7 @@ class CodeGenerator(ast.NodeVisitor):
         for n, init, _ in carried:
             leaves = _flatten(init, n)[0]
             inits += leaves
-            hints += [_hint(n)] * len(leaves)
+            hints += [n] * len(leaves)
         types = [v.type for v in inits]
 
         def bind(block):
@@ -1014,8 +993,6 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error(node, "argument `%s` of %s is a tl.constexpr but got a run-time value"
                                  % (name, info.name), "pass a compile-time value (a literal or a constexpr)")
             scope[name] = _wrap(v)
-        hidden = {n: v for n, v in self.lscope.items() if _hidden(n)}
-        scope.update(hidden)  # per-call-site state flows through inlined calls (and back, below)
         gen = CodeGenerator(info, self.ctx, scope, self.call_stack)
         gen.is_kernel = False
         gen.loop_depth = self.loop_depth
@@ -1027,9 +1004,6 @@ class CodeGenerator(ast.NodeVisitor):
             gen.visit_body(info.node.body)
         finally:
             self.ctx.codegen = prev
-        for n, v in gen.lscope.items():
-            if _hidden(n) and hidden.get(n) is not v:
-                self.set(n, v)
         return gen.ret_value
 
     is_kernel = True
@@ -1138,6 +1112,8 @@ def _for_template(op):
             ", ".join("{a[%d]} = {o[%d]}" % (k + 1, k + 3) for k in builtins.range(n)),
             ", ".join("{r[%d]}" % k for k in builtins.range(n)))
     op.template = tmpl + " : {t[0]} {R[0]}"
+    if op.attrs.get("num_stages") is not None:
+        op.template += " {{txl.num_stages = %d : i32}}" % op.attrs["num_stages"]
 
 
 def _yield_op(vals):
@@ -1237,17 +1213,19 @@ _BUILTIN_NAMES.update({"True": constexpr(True), "False": constexpr(False), "None
 # ----------------------------------------------------------------------------------------------------------------
 # Entry point
 # ----------------------------------------------------------------------------------------------------------------
-def ast_to_ir(jit_fn, signature, constexprs, *, num_warps=4, num_warpgroups=1, target="sm_90a"):
+def ast_to_ir(jit_fn, signature, constexprs, *, num_warps=4, num_warpgroups=1, target="sm_90a", num_stages=None):
     """The txl IR text (an MLIR module) of ``jit_fn`` specialised for ``signature`` and ``constexprs``.
 
     ``signature`` maps each run-time parameter to a Triton signature string; ``constexprs`` maps compile-time
     parameters (``tl.constexpr``-annotated, or Triton's specialisation of an integer equal to 1) to their values.
     The kernel's parameters are the function's parameters that are not constexprs, in order. ``num_warps`` is per
-    warpgroup (TXL's convention): the block has ``num_warps * num_warpgroups`` warps.
+    warpgroup (TXL's convention): the block has ``num_warps * num_warpgroups`` warps. ``num_stages`` is Triton's
+    pipeline depth for the kernel's loops (default 3, as Triton's; a loop's ``tl.range(..., num_stages=)`` wins).
     """
     try:
         signature, constexprs = _check_specialisation(jit_fn, signature, constexprs)
-        return _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target)
+        return _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
+                          DEFAULT_NUM_STAGES if num_stages is None else num_stages)
     except CompilationError as e:
         raise e.with_traceback(None) from None
     except (TypeError, ValueError, SyntaxError, OSError):
@@ -1301,7 +1279,11 @@ def _check_specialisation(jit_fn, signature, constexprs):
     return dict(signature), dict(constexprs)
 
 
-def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target):
+# Triton's default pipeline depth (num_stages) on Hopper.
+DEFAULT_NUM_STAGES = 3
+
+
+def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target, num_stages):
     info = _info(jit_fn)
     signature = dict(signature or {})
     constexprs = dict(constexprs or {})
@@ -1313,6 +1295,8 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target)
 
     if not isinstance(num_warps, int) or num_warps < 1:
         raise err("num_warps must be a positive integer, got %r" % (num_warps,))
+    if not isinstance(num_stages, int) or isinstance(num_stages, bool) or num_stages < 1:
+        raise err("num_stages must be a positive integer (1: no pipelining), got %r" % (num_stages,))
     if not isinstance(num_warpgroups, int) or num_warpgroups < 1:
         raise err("num_warpgroups must be a positive integer, got %r" % (num_warpgroups,))
     consts = info.constexpr_params()
@@ -1364,11 +1348,12 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target)
         semantic.finalize_dots(ctx)
     entry.ops = builder.hoisted + entry.ops
     ir.eliminate_dead_ops(entry)
-    return _print_module(info.name, entry, num_warps * num_warpgroups, target, semantic.global_scratch_bytes(ctx),
+    return _print_module(info.name, entry, num_warps * num_warpgroups, num_stages, target,
+                         semantic.global_scratch_bytes(ctx),
                          gen.source_loc(fnode))
 
 
-def _print_module(name, entry, total_warps, target, global_scratch=None, loc=None):
+def _print_module(name, entry, total_warps, num_stages, target, global_scratch=None, loc=None):
     p = ir.Printer()
 
     def arg(a):
@@ -1380,7 +1365,8 @@ def _print_module(name, entry, total_warps, target, global_scratch=None, loc=Non
 
     args = ", ".join(arg(a) for a in entry.args)
     lines = ['module attributes {txl.target = "%s"} {' % target,
-             "  func.func @%s(%s) attributes {txl.kernel, txl.num_warps = %d : i32} {" % (name, args, total_warps)]
+             "  func.func @%s(%s) attributes {txl.kernel, txl.num_stages = %d : i32, txl.num_warps = %d : i32} {"
+             % (name, args, num_stages, total_warps)]
     body = "".join(p.print_op(op, 2) for op in entry.ops)
     lines.append(body + "    return")
     # The kernel's own location (its `def` line): kernel-wide errors (shared memory over 227 KB, register budgets)

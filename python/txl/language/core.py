@@ -603,8 +603,9 @@ def _shape_arg(shape):
 # Loop iterators
 # ----------------------------------------------------------------------------------------------------------------
 class range:
-    """``for i in tl.range(lo, hi, step)``: an scf.for loop (the pipelining hints are accepted and ignored: txl
-    kernels pipeline by hand)."""
+    """``for i in tl.range(lo, hi, step, num_stages=None)``: an scf.for loop. ``num_stages`` is Triton's: loads
+    in the loop are issued num_stages - 1 iterations ahead (the kernel's num_stages when absent); the other
+    hints are accepted and ignored."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
                  disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
@@ -613,6 +614,7 @@ class range:
         else:
             self.start, self.end = arg1, arg2
         self.step = constexpr(1) if step is None else step
+        self.num_stages = num_stages
 
 
 class static_range:

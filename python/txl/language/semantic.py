@@ -732,9 +732,7 @@ def trans(t, *dims):
         rt = block_type(t.dtype, shape)
         op = _b().create("txl.trans {o[0]}, %s : {t[0]} -> {r[0]}" % order, [t.handle], [rt], pure=True)
         out = tensor(op.result, rt)
-        src = getattr(t, "smem_source", None)
-        if src is not None and rank == 2:
-            out.smem_source = (src[0], src[1], smem_trans(src[2], order))
+        out.from_desc = getattr(t, "from_desc", False)
         return out
     raise SemanticError("cannot transpose %s" % t.type)
 
@@ -1078,17 +1076,14 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
             fix = "allocate both shared-memory operands with one element type (convert the data before it is stored)"
         raise SemanticError("tl.dot: A is %s and B is %s; the tensor cores multiply operands of one element type"
                             % (a.dtype.name, b.dtype.name), fix)
-    # Tiles that desc.load brought through shared memory are read there (A from registers would need the
-    # dot-operand layout, a conversion; B from registers a staging copy).
-    a_smem, b_smem = _smem_operand(a), _smem_operand(b)
-    staged = isinstance(b.type, block_type) or a_smem is not None or b_smem is not None
-    if a_smem is not None:
-        a = a_smem
-    if b_smem is not None:
-        b = b_smem
-    elif isinstance(b.type, block_type):
-        b = _stage_dot_operand(a, b)
-    b = as_view(b, "tl.dot operand B")
+    # What the user wrote: operands in shared memory or registers. txl-lower-tile-copies reads a tile that
+    # desc.load brought through shared memory from there and stages any other register B (wgmma reads B from
+    # shared memory); such a dot runs synchronously unless the loop pipeliner gives it a ring of buffers.
+    staged = isinstance(b.type, block_type) or getattr(a, "from_desc", False)
+    if isinstance(b.type, block_type):
+        b = _dot_register_b(a, b)
+    else:
+        b = as_view(b, "tl.dot operand B")
     if isinstance(a.type, smem_type):
         a = as_view(a, "tl.dot operand A")
     elif not isinstance(a.type, block_type):
@@ -1122,28 +1117,16 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
         tmpl += " use_acc {o[3]}"
     op = _b().create(tmpl + "{x} : {t[0]}, {t[1]}, {t[2]}", operands, [acc.type])
     op.template = op.template.replace("{x}", "%s")  # filled with " {async}" or "" at the end
-    # A dot reading a staged B or a desc.load staging buffer stays synchronous (txl.dot_wait does not see it):
-    # the next execution of the same call site (a loop) overwrites the buffer.
+    # A dot with register operands (staged by txl-lower-tile-copies) stays synchronous: txl.dot_wait does not
+    # cover it (the next execution of the op overwrites its staging buffer).
     op.attrs["dot"] = not staged
     _ctx().dots.append(op)
     return tensor(op.result, acc.type)
 
 
-def _smem_operand(x):
-    """The shared-memory view a register tile was loaded from by desc.load (directly or through .T), when that
-    staging buffer still holds it (no later desc.load of the same call site has been traced), else None."""
-    src = getattr(x, "smem_source", None)
-    if src is None or src[0].get("generation") != src[1]:
-        return None
-    return src[2]
-
-
-def _stage_dot_operand(a, b):
-    """tl.dot(a, b) with B in registers (e.g. from tl.load): wgmma reads B from shared memory, so B goes through
-    a staging buffer of the call site (allocated once at the top of the kernel, one stage per warpgroup that can
-    run the dot, like desc.load's): sync the threads sharing the stage (a previous dot of this call site may
-    still be read by slower warps), store B, make the stores visible to the async proxy (fence.proxy.async),
-    sync again so every warp's part is there, then the dot reads the buffer."""
+def _dot_register_b(a, b):
+    """Checks a register B of tl.dot (e.g. from tl.load) and converts it to A's element type, as the dot reads
+    it: wgmma takes 16-bit or fp8 operands of one type."""
     b = to_tensor(b)
     if len(b.type.shape) != 2:
         raise SemanticError("tl.dot needs 2-D operands, got B of shape %s" % list(b.type.shape))
@@ -1156,19 +1139,7 @@ def _stage_dot_operand(a, b):
             raise SemanticError("tl.dot: A is %s and B is %s; wgmma needs one element type"
                                 % (ety.name, b.dtype.name), "convert B first: `b.to(%s)`" % ety.name)
         b = cast(b, ety)
-    first, count, in_role = _desc_group("tl.dot with B in registers", True)
-    ctx = _ctx()
-    sites = ctx.__dict__.setdefault("dot_b_sites", {})
-    site = ctx.codegen.call_site() if ctx.codegen is not None else (object(),)
-    key = (site, tuple(b.type.shape), ety.name, count)
-    if key not in sites:
-        sites[key] = smem_alloc(list(b.type.shape), ety, count)
-    view = get_buffer(sites[key], _desc_stage_index(first, count))
-    _group_sync(in_role)
-    smem_store(view, b)
-    _b().create("txl.fence_proxy_async", [], [])
-    _group_sync(in_role)
-    return view
+    return b
 
 
 def dot_wait(pendings):
@@ -1291,123 +1262,23 @@ def _desc(desc, what):
     return desc
 
 
-def _loop_depth():
-    ctx = _ctx()
-    return ctx.codegen.loop_depth if ctx.codegen is not None else 0
-
-
-# desc.load / desc.store keep their staging buffer (and desc.load its mbarrier) per call site: the AST call node
-# and the calls that inlined it (the code generator's call_site()), plus the descriptor type. Everything is
-# allocated once at the top of the kernel; a loop reuses it, so desc.load's mbarrier phase is a hidden variable
-# `@desc_phase:<n>` (no Python name can start with `@`) that the code generator carries through every loop and
-# `if` around the call like a user variable, starting at 0.
-#
-# Groups. TMA and mbar_expect are issued by the first thread of each warpgroup that runs the op (LowerLoads,
-# Mbars), and each warpgroup holds its own copy of a register tile, so each warpgroup that can run the call gets
-# its own stage of the buffer and of the mbarrier: all of the kernel's warpgroups at the top level, the listed
-# ones in an `if txl.is_warpgroup([...])` region (stage = txl.warpgroup_id - first id).
-#
-# Reuse (WAR). When a call site runs again (a loop, or an unrolled loop), the next TMA overwrites the stage and
-# its leader re-arms the mbarrier while slow threads of the group may still read the previous tile or wait on
-# the previous phase, so the group syncs first: barrier 0 over the whole CTA at the top level (every thread runs
-# top-level code), the warpgroup's own named barrier (1 + warpgroup id, 128 threads: txl.tma_store_wait, whose
-# lowering is that sync after the leader's bulk-store wait) inside a warp-specialized region, where barrier 0
-# would wait for warps that never come. Named barriers 1..7 are reserved for the compiler, so the frontend
-# cannot spell that sync as txl.bar_wait.
-_DESC_PHASE = "@desc_phase"
-
-
-def _desc_group(what, reused):
-    """(first warpgroup, number of warpgroups that can run ``what`` here, inside a warp-specialized region)."""
-    ctx = _ctx()
-    roles = getattr(ctx.codegen, "roles", ()) if ctx.codegen is not None else ()
-    total = max(1, -(-ctx.num_warps * ctx.num_warpgroups // 4))
-    first, count = 0, total
-    for kind, ids in reversed(roles):
-        if kind == "is_warp" and reused:
-            raise SemanticError("%s inside a loop in a `txl.is_warp` region: reusing its staging buffer needs a "
-                                "barrier of the whole warpgroup that issues the TMA, which such a region does not "
-                                "run" % what,
-                                "call it in an `if txl.is_warpgroup([...]):` region, or write the copy with "
-                                "txl.smem_alloc + txl.mbar_alloc, txl.mbar_expect, txl.tma_load and "
-                                "txl.mbar_wait(bar, phase) with a phase you flip each iteration")
-        if kind == "is_warpgroup" and ids:
-            first, count = min(ids), max(ids) - min(ids) + 1
-            break
-    return first, count, bool(roles)
-
-
-def _desc_site(kind, desc_type, stages):
-    """The per-call-site state of a desc.load / desc.store: {"buf", "bar", "phase"} (created on first use)."""
-    ctx = _ctx()
-    sites = ctx.__dict__.setdefault("desc_sites", {})
-    site = ctx.codegen.call_site() if ctx.codegen is not None else (object(),)
-    key = (kind, site, str(desc_type), stages)
-    st = sites.get(key)
-    if st is None:
-        shape, ety = desc_type.block_shape, desc_type.element_ty
-        st = {"buf": smem_alloc(shape, ety, stages)}
-        if kind == "load":
-            st["bar"] = mbar_alloc(1, stages)
-            st["phase"] = "%s:%d" % (_DESC_PHASE, sum(1 for k in sites if k[0] == "load"))
-        sites[key] = st
-    return st
-
-
-def _desc_stage_index(first, count):
-    """The stage of this warpgroup in a per-warpgroup allocation (0, or txl.warpgroup_id - first)."""
-    if count == 1:
-        return 0
-    wg = tensor(_b().create("txl.warpgroup_id", [], [core.int32], pure=True).result, core.int32)
-    return binary("-", wg, first) if first else wg
-
-
-def _group_sync(in_role):
-    """Syncs the threads that share a staging stage before it is reused (see the comment above)."""
-    ctx = _ctx()
-    if in_role:
-        _b().create("txl.tma_store_wait 0", [], [])
-    else:
-        _b().create("txl.bar_wait 0, %d" % (ctx.num_warps * ctx.num_warpgroups * 32), [], [])
-
-
 def desc_load(desc, offsets):
-    """desc.load([x, y]): TMA into the call site's staging buffer, wait on its mbarrier with the site's current
-    phase, flip the phase, load into registers. Works at any depth of loops and ifs (see the comment above)."""
+    """desc.load([x, y]): one ``txl.desc_load``. The C++ passes decide how the tile travels: a ring of buffers
+    filled iterations ahead in a pipelined loop (txl-schedule-loops), else a staging buffer, an mbarrier and its
+    phase (txl-lower-tile-copies)."""
     desc = _desc(desc, "desc.load")
     idx = _offsets(offsets, len(desc.type.block_shape), "desc.load")
-    ctx = _ctx()
-    cg = ctx.codegen
-    shape, ety = desc.type.block_shape, desc.type.element_ty
-    probe = _desc_group("desc.load", False)
-    st = _desc_site("load", desc.type, probe[1])
-    phase = cg.lscope.get(st["phase"]) if cg is not None else None
-    reused = _loop_depth() > 0 or phase is not None
-    first, count, in_role = _desc_group("desc.load", reused)
-    if phase is None:
-        phase = constant(0, core.int32)
-    stage = _desc_stage_index(first, count)
-    view, bar1 = get_buffer(st["buf"], stage), get_buffer(st["bar"], stage)
-    if reused:
-        _group_sync(in_role)
-    nbytes = int(math.prod(shape)) * ety.primitive_bitwidth // 8
-    mbar_expect(bar1, nbytes)
-    tma_load(view, desc, idx, bar1)
-    _b().create("txl.mbar_wait {o[0]}, {o[1]} : {t[1]}", [bar1.handle, phase.handle], [])
-    # The tile in registers (dropped when unused), remembering the staging buffer it came from: tl.dot reads
-    # that buffer directly (see _smem_operand) instead of staging the registers again.
-    rt = block_type(view.type.element_ty, view.type.shape)
-    out = tensor(_b().create("txl.smem_load {o[0]} : {t[0]} -> {r[0]}", [view.handle], [rt], pure=True).result, rt)
-    st["generation"] = st.get("generation", 0) + 1
-    out.smem_source = (st, st["generation"], view)
-    if cg is not None:
-        cg.set(st["phase"], binary("^", phase, constant(1, core.int32)))
+    rt = block_type(desc.type.element_ty, desc.type.block_shape)
+    coords = ", ".join("{o[%d]}" % (i + 1) for i in range(len(idx)))
+    op = _b().create("txl.desc_load {o[0]}[%s] : {t[0]} -> {r[0]}" % coords, [desc.handle] + [i.handle for i in idx],
+                     [rt], pure=True)
+    out = tensor(op.result, rt)
+    out.from_desc = True  # a dot reads it where desc.load brought it (see dot)
     return out
 
 
 def desc_store(desc, offsets, value):
-    """desc.store([x, y], v): registers -> the call site's staging buffer (one stage per warpgroup) -> TMA
-    store, completed before returning."""
+    """desc.store([x, y], v): one ``txl.desc_store`` (complete when it returns; txl-lower-tile-copies stages it)."""
     desc = _desc(desc, "desc.store")
     idx = _offsets(offsets, len(desc.type.block_shape), "desc.store")
     val = to_tensor(value)
@@ -1416,16 +1287,10 @@ def desc_store(desc, offsets, value):
         raise SemanticError("desc.store: the value must be a %s tile (the descriptor's block), got %s"
                             % (shape, val.type))
     val = cast(val, ety)
-    first, count, _ = _desc_group("desc.store", False)
-    view = get_buffer(_desc_site("store", desc.type, count)["buf"], _desc_stage_index(first, count))
-    b = _b()
-    # The staging buffer may still be read by this warpgroup's previous TMA store (a loop): wait for it first
-    # (tma_store_wait also syncs the warpgroup, so no thread overwrites the tile before the copy read it).
-    b.create("txl.tma_store_wait 0", [], [])
-    smem_store(view, val)
-    b.create("txl.fence_proxy_async", [], [])
-    tma_store(view, desc, idx)
-    b.create("txl.tma_store_wait 0", [], [])
+    n = len(idx)
+    coords = ", ".join("{o[%d]}" % (i + 1) for i in range(n))
+    _b().create("txl.desc_store {o[0]}[%s], {o[%d]} : {t[0]}, {t[%d]}" % (coords, n + 1, n + 1),
+                [desc.handle] + [i.handle for i in idx] + [val.handle], [])
 
 
 # ----------------------------------------------------------------------------------------------------------------

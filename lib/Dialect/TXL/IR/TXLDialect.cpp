@@ -588,8 +588,27 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
                                 "warpgroups, at most 1024 threads)";
     return success();
   }
-  // Set by the pipeline stages (planned offsets and sizes).
-  if (name == "txl.offset" || name == "txl.shared_bytes") {
+  // Triton's pipeline depth: on a kernel (the launch option) or a loop
+  // (tl.range(..., num_stages=)).
+  if (name == "txl.num_stages") {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    int64_t stages = n && n.getValue().getSignificantBits() <= 32 ? n.getValue().getSExtValue() : 0;
+    if (stages < 1 || stages > 16)
+      return op->emitError() << "'" << name << "' must be an integer in 1..16 (1: no pipelining)";
+    if (!isa<FunctionOpInterface>(op) && op->getName().getStringRef() != "scf.for")
+      return op->emitError() << "'" << name << "' belongs on a kernel function or an scf.for";
+    return success();
+  }
+  // Set by the tile-copy passes: who owns a shared buffer (a staging buffer
+  // reused by each execution of one op, or a pipelined loop's ring).
+  if (name == "txl.staging" || name == "txl.ring") {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<SmemAllocOp>(op))
+      return op->emitError() << "'" << name << "' is a unit attribute on txl.smem_alloc";
+    return success();
+  }
+  // Set by the pipeline stages (planned offsets and sizes, a loop schedule).
+  if (name == "txl.offset" || name == "txl.shared_bytes" || name == "txl.stage" ||
+      name == "txl.order") {
     if (!isa<IntegerAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be an integer";
     return success();

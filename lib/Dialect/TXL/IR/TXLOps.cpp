@@ -363,6 +363,30 @@ LogicalResult TmaStoreOp::verify() {
   return verifyTmaBox(*this, getDesc().getType(), getIndices().size(), getSrc().getType());
 }
 
+/// desc_load / desc_store: a tile of the descriptor's box and element type.
+static LogicalResult verifyDescTile(Operation *op, TensorDescType desc, size_t numIndices,
+                                   Type tile, StringRef what) {
+  if (numIndices != desc.getBlockShape().size())
+    return op->emitOpError() << "needs " << desc.getBlockShape().size()
+                             << " coordinates (one per descriptor dimension), got "
+                             << numIndices;
+  auto t = cast<RankedTensorType>(tile);
+  if (t.getShape() != desc.getBlockShape() || t.getElementType() != desc.getElementType())
+    return op->emitOpError() << what << " must be the descriptor's block, "
+                             << shapeStr(desc.getBlockShape()) << " of "
+                             << desc.getElementType() << ", got " << tile;
+  return success();
+}
+
+LogicalResult DescLoadOp::verify() {
+  return verifyDescTile(*this, getDesc().getType(), getIndices().size(), getType(), "the result");
+}
+
+LogicalResult DescStoreOp::verify() {
+  return verifyDescTile(*this, getDesc().getType(), getIndices().size(), getValue().getType(),
+                        "the stored value");
+}
+
 LogicalResult MakeTensorDescOp::verify() {
   TensorDescType desc = getType();
   auto base = cast<PtrType>(getBase().getType());
@@ -490,7 +514,7 @@ static LogicalResult verifyAsyncDotResultUses(DotOp dot);
 
 LogicalResult DotOp::verify() {
   auto a = cast<ShapedType>(getA().getType());
-  SmemType b = getB().getType();
+  auto b = cast<ShapedType>(getB().getType());
   auto c = cast<ShapedType>(getAcc().getType());
   int64_t m, n, k;
   if (failed(verifyMmaOperands(*this, a, b, c, m, n, k)))

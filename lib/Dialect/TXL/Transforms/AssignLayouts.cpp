@@ -266,7 +266,13 @@ private:
     MLIRContext *ctx = func.getContext();
     WalkResult result = func.walk([&](DotOp dot) {
       auto acc = cast<RankedTensorType>(dot.getAcc().getType());
-      auto bType = dot.getB().getType();
+      auto bType = dyn_cast<SmemType>(dot.getB().getType());
+      if (!bType) {
+        dot.emitOpError() << "B is a register tile; wgmma reads B from shared memory, so "
+                             "txl-lower-tile-copies must stage it first (run "
+                             "--txl-lower-tile-copies before --txl-assign-layouts)";
+        return WalkResult::interrupt();
+      }
       unsigned kInstr = 256 / getElementBitWidth(bType.getElementType());
       if (bType.getElementType().isF32())
         kInstr = 8;

@@ -174,7 +174,7 @@ struct LowerDot : OpConversionPattern<DotOp> {
     Location loc = op.getLoc();
     auto accType = cast<RankedTensorType>(op.getAcc().getType());
     auto aShaped = cast<ShapedType>(op.getA().getType());
-    SmemType bType = op.getB().getType();
+    auto bType = cast<SmemType>(op.getB().getType());
     Type inElt = bType.getElementType();
     if (!accType.getElementType().isF32())
       return op.emitOpError() << "the wgmma lowering supports f32 accumulators only (got "

@@ -397,6 +397,49 @@ def TXL_MakeTensorDescOp : TXL_Op<"make_tensor_descriptor", [AttrSizedOperandSeg
   let hasVerifier = 1;
 }
 
+def TXL_DescLoadOp : TXL_Op<"desc_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "load a tile through a TMA descriptor into registers (Triton's desc.load)";
+  let description = [{
+    What the user wrote, nothing more: the box at `indices` (innermost last)
+    of the descriptor, as a register tile of the descriptor's block shape.
+    Out-of-bounds elements read as zero. How the tile travels (a staging
+    buffer, an mbarrier and its phase, the syncs before a buffer is reused,
+    or a ring of buffers filled iterations ahead) is decided by C++ passes:
+    txl-schedule-loops / txl-expand-loops pipeline it in a loop,
+    txl-lower-tile-copies lowers what is left.
+
+    ```mlir
+    %a = txl.desc_load %desc[%m, %k] : !txl.tensordesc<128x64xbf16> -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins TXL_TensorDesc:$desc, Variadic<I32>:$indices);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = [{
+    $desc `[` $indices `]` attr-dict `:` qualified(type($desc)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_DescStoreOp : TXL_Op<"desc_store"> {
+  let summary = "store a register tile through a TMA descriptor (Triton's desc.store)";
+  let description = [{
+    Writes `value` (the descriptor's block shape and element type) to the box
+    at `indices`; out-of-bounds elements are clipped. Complete when the op
+    returns (txl-lower-tile-copies stages it through shared memory and waits
+    for the bulk store).
+
+    ```mlir
+    txl.desc_store %desc[%m, %n], %c : !txl.tensordesc<128x128xbf16>, tensor<128x128xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<TXL_TensorDesc, "", [MemWrite]>:$desc, Variadic<I32>:$indices,
+                       TXL_Tile:$value);
+  let assemblyFormat = [{
+    $desc `[` $indices `]` `,` $value attr-dict `:` qualified(type($desc)) `,` qualified(type($value))
+  }];
+  let hasVerifier = 1;
+}
+
 def TXL_TmaStoreWaitOp : TXL_Op<"tma_store_wait", [MemoryEffects<SyncEffects>]> {
   let summary = "wait until at most `pendings` TMA store groups still read shared memory";
   let description = [{
@@ -484,7 +527,10 @@ def TXL_DotOp : TXL_Op<"dot", [AllTypesMatch<["acc", "result"]>]> {
   let summary = "warpgroup MMA (wgmma): d = a * b + acc";
   let description = [{
     `a` is a shared-memory view or a register tile (the RS form, as in P*V of
-    flash attention); `b` is a shared-memory view; `acc` and the result are
+    flash attention); `b` is a shared-memory view, or a register tile as the
+    user wrote it (Triton's `tl.dot(a, b)` on loaded tiles), which
+    txl-lower-tile-copies reads from the shared memory it was loaded through
+    or stages there before layouts are assigned; `acc` and the result are
     register tiles. M is a multiple of 64, N is 8..256 in steps of 8, K a
     multiple of the instruction's K (8 for tf32, 16 for 16-bit, 32 for 8-bit
     types). With `async` the result may be read only after a `txl.dot_wait`
@@ -496,7 +542,7 @@ def TXL_DotOp : TXL_Op<"dot", [AllTypesMatch<["acc", "result"]>]> {
     ```
   }];
   let arguments = (ins Arg<AnyTypeOf<[TXL_SmemView, TXL_Tile]>, "", [MemRead<TXL_SharedMemory>]>:$a,
-                       Arg<TXL_SmemView, "", [MemRead<TXL_SharedMemory>]>:$b,
+                       Arg<AnyTypeOf<[TXL_SmemView, TXL_Tile]>, "", [MemRead<TXL_SharedMemory>]>:$b,
                        TXL_Tile:$acc, Optional<I1>:$useAcc, UnitAttr:$async);
   let results = (outs TXL_Tile:$result);
   let assemblyFormat = [{

@@ -16,6 +16,76 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TXLScheduleLoops : Pass<"txl-schedule-loops", "mlir::ModuleOp"> {
+  let summary = "Loop pipeliner, step 1: give loads in scf.for loops a ring of buffers and a stage";
+  let description = [{
+    For each scf.for whose `num_stages` (the loop's `txl.num_stages`, else the
+    kernel's, as Triton's `tl.range(..., num_stages=)` and launch option) is
+    at least 2, outside warp-specialized regions: every txl.desc_load in the
+    loop body whose coordinates the loop can compute ahead (from the
+    induction variable, loop invariants and other stage-0 values) becomes a
+    ring of `num_stages` shared buffers and mbarriers allocated before the
+    loop; the loop issues the TMA of iteration i + num_stages - 1 (stage 0)
+    and waits for and reads iteration i's slot (stage num_stages - 1). The
+    slot and phase come from a counter of the loads issued so far, carried
+    through enclosing loops, so nested loops keep their phases. Before a slot
+    is refilled, a CTA barrier (after the last reads of the previous
+    iteration) protects it. A txl.dot whose accumulator is carried by the
+    loop becomes async, retired one iteration later (`txl.dot_wait 1` after
+    it, `txl.dot_wait 0` after the loop), so the tensor cores overlap the
+    next iteration's loads and arithmetic. Every op of the body gets
+    `txl.stage` and `txl.order`; txl-expand-loops builds the pipelined loop.
+
+    Before: `%a = txl.desc_load %d[%m, %k]` in `scf.for %k ... {txl.num_stages = 3}`.
+    After:  a 3-stage `txl.smem_alloc {txl.ring}`, and in the loop
+            `txl.mbar_expect`/`txl.tma_load {txl.stage = 0}` into slot
+            (i + 2) % 3, `txl.mbar_wait`/`txl.smem_load {txl.stage = 2}` of slot i % 3.
+  }];
+  let dependentDialects = ["::mlir::txl::TXLDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numLoops", "loops", "Loops scheduled">,
+    Statistic<"numLoads", "loads", "Loads given a ring of buffers">,
+    Statistic<"numAsyncDots", "async-dots", "Loop-carried dots made async">,
+  ];
+}
+
+def TXLExpandLoops : Pass<"txl-expand-loops", "mlir::ModuleOp"> {
+  let summary = "Loop pipeliner, step 2: build prologue and pipelined loop from the schedule";
+  let description = [{
+    Runs upstream MLIR's scf loop pipelining (scf::pipelineForLoop) on every
+    loop txl-schedule-loops annotated, with the stages and order it
+    recorded: the prologue issues stage 0 of the first num_stages - 1
+    iterations; the loop runs stage 0 of iteration i + num_stages - 1 with
+    stage num_stages - 1 of iteration i. Trip counts may be dynamic (and
+    smaller than the stage count): stage-0 ops past the end are predicated
+    off (a TMA issue under scf.if, a scalar load masked). The annotations are
+    removed.
+  }];
+  let dependentDialects = ["::mlir::txl::TXLDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def TXLLowerTileCopies : Pass<"txl-lower-tile-copies", "mlir::ModuleOp"> {
+  let summary = "Decide how Triton-style tiles travel: desc_load/desc_store staging, dot operands";
+  let description = [{
+    For what the pipeliner did not take. txl.desc_load gets a staging buffer
+    and an mbarrier at the kernel's entry (a stage per warpgroup that runs
+    it): TMA, wait, smem_load; inside loops the group syncs before reuse and
+    the mbarrier phase is carried through the enclosing loops and ifs.
+    txl.desc_store goes registers -> staging buffer -> TMA store, waited. A
+    txl.dot operand that is a register copy of a staging buffer is read from
+    that buffer; a register B otherwise is stored to a staging buffer of its
+    own (wgmma reads B from shared memory) and the dot runs synchronously.
+
+    Before: `%a = txl.desc_load %d[%m, %k] : ... -> tensor<64x64xbf16>`.
+    After:  `txl.mbar_expect %bar, 8192`, `txl.tma_load %d[%m, %k], %buf, %bar`,
+            `txl.mbar_wait %bar, %phase`, `%a = txl.smem_load %buf`.
+  }];
+  let dependentDialects = ["::mlir::txl::TXLDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TXLAssignLayouts : Pass<"txl-assign-layouts", "mlir::ModuleOp"> {
   let summary = "Give every register tile a layout (anchors, then propagation)";
   let description = [{

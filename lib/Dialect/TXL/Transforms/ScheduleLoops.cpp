@@ -1,0 +1,319 @@
+//===- ScheduleLoops.cpp - loop pipeliner, step 1: rings and stages -------===//
+//
+// Triton's meaning of `num_stages`: a load in a loop is issued num_stages - 1
+// iterations before the iteration that reads it, into a ring of num_stages
+// shared buffers. This pass makes that decision for every scf.for (outside
+// warp-specialized regions) and records it; txl-expand-loops builds the loop.
+//
+// For each txl.desc_load in the loop body whose coordinates can be computed
+// ahead (their backward slice in the body is pure arithmetic, scalar loads
+// and iter_args updated by such ops), with the loop's `num_stages` S >= 2:
+//
+//   before the kernel:  ring = smem_alloc S stages {txl.ring}, bars = mbar_alloc <S>
+//   stage 0     (issue, iteration i + S - 1, predicated past the end):
+//       g = base + (iv - lb) / step       the loads issued before this one
+//       slot = g % S; expect bars[slot]; tma_load desc[...] -> ring[slot]
+//   stage S - 1 (consume, iteration i):
+//       mbar_wait bars[slot], (g / S) & 1; tile = smem_load ring[slot]
+//
+// `base` counts the loads of earlier executions of the loop (0, or carried
+// through the enclosing loops when the loop is nested, with a CTA barrier
+// before the loop so the previous execution's readers are done with the ring).
+//
+// Reuse of a slot: the TMA of iteration i + S - 1 refills the slot read by
+// iteration i - 1. The consume stage ends with a CTA barrier, so every
+// thread's reads of that slot are done; a dot that read it asynchronously was
+// retired by the `txl.dot_wait 1` that follows iteration i's dot.
+//
+// Loop-carried dots (the accumulator is an iter_arg, yielded straight back)
+// become async with `txl.dot_wait 1` after them and `txl.dot_wait 0` after
+// the loop (Triton's async wgmma: the tensor cores overlap the next
+// iteration's loads and arithmetic).
+//
+// Order in the pipelined body: the consume stage in program order, the
+// barrier, then the issue stage (as Triton places its async copies after the
+// dot), recorded as `txl.order`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
+#include "txl/Dialect/TXL/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "txl/Dialect/TXL/IR/TXLOps.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::txl {
+#define GEN_PASS_DEF_TXLSCHEDULELOOPS
+#include "txl/Dialect/TXL/Transforms/Passes.h.inc"
+} // namespace mlir::txl
+
+using namespace mlir;
+using namespace mlir::txl;
+
+static constexpr StringLiteral kStage = "txl.stage";
+static constexpr StringLiteral kOrder = "txl.order";
+
+static int64_t getNumStages(scf::ForOp loop) {
+  if (auto attr = loop->getAttrOfType<IntegerAttr>("txl.num_stages"))
+    return attr.getInt();
+  auto func = loop->getParentOfType<func::FuncOp>();
+  if (auto attr = func ? func->getAttrOfType<IntegerAttr>("txl.num_stages") : IntegerAttr())
+    return attr.getInt();
+  return 1;
+}
+
+/// A load of one scalar (a block index of a sparse pattern): may be issued
+/// ahead, masked off past the end of the loop.
+static bool isScalarLoad(Operation *op) {
+  auto load = dyn_cast<LoadOp>(op);
+  return load && !isa<ShapedType>(load.getType());
+}
+
+/// Adds to `slice` the body ops that `v` depends on in the same iteration or,
+/// through iter_args, in earlier ones. False if one of them cannot run ahead
+/// of the loop's other work (side effects, regions).
+static bool collectIssueSlice(scf::ForOp loop, Value v, llvm::SetVector<Operation *> &slice) {
+  Block *body = loop.getBody();
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (arg.getOwner() != body || arg == loop.getInductionVar())
+        continue;
+      work.push_back(body->getTerminator()->getOperand(arg.getArgNumber() - 1));
+      continue;
+    }
+    Operation *def = x.getDefiningOp();
+    if (!loop->isAncestor(def))
+      continue; // loop invariant
+    if (def->getBlock() != body || def->getNumRegions() ||
+        !(isMemoryEffectFree(def) || isScalarLoad(def)))
+      return false;
+    if (slice.insert(def))
+      llvm::append_range(work, def->getOperands());
+  }
+  return true;
+}
+
+/// (iv - lb) / step: the iteration number of the iteration `iv` belongs to.
+static Value getIterationNumber(OpBuilder &b, Location loc, scf::ForOp loop, Value iv) {
+  Value diff = arith::SubIOp::create(b, loc, iv, loop.getLowerBound());
+  return arith::DivUIOp::create(b, loc, diff, loop.getStep());
+}
+
+/// max(0, ceil((ub - lb) / step)).
+static Value getTripCount(OpBuilder &b, Location loc, scf::ForOp loop) {
+  Type t = loop.getUpperBound().getType();
+  Value diff = arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound());
+  Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 1));
+  Value stepM1 = arith::SubIOp::create(b, loc, loop.getStep(), one);
+  Value trips = arith::DivSIOp::create(b, loc, arith::AddIOp::create(b, loc, diff, stepM1),
+                                       loop.getStep());
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 0));
+  return arith::MaxSIOp::create(b, loc, trips, zero);
+}
+
+static Value castToI32(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isInteger(32))
+    return v;
+  if (v.getType().isIndex())
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+  return arith::TruncIOp::create(b, loc, b.getI32Type(), v);
+}
+
+namespace {
+struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (getNumStages(loop) >= 2)
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      if (failed(schedule(loop)))
+        return signalPassFailure();
+  }
+
+  /// The loads of `loop` that can be issued ahead, and their issue slices.
+  SmallVector<DescLoadOp> findLoads(scf::ForOp loop, llvm::SetVector<Operation *> &slice) {
+    SmallVector<DescLoadOp> loads;
+    for (auto load : loop.getBody()->getOps<DescLoadOp>()) {
+      llvm::SetVector<Operation *> mine;
+      bool ok = llvm::all_of(load.getIndices(),
+                             [&](Value v) { return collectIssueSlice(loop, v, mine); });
+      if (!ok)
+        continue;
+      loads.push_back(load);
+      slice.insert(mine.begin(), mine.end());
+    }
+    return loads;
+  }
+
+  LogicalResult schedule(scf::ForOp loop) {
+    WarpgroupGroup group = getWarpgroupGroup(loop);
+    // Warp-specialized kernels stage their own loads; with several
+    // warpgroups running the body each would need its own ring.
+    if (group.inRole || group.count != 1)
+      return success();
+    // Upstream pipelining carries loop values at distance 1 only: drop the
+    // iter_args the body passes through unchanged first.
+    {
+      RewritePatternSet patterns(loop.getContext());
+      scf::ForOp::getCanonicalizationPatterns(patterns, loop.getContext());
+      bool erased = false;
+      GreedyRewriteConfig config;
+      config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+      (void)applyOpPatternsGreedily({loop.getOperation()}, std::move(patterns), config, nullptr,
+                                    &erased);
+      if (erased)
+        return success(); // folded away (or replaced: its new form keeps no attribute)
+    }
+    Block *body = loop.getBody();
+    for (Value y : body->getTerminator()->getOperands()) {
+      Operation *def = y.getDefiningOp();
+      if (!def || def->getBlock() != body)
+        return success(); // a loop-carried value not computed by the body
+    }
+    llvm::SetVector<Operation *> slice;
+    SmallVector<DescLoadOp> loads = findLoads(loop, slice);
+    if (loads.empty())
+      return success();
+    int64_t S = getNumStages(loop);
+    IRRewriter rw(loop.getContext());
+    auto func = loop->getParentOfType<func::FuncOp>();
+    Block &entry = func.getBody().front();
+    Location loc = loop.getLoc();
+
+    // The loads issued by earlier executions of this loop.
+    Value base;
+    {
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointToStart(&entry);
+      base = arith::ConstantIntOp::create(rw, loc, 0, 32);
+    }
+    if (isInLoop(loop)) {
+      FailureOr<Value> carried =
+          carryCounter(rw, loop, base, [&](OpBuilder &b, Location l, Value cur) -> Value {
+            Value trips = castToI32(b, l, getTripCount(b, l, loop));
+            return arith::AddIOp::create(b, l, cur, trips);
+          });
+      if (failed(carried))
+        return failure();
+      base = *carried;
+      rw.setInsertionPoint(loop);
+      emitGroupSync(rw, loc, loop, group);
+    }
+
+    DenseSet<Operation *> issue(slice.begin(), slice.end());
+    for (DescLoadOp load : loads)
+      lowerLoad(rw, entry, loop, load, base, S, issue);
+    ++numLoops;
+
+    // Loop-carried accumulators: async, retired one iteration later.
+    for (auto dot : llvm::make_early_inc_range(body->getOps<DotOp>()))
+      makeAsync(rw, loop, dot);
+
+    // The consume stage ends with a CTA barrier: the slot refilled next was
+    // read by the previous iteration.
+    rw.setInsertionPoint(body->getTerminator());
+    emitGroupSync(rw, loc, loop, group);
+
+    int64_t order = 0;
+    for (Operation &op : body->without_terminator())
+      if (!issue.contains(&op))
+        stamp(op, S - 1, order++);
+    for (Operation &op : body->without_terminator())
+      if (issue.contains(&op))
+        stamp(op, 0, order++);
+    loop->setAttr("txl.num_stages", rw.getI32IntegerAttr(S));
+    return success();
+  }
+
+  static void stamp(Operation &op, int64_t stage, int64_t order) {
+    Builder b(op.getContext());
+    op.setAttr(kStage, b.getI32IntegerAttr(stage));
+    op.setAttr(kOrder, b.getI32IntegerAttr(order));
+  }
+
+  /// Replaces `load` by a ring read (stage S - 1) and adds the ops that fill
+  /// the ring (stage 0) to `issue`.
+  void lowerLoad(IRRewriter &rw, Block &entry, scf::ForOp loop, DescLoadOp load, Value base,
+                 int64_t S, DenseSet<Operation *> &issue) {
+    Location loc = load.getLoc();
+    TensorDescType desc = load.getDesc().getType();
+    auto ringType = SmemType::get(rw.getContext(), desc.getBlockShape(), desc.getElementType(), S,
+                                  desc.getEncoding());
+    Value ring, bars;
+    {
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointToStart(&entry);
+      auto alloc = SmemAllocOp::create(rw, loc, ringType, /*mutable_=*/false);
+      alloc->setAttr("txl.ring", rw.getUnitAttr());
+      ring = alloc;
+      bars = MbarAllocOp::create(rw, loc, MbarType::get(rw.getContext(), S), 1);
+    }
+    rw.setInsertionPoint(loop);
+    Value stages = arith::ConstantIntOp::create(rw, loc, S, 32);
+    Value one = arith::ConstantIntOp::create(rw, loc, 1, 32);
+    // The loads issued before this one: base + the iteration number.
+    auto countAt = [&](Value iv) -> Value {
+      return arith::AddIOp::create(rw, loc, base,
+                                   castToI32(rw, loc, getIterationNumber(rw, loc, loop, iv)));
+    };
+    // Issue (stage 0): every op built here up to the TMA.
+    rw.setInsertionPoint(load);
+    Operation *before = load->getPrevNode();
+    Value slot0 = arith::RemUIOp::create(rw, loc, countAt(loop.getInductionVar()), stages);
+    Value view0 = GetBufferOp::create(rw, loc, ring, slot0);
+    Value bar0 = GetBufferOp::create(rw, loc, bars, slot0);
+    int64_t bytes = ringType.getView().getNumElements() *
+                    getElementTypeOrSelf(desc.getElementType()).getIntOrFloatBitWidth() / 8;
+    MbarExpectOp::create(rw, loc, bar0, bytes, Value());
+    TmaLoadOp::create(rw, loc, load.getDesc(), load.getIndices(), view0, bar0);
+    for (Operation *op = before ? before->getNextNode() : &loop.getBody()->front(); op != load;
+         op = op->getNextNode())
+      issue.insert(op);
+    // Consume (stage S - 1): the same count, recomputed from this stage's iv.
+    Value count = countAt(loop.getInductionVar());
+    Value slot1 = arith::RemUIOp::create(rw, loc, count, stages);
+    Value phase =
+        arith::AndIOp::create(rw, loc, arith::DivUIOp::create(rw, loc, count, stages), one);
+    Value view1 = GetBufferOp::create(rw, loc, ring, slot1);
+    Value bar1 = GetBufferOp::create(rw, loc, bars, slot1);
+    MbarWaitOp::create(rw, loc, bar1, phase);
+    rw.replaceOpWithNewOp<SmemLoadOp>(load, load.getType(), view1);
+    ++numLoads;
+  }
+
+  /// `acc = dot(a, b, acc)` carried by the loop: async, `txl.dot_wait 1`
+  /// after it, `txl.dot_wait 0` on the loop's result.
+  void makeAsync(IRRewriter &rw, scf::ForOp loop, DotOp dot) {
+    auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+    if (dot.getAsync() || !arg || arg.getOwner() != loop.getBody() ||
+        arg == loop.getInductionVar() || !dot->hasOneUse())
+      return;
+    unsigned i = arg.getArgNumber() - 1;
+    Operation *yield = loop.getBody()->getTerminator();
+    if (yield->getOperand(i) != dot.getResult() || !arg.hasOneUse())
+      return;
+    dot.setAsync(true);
+    rw.setInsertionPointAfter(dot);
+    DotWaitOp::create(rw, dot.getLoc(), 1, ValueRange());
+    rw.setInsertionPointAfter(loop);
+    Value result = loop.getResult(i);
+    auto wait = DotWaitOp::create(rw, dot.getLoc(), 0, ValueRange{result});
+    rw.replaceAllUsesExcept(result, wait.getResult(0), wait);
+    ++numAsyncDots;
+  }
+};
+} // namespace
