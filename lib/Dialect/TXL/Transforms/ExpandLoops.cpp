@@ -9,6 +9,8 @@
 //   - pure ops run anyway (their values are never used);
 //   - a scalar txl.load is masked (it may read an index past the list);
 //   - ops without results (mbar_expect, tma_load) go under `scf.if %pred`.
+//   - cp.async (txl.async_load) is masked: its commit group must still
+//     exist, as the waits count groups.
 // The attributes are removed afterwards.
 //
 //===----------------------------------------------------------------------===//
@@ -50,6 +52,16 @@ static Operation *predicate(RewriterBase &rw, Operation *op, Value pred) {
       mask = arith::AndIOp::create(rw, loc, load.getMask(), pred);
     rw.modifyOpInPlace(load, [&] { load.getMaskMutable().assign(mask); });
     return load;
+  }
+  // cp.async still commits its (then empty) group: the waits count groups.
+  if (auto copy = dyn_cast<AsyncLoadOp>(op)) {
+    auto maskType = RankedTensorType::get(copy.getPtrs().getType().getShape(), rw.getI1Type(),
+                                          copy.getPtrs().getType().getEncoding());
+    Value mask = SplatOp::create(rw, loc, maskType, pred);
+    if (copy.getMask())
+      mask = arith::AndIOp::create(rw, loc, copy.getMask(), mask);
+    rw.modifyOpInPlace(copy, [&] { copy.getMaskMutable().assign(mask); });
+    return copy;
   }
   if (op->getNumResults() != 0)
     return nullptr;

@@ -9,12 +9,16 @@
 // ahead (their backward slice in the body is pure arithmetic, scalar loads
 // and iter_args updated by such ops), with the loop's `num_stages` S >= 2:
 //
-//   before the kernel:  ring = smem_alloc S stages {txl.ring}, bars = mbar_alloc <S>
+//   before the kernel:  ring = smem_alloc R stages {txl.ring}, bars = mbar_alloc <R>
 //   stage 0     (issue, iteration i + S - 1, predicated past the end):
 //       g = base + (iv - lb) / step       the loads issued before this one
-//       slot = g % S; expect bars[slot]; tma_load desc[...] -> ring[slot]
+//       slot = g % R; expect bars[slot]; tma_load desc[...] -> ring[slot]
 //   stage S - 1 (consume, iteration i):
-//       mbar_wait bars[slot], (g / S) & 1; tile = smem_load ring[slot]
+//       mbar_wait bars[slot], (g / R) & 1; tile = smem_load ring[slot]
+//
+// R = S - 1 buffers suffice (iteration i's slot is free once the consume
+// stage ends, before the issue of iteration i + S - 1), R = S when an async
+// dot still reads slot i during iteration i + 1.
 //
 // `base` counts the loads of earlier executions of the loop (0, or carried
 // through the enclosing loops when the loop is nested, with a CTA barrier
@@ -43,6 +47,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -134,12 +139,27 @@ static Value castToI32(OpBuilder &b, Location loc, Value v) {
 namespace {
 struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
   void runOnOperation() override {
-    SmallVector<scf::ForOp> loops;
+    // Upstream pipelining carries loop values at distance 1 only: drop the
+    // iter_args the bodies pass through unchanged first (this may rebuild
+    // the loops; they keep their attributes).
+    SmallVector<Operation *> loops;
     getOperation().walk([&](scf::ForOp loop) {
       if (getNumStages(loop) >= 2)
         loops.push_back(loop);
     });
-    for (scf::ForOp loop : loops)
+    if (loops.empty())
+      return;
+    RewritePatternSet patterns(&getContext());
+    scf::ForOp::getCanonicalizationPatterns(patterns, &getContext());
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    (void)applyOpPatternsGreedily(loops, std::move(patterns), config);
+    SmallVector<scf::ForOp> scheduled;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (getNumStages(loop) >= 2)
+        scheduled.push_back(loop);
+    });
+    for (scf::ForOp loop : scheduled)
       if (failed(schedule(loop)))
         return signalPassFailure();
   }
@@ -159,25 +179,52 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     return loads;
   }
 
+  /// Pointer-tile loads (tl.load) that feed a dot (directly or through
+  /// tl.trans), as Triton pipelines them: cp.async copies into a ring. Masked
+  /// elements must read as zero (cp.async can only zero-fill).
+  SmallVector<LoadOp> findPointerLoads(scf::ForOp loop, llvm::SetVector<Operation *> &slice) {
+    SmallVector<LoadOp> loads;
+    auto feedsDot = [](LoadOp load) {
+      return llvm::any_of(load->getUsers(), [](Operation *user) {
+        if (isa<TransOp>(user))
+          return llvm::any_of(user->getUsers(), [](Operation *u) { return isa<DotOp>(u); });
+        return isa<DotOp>(user);
+      });
+    };
+    auto isZero = [](Value v) {
+      if (auto splat = v.getDefiningOp<SplatOp>())
+        v = splat.getSrc();
+      return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
+    };
+    for (auto load : loop.getBody()->getOps<LoadOp>()) {
+      auto tile = dyn_cast<RankedTensorType>(load.getType());
+      if (!tile || tile.getRank() != 2 || load.getIsVolatile() || !feedsDot(load))
+        continue;
+      unsigned bits = getElementTypeOrSelf(tile).getIntOrFloatBitWidth();
+      CacheModifier cache = load.getCache();
+      if (bits < 8 || bits > 32 ||
+          !(cache == CacheModifier::none || cache == CacheModifier::ca ||
+            cache == CacheModifier::cg) ||
+          (load.getOther() && !isZero(load.getOther())))
+        continue;
+      llvm::SetVector<Operation *> mine;
+      bool ok = collectIssueSlice(loop, load.getPtr(), mine) &&
+                (!load.getMask() || collectIssueSlice(loop, load.getMask(), mine)) &&
+                (!load.getOther() || collectIssueSlice(loop, load.getOther(), mine));
+      if (!ok)
+        continue;
+      loads.push_back(load);
+      slice.insert(mine.begin(), mine.end());
+    }
+    return loads;
+  }
+
   LogicalResult schedule(scf::ForOp loop) {
     WarpgroupGroup group = getWarpgroupGroup(loop);
     // Warp-specialized kernels stage their own loads; with several
     // warpgroups running the body each would need its own ring.
     if (group.inRole || group.count != 1)
       return success();
-    // Upstream pipelining carries loop values at distance 1 only: drop the
-    // iter_args the body passes through unchanged first.
-    {
-      RewritePatternSet patterns(loop.getContext());
-      scf::ForOp::getCanonicalizationPatterns(patterns, loop.getContext());
-      bool erased = false;
-      GreedyRewriteConfig config;
-      config.setStrictness(GreedyRewriteStrictness::ExistingOps);
-      (void)applyOpPatternsGreedily({loop.getOperation()}, std::move(patterns), config, nullptr,
-                                    &erased);
-      if (erased)
-        return success(); // folded away (or replaced: its new form keeps no attribute)
-    }
     Block *body = loop.getBody();
     for (Value y : body->getTerminator()->getOperands()) {
       Operation *def = y.getDefiningOp();
@@ -186,7 +233,8 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     }
     llvm::SetVector<Operation *> slice;
     SmallVector<DescLoadOp> loads = findLoads(loop, slice);
-    if (loads.empty())
+    SmallVector<LoadOp> ptrLoads = findPointerLoads(loop, slice);
+    if (loads.empty() && ptrLoads.empty())
       return success();
     int64_t S = getNumStages(loop);
     IRRewriter rw(loop.getContext());
@@ -214,9 +262,34 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
       emitGroupSync(rw, loc, loop, group);
     }
 
+    // A slot is free again once iteration i has read it (the barrier ends the
+    // consume stage), so S - 1 buffers hold the loads in flight, unless an
+    // async dot still reads slot i until iteration i + 1 retires it.
     DenseSet<Operation *> issue(slice.begin(), slice.end());
+    auto buffersFor = [&](Operation *load) -> int64_t {
+      bool readAsync = llvm::any_of(load->getUsers(), [&](Operation *user) {
+        if (auto trans = dyn_cast<TransOp>(user))
+          return llvm::any_of(trans->getUsers(), [&](Operation *u) { return isCarriedDot(loop, u); });
+        return isCarriedDot(loop, user);
+      });
+      return readAsync ? S : std::max<int64_t>(1, S - 1);
+    };
     for (DescLoadOp load : loads)
-      lowerLoad(rw, entry, loop, load, base, S, issue);
+      lowerLoad(rw, entry, loop, load, base, S, buffersFor(load), issue);
+    SmallVector<Operation *> ringReads;
+    for (LoadOp load : ptrLoads)
+      ringReads.push_back(lowerPointerLoad(rw, entry, loop, load, base, buffersFor(load), issue));
+    if (!ringReads.empty()) {
+      // Before the first read of iteration i's copies: this thread's copies of
+      // iteration i are done (the groups of the S - 2 later iterations may
+      // still fly), made visible to wgmma's async proxy, then to every thread.
+      Operation *first = *llvm::min_element(
+          ringReads, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+      rw.setInsertionPoint(first);
+      AsyncLoadWaitOp::create(rw, loc, (S - 2) * static_cast<int64_t>(ringReads.size()));
+      FenceProxyAsyncOp::create(rw, loc);
+      emitGroupSync(rw, loc, loop, group);
+    }
     ++numLoops;
 
     // Loop-carried accumulators: async, retired one iteration later.
@@ -248,11 +321,11 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
   /// Replaces `load` by a ring read (stage S - 1) and adds the ops that fill
   /// the ring (stage 0) to `issue`.
   void lowerLoad(IRRewriter &rw, Block &entry, scf::ForOp loop, DescLoadOp load, Value base,
-                 int64_t S, DenseSet<Operation *> &issue) {
+                 int64_t S, int64_t buffers, DenseSet<Operation *> &issue) {
     Location loc = load.getLoc();
     TensorDescType desc = load.getDesc().getType();
-    auto ringType = SmemType::get(rw.getContext(), desc.getBlockShape(), desc.getElementType(), S,
-                                  desc.getEncoding());
+    auto ringType = SmemType::get(rw.getContext(), desc.getBlockShape(), desc.getElementType(),
+                                  buffers, desc.getEncoding());
     Value ring, bars;
     {
       OpBuilder::InsertionGuard guard(rw);
@@ -260,10 +333,10 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
       auto alloc = SmemAllocOp::create(rw, loc, ringType, /*mutable_=*/false);
       alloc->setAttr("txl.ring", rw.getUnitAttr());
       ring = alloc;
-      bars = MbarAllocOp::create(rw, loc, MbarType::get(rw.getContext(), S), 1);
+      bars = MbarAllocOp::create(rw, loc, MbarType::get(rw.getContext(), buffers), 1);
     }
     rw.setInsertionPoint(loop);
-    Value stages = arith::ConstantIntOp::create(rw, loc, S, 32);
+    Value stages = arith::ConstantIntOp::create(rw, loc, buffers, 32);
     Value one = arith::ConstantIntOp::create(rw, loc, 1, 32);
     // The loads issued before this one: base + the iteration number.
     auto countAt = [&](Value iv) -> Value {
@@ -295,17 +368,66 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     ++numLoads;
   }
 
-  /// `acc = dot(a, b, acc)` carried by the loop: async, `txl.dot_wait 1`
-  /// after it, `txl.dot_wait 0` on the loop's result.
-  void makeAsync(IRRewriter &rw, scf::ForOp loop, DotOp dot) {
+  /// Replaces a pointer-tile `load` by a read of its ring slot (stage S - 1)
+  /// and adds the cp.async that fills the slot (stage 0) to `issue`. Returns
+  /// the read.
+  Operation *lowerPointerLoad(IRRewriter &rw, Block &entry, scf::ForOp loop, LoadOp load,
+                              Value base, int64_t buffers, DenseSet<Operation *> &issue) {
+    Location loc = load.getLoc();
+    auto tile = cast<RankedTensorType>(load.getType());
+    unsigned bits = getElementTypeOrSelf(tile).getIntOrFloatBitWidth();
+    int64_t rowBytes = tile.getShape().back() * bits / 8;
+    unsigned swizzle = rowBytes % 128 == 0 ? 128 : rowBytes % 64 == 0 ? 64 : rowBytes % 32 == 0 ? 32 : 0;
+    auto ringType = SmemType::get(rw.getContext(), tile.getShape(), tile.getElementType(), buffers,
+                                  NVMMASharedAttr::get(rw.getContext(), swizzle, false));
+    Value ring;
+    {
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointToStart(&entry);
+      auto alloc = SmemAllocOp::create(rw, loc, ringType, /*mutable_=*/false);
+      alloc->setAttr("txl.ring", rw.getUnitAttr());
+      ring = alloc;
+    }
+    rw.setInsertionPoint(loop);
+    Value count = arith::ConstantIntOp::create(rw, loc, buffers, 32);
+    auto slotAt = [&](Value iv) -> Value {
+      Value g = arith::AddIOp::create(rw, loc, base,
+                                      castToI32(rw, loc, getIterationNumber(rw, loc, loop, iv)));
+      return arith::RemUIOp::create(rw, loc, g, count);
+    };
+    rw.setInsertionPoint(load);
+    Operation *before = load->getPrevNode();
+    Value view0 = GetBufferOp::create(rw, loc, ring, slotAt(loop.getInductionVar()));
+    AsyncLoadOp::create(rw, loc, load.getPtr(), view0, load.getMask(), load.getOther(),
+                        /*contiguity=*/-1, load.getCache(), load.getEvict());
+    for (Operation *op = before ? before->getNextNode() : &loop.getBody()->front(); op != load;
+         op = op->getNextNode())
+      issue.insert(op);
+    Value view1 = GetBufferOp::create(rw, loc, ring, slotAt(loop.getInductionVar()));
+    auto read = rw.replaceOpWithNewOp<SmemLoadOp>(load, load.getType(), view1);
+    ++numLoads;
+    return read;
+  }
+
+  /// `acc = dot(a, b, acc)` carried by the loop: the accumulator is an
+  /// iter_arg that only this dot reads, and its result is only yielded back.
+  static bool isCarriedDot(scf::ForOp loop, Operation *op) {
+    auto dot = dyn_cast<DotOp>(op);
+    if (!dot || dot->getBlock() != loop.getBody() || dot.getAsync())
+      return false;
     auto arg = dyn_cast<BlockArgument>(dot.getAcc());
-    if (dot.getAsync() || !arg || arg.getOwner() != loop.getBody() ||
-        arg == loop.getInductionVar() || !dot->hasOneUse())
+    if (!arg || arg.getOwner() != loop.getBody() || arg == loop.getInductionVar() ||
+        !arg.hasOneUse() || !dot->hasOneUse())
+      return false;
+    return loop.getBody()->getTerminator()->getOperand(arg.getArgNumber() - 1) == dot.getResult();
+  }
+
+  /// A carried dot becomes async: `txl.dot_wait 1` after it, `txl.dot_wait 0`
+  /// on the loop's result.
+  void makeAsync(IRRewriter &rw, scf::ForOp loop, DotOp dot) {
+    if (!isCarriedDot(loop, dot))
       return;
-    unsigned i = arg.getArgNumber() - 1;
-    Operation *yield = loop.getBody()->getTerminator();
-    if (yield->getOperand(i) != dot.getResult() || !arg.hasOneUse())
-      return;
+    unsigned i = cast<BlockArgument>(dot.getAcc()).getArgNumber() - 1;
     dot.setAsync(true);
     rw.setInsertionPointAfter(dot);
     DotWaitOp::create(rw, dot.getLoc(), 1, ValueRange());
