@@ -138,12 +138,14 @@ static Value castToI32(OpBuilder &b, Location loc, Value v) {
 
 namespace {
 struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
+  using TXLScheduleLoopsBase::TXLScheduleLoopsBase;
+
   void runOnOperation() override {
     // Upstream pipelining carries loop values at distance 1 only: drop the
     // iter_args the bodies pass through unchanged first (this may rebuild
     // the loops; they keep their attributes).
     SmallVector<Operation *> loops;
-    getOperation().walk([&](scf::ForOp loop) {
+    getOperation().walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
       if (getNumStages(loop) >= 2)
         loops.push_back(loop);
     });
@@ -154,8 +156,10 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingOps);
     (void)applyOpPatternsGreedily(loops, std::move(patterns), config);
+    // Outer loops first: scheduling a nested loop rebuilds its enclosing
+    // loops (the load counter becomes their iter_arg), never its inner ones.
     SmallVector<scf::ForOp> scheduled;
-    getOperation().walk([&](scf::ForOp loop) {
+    getOperation().walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
       if (getNumStages(loop) >= 2)
         scheduled.push_back(loop);
     });
@@ -233,7 +237,9 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     }
     llvm::SetVector<Operation *> slice;
     SmallVector<DescLoadOp> loads = findLoads(loop, slice);
-    SmallVector<LoadOp> ptrLoads = findPointerLoads(loop, slice);
+    SmallVector<LoadOp> ptrLoads;
+    if (pointerLoads)
+      ptrLoads = findPointerLoads(loop, slice);
     if (loads.empty() && ptrLoads.empty())
       return success();
     int64_t S = getNumStages(loop);

@@ -43,6 +43,11 @@ def TXLScheduleLoops : Pass<"txl-schedule-loops", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::txl::TXLDialect", "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"pointerLoads", "pointer-loads", "bool", "false",
+           "Also give pointer-tile loads that feed a dot a cp.async ring (off: wrong results "
+           "on the H100 for the pointer GEMM, under investigation)">,
+  ];
   let statistics = [
     Statistic<"numLoops", "loops", "Loops scheduled">,
     Statistic<"numLoads", "loads", "Loads given a ring of buffers">,
