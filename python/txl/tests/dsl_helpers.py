@@ -1,5 +1,6 @@
 """Helpers for the DSL frontend tests: compile a kernel to IR text, check it FileCheck-style, verify it with
-build/bin/txl-opt and compile it with build/bin/txlc (those two skip with a reason when the binaries are absent)."""
+build/bin/txl-opt, run txl-opt passes on it (run_opt / opt_error) and compile it with build/bin/txlc (those skip
+with a reason when the binaries are absent)."""
 
 import os
 import re
@@ -21,13 +22,21 @@ def ir_of(fn, signature=None, constexprs=None, **opts):
 
 
 def check(text, *patterns):
-    """Each pattern (a regex) must match, in order (like consecutive CHECK lines)."""
+    """Each pattern (a regex) must match, in order (like consecutive CHECK lines). As FileCheck's [[VAR]]: a
+    named group `(?P<phase>...)` binds its text, and `[[phase]]` later in that pattern or in a later one matches
+    exactly that text (txl-opt prints generic SSA names: %arg5, %12). Returns the bindings."""
     pos = 0
+    env = {}
     for p in patterns:
+        # a variable bound earlier in the same pattern is a backreference
+        p = re.sub(r"\[\[(\w+)\]\]",
+                   lambda v: re.escape(env[v.group(1)]) if v.group(1) in env else "(?P=%s)" % v.group(1), p)
         m = re.compile(p, re.M).search(text, pos)
         assert m, "pattern %r not found after offset %d (previous match ended at: %r) in:\n%s" % (
             p, pos, text[max(0, pos - 80):pos], text)
+        env.update({k: v for k, v in m.groupdict().items() if v is not None})
         pos = m.end()
+    return env
 
 
 def check_not(text, *patterns):
@@ -45,6 +54,41 @@ def verify(text):
     _need(TXL_OPT)
     r = subprocess.run([TXL_OPT, "-"], input=text, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, "txl-opt rejected the module:\n%s\n%s" % (r.stderr, text)
+
+
+def run_opt(text, *passes):
+    """The module after ``txl-opt <passes>`` (e.g. "--txl-lower-tile-copies"), as txl-opt prints it: SSA names
+    are generic there (%0, %arg3, %c0_i32), locations are not printed."""
+    _need(TXL_OPT)
+    r = subprocess.run([TXL_OPT] + list(passes) + ["-"], input=text, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, "txl-opt %s failed:\n%s\n%s" % (" ".join(passes), r.stderr, text)
+    return r.stdout
+
+
+def opt_error(text, *passes):
+    """The diagnostics of ``txl-opt <passes>`` on a module it must reject (non-zero exit, no crash)."""
+    _need(TXL_OPT)
+    r = subprocess.run([TXL_OPT] + list(passes) + ["-"], input=text, capture_output=True, text=True, timeout=60)
+    assert r.returncode > 0, \
+        "txl-opt %s: expected an error, got exit %d:\n%s\n%s" % (" ".join(passes), r.returncode, r.stderr, text)
+    assert "error:" in r.stderr and "Stack dump" not in r.stderr, r.stderr
+    return r.stderr
+
+
+def lower_copies(text):
+    """txl-lower-tile-copies: staging buffers, mbarriers and phases for the desc_load / desc_store / dot ops that
+    the loop pipeliner did not take (for a kernel compiled with num_stages=1, all of them)."""
+    return run_opt(text, "--txl-lower-tile-copies")
+
+
+TILE_PASSES = ("--txl-schedule-loops", "--txl-expand-loops", "--txl-lower-tile-copies")
+
+
+def lower_tiles(text):
+    """The first stages of txlc's pipeline (txl-schedule-loops, txl-expand-loops, txl-lower-tile-copies): the
+    module with every desc_load / desc_store / register-B dot decided (rings for pipelined loops, staging buffers
+    for the rest)."""
+    return run_opt(text, *TILE_PASSES)
 
 
 def compile_ptx(text, emit="ptx"):

@@ -249,15 +249,21 @@ def test_dump_ir_env(env, monkeypatch, capsys):
 
 
 def test_diff_select(env, capsys):
-    k = txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select=1)
+    stages = C.pipeline_stages(TXLC)
+    al = stages.index("AssignLayouts")
+    k = txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select=al)
     out = capsys.readouterr().out
     assert "txl diff_mode: pipeline stages of vector_add_kernel" in out
-    assert "   1 AssignLayouts   <== selected" in out and "   0 PartitionWarpgroups\n" in out
+    assert "  %2d AssignLayouts   <== selected" % al in out and "  %2d PartitionWarpgroups\n" % (al - 1) in out
+    assert "   0 ScheduleLoops\n" in out
     assert "--- vector_add_kernel" in out and "before AssignLayouts (after PartitionWarpgroups)" in out
     assert "+    %" in out and "#txl.blocked" in out and out == k.asm["diff"]
+    # a kernel without loops or tiles: the tile passes change nothing
+    txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select="ScheduleLoops")
+    assert "stage 0 ScheduleLoops changed nothing: the IR after it is the frontend IR" in capsys.readouterr().out
     txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select="PartitionWarpgroups")
-    assert "stage 0 PartitionWarpgroups changed nothing: the IR after it is the frontend IR" in capsys.readouterr().out
-    with pytest.raises(ValueError, match="out of range.*0 PartitionWarpgroups"):
+    assert "stage %d PartitionWarpgroups changed nothing" % (al - 1) in capsys.readouterr().out
+    with pytest.raises(ValueError, match="out of range.*0 ScheduleLoops"):
         txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select=99)
 
 
@@ -267,7 +273,7 @@ def test_log_dir_keeps_files(env, capsys):
     d = logs / ("vector_add_kernel-" + k.key[:12])
     names = sorted(os.listdir(d))
     for n in ("vector_add_kernel.mlir", "vector_add_kernel.ptx", "vector_add_kernel.json",
-              "00-PartitionWarpgroups.mlir", "diff-00-PartitionWarpgroups.diff"):
+              "00-ScheduleLoops.mlir", "diff-00-ScheduleLoops.diff"):
         assert n in names, names
     # stage dumps are numbered by pipeline position (which moves as stages are added)
     assert any(n.endswith("-lowerLoads.mlir") for n in names), names

@@ -3,6 +3,8 @@
 call site has a 128-byte slot per warpgroup and CTA. The GPU side is python/txl/tests/gpu/device_desc_cases.py."""
 
 
+import re
+
 import pytest
 
 import txl
@@ -10,7 +12,7 @@ import txl.language as tl
 from txl.compiler.errors import CompilationError
 from txl.runtime.launcher import parse_sidecar
 
-from .dsl_helpers import check, compile_ptx, ir_of, verify
+from .dsl_helpers import check, check_not, compile_ptx, ir_of, lower_copies, lower_tiles, verify
 from .gpu import device_desc_cases
 
 SIG = {"a_ptr": "*bf16", "out_ptr": "*fp32", "M": "i32", "K": "i32"}
@@ -25,7 +27,11 @@ def test_descriptor_ir_and_ptx():
           r"!txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>",
           r"%o_desc = txl.make_tensor_descriptor %out_ptr, .* -> !txl.tensordesc<64x64xf32, "
           r"#txl.nvmma_shared<swizzle = 128>>",
-          r"scf.for", r"txl.tma_load %a_desc\[", r"txl.tma_store %\w+, %o_desc\[")
+          r"scf.for", r"txl.desc_load %a_desc\[%off_m, %k\]", r"txl.desc_store %o_desc\[%off_m, %c0\], ")
+    # the device-built descriptors feed the TMA ops the C++ passes make (a ring in the pipelined loop)
+    low = lower_tiles(text)
+    check(low, r"%(?P<a>\d+) = txl.make_tensor_descriptor %arg0, ", r"%(?P<o>\d+) = txl.make_tensor_descriptor %arg1, ",
+          r"scf.for", r"txl.tma_load %[[a]]\[", r"txl.tma_store %\d+, %[[o]]\[")
     verify(text)
     ptx, _ = compile_ptx(text)
     assert ptx.count("tensormap.replace.tile.global_address") == 2
@@ -39,10 +45,16 @@ def test_slots_per_warpgroup_and_call_site():
     verify(text)
 
 
-def test_rebuilt_in_a_loop_from_pointer_arithmetic():
-    text = ir_of(device_desc_cases.device_desc_batched, dict(SIG, B="i32"), {"BM": 64, "BK": 64})
+@pytest.mark.parametrize("num_stages", [1, 3])
+def test_rebuilt_in_a_loop_from_pointer_arithmetic(num_stages):
+    text = ir_of(device_desc_cases.device_desc_batched, dict(SIG, B="i32"), {"BM": 64, "BK": 64},
+                 num_stages=num_stages)
     check(text, r"\{txl.global_scratch = 256 : i64\}", r"scf.for", r"txl.addptr %a_ptr",
-          r"txl.make_tensor_descriptor", r"txl.make_tensor_descriptor", r"scf.for")
+          r"%a_desc = txl.make_tensor_descriptor", r"%o_desc = txl.make_tensor_descriptor", r"scf.for",
+          r"scf.for", r"txl.desc_load %a_desc\[")
+    # the TMA reads the descriptor rebuilt in this iteration of the outer loop
+    check(lower_tiles(text), r"scf.for", r"%(?P<a>\d+) = txl.make_tensor_descriptor", r"scf.for", r"scf.for",
+          r"txl.tma_load %[[a]]\[")
     verify(text)
     compile_ptx(text)
 
@@ -94,25 +106,50 @@ def test_errors(fn, message):
 GEMM_SIG = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
 
 
+SS_DOT = (r"txl.dot %\w+, %(?P<bt>\w+), %\w+ : !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, "
+          r"!txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>, tensor<64x64xf32>")
+
+
 def test_dot_reads_desc_load_staging_buffers():
-    """tl.dot(a_desc.load(..), b_desc.load(..).T): an SS wgmma on the TMA staging buffers (B through a transposed
-    view), synchronous; the register copies are never made."""
-    text = ir_of(device_desc_cases.device_desc_gemm, GEMM_SIG, {"BM": 64, "BN": 64, "BK": 64})
+    """tl.dot(a_desc.load(..), b_desc.load(..).T): the frontend emits the dot on the register tiles; without
+    pipelining (num_stages=1) txl-lower-tile-copies makes it an SS wgmma on the TMA staging buffers (B through a
+    transposed view), synchronous; the register copies are never made."""
+    text = ir_of(device_desc_cases.device_desc_gemm, GEMM_SIG, {"BM": 64, "BN": 64, "BK": 64}, num_stages=1)
     loop = text.split("scf.for")[1].split("scf.yield")[0]
-    check(loop, r"txl.tma_load %a_desc", r"txl.tma_load %b_desc",
-          r"%(\w+) = txl.smem_trans %\w+ \[1, 0\]",
-          r"txl.dot %\w+, %\w+, %acc\w* : !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, "
-          r"!txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>, tensor<64x64xf32> loc")
+    check(loop, r"%a = txl.desc_load %a_desc", r"%b = txl.desc_load %b_desc", r"%(?P<bt>\w+) = txl.trans %b, \[1, 0\]",
+          r"txl.dot %a, %[[bt]], %acc\w* : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32> loc")
+    low = lower_copies(text)
+    loop = low.split("scf.for")[1].split("scf.yield")[0]
+    check(loop, r"txl.tma_load %\d+\[", r"txl.tma_load %\d+\[",
+          r"%(?P<v>\d+) = txl.smem_trans %\w+ \[1, 0\]", SS_DOT.replace("(?P<bt>\\w+)", "[[v]]"))
     assert "txl.smem_load" not in loop and "txl.smem_store" not in loop and "{async}" not in loop, loop
+    check_not(low, r"txl.trans ", r"txl.dot_wait")
     verify(text)
+    compile_ptx(text)
+
+
+def test_pipelined_dot_reads_the_ring_asynchronously():
+    """The same kernel with Triton's default num_stages=3: the loads fill rings of 3 slots (the async dot still
+    reads slot i during iteration i + 1), the dot reads them as an SS wgmma, stays async and is retired one
+    iteration later (`txl.dot_wait 1`, `txl.dot_wait 0` after the loop)."""
+    text = ir_of(device_desc_cases.device_desc_gemm, GEMM_SIG, {"BM": 64, "BN": 64, "BK": 64})
+    low = lower_tiles(text)
+    assert low.count("txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3, ") == 2, low
+    loop = low.split("scf.for")[1].split("scf.yield")[0]
+    check(loop, r"txl.mbar_wait", r"txl.mbar_wait", r"%(?P<v>\d+) = txl.smem_trans %\w+ \[1, 0\]",
+          SS_DOT.replace("(?P<bt>\\w+)", "[[v]]").replace(" : !txl.smem", " \\{async\\} : !txl.smem"),
+          r"txl.dot_wait 1", r"txl.bar_wait 0, 128", r"scf.if", r"txl.tma_load", r"scf.if", r"txl.tma_load")
+    assert "txl.smem_load" not in loop and "txl.smem_store" not in loop, loop
+    check(low, r"scf.yield", r"txl.dot_wait 0, %\d+ : tensor<64x64xf32>")
+    compile_ptx(text)
 
 
 @txl.jit
-def _stale_tile(a_ptr, b_ptr, c_ptr, M, N, K):
+def _unrolled_tiles(a_ptr, b_ptr, c_ptr, M, N, K):
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [64, 64])
     b_desc = tl.make_tensor_descriptor(b_ptr, [N, K], [K, 1], [64, 64])
     for i in tl.static_range(2):
-        x = a_desc.load([0, i * 64])  # one call site, executed twice: the first tile's buffer is reused
+        x = a_desc.load([0, i * 64])  # unrolled: two desc_load ops, each with its own staging buffer
         if i == 0:
             first = x
     acc = tl.dot(first, b_desc.load([0, 0]).T)
@@ -120,11 +157,23 @@ def _stale_tile(a_ptr, b_ptr, c_ptr, M, N, K):
     tl.store(c_ptr + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :], acc)
 
 
-def test_overwritten_staging_buffer_falls_back_to_registers():
-    text = ir_of(_stale_tile, GEMM_SIG)
-    dots = [l for l in text.splitlines() if "txl.dot " in l]
-    assert len(dots) == 2, text
-    assert ": tensor<64x64xbf16>, !txl.smem" in dots[0], dots[0]  # the stale first tile: from its registers
-    assert ": !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, !txl.smem" in dots[1], dots[1]  # live: smem
+def test_each_unrolled_load_keeps_its_tile_in_its_own_buffer():
+    """The first tile of an unrolled loop is not overwritten by the second (one staging buffer per desc_load op),
+    so both dots read their A from shared memory, from two different buffers. (A write to the buffer between the
+    register copy and the dot makes the dot read the registers: lit test lower-tile-copies.mlir.)"""
+    text = ir_of(_unrolled_tiles, GEMM_SIG)
+    assert text.count("txl.desc_load") == 4, text
+    low = lower_tiles(text)
+    assert low.count("txl.smem_alloc {txl.staging} : !txl.smem<64x64xbf16") == 4, low
+    dots = [l for l in low.splitlines() if "txl.dot " in l]
+    assert len(dots) == 2, low
+    a_views = []
+    for d in dots:
+        assert ": !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, !txl.smem" in d, d
+        a_views.append(d.split("txl.dot ")[1].split(",")[0])
+    allocs = []
+    for v in a_views:  # %v = txl.get_buffer %alloc[...]
+        allocs.append(re.search(r"%s = txl.get_buffer (%%\d+)\[" % re.escape(v), low).group(1))
+    assert allocs[0] != allocs[1], low
     verify(text)
     compile_ptx(text)

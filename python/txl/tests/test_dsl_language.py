@@ -4,7 +4,7 @@ compiles to PTX (txlc)."""
 import txl
 import txl.language as tl
 
-from .dsl_helpers import check, check_not, compile_ptx, ir_of, verify
+from .dsl_helpers import check, check_not, compile_ptx, ir_of, lower_copies, verify
 
 
 @txl.jit
@@ -54,7 +54,7 @@ def test_tile_ops_emit_expected_ir():
     text = ir_of(_tiles, TILES_SIG, {"BLOCK": 64, "ROWS": 4, "USE_EXP2": True})
     check(text, r'module attributes \{txl.target = "sm_90a"\}',
           r"func.func @_tiles\(%x_ptr: !txl.ptr<f32>, %y_ptr: !txl.ptr<f32>, %n: i32, %scale: f32\) "
-          r"attributes \{txl.kernel, txl.num_warps = 4 : i32\}",
+          r"attributes \{txl.kernel, txl.num_stages = 3 : i32, txl.num_warps = 4 : i32\}",
           r"%pid = txl.program_id 0", r"%nprog = txl.num_programs 0", r"arith.ceildivsi %n, %c64 : i32",
           r"txl.make_range 0, 64 : tensor<64xi32>", r"txl.make_range 0, 4 : tensor<4xi32>",
           r"txl.expand_dims %rows(_\d+)?, 1 : tensor<4xi32> -> tensor<4x1xi32>",
@@ -154,13 +154,25 @@ def _desc_copy(src, dst, X, Y):
 def test_descriptor_load_store():
     text = ir_of(_desc_copy, {"src": "tensordesc<bf16[64, 64]>", "dst": "tensordesc<bf16[64, 64], swizzle=64>",
                               "X": "i32", "Y": "i32"}, {})
+    # the frontend: one op per call, as written
     check(text, r"%src: !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>",
           r"%dst: !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 64>>",
-          r"txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1, #txl.nvmma_shared<swizzle = 128>>",
+          r"%t = txl.desc_load %src\[%X, %Y\] : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> "
+          r"tensor<64x64xbf16>",
+          r"arith.truncf .* to tensor<64x64xbf16>",
+          r"txl.desc_store %dst\[%X, %Y\], %\w+ : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 64>>, "
+          r"tensor<64x64xbf16>")
+    check_not(text, r"txl.smem_alloc", r"txl.mbar", r"txl.tma_", r"txl.smem_load", r"txl.smem_store")
+    # txl-lower-tile-copies: staging buffers in each descriptor's layout, TMA, mbarrier, bulk-store waits
+    low = lower_copies(text)
+    check(low, r"txl.smem_alloc \{txl.staging\} : !txl.smem<64x64xbf16, stages = 1, #txl.nvmma_shared<swizzle = 64>>",
+          r"txl.smem_alloc \{txl.staging\} : !txl.smem<64x64xbf16, stages = 1, #txl.nvmma_shared<swizzle = 128>>",
           r"txl.mbar_alloc count 1 : !txl.mbar<1>", r"txl.mbar_expect .*, 8192",
-          r"txl.tma_load %src\[%X, %Y\]", r"txl.mbar_wait", r"txl.smem_load",
-          r"txl.tma_store_wait 0", r"txl.smem_store", r"txl.fence_proxy_async", r"txl.tma_store .*%dst\[%X, %Y\]",
+          r"txl.tma_load %arg0\[%arg2, %arg3\]", r"txl.mbar_wait %\d+, %c0_i32\w* : i32", r"txl.smem_load",
+          r"txl.tma_store_wait 0", r"txl.smem_store", r"txl.fence_proxy_async",
+          r"txl.tma_store .*%arg1\[%arg2, %arg3\]",
           r"txl.tma_store_wait 0")
+    check_not(low, r"txl.bar_wait", r"txl.desc_")
     verify(text)
     compile_ptx(text)
 

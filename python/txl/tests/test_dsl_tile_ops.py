@@ -1,8 +1,9 @@
 """Register-tile reshaping (tl.trans / .T / permute, tl.reshape / view, tl.split, tl.join, tl.interleave) and tl.dot
 with B in registers. The reshaping builtins emit txl.trans / txl.reshape / txl.split / txl.join, which move no
-data (layout assignment renames the source layout's coordinates); tl.dot stages a register B through a per-call-site
-shared-memory buffer (sync, smem_store, fence.proxy.async, sync) and keeps that dot synchronous. The GPU side is
-python/txl/tests/gpu/tile_ops_cases.py."""
+data (layout assignment renames the source layout's coordinates). tl.dot with a register B is one txl.dot on the
+register tiles; txl-lower-tile-copies stages B through a shared-memory buffer of its own (sync, smem_store,
+fence.proxy.async, sync) and keeps that dot synchronous, unless the loop pipeliner (num_stages >= 2) already put the
+tiles in cp.async rings. The GPU side is python/txl/tests/gpu/tile_ops_cases.py."""
 
 import pytest
 
@@ -10,7 +11,7 @@ import txl
 import txl.language as tl
 from txl.compiler.errors import CompilationError
 
-from .dsl_helpers import check, check_not, compile_ptx, ir_of, verify
+from .dsl_helpers import check, check_not, compile_ptx, ir_of, lower_copies, lower_tiles, run_opt, verify
 from .gpu import tile_ops_cases
 
 
@@ -56,19 +57,53 @@ def test_method_forms_and_identity():
     _ok(text)
 
 
+DOT_REGS_SIG = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "K": "i32"}
+DOT_REGS = {"BM": 64, "BN": 64, "BK": 64, "B_KN": False}
+SMEM = r"!txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>"
+
+
 def test_dot_with_b_in_registers():
-    text = ir_of(tile_ops_cases.dot_regs, {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "K": "i32"},
-                 {"BM": 64, "BN": 64, "BK": 64, "B_KN": False})
-    head = text.split("scf.for")[0]
-    check(head, r"%\w+ = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1")
-    check(text, r"%bt = txl.load", r"%(\w+) = txl.trans %bt, \[1, 0\]",
-          r"txl.bar_wait 0, 128", r"txl.smem_store %\w+, %\w+ : tensor<64x64xbf16>, !txl.smem<64x64xbf16>",
+    text = ir_of(tile_ops_cases.dot_regs, DOT_REGS_SIG, DOT_REGS, num_stages=1)
+    # the frontend: the dot on the register tiles, as written
+    check(text, r"%a = txl.load", r"%bt = txl.load", r"%(?P<t>\w+) = txl.trans %bt, \[1, 0\]",
+          r"txl.dot %a, %[[t]], %acc\w* : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>", r"scf.yield")
+    check_not(text, r"txl.smem_alloc", r"txl.smem_store", r"txl.bar_wait", r"txl.fence_proxy_async")
+    # txl-lower-tile-copies: B through a staging buffer allocated at the top (A stays in registers: RS wgmma)
+    low = lower_copies(text)
+    head = low.split("scf.for")[0]
+    check(head, r"%(?P<buf>\d+) = txl.smem_alloc \{txl.staging\} : !txl.smem<64x64xbf16, stages = 1, "
+                r"#txl.nvmma_shared<swizzle = 128>>")
+    check(low, r"%(?P<a>\d+) = txl.load", r"%(?P<bt>\d+) = txl.load", r"%(?P<t>\d+) = txl.trans %[[bt]], \[1, 0\]",
+          r"%(?P<v>\d+) = txl.get_buffer %(?P<buf>\d+)\[", r"txl.bar_wait 0, 128",
+          r"txl.smem_store %[[t]], %[[v]] : tensor<64x64xbf16>, " + SMEM,
           r"txl.fence_proxy_async", r"txl.bar_wait 0, 128",
-          r"txl.dot %a, %\w+, %acc\w* : tensor<64x64xbf16>, !txl.smem<64x64xbf16>, tensor<64x64xf32>",
+          r"txl.dot %[[a]], %[[v]], %arg\d+ : tensor<64x64xbf16>, " + SMEM + r", tensor<64x64xf32>",
           r"scf.yield")
-    check_not(text, r"\{async\}")  # the staged dot stays synchronous
+    check_not(low, r"\{async\}", r"txl.dot_wait")  # the staged dot stays synchronous
     ptx = _ok(text)
     assert "wgmma.mma_async" in ptx and "fence.proxy.async" in ptx
+
+
+def test_dot_with_register_operands_in_a_pipelined_loop():
+    """Triton's default num_stages=3. By default (txl-schedule-loops pointer-loads=false) pointer loads are not
+    pipelined: B is staged as with num_stages=1. With pointer-loads=true the pointer loads that feed the dot
+    become cp.async copies into rings of 3 slots issued 2 iterations ahead; the dot reads both rings (SS wgmma, B
+    through a transposed view) and stays async; nothing is staged."""
+    text = ir_of(tile_ops_cases.dot_regs, DOT_REGS_SIG, DOT_REGS)
+    check(text, r"txl.num_stages = 3 : i32", r"txl.dot %a, %\w+, %acc\w* : tensor<64x64xbf16>, tensor<64x64xbf16>")
+    low = lower_tiles(text)
+    check_not(low, r"txl.ring", r"txl.async_load", r"\{async\}")
+    check(low, r"txl.smem_alloc \{txl.staging\} : !txl.smem<64x64xbf16, stages = 1", r"scf.for", r"txl.smem_store",
+          r"txl.fence_proxy_async", r"txl.dot %\d+, %\d+, %arg\d+ : tensor<64x64xbf16>, " + SMEM)
+    ptx = _ok(text)
+    assert "wgmma.mma_async" in ptx
+    ring = run_opt(text, "--txl-schedule-loops=pointer-loads=true", "--txl-expand-loops", "--txl-lower-tile-copies")
+    assert ring.count("txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3, ") == 2, ring
+    check_not(ring, r"txl.staging", r"txl.smem_store", r"txl.trans ")
+    check(ring, r"txl.async_load ", r"txl.async_load ", r"scf.for", r"txl.async_load_wait 2", r"txl.fence_proxy_async",
+          r"txl.bar_wait 0, 128", r"%(?P<v>\d+) = txl.smem_trans %\d+ \[1, 0\]",
+          r"txl.dot %\d+, %[[v]], %arg\d+ \{async\} : " + SMEM, r"txl.dot_wait 1", r"txl.bar_wait 0, 128",
+          r"txl.async_load .* mask", r"txl.async_load .* mask", r"scf.yield", r"txl.dot_wait 0, %\d+")
 
 
 def test_dot_with_b_in_registers_per_warpgroup_stage():
@@ -84,9 +119,20 @@ def test_dot_with_b_in_registers_per_warpgroup_stage():
             tl.store(c_ptr + offs + (txl.warpgroup_id() - 1) * 4096, tl.dot(a, b))
 
     text = ir_of(k, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"}, num_warps=4, num_warpgroups=3)
-    check(text.split("scf.if")[0], r"txl.smem_alloc : !txl.smem<64x64xf16, stages = 2")
-    check(text, r"txl.warpgroup_id", r"txl.get_buffer", r"txl.tma_store_wait 0", r"txl.smem_store",
-          r"txl.fence_proxy_async", r"txl.tma_store_wait 0", r"txl.dot")
+    check(text, r"txl.is_warpgroup \[1, 2\]", r"%b = txl.load",
+          r"txl.dot %a, %b, %\w+ : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>")
+    check_not(text, r"txl.smem_alloc", r"txl.smem_store")
+    low = lower_tiles(text)
+    check(low.split("scf.if")[0], r"txl.smem_alloc \{txl.staging\} : !txl.smem<64x64xf16, stages = 2")
+    # the stage of this warpgroup (warpgroup_id - 1) right before the staging store
+    check(low, r"txl.is_warpgroup \[1, 2\]", r"%(?P<a>\d+) = txl.load %\d+ : tensor<64x64x!txl.ptr<f16>>",
+          r"%(?P<b>\d+) = txl.load %\d+ : tensor<64x64x!txl.ptr<f16>>",
+          r"%(?P<wg>\d+) = txl.warpgroup_id\n\s*(?P<one>%c1_i32\w*) = arith.constant 1 : i32\n"
+          r"\s*%(?P<st>\d+) = arith.subi %[[wg]], [[one]] : i32\n"
+          r"\s*%(?P<v>\d+) = txl.get_buffer %\d+\[%[[st]]\] : !txl.smem<64x64xf16, stages = 2",
+          r"txl.tma_store_wait 0", r"txl.smem_store %[[b]], %[[v]]",
+          r"txl.fence_proxy_async", r"txl.tma_store_wait 0", r"txl.dot %[[a]], %[[v]], ")
+    check_not(low, r"txl.bar_wait 0")  # barrier 0 would wait for warpgroup 0, which never comes
     _ok(text)
 
 

@@ -6,7 +6,7 @@ import pytest
 import txl
 import txl.language as tl
 
-from .dsl_helpers import check, check_not, compile_ptx, ir_of, verify
+from .dsl_helpers import check, check_not, compile_ptx, ir_of, lower_tiles, verify
 
 
 @txl.jit
@@ -75,7 +75,7 @@ PIPE_SIG = {"a_desc": "tensordesc<bf16[64, 64]>", "b_desc": "tensordesc<bf16[128
 
 def test_ws_pipeline_builtins():
     text = ir_of(_pipeline, PIPE_SIG, {"NUM_STAGES": 2}, num_warps=4, num_warpgroups=3)
-    check(text, r"attributes \{txl.kernel, txl.num_warps = 12 : i32\}",
+    check(text, r"attributes \{txl.kernel, txl.num_stages = 3 : i32, txl.num_warps = 12 : i32\}",
           r"%a_ring = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>",
           r"%b_ring = txl.smem_alloc : !txl.smem<128x64xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>",
           r"%c_buf = txl.smem_alloc : !txl.smem<64x128xbf16, stages = 1, #txl.nvmma_shared<swizzle = 128>>",
@@ -108,6 +108,13 @@ def test_ws_pipeline_builtins():
           r"txl.tid", r"txl.program_id 0", r"txl.warp_id", r"txl.warpgroup_id", r"txl.lane_id", r"txl.store")
     # The register-A dot is synchronous: no dot_wait follows it.
     check_not(text, r"%pv = txl.dot .*\{async\}")
+    # Explicit TXL copies are the user's: the tile passes (loop pipeliner, txl-lower-tile-copies) add no ring,
+    # staging buffer, mbarrier or sync to this warp-specialized kernel.
+    low = lower_tiles(text)
+    check_not(low, r"txl.ring", r"txl.staging", r"txl.stage =", r"txl.async_load")
+    for op in ("txl.smem_alloc", "txl.mbar_alloc", "txl.bar_wait", "txl.tma_store_wait", "txl.dot_wait",
+               "txl.mbar_wait"):
+        assert low.count(op) == text.count(op), (op, low)
     verify(text)
     compile_ptx(text)
 

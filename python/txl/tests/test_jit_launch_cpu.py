@@ -270,7 +270,7 @@ def test_compile_error_at_launch(launches):
 
 
 def test_diff_mode_prints_and_does_not_launch(launches, capsys):
-    @txl.jit(diff_mode="txl", diff_select=1)
+    @txl.jit(diff_mode="txl", diff_select=4)
     def vadd_diff(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
         pass
 
@@ -278,7 +278,7 @@ def test_diff_mode_prints_and_does_not_launch(launches, capsys):
     k = vadd_diff[(1,)](x, x, x, 1000, BLOCK=256)
     out = capsys.readouterr().out
     assert launches == [] and isinstance(k, txl.CompiledKernel)
-    assert "1 AssignLayouts   <== selected" in out and "not launched" in out
+    assert "4 AssignLayouts   <== selected" in out and "not launched" in out
 
     with pytest.raises(ValueError, match="diff_mode.*supported mode is 'txl'"):
         txl.jit(diff_mode="ttgir")(vadd_diff.fn)
@@ -287,7 +287,8 @@ def test_diff_mode_prints_and_does_not_launch(launches, capsys):
     def vadd_nosel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
         pass
 
-    with pytest.raises(ValueError, match="needs diff_select=k.*0 PartitionWarpgroups, 1 AssignLayouts"):
+    stages = "0 ScheduleLoops, 1 ExpandLoops, 2 LowerTileCopies, 3 PartitionWarpgroups, 4 AssignLayouts"
+    with pytest.raises(ValueError, match="needs diff_select=k.*" + stages):
         vadd_nosel[(1,)](x, x, x, 1000, BLOCK=256)
 
 
@@ -299,7 +300,8 @@ def test_debug_dumps_every_stage(launches, capsys):
     x = X()
     vadd_dbg[(1,)](x, x, x, 1000, BLOCK=256)
     err = capsys.readouterr().err
-    assert "IR after PartitionWarpgroups (stage 0)" in err and "IR after convert-txl-to-nvvm" in err
+    assert "IR after ScheduleLoops (stage 0)" in err and "IR after PartitionWarpgroups (stage 3)" in err
+    assert "IR after convert-txl-to-nvvm" in err
     assert len(launches) == 1
 
 

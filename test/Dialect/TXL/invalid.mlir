@@ -91,8 +91,77 @@ func.func @f() attributes {txl.shared_bytes = "1024"} {
 // -----
 
 // Other txl.* attributes are unknown.
-// expected-error @+1 {{unknown txl attribute 'txl.num_stages'}}
-func.func @f() attributes {txl.num_stages = 3 : i32} {
+// expected-error @+1 {{unknown txl attribute 'txl.stages'}}
+func.func @f() attributes {txl.stages = 3 : i32} {
+  return
+}
+
+// -----
+
+// txl.num_stages (Triton's pipeline depth, on a kernel or a loop) is 1..16.
+// expected-error @+1 {{'txl.num_stages' must be an integer in 1..16 (1: no pipelining)}}
+func.func @f() attributes {txl.num_stages = 0 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'txl.num_stages' must be an integer in 1..16 (1: no pipelining)}}
+func.func @f() attributes {txl.num_stages = 17 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'txl.num_stages' must be an integer in 1..16 (1: no pipelining)}}
+func.func @f() attributes {txl.num_stages = "3"} {
+  return
+}
+
+// -----
+
+// txl.num_stages belongs on a kernel function or an scf.for.
+func.func @f(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @+1 {{'txl.num_stages' belongs on a kernel function or an scf.for}}
+    %x = arith.addi %i, %c1 {txl.num_stages = 2 : i32} : index
+  }
+  return
+}
+
+// -----
+
+// txl.ring / txl.staging (set by the tile-copy passes) mark a txl.smem_alloc.
+func.func @f() {
+  // expected-error @+1 {{'txl.ring' is a unit attribute on txl.smem_alloc}}
+  %a = txl.smem_alloc {txl.ring = 1 : i32} : !txl.smem<64x64xbf16, stages = 2>
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'txl.staging' is a unit attribute on txl.smem_alloc}}
+  %b = txl.mbar_alloc count 1 {txl.staging} : !txl.mbar<2>
+  return
+}
+
+// -----
+
+// txl.stage / txl.order (a loop schedule) are integers.
+func.func @f() {
+  // expected-error @+1 {{'txl.stage' must be an integer}}
+  %b = txl.mbar_alloc count 1 {txl.stage = "0"} : !txl.mbar<2>
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'txl.order' must be an integer}}
+  %b = txl.mbar_alloc count 1 {txl.order = 1.0 : f32} : !txl.mbar<2>
   return
 }
 
@@ -740,6 +809,78 @@ func.func @f(%d: !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, 
 
 // -----
 
+// desc_load takes one coordinate per descriptor dimension.
+func.func @f(%d: !txl.tensordesc<128x64xbf16>, %x: i32) {
+  // expected-error @+1 {{'txl.desc_load' op needs 2 coordinates (one per descriptor dimension), got 1}}
+  %t = txl.desc_load %d[%x] : !txl.tensordesc<128x64xbf16> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+// desc_load: the tile is the descriptor's block (shape).
+func.func @f(%d: !txl.tensordesc<128x64xbf16>, %x: i32) {
+  // expected-error @+1 {{'txl.desc_load' op the result must be the descriptor's block, [128, 64] of 'bf16', got 'tensor<64x64xbf16>'}}
+  %t = txl.desc_load %d[%x, %x] : !txl.tensordesc<128x64xbf16> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+// desc_load: the tile is the descriptor's block (element type).
+func.func @f(%d: !txl.tensordesc<128x64xbf16>, %x: i32) {
+  // expected-error @+1 {{'txl.desc_load' op the result must be the descriptor's block, [128, 64] of 'bf16', got 'tensor<128x64xf16>'}}
+  %t = txl.desc_load %d[%x, %x] : !txl.tensordesc<128x64xbf16> -> tensor<128x64xf16>
+  return
+}
+
+// -----
+
+// desc_load: the result is a register tile.
+func.func @f(%d: !txl.tensordesc<128x64xbf16>, %x: i32) {
+  // expected-error @+1 {{'txl.desc_load' op result #0 must be ranked tensor of any type values, but got '!txl.smem<128x64xbf16>'}}
+  %t = txl.desc_load %d[%x, %x] : !txl.tensordesc<128x64xbf16> -> !txl.smem<128x64xbf16>
+  return
+}
+
+// -----
+
+// desc_load: coordinates are i32.
+func.func @f(%d: !txl.tensordesc<128x64xbf16>, %x: i64) {
+  // expected-error @+1 {{'txl.desc_load' op operand #1 must be variadic of 32-bit signless integer, but got 'i64'}}
+  %t = "txl.desc_load"(%d, %x, %x) : (!txl.tensordesc<128x64xbf16>, i64, i64) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+// desc_store takes one coordinate per descriptor dimension.
+func.func @f(%d: !txl.tensordesc<128x64xbf16>, %x: i32, %v: tensor<128x64xbf16>) {
+  // expected-error @+1 {{'txl.desc_store' op needs 2 coordinates (one per descriptor dimension), got 3}}
+  txl.desc_store %d[%x, %x, %x], %v : !txl.tensordesc<128x64xbf16>, tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+// desc_store: the value is the descriptor's block (element type).
+func.func @f(%d: !txl.tensordesc<128x64xbf16>, %x: i32, %v: tensor<128x64xf32>) {
+  // expected-error @+1 {{'txl.desc_store' op the stored value must be the descriptor's block, [128, 64] of 'bf16', got 'tensor<128x64xf32>'}}
+  txl.desc_store %d[%x, %x], %v : !txl.tensordesc<128x64xbf16>, tensor<128x64xf32>
+  return
+}
+
+// -----
+
+// desc_store: the value is the descriptor's block (shape).
+func.func @f(%d: !txl.tensordesc<128x64xbf16>, %x: i32, %v: tensor<64x128xbf16>) {
+  // expected-error @+1 {{'txl.desc_store' op the stored value must be the descriptor's block, [128, 64] of 'bf16', got 'tensor<64x128xbf16>'}}
+  txl.desc_store %d[%x, %x], %v : !txl.tensordesc<128x64xbf16>, tensor<64x128xbf16>
+  return
+}
+
+// -----
+
 // tma_store takes one coordinate per descriptor dimension.
 func.func @f(%d: !txl.tensordesc<128x64xbf16>, %x: i32, %v: !txl.smem<128x64xbf16>) {
   // expected-error @+1 {{'txl.tma_store' op needs 2 coordinates (one per descriptor dimension), got 3}}
@@ -1022,10 +1163,29 @@ func.func @f(%a: tensor<64x16xbf16>, %b: !txl.smem<16x60xbf16>, %c: tensor<64x60
 
 // -----
 
-// dot: B is in shared memory.
-func.func @f(%a: !txl.smem<64x16xbf16>, %b: tensor<16x64xbf16>, %c: tensor<64x64xf32>) {
-  // expected-error @+1 {{'txl.dot' op operand #1 must be shared-memory view (one stage), but got 'tensor<16x64xbf16>'}}
-  %d = "txl.dot"(%a, %b, %c) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> : (!txl.smem<64x16xbf16>, tensor<16x64xbf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+// dot: B is a one-stage shared-memory view or a register tile (staged by
+// txl-lower-tile-copies), not a whole multi-stage allocation.
+func.func @f(%a: !txl.smem<64x16xbf16>, %b: !txl.smem<16x64xbf16, stages = 2>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'txl.dot' op operand #1 must be shared-memory view (one stage) or ranked tensor of any type values, but got '!txl.smem<16x64xbf16, stages = 2>'}}
+  %d = "txl.dot"(%a, %b, %c) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> : (!txl.smem<64x16xbf16>, !txl.smem<16x64xbf16, stages = 2>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// dot with a register B: the same rules as a shared-memory B (one element type).
+func.func @f(%a: tensor<64x16xbf16>, %b: tensor<16x64xf16>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'txl.dot' op A and B must have the same element type, got 'bf16' and 'f16'}}
+  %d = txl.dot %a, %b, %c : tensor<64x16xbf16>, tensor<16x64xf16>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// dot with a register B: K agrees.
+func.func @f(%a: tensor<64x16xbf16>, %b: tensor<32x64xbf16>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'txl.dot' op A is [64, 16] but B is [32, 64]: K must agree (use a transposed view of B, e.g. txl.smem_trans, for A * B^T)}}
+  %d = txl.dot %a, %b, %c : tensor<64x16xbf16>, tensor<32x64xbf16>, tensor<64x64xf32>
   return
 }
 

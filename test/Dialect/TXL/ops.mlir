@@ -138,6 +138,53 @@ func.func @tma_ops(%desc: !txl.tensordesc<128x64xbf16>,
   return
 }
 
+// Triton-style tiles (the frontend's boundary): desc_load / desc_store move a
+// register tile of the descriptor's block; txl.dot may take a register B.
+// CHECK-LABEL: func.func @desc_tile_ops(
+// CHECK-SAME: %[[D:[^:]+]]: !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, %[[O:[^:]+]]: !txl.tensordesc<64x64xf32, #txl.nvmma_shared<swizzle = 64>>, %[[D3:[^:]+]]: !txl.tensordesc<2x64x64xbf16>, %[[X:[^:]+]]: i32, %[[Y:[^:]+]]: i32
+func.func @desc_tile_ops(%d: !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>,
+                         %o: !txl.tensordesc<64x64xf32, #txl.nvmma_shared<swizzle = 64>>,
+                         %d3: !txl.tensordesc<2x64x64xbf16>, %x: i32, %y: i32) {
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  // CHECK: %[[A:.*]] = txl.desc_load %[[D]][%[[X]], %[[Y]]] : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<64x64xbf16>
+  %a = txl.desc_load %d[%x, %y] : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<64x64xbf16>
+  // CHECK: %[[B:.*]] = txl.desc_load %[[D]][%[[Y]], %[[X]]] {note = "kept"} : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<64x64xbf16>
+  %b = txl.desc_load %d[%y, %x] {note = "kept"} : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<64x64xbf16>
+  // CHECK: %{{.*}} = txl.desc_load %[[D3]][%[[X]], %[[Y]], %[[X]]] : !txl.tensordesc<2x64x64xbf16> -> tensor<2x64x64xbf16>
+  %t3 = txl.desc_load %d3[%x, %y, %x] : !txl.tensordesc<2x64x64xbf16> -> tensor<2x64x64xbf16>
+  // CHECK: %[[C:.*]] = txl.dot %[[A]], %[[B]], %{{.*}} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  %c = txl.dot %a, %b, %acc : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  // CHECK: %[[CA:.*]] = txl.dot %[[A]], %[[B]], %[[C]] {async} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  %ca = txl.dot %a, %b, %c {async} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  // CHECK: %[[W:.*]] = txl.dot_wait 0, %[[CA]] : tensor<64x64xf32>
+  %w = txl.dot_wait 0, %ca : tensor<64x64xf32>
+  // CHECK: txl.desc_store %[[O]][%[[X]], %[[Y]]], %[[W]] : !txl.tensordesc<64x64xf32, #txl.nvmma_shared<swizzle = 64>>, tensor<64x64xf32>
+  txl.desc_store %o[%x, %y], %w : !txl.tensordesc<64x64xf32, #txl.nvmma_shared<swizzle = 64>>, tensor<64x64xf32>
+  // CHECK: txl.desc_store %[[D3]][%[[Y]], %[[X]], %[[X]]], %{{.*}} : !txl.tensordesc<2x64x64xbf16>, tensor<2x64x64xbf16>
+  txl.desc_store %d3[%y, %x, %x], %t3 : !txl.tensordesc<2x64x64xbf16>, tensor<2x64x64xbf16>
+  return
+}
+
+// Loop and allocation annotations of the tile passes (txl.num_stages on a
+// kernel and an scf.for; txl.ring / txl.staging / txl.stage / txl.order).
+// CHECK-LABEL: func.func @pipeline_annotations(
+// CHECK-SAME: attributes {txl.kernel, txl.num_stages = 3 : i32, txl.num_warps = 4 : i32}
+func.func @pipeline_annotations(%n: i32) attributes {txl.kernel, txl.num_stages = 3 : i32, txl.num_warps = 4 : i32} {
+  // CHECK: txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2>
+  %r = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2>
+  // CHECK: txl.smem_alloc {txl.staging} : !txl.smem<64x64xbf16, stages = 1>
+  %s = txl.smem_alloc {txl.staging} : !txl.smem<64x64xbf16, stages = 1>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // CHECK: scf.for
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    // CHECK: arith.addi %{{.*}}, %{{.*}} {txl.order = 0 : i32, txl.stage = 1 : i32} : i32
+    %j = arith.addi %i, %c1 {txl.order = 0 : i32, txl.stage = 1 : i32} : i32
+  // CHECK: } {txl.num_stages = 2 : i32}
+  } {txl.num_stages = 2 : i32}
+  return
+}
+
 // CHECK-LABEL: func.func @async_load_ops(
 // CHECK-SAME: %[[PTRS:[^:]+]]: tensor<64x64x!txl.ptr<bf16>>, %[[M:[^:]+]]: tensor<64x64xi1>, %[[O:[^:]+]]: tensor<64x64xbf16>, %[[I:[^:]+]]: i32
 func.func @async_load_ops(%ptrs: tensor<64x64x!txl.ptr<bf16>>, %mask: tensor<64x64xi1>,

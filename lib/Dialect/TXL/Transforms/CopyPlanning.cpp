@@ -120,6 +120,10 @@ static std::pair<Operation *, Value> addCarriedValue(RewriterBase &rw, Operation
   SmallVector<Type> types(whileOp.getResultTypes());
   types.push_back(in.getType());
   auto newWhile = scf::WhileOp::create(rw, loc, types, inits, nullptr, nullptr);
+  // The builder makes empty blocks; the old ones move in instead.
+  for (Region *r : {&newWhile.getBefore(), &newWhile.getAfter()})
+    while (!r->empty())
+      rw.eraseBlock(&r->front());
   rw.inlineRegionBefore(whileOp.getBefore(), newWhile.getBefore(), newWhile.getBefore().end());
   rw.inlineRegionBefore(whileOp.getAfter(), newWhile.getAfter(), newWhile.getAfter().end());
   Value beforeArg = newWhile.getBeforeBody()->addArgument(in.getType(), loc);
