@@ -69,6 +69,19 @@ void mlir::txl::emitGroupSync(OpBuilder &b, Location loc, Operation *anchor,
     BarWaitOp::create(b, loc, 0, getKernelThreads(anchor));
 }
 
+unsigned mlir::txl::getWidestSwizzle(ArrayRef<int64_t> shape, Type elt) {
+  int64_t rowBytes = shape.back() * getElementBitWidth(elt) / 8;
+  for (unsigned s : {128u, 64u, 32u})
+    if (rowBytes % s == 0)
+      return s;
+  return 0;
+}
+
+bool mlir::txl::isScalarLoad(Operation *op) {
+  auto load = dyn_cast<LoadOp>(op);
+  return load && !isa<ShapedType>(load.getType());
+}
+
 bool mlir::txl::isInLoop(Operation *op) {
   for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p); p = p->getParentOp())
     if (isa<scf::ForOp, scf::WhileOp>(p))

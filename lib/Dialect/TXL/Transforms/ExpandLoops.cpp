@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,11 +34,15 @@ namespace mlir::txl {
 using namespace mlir;
 using namespace mlir::txl;
 
-static constexpr StringLiteral kStage = "txl.stage";
-static constexpr StringLiteral kOrder = "txl.order";
 
 static int64_t attrOf(Operation *op, StringRef name) {
   return op->getAttrOfType<IntegerAttr>(name).getInt();
+}
+
+/// True if `predicate` can make `op` take effect only under a predicate.
+static bool canPredicate(Operation *op) {
+  return (isMemoryEffectFree(op) && op->getNumRegions() == 0) || isScalarLoad(op) ||
+         isa<AsyncLoadOp>(op) || op->getNumResults() == 0;
 }
 
 /// The op (or its replacement) that only has an effect when `pred` holds.
@@ -46,7 +51,7 @@ static Operation *predicate(RewriterBase &rw, Operation *op, Value pred) {
     return op;
   Location loc = op->getLoc();
   rw.setInsertionPoint(op);
-  if (auto load = dyn_cast<LoadOp>(op); load && !isa<ShapedType>(load.getType())) {
+  if (auto load = dyn_cast<LoadOp>(op); load && isScalarLoad(load)) {
     Value mask = pred;
     if (load.getMask())
       mask = arith::AndIOp::create(rw, loc, load.getMask(), pred);
@@ -76,13 +81,13 @@ struct ExpandLoops : mlir::txl::impl::TXLExpandLoopsBase<ExpandLoops> {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       Block *body = loop.getBody();
-      if (!body->without_terminator().empty() && body->front().hasAttr(kStage))
+      if (!body->without_terminator().empty() && body->front().hasAttr(kStageAttr))
         loops.push_back(loop);
     });
     IRRewriter rw(&getContext());
     for (scf::ForOp loop : loops) {
       for (Operation &op : loop.getBody()->without_terminator())
-        if (!op.hasAttr(kStage) || !op.hasAttr(kOrder)) {
+        if (!op.hasAttr(kStageAttr) || !op.hasAttr(kOrderAttr)) {
           op.emitOpError() << "has no pipeline stage; txl-schedule-loops gives every op of a "
                               "scheduled loop `txl.stage` and `txl.order`";
           return signalPassFailure();
@@ -91,9 +96,9 @@ struct ExpandLoops : mlir::txl::impl::TXLExpandLoopsBase<ExpandLoops> {
       options.getScheduleFn = [](scf::ForOp forOp,
                                  std::vector<std::pair<Operation *, unsigned>> &schedule) {
         for (Operation &op : forOp.getBody()->without_terminator())
-          schedule.emplace_back(&op, attrOf(&op, kStage));
+          schedule.emplace_back(&op, attrOf(&op, kStageAttr));
         llvm::stable_sort(schedule, [](auto &a, auto &b) {
-          return attrOf(a.first, kOrder) < attrOf(b.first, kOrder);
+          return attrOf(a.first, kOrderAttr) < attrOf(b.first, kOrderAttr);
         });
       };
       options.peelEpilogue = false;
@@ -102,11 +107,9 @@ struct ExpandLoops : mlir::txl::impl::TXLExpandLoopsBase<ExpandLoops> {
       // Upstream asserts when an op cannot be predicated: check first.
       int64_t lastStage = 0;
       for (Operation &op : loop.getBody()->without_terminator())
-        lastStage = std::max(lastStage, attrOf(&op, kStage));
+        lastStage = std::max(lastStage, attrOf(&op, kStageAttr));
       for (Operation &op : loop.getBody()->without_terminator())
-        if (attrOf(&op, kStage) != lastStage &&
-            !(isMemoryEffectFree(&op) && op.getNumRegions() == 0) && op.getNumResults() != 0 &&
-            !(isa<LoadOp>(op) && !isa<ShapedType>(op.getResult(0).getType()))) {
+        if (attrOf(&op, kStageAttr) != lastStage && !canPredicate(&op)) {
           op.emitOpError() << "is issued ahead by the loop pipeliner but cannot be predicated "
                               "off past the end of the loop";
           return signalPassFailure();
@@ -123,8 +126,8 @@ struct ExpandLoops : mlir::txl::impl::TXLExpandLoopsBase<ExpandLoops> {
       }
     }
     getOperation().walk([](Operation *op) {
-      op->removeAttr(kStage);
-      op->removeAttr(kOrder);
+      op->removeAttr(kStageAttr);
+      op->removeAttr(kOrderAttr);
     });
   }
 };

@@ -46,16 +46,6 @@ namespace mlir::txl {
 using namespace mlir;
 using namespace mlir::txl;
 
-/// Largest NVMMA swizzle (128/64/32 bytes, else 0) that a row of the tile
-/// fills exactly: what TMA and wgmma read fastest.
-static unsigned getDefaultSwizzle(ArrayRef<int64_t> shape, Type elt) {
-  int64_t rowBytes = shape.back() * getElementTypeOrSelf(elt).getIntOrFloatBitWidth() / 8;
-  for (unsigned s : {128u, 64u, 32u})
-    if (rowBytes % s == 0)
-      return s;
-  return 0;
-}
-
 /// The allocation a shared-memory view is a stage of (through get_buffer).
 static SmemAllocOp getRootAlloc(Value view) {
   while (Operation *def = view.getDefiningOp()) {
@@ -292,7 +282,7 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
                                   "a txl.smem_alloc buffer yourself";
     auto b = cast<RankedTensorType>(dot.getB().getType());
     auto enc = NVMMASharedAttr::get(rw.getContext(),
-                                    getDefaultSwizzle(b.getShape(), b.getElementType()), false);
+                                    getWidestSwizzle(b.getShape(), b.getElementType()), false);
     auto bufType = SmemType::get(rw.getContext(), b.getShape(), b.getElementType(), group.count, enc);
     Value buf = allocAtEntry(rw, entry, loc, bufType);
     rw.setInsertionPoint(dot);

@@ -62,9 +62,6 @@ namespace mlir::txl {
 using namespace mlir;
 using namespace mlir::txl;
 
-static constexpr StringLiteral kStage = "txl.stage";
-static constexpr StringLiteral kOrder = "txl.order";
-
 static int64_t getNumStages(scf::ForOp loop) {
   if (auto attr = loop->getAttrOfType<IntegerAttr>("txl.num_stages"))
     return attr.getInt();
@@ -72,13 +69,6 @@ static int64_t getNumStages(scf::ForOp loop) {
   if (auto attr = func ? func->getAttrOfType<IntegerAttr>("txl.num_stages") : IntegerAttr())
     return attr.getInt();
   return 1;
-}
-
-/// A load of one scalar (a block index of a sparse pattern): may be issued
-/// ahead, masked off past the end of the loop.
-static bool isScalarLoad(Operation *op) {
-  auto load = dyn_cast<LoadOp>(op);
-  return load && !isa<ShapedType>(load.getType());
 }
 
 /// Adds to `slice` the body ops that `v` depends on in the same iteration or,
@@ -320,8 +310,8 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
 
   static void stamp(Operation &op, int64_t stage, int64_t order) {
     Builder b(op.getContext());
-    op.setAttr(kStage, b.getI32IntegerAttr(stage));
-    op.setAttr(kOrder, b.getI32IntegerAttr(order));
+    op.setAttr(kStageAttr, b.getI32IntegerAttr(stage));
+    op.setAttr(kOrderAttr, b.getI32IntegerAttr(order));
   }
 
   /// Replaces `load` by a ring read (stage S - 1) and adds the ops that fill
@@ -381,11 +371,10 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
                               Value base, int64_t buffers, DenseSet<Operation *> &issue) {
     Location loc = load.getLoc();
     auto tile = cast<RankedTensorType>(load.getType());
-    unsigned bits = getElementTypeOrSelf(tile).getIntOrFloatBitWidth();
-    int64_t rowBytes = tile.getShape().back() * bits / 8;
-    unsigned swizzle = rowBytes % 128 == 0 ? 128 : rowBytes % 64 == 0 ? 64 : rowBytes % 32 == 0 ? 32 : 0;
-    auto ringType = SmemType::get(rw.getContext(), tile.getShape(), tile.getElementType(), buffers,
-                                  NVMMASharedAttr::get(rw.getContext(), swizzle, false));
+    auto enc = NVMMASharedAttr::get(
+        rw.getContext(), getWidestSwizzle(tile.getShape(), tile.getElementType()), false);
+    auto ringType =
+        SmemType::get(rw.getContext(), tile.getShape(), tile.getElementType(), buffers, enc);
     Value ring;
     {
       OpBuilder::InsertionGuard guard(rw);

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+#include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -56,15 +57,6 @@ void forEachUse(Value root, function_ref<void(OpOperand &)> fn) {
         work.push_back(use.getOwner()->getResult(0));
     }
   }
-}
-
-/// The widest NVMMA swizzle that a row of `type` is a whole number of.
-unsigned widestSwizzle(SmemType type) {
-  int64_t rowBytes = type.getShape().back() * getElementBitWidth(type.getElementType()) / 8;
-  for (unsigned s : {128u, 64u, 32u})
-    if (rowBytes % s == 0)
-      return s;
-  return 0;
 }
 
 /// Recomputes the types of the views derived from `v` after its type changed.
@@ -146,7 +138,7 @@ LogicalResult chooseEncoding(SmemAllocOp alloc) {
   }
   Attribute enc = fromTma;
   if (!enc && readByMma)
-    enc = NVMMASharedAttr::get(ctx, widestSwizzle(type), false);
+    enc = NVMMASharedAttr::get(ctx, getWidestSwizzle(type.getShape(), type.getElementType()), false);
   if (!enc && !unencodedDescs.empty())
     enc = NVMMASharedAttr::get(ctx, 0, false);
   if (!enc)

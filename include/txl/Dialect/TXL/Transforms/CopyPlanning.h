@@ -15,8 +15,14 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "txl/Dialect/TXL/IR/TXLOps.h"
 
 namespace mlir::txl {
+
+/// The loop schedule txl-schedule-loops records and txl-expand-loops reads:
+/// each body op's pipeline stage and its position in the pipelined body.
+constexpr StringLiteral kStageAttr = "txl.stage";
+constexpr StringLiteral kOrderAttr = "txl.order";
 
 /// The warpgroups that can execute an op: all of the kernel's at the top
 /// level, the listed ones inside an `scf.if` on `txl.is_warpgroup [ids]`.
@@ -45,6 +51,14 @@ Value getGroupStage(OpBuilder &b, Location loc, const WarpgroupGroup &group);
 /// lowers to, after the leader's bulk-store wait). Named barriers 1..7 are
 /// the compiler's, so this is the only place that picks one.
 void emitGroupSync(OpBuilder &b, Location loc, Operation *anchor, const WarpgroupGroup &group);
+
+/// The widest NVMMA swizzle (128, 64, 32 bytes, else 0) that a row of
+/// a tile of `shape` x `elt` is a whole number of: what wgmma reads fastest.
+unsigned getWidestSwizzle(ArrayRef<int64_t> shape, Type elt);
+
+/// A txl.load of one scalar (a block index of a sparse pattern): it may be
+/// issued ahead of its iteration, masked off past the end of the loop.
+bool isScalarLoad(Operation *op);
 
 /// True if `op` is inside an scf.for or scf.while (below its function).
 bool isInLoop(Operation *op);
