@@ -1463,14 +1463,21 @@ def tma_load(dst, desc, offsets, mbar):
                 [desc.handle] + [i.handle for i in idx] + [view.handle, bar.handle], [])
 
 
-def tma_store(src, desc, offsets):
+TMA_REDUCE_KINDS = ("add", "min", "max")
+
+
+def tma_store(src, desc, offsets, reduce=None):
     desc = _desc(desc, "txl.tma_store")
     view = as_view(src, "txl.tma_store source")
     idx = _offsets(offsets, len(desc.type.block_shape), "txl.tma_store")
+    if reduce is not None and (not isinstance(reduce, str) or reduce not in TMA_REDUCE_KINDS):
+        raise SemanticError("txl.tma_store(reduce=%r): the TMA reductions are %s" % (reduce, ", ".join(
+            map(repr, TMA_REDUCE_KINDS))))
     view.type.cell.set_swizzle(desc.type.swizzle, "a TMA store")
     n = len(idx)
     names = ", ".join("{o[%d]}" % (i + 2) for i in range(n))
-    _b().create("txl.tma_store {o[0]}, {o[1]}[%s] : {t[0]}, {t[1]}" % names,
+    red = " reduce %s" % reduce if reduce else ""
+    _b().create("txl.tma_store {o[0]}, {o[1]}[%s]%s : {t[0]}, {t[1]}" % (names, red),
                 [view.handle, desc.handle] + [i.handle for i in idx], [])
 
 

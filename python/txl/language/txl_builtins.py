@@ -369,8 +369,11 @@ def tma_load(value, desc, offsets, mbar, contiguity=-1):
 
 
 @builtin
-def tma_store(value, desc, offsets):
-    S.tma_store(value, desc, offsets)
+def tma_store(value, desc, offsets, reduce=None):
+    """TMA store of the buffer ``value`` to the box at ``offsets`` of ``desc``. ``reduce="add"`` (or "min",
+    "max") combines the box into global memory instead of overwriting it (cp.reduce.async.bulk.tensor), so several
+    CTAs may accumulate into one box, e.g. an fp32 dQ."""
+    S.tma_store(value, desc, offsets, _unwrap(reduce))
 
 
 @builtin

@@ -17,7 +17,8 @@
   ``torch.compile(fullgraph=True)`` traces through it; eager calls without gradients skip the dispatcher and launch
   through a per-shape plan (``_Plan``): after the first call of a shape (validation, autotuning, compilation) a
   call costs a few allocations and one launch. CUDA-graph capture works for shapes that ran once before capture.
-* Forward only: the backward raises NotImplementedError.
+* Differentiable (head dims 64 and 128): ``o.backward()`` runs the FA3-style backward of
+  ``txl.kernels.flash_attention_bwd`` (``_attention_bwd.py``), which reuses the forward's saved statistics.
 
 ``precompile(...)`` compiles the specialisations a call would use without torch or a GPU (shape-only stand-in
 tensors), to fill a cache for a GPU host without txlc.
@@ -324,28 +325,38 @@ def _custom_op():
     if _op is None:
         import torch
 
+        # The third output is the kernel's own statistic M ((B * H, N_PAD), base 2), saved for the backward so
+        # that it reuses the forward's softmax statistics exactly (no recomputation, no round trip through lse).
         @torch.library.custom_op("txl::flash_attention", mutates_args=(), device_types="cuda")
         def flash_attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, sm_scale: float,
-                               kernel: str) -> tuple[torch.Tensor, torch.Tensor]:
+                               kernel: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
             o, m = _forward(q, k, v, causal, sm_scale, kernel)
-            return o, _lse(m, q.shape).contiguous()
+            return o, _lse(m, q.shape).contiguous(), m
 
         @flash_attention_op.register_fake
         def _(q, k, v, causal, sm_scale, kernel):
             B, H, N, D = q.shape
-            return q.new_empty((B, H, N, D)), q.new_empty((B, H, N), dtype=torch.float32)
+            return (q.new_empty((B, H, N, D)), q.new_empty((B, H, N), dtype=torch.float32),
+                    q.new_empty((B * H, padded_len(N)), dtype=torch.float32))
 
         def setup_context(ctx, inputs, output):
-            ctx.mark_non_differentiable(output[1])
+            q, k, v, causal, sm_scale, kernel = inputs
+            o, lse, m = output
+            ctx.mark_non_differentiable(lse, m)
+            ctx.save_for_backward(q, k, v, o, m)
+            ctx.causal, ctx.sm_scale = causal, sm_scale
 
         flash_attention_op.register_autograd(_backward, setup_context=setup_context)
         _op = flash_attention_op
     return _op
 
 
-def _backward(ctx, do, dlse):
-    raise NotImplementedError("txl.ops.flash_attention has no backward pass yet: the attention backward kernel has "
-                              "its own issue")
+def _backward(ctx, do, dlse, dm):
+    from txl.ops import _attention_bwd
+
+    q, k, v, o, m = ctx.saved_tensors
+    dq, dk, dv = _attention_bwd.backward(do, q, k, v, o, m, ctx.causal, ctx.sm_scale)
+    return dq, dk, dv, None, None, None
 
 
 def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3"):
@@ -373,7 +384,7 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
     sm_scale = float(sm_scale)
     if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or
                                                                       v.requires_grad)):
-        o, lse = _custom_op()(q, k, v, causal, sm_scale, kernel)
+        o, lse, _ = _custom_op()(q, k, v, causal, sm_scale, kernel)
         return (o, lse) if return_lse else o
     o, m = _forward(q, k, v, causal, sm_scale, kernel)
     return (o, _lse(m, q.shape)) if return_lse else o

@@ -74,9 +74,12 @@ def test_rejects_bad_options(torch):
     _err(TypeError, "sm_scale must be a float", x, x, x, sm_scale="0.1")
 
 
-def test_backward_is_not_implemented(torch):
-    with pytest.raises(NotImplementedError, match="has its own issue"):
-        A._backward(None, None, None)
+def test_backward_head_dim_without_kernel(torch):
+    from txl.ops import _attention_bwd
+
+    with pytest.raises(NotImplementedError, match="head dim 256 has no backward kernel yet.*scaled_dot_product"):
+        _attention_bwd.check_supported(_t(torch, (1, 2, 128, 256)))
+    _attention_bwd.check_supported(_t(torch, (1, 2, 128, 128)))
 
 
 # ---- every kernel and config compiles, no spills ----------------------------------------------------------------

@@ -899,6 +899,34 @@ func.func @f(%d: !txl.tensordesc<128x64xf16>, %x: i32, %v: !txl.smem<128x64xbf16
 
 // -----
 
+// A reducing TMA store: min/max have no f32 form in cp.reduce.async.bulk.tensor.
+func.func @f(%d: !txl.tensordesc<64x32xf32>, %x: i32, %v: !txl.smem<64x32xf32>) {
+  // expected-error @+1 {{'txl.tma_store' op a TMA reduce-max store does not take 'f32' elements (add: f32, f16, bf16, i32, i64; min/max: f16, bf16, i32, i64)}}
+  txl.tma_store %v, %d[%x, %x] reduce max : !txl.smem<64x32xf32>, !txl.tensordesc<64x32xf32>
+  return
+}
+
+// -----
+
+// A reducing TMA store: no reduction of 8-bit floats.
+func.func @f(%d: !txl.tensordesc<64x64xf8E4M3FN>, %x: i32, %v: !txl.smem<64x64xf8E4M3FN>) {
+  // expected-error @+1 {{'txl.tma_store' op a TMA reduce-add store does not take 'f8E4M3FN' elements}}
+  txl.tma_store %v, %d[%x, %x] reduce add : !txl.smem<64x64xf8E4M3FN>, !txl.tensordesc<64x64xf8E4M3FN>
+  return
+}
+
+// -----
+
+// The reduction is one of add, min, max.
+func.func @f(%d: !txl.tensordesc<64x32xf32>, %x: i32, %v: !txl.smem<64x32xf32>) {
+  // expected-error @+2 {{expected ::mlir::txl::TmaReduceKind to be one of: add, min, max}}
+  // expected-error @+1 {{failed to parse TXL_TmaReduceKindAttr parameter 'value'}}
+  txl.tma_store %v, %d[%x, %x] reduce mul : !txl.smem<64x32xf32>, !txl.tensordesc<64x32xf32>
+  return
+}
+
+// -----
+
 // tma_store: the box is the buffer's shape.
 func.func @f(%d: !txl.tensordesc<128x32xbf16>, %x: i32, %v: !txl.smem<128x64xbf16>) {
   // expected-error @+1 {{'txl.tma_store' op descriptor box [128, 32] does not match the buffer shape [128, 64]}}

@@ -131,6 +131,10 @@ func.func @tma_ops(%desc: !txl.tensordesc<128x64xbf16>,
   txl.fence_proxy_async
   // CHECK: txl.tma_store %[[V0]], %[[D]][%[[X]], %[[Y]]] : !txl.smem<128x64xbf16>, !txl.tensordesc<128x64xbf16>
   txl.tma_store %v0, %desc[%x, %y] : !txl.smem<128x64xbf16>, !txl.tensordesc<128x64xbf16>
+  // CHECK: txl.tma_store %[[V0]], %[[D]][%[[X]], %[[Y]]] reduce add : !txl.smem<128x64xbf16>, !txl.tensordesc<128x64xbf16>
+  txl.tma_store %v0, %desc[%x, %y] reduce add : !txl.smem<128x64xbf16>, !txl.tensordesc<128x64xbf16>
+  // CHECK: txl.tma_store %[[V0]], %[[D]][%[[X]], %[[Y]]] reduce max : !txl.smem<128x64xbf16>, !txl.tensordesc<128x64xbf16>
+  txl.tma_store %v0, %desc[%x, %y] reduce max : !txl.smem<128x64xbf16>, !txl.tensordesc<128x64xbf16>
   // CHECK: txl.tma_store_wait 0{{$}}
   txl.tma_store_wait 0
   // CHECK: txl.tma_store_wait 1{{$}}

@@ -360,7 +360,21 @@ LogicalResult TmaLoadOp::verify() {
 }
 
 LogicalResult TmaStoreOp::verify() {
-  return verifyTmaBox(*this, getDesc().getType(), getIndices().size(), getSrc().getType());
+  if (failed(verifyTmaBox(*this, getDesc().getType(), getIndices().size(), getSrc().getType())))
+    return failure();
+  if (!getReduce())
+    return success();
+  // The element types cp.reduce.async.bulk.tensor takes for each reduction.
+  Type elt = getSrc().getType().getElementType();
+  bool isInt = elt.isInteger(32) || elt.isInteger(64);
+  bool ok = *getReduce() == TmaReduceKind::add ? elt.isF32() || elt.isF16() || elt.isBF16() || isInt
+                                               : elt.isF16() || elt.isBF16() || isInt;
+  if (!ok)
+    return emitOpError() << "a TMA reduce-" << stringifyTmaReduceKind(*getReduce())
+                         << " store does not take " << elt
+                         << " elements (add: f32, f16, bf16, i32, i64; min/max: f16, bf16, i32, "
+                            "i64)";
+  return success();
 }
 
 /// desc_load / desc_store: a tile of the descriptor's box and element type.

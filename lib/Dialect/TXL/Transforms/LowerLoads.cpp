@@ -11,7 +11,10 @@
 // completion is tracked per issuing thread by bulk groups. tma_store_wait
 // waits for the group in the issuing thread and then syncs the warpgroup on
 // a compiler-reserved named barrier (1 + warpgroup id) so no thread reuses
-// the tile while TMA still reads it.
+// the tile while TMA still reads it. A reducing store (reduce = add/min/max)
+// is the same with cp.reduce.async.bulk.tensor, which combines the box into
+// global memory; its NVVM op has no predicate, so it sits in an scf.if on
+// the leader.
 //
 // tma_gather (sm_100a) is TMA's gather4 mode: one instruction moves 4 rows,
 // named by their row indices, at one column. The warpgroup's first thread
@@ -61,6 +64,7 @@
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/raw_ostream.h"
@@ -113,6 +117,18 @@ struct LowerTmaLoad : OpConversionPattern<TmaLoadOp> {
   }
 };
 
+NVVM::TMAReduxKind tmaReduxKind(TmaReduceKind kind) {
+  switch (kind) {
+  case TmaReduceKind::add:
+    return NVVM::TMAReduxKind::ADD;
+  case TmaReduceKind::min:
+    return NVVM::TMAReduxKind::MIN;
+  case TmaReduceKind::max:
+    return NVVM::TMAReduxKind::MAX;
+  }
+  llvm_unreachable("unknown TMA reduce kind");
+}
+
 /// bar.sync over the executing warpgroup: named barrier 1 + warpgroup id,
 /// 128 threads (ids 1..7 are reserved for the compiler).
 void syncWarpgroup(OpBuilder &b, Location loc) {
@@ -136,11 +152,24 @@ struct LowerTmaStore : OpConversionPattern<TmaStoreOp> {
     fenceAsyncShared(rewriter, loc);
     syncWarpgroup(rewriter, loc);
     Value leader = isWarpgroupLeader(rewriter, loc);
-    for (int64_t k = 0; k < box.pieces; ++k)
-      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-          rewriter, loc, adaptor.getDesc(), addBytes(rewriter, loc, adaptor.getSrc(), k * box.pieceBytes),
-          tmaCoords(rewriter, loc, adaptor.getIndices(), box, k), Value(),
-          NVVM::TMAStoreMode::TILE, leader);
+    std::optional<TmaReduceKind> reduce = op.getReduce();
+    for (int64_t k = 0; k < box.pieces; ++k) {
+      Value src = addBytes(rewriter, loc, adaptor.getSrc(), k * box.pieceBytes);
+      SmallVector<Value> coords = tmaCoords(rewriter, loc, adaptor.getIndices(), box, k);
+      if (!reduce) {
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(rewriter, loc, adaptor.getDesc(), src,
+                                                           coords, Value(),
+                                                           NVVM::TMAStoreMode::TILE, leader);
+        continue;
+      }
+      // The reduce op has no predicate operand: only the leader issues it.
+      auto ifOp = scf::IfOp::create(rewriter, loc, leader, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      NVVM::CpAsyncBulkTensorReduceOp::create(rewriter, loc, adaptor.getDesc(), src,
+                                              tmaReduxKind(*reduce), NVVM::TMAStoreMode::TILE,
+                                              coords, Value());
+    }
     NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();

@@ -233,7 +233,7 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
     TmaStoreWaitOp::create(rw, loc, 0);
     SmemStoreOp::create(rw, loc, op.getValue(), view);
     FenceProxyAsyncOp::create(rw, loc);
-    TmaStoreOp::create(rw, loc, view, op.getDesc(), op.getIndices());
+    TmaStoreOp::create(rw, loc, view, op.getDesc(), op.getIndices(), TmaReduceKindAttr());
     TmaStoreWaitOp::create(rw, loc, 0);
     rw.eraseOp(op);
   }

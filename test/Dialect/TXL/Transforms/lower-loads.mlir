@@ -132,6 +132,40 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+
+// A reducing tma_store (fp32 accumulation into global memory, e.g. dQ): the
+// same fence and warpgroup sync, then per hardware box (64 f32 = 256 bytes is
+// two 128-byte boxes) one cp.reduce.async.bulk.tensor add in an scf.if on the
+// warpgroup's first thread (the NVVM op has no predicate), then one commit
+// group.
+// CHECK-LABEL: func.func @tma_store_reduce
+// CHECK-SAME: %[[M:[^ ]*]]: i32, %[[N:[^ ]*]]: i32)
+// CHECK-DAG: %[[MAP:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.tensordesc<{{.*}}> to !llvm.ptr
+// CHECK-DAG: %[[SRC:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<{{.*}}> to !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id
+// CHECK: %[[LEADER:.*]] = llvm.icmp "eq"
+// CHECK: scf.if %[[LEADER]] {
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.reduce %[[MAP]], %[[SRC]], box[%[[N]], %[[M]]] {redKind = #nvvm.tma_redux_kind<add>} : !llvm.ptr, <3>
+// CHECK-NEXT: }
+// CHECK: %[[SRC1:.*]] = llvm.getelementptr %[[SRC]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: %[[N1:.*]] = llvm.add %[[N]], %{{.*}} : i32
+// CHECK: scf.if %[[LEADER]] {
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.reduce %[[MAP]], %[[SRC1]], box[%[[N1]], %[[M]]] {redKind = #nvvm.tma_redux_kind<add>} : !llvm.ptr, <3>
+// CHECK-NEXT: }
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK-NOT: nvvm.cp.async.bulk
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @tma_store_reduce(%d: !txl.tensordesc<64x64xf32, #sw128>, %buf: !txl.smem<64x64xf32, #sw128>, %m: i32, %n: i32) attributes {txl.kernel} {
+    txl.tma_store %buf, %d[%m, %n] reduce add : !txl.smem<64x64xf32, #sw128>, !txl.tensordesc<64x64xf32, #sw128>
+    return
+  }
+}
+
+// -----
+
 // tma_store_wait N: the issuing thread waits until at most N bulk groups
 // still read shared memory, then the warpgroup syncs on named barrier
 // 1 + tid / 128 with 128 threads.

@@ -163,4 +163,13 @@ def TXL_EvictionPolicy : I32EnumAttr<"EvictionPolicy", "L2 eviction policy", [
 }
 def TXL_EvictionPolicyAttr : EnumAttr<TXL_Dialect, TXL_EvictionPolicy, "evict">;
 
+// What a reducing TMA store (cp.reduce.async.bulk.tensor) does with the
+// global elements it lands on.
+def TXL_TmaReduceKind : I32EnumAttr<"TmaReduceKind", "TMA store reduction", [
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"min", 1>, I32EnumAttrCase<"max", 2>]> {
+  let cppNamespace = "::mlir::txl";
+  let genSpecializedAttr = 0;
+}
+def TXL_TmaReduceKindAttr : EnumAttr<TXL_Dialect, TXL_TmaReduceKind, "tma_reduce">;
+
 #endif // TXL_ATTRS_TD

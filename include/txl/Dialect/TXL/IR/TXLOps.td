@@ -356,15 +356,22 @@ def TXL_TmaStoreOp : TXL_Op<"tma_store"> {
   let description = [{
     Lowered with a `fence.proxy.async` before it, so prior generic-proxy
     writes to `src` are visible to TMA, and a bulk commit group after it.
+    With `reduce`, the box is combined into global memory element by element
+    (cp.reduce.async.bulk.tensor: add for f32/f16/bf16/i32/i64, min/max for
+    f16/bf16/i32/i64) instead of overwriting it: several CTAs may reduce
+    into the same box (an fp32 dQ accumulator, split-K), in no fixed order.
 
     ```mlir
     txl.tma_store %buf, %desc[%m, %n] : !txl.smem<128x128xbf16>, !txl.tensordesc<128x128xbf16>
+    txl.tma_store %acc, %dq[%m, %n] reduce add : !txl.smem<64x64xf32>, !txl.tensordesc<64x64xf32>
     ```
   }];
   let arguments = (ins Arg<TXL_SmemView, "", [MemRead<TXL_SharedMemory>]>:$src,
-                       Arg<TXL_TensorDesc, "", [MemWrite]>:$desc, Variadic<I32>:$indices);
+                       Arg<TXL_TensorDesc, "", [MemRead, MemWrite]>:$desc, Variadic<I32>:$indices,
+                       OptionalAttr<TXL_TmaReduceKindAttr>:$reduce);
   let assemblyFormat = [{
-    $src `,` $desc `[` $indices `]` attr-dict `:` qualified(type($src)) `,` qualified(type($desc))
+    $src `,` $desc `[` $indices `]` (`reduce` $reduce^)? attr-dict `:` qualified(type($src)) `,`
+    qualified(type($desc))
   }];
   let hasVerifier = 1;
 }

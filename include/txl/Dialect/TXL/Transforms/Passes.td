@@ -266,8 +266,11 @@ def TXLLowerLoads : Pass<"txl-lower-loads", "mlir::ModuleOp"> {
     fence_proxy_async `fence.proxy.async.shared::cta`; async_load per-thread
     `cp.async` (4/8/16 bytes, zero fill for masked elements) + commit group,
     async_load_wait `cp.async.wait_group`; tma_gather (sm_100a) gather4 boxes.
+    A tma_store with `reduce` becomes `cp.reduce.async.bulk.tensor` under an
+    scf.if on the warpgroup leader (the NVVM op has no predicate operand).
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TXLLowerSmemLoadStores : Pass<"txl-lower-smem-load-stores", "mlir::ModuleOp"> {

@@ -1,0 +1,116 @@
+"""Attention backward on the GPU: txl.ops.flash_attention's backward next to torch SDPA's cuDNN and flash backends,
+measured in the same run on the same inputs, plus a whole training step (forward + backward).
+
+    python3 bench/attention_bwd.py [--quick] [--check]
+
+Backward TFLOP/s count 2.5x the forward's 4 * B * H * N^2 * D (half for causal), as FlashAttention-3 reports them.
+Each timing is the median of triton.testing.do_bench (L2 flushed between runs). --check compares every txl gradient
+with the cuDNN one first (relative Frobenius error, printed)."""
+
+import argparse
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+import txl
+
+try:
+    from triton.testing import do_bench
+except ImportError:  # pragma: no cover - the GPU host has triton
+    do_bench = None
+
+SHAPES = [  # B, H, H_KV, N, D
+    (2, 32, 32, 16384, 128),
+    (16, 32, 32, 4096, 128),
+    (4, 32, 32, 8192, 64),
+    (4, 16, 16, 8192, 256),
+    (16, 32, 8, 4096, 128),  # GQA 4:1
+]
+QUICK = [(16, 32, 32, 4096, 128), (4, 32, 32, 8192, 64), (16, 32, 8, 4096, 128)]
+
+
+def _sdpa(backend, q, k, v, causal):
+    group = q.shape[1] // k.shape[1]
+    if group > 1:
+        k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
+    with sdpa_kernel([backend]):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+
+def _runner(name, q, k, v, causal):
+    if name == "txl":
+        return lambda q, k, v: txl.ops.flash_attention(q, k, v, causal=causal)
+    backend = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}[name]
+    return lambda q, k, v: _sdpa(backend, q, k, v, causal)
+
+
+def _time_bwd(fwd, q, k, v, do):
+    qs, ks, vs = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    out = fwd(qs, ks, vs)
+    bwd = lambda: torch.autograd.grad(out, (qs, ks, vs), do, retain_graph=True)  # noqa: E731
+    bwd()
+    ms_bwd = do_bench(bwd, warmup=10, rep=60, return_mode="median")
+
+    def step():
+        o = fwd(qs, ks, vs)
+        torch.autograd.grad(o, (qs, ks, vs), do)
+
+    ms_step = do_bench(step, warmup=5, rep=60, return_mode="median")
+    return ms_bwd, ms_step
+
+
+def _grads(fwd, q, k, v, do):
+    qs, ks, vs = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    return torch.autograd.grad(fwd(qs, ks, vs), (qs, ks, vs), do)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    print("%-26s %-6s %9s %9s %9s %8s %8s | %9s %9s %9s" % (
+        "B,H,Hkv,N,D", "causal", "txl TF/s", "cudnn", "flash", "txl/cud", "txl/fla", "step txl", "cudnn", "flash"))
+    ratios = []
+    for (B, H, HK, N, D) in (QUICK if args.quick else SHAPES):
+        for causal in (False, True):
+            q = torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16)
+            k, v = (torch.randn(B, HK, N, D, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+            do = torch.randn_like(q)
+            flops = 2.5 * 4 * B * H * N * N * D * (0.5 if causal else 1.0)
+            res = {}
+            for name in ("txl", "cudnn", "flash"):
+                try:
+                    fwd = _runner(name, q, k, v, causal)
+                    res[name] = _time_bwd(fwd, q, k, v, do)
+                except Exception as e:  # a backend without this shape (flash has no GQA here, txl no D=256)
+                    res[name] = None
+                    print("  %s: %s: %s" % (name, type(e).__name__, str(e).splitlines()[0][:120]), file=sys.stderr)
+            if args.check and res.get("txl") and res.get("cudnn"):
+                g1 = _grads(_runner("txl", q, k, v, causal), q, k, v, do)
+                g2 = _grads(_runner("cudnn", q, k, v, causal), q, k, v, do)
+                errs = [((a.float() - b.float()).norm() / b.float().norm()).item() for a, b in zip(g1, g2)]
+                print("  check vs cudnn: dq %.2e dk %.2e dv %.2e" % tuple(errs))
+            tf = {n: (flops / (r[0] * 1e-3) / 1e12 if r else float("nan")) for n, r in res.items()}
+            st = {n: (r[1] if r else float("nan")) for n, r in res.items()}
+            r_c = tf["txl"] / tf["cudnn"] if res["txl"] and res["cudnn"] else float("nan")
+            r_f = tf["txl"] / tf["flash"] if res["txl"] and res["flash"] else float("nan")
+            if r_c == r_c:
+                ratios.append(r_c)
+            print("%-26s %-6s %9.1f %9.1f %9.1f %8.2f %8.2f | %7.2fms %7.2fms %7.2fms" % (
+                "%d,%d,%d,%d,%d" % (B, H, HK, N, D), causal, tf["txl"], tf["cudnn"], tf["flash"], r_c, r_f,
+                st["txl"], st["cudnn"], st["flash"]), flush=True)
+            del q, k, v, do
+            torch.cuda.empty_cache()
+    if ratios:
+        g = 1.0
+        for r in ratios:
+            g *= r
+        print("geomean txl/cudnn backward: %.2fx over %d rows" % (g ** (1.0 / len(ratios)), len(ratios)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""FA3-style flash attention backward for Hopper: dQ, dK, dV of O = softmax(Q K^T * sm_scale) V from the forward's
+base-2 log-sum-exp M (``flash_attention.py``) and Delta = rowsum(dO * O) (``attention_bwd_preprocess``).
+
+Layouts as in the forward: Q, dO are (B * H * N_CTX, HEAD_DIM) rows behind TMA descriptors with a box of BLOCK_M
+rows, K, V, dK, dV (B * H_KV * N_CTX, HEAD_DIM) with a box of BLOCK_N / 2 rows; M and Delta are (B * H, N_PAD) f32;
+dQ is accumulated in f32 into DQ_ACC, (B * H * N_PAD, HEAD_DIM) rows (zeroed by the caller, padded rows are
+scratch), without sm_scale (the caller scales it once when converting to the input dtype).
+
+A CTA owns one key block of BLOCK_N = 128 keys of one kv head (grid (N_PAD / BLOCK_N, B * H_KV)) and walks the
+query blocks of every query head of its GQA group, so dK and dV are summed over the group in registers and stored
+once. S and dP are computed transposed (keys are the wgmma M dimension), as in FA2's dK/dV loop:
+  WG0       producer (setmaxnreg.dec): K and V of the key block once (two halves of 64 rows), then Q_i and dO_i of
+            every query block through NUM_STAGES-deep rings (full: count 1 + bytes; empty: 256 arrivals).
+  WG1, WG2  consumers (setmaxnreg.inc), W = 0 / 1: keys W * 64 .. W * 64 + 63 of the block. Per query block:
+              S^T  = K_W Q_i^T              (SS wgmma, async)    dP^T = V_W dO_i^T   (SS, async)
+              P^T  = exp2(S^T * scale * log2e - M_i)             dS^T = P^T * (dP^T - Delta_i)
+              dV_W += P^T dO_i               (RS)                 dK_W += dS^T Q_i    (RS)
+            dS^T goes to shared memory (double-buffered by query-block parity) and, once both consumers have
+            written theirs (named barrier 8), dQ_i += dS K is split over the consumers by columns: WG W computes
+            columns W * HEAD_DIM / 2 .. of dS_0 K_0 + dS_1 K_1 (both key halves; transposed-A wgmma from the dS^T
+            tiles, column blocks of K as B) and adds them into DQ_ACC with one TMA reduce-add (fp32, no atomics
+            in registers). At HEAD_DIM 64 (one swizzle block: no column split) WG W adds dS_W K_W, all columns.
+            The dS^T parity buffers make the barrier enough: a consumer writes a buffer two query blocks after it
+            was read, and the other consumer cannot be behind by a whole block (it met barrier 8 in between).
+  Epilogue  dV_W straight from V_W's buffer (only WG W reads V_W), dK_W * sm_scale through K_W's once both
+            consumers have retired their last dQ wgmma (named barrier 9); rows past N_CTX (the last key block of
+            a head when N_CTX is not a multiple of BLOCK_N) are stored under a mask instead.
+Masking: CAUSAL keeps key <= query (the loop starts at the first query block that reaches the key block), and with
+EVEN_N=False keys and queries >= N_CTX get P = 0 (their rows of Q/dO/K/V are the next head's or zero-filled).
+"""
+
+import txl
+import txl.language as tl
+
+from txl.kernels._attention_common import _advance
+
+
+@txl.jit
+def attention_bwd_preprocess(O, DO, Delta, N_CTX, N_PAD, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
+    # Delta[bh, r] = sum_d O[r, d] * dO[r, d] in f32 for the real rows r < N_CTX of head bh, 0 for padded rows.
+    # O and dO are (B * H * N_CTX, HEAD_DIM) rows; Delta is (B * H, N_PAD). Grid (N_PAD / BLOCK, B * H).
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    bh = tl.program_id(1)
+    cols = tl.arange(0, HEAD_DIM)
+    offs = (bh.to(tl.int64) * N_CTX + rows[:, None]) * HEAD_DIM + cols[None, :]
+    mask = rows[:, None] < N_CTX
+    o = tl.load(O + offs, mask=mask, other=0.0).to(tl.float32)
+    do = tl.load(DO + offs, mask=mask, other=0.0).to(tl.float32)
+    tl.store(Delta + bh * N_PAD + rows, tl.sum(o * do, 1))
+
+
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
+def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_dv, M, Delta, DK, DV, sm_scale,
+                        N_CTX, N_PAD, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
+                        H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240):
+    tl.static_assert(BLOCK_N == 128, "two consumer warpgroups of 64 keys")
+    tl.static_assert(BLOCK_M == 64, "query blocks of 64 rows (the transposed tiles' wgmma N)")
+    tl.static_assert(NUM_STAGES >= 1, "the Q/dO ring needs a stage")
+    HALF_N: tl.constexpr = BLOCK_N // 2
+    PRODUCER_REGS: tl.constexpr = 504 - 2 * CONSUMER_REGS
+    Q_BYTES: tl.constexpr = BLOCK_M * HEAD_DIM * 2
+    KV_BYTES: tl.constexpr = HALF_N * HEAD_DIM * 2
+    DQ_COLS: tl.constexpr = HEAD_DIM // 2 if HEAD_DIM > 64 else HEAD_DIM
+    dtype = desc_q.dtype
+
+    n_blk = tl.program_id(0)  # key block; causal: block 0 has the most query blocks and starts first
+    off_bkv = tl.program_id(1)  # batch * H_KV + kv head
+    k_row = n_blk * BLOCK_N  # first key of the block within its head
+    kv_y = off_bkv * N_CTX + k_row
+    n_qb = tl.cdiv(N_CTX, BLOCK_M)
+    if CAUSAL:
+        q_start = k_row // BLOCK_M
+    else:
+        q_start = 0
+    per_head = n_qb - q_start
+    n_iter = per_head * H_Q_PER_KV
+
+    bK = txl.smem_alloc([HALF_N, HEAD_DIM], dtype, num_stages=2)  # [W]: consumer W's keys
+    bV = txl.smem_alloc([HALF_N, HEAD_DIM], dtype, num_stages=2)
+    bQ = txl.smem_alloc([BLOCK_M, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    bdO = txl.smem_alloc([BLOCK_M, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    bdS = txl.smem_alloc([HALF_N, BLOCK_M], dtype, num_stages=4)  # [2 * W + parity]: dS^T of consumer W
+    bdQ = txl.smem_alloc([BLOCK_M, DQ_COLS], tl.float32, num_stages=2)  # [W]: dQ staging for the reduce-add
+    kv_full = txl.mbar_alloc(1)
+    q_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    do_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    qdo_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+
+    if txl.is_warpgroup([0]):
+        txl.reg_dealloc(PRODUCER_REGS)
+        kb = txl.get_buffer(kv_full, 0)
+        txl.mbar_expect(kb, 4 * KV_BYTES)
+        txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, 0], kb)
+        txl.tma_load(txl.get_buffer(bK, 1), desc_k, [kv_y + HALF_N, 0], kb)
+        txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, 0], kb)
+        txl.tma_load(txl.get_buffer(bV, 1), desc_v, [kv_y + HALF_N, 0], kb)
+        s = 0
+        phase = 1  # the first pass over the ring does not wait
+        for t in range(0, n_iter):
+            g = t // per_head
+            q_y = (off_bkv * H_Q_PER_KV + g) * N_CTX + (q_start + t - g * per_head) * BLOCK_M
+            txl.mbar_wait(txl.get_buffer(qdo_empty, s), phase)
+            qf = txl.get_buffer(q_full, s)
+            txl.mbar_expect(qf, Q_BYTES)
+            txl.tma_load(txl.get_buffer(bQ, s), desc_q, [q_y, 0], qf)
+            df = txl.get_buffer(do_full, s)
+            txl.mbar_expect(df, Q_BYTES)
+            txl.tma_load(txl.get_buffer(bdO, s), desc_do, [q_y, 0], df)
+            s, phase = _advance(s, phase, NUM_STAGES)
+
+    if txl.is_warpgroup([1, 2]):
+        txl.reg_alloc(CONSUMER_REGS)
+        if txl.is_warpgroup([1]):
+            _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
+                      M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter,
+                      0, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV)
+        else:
+            _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
+                      M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter,
+                      1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV)
+
+
+@txl.jit
+def _mask_bwd(pT, key0, q0, N_CTX, ROWS: tl.constexpr, COLS: tl.constexpr, CAUSAL: tl.constexpr):
+    # pT: keys key0 .. key0 + ROWS - 1 (rows) against queries q0 .. q0 + COLS - 1 (columns), absolute positions in
+    # the head. Keeps key <= query (CAUSAL) and key, query < N_CTX; the rest gets P = 0.
+    keys = key0 + tl.arange(0, ROWS)
+    qs = q0 + tl.arange(0, COLS)
+    if CAUSAL:
+        # key <= query < N_CTX also bounds the key.
+        keep = (keys[:, None] <= qs[None, :]) & (qs[None, :] < N_CTX)
+    else:
+        keep = (keys[:, None] < N_CTX) & (qs[None, :] < N_CTX)
+    return tl.where(keep, pT, 0.0)
+
+
+@txl.jit
+def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv, M, Delta,
+              DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter, W: tl.constexpr,
+              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, HALF_N: tl.constexpr, DQ_COLS: tl.constexpr,
+              NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, H_Q_PER_KV: tl.constexpr):
+    dtype = desc_dk.dtype
+    qk_scale = sm_scale * 1.44269504  # exp(x * sm_scale) = exp2(x * qk_scale)
+    key0 = k_row + W * HALF_N  # this consumer's first key within the head
+    k_w = txl.get_buffer(bK, W)
+    v_w = txl.get_buffer(bV, W)
+    txl.mbar_wait(txl.get_buffer(kv_full, 0), 0)
+
+    dv = tl.zeros([HALF_N, HEAD_DIM], tl.float32)
+    dk = tl.zeros([HALF_N, HEAD_DIM], tl.float32)
+    s = 0
+    phase = 0
+    for t in range(0, n_iter):
+        g = t // per_head
+        q0 = (q_start + t - g * per_head) * BLOCK_M  # first query row of the block within its head
+        bh_q = off_bkv * H_Q_PER_KV + g  # batch * H + query head
+        cols = bh_q * N_PAD + q0 + tl.arange(0, BLOCK_M)
+        m = tl.load(M + cols)
+        delta = tl.load(Delta + cols)
+        q_s = txl.get_buffer(bQ, s)
+        do_s = txl.get_buffer(bdO, s)
+
+        txl.mbar_wait(txl.get_buffer(q_full, s), phase)
+        sT = tl.dot(k_w, q_s.T)
+        txl.mbar_wait(txl.get_buffer(do_full, s), phase)
+        dpT = tl.dot(v_w, do_s.T)
+        txl.dot_wait(1)  # S^T retired; dP^T may still run
+        pT = tl.exp2(sT * qk_scale - m[None, :])
+        need_mask = False
+        if CAUSAL:
+            need_mask = key0 + HALF_N - 1 > q0  # some key of the tile is after some query
+        if not EVEN_N:
+            need_mask = need_mask | (q0 + BLOCK_M > N_CTX) | (key0 + HALF_N > N_CTX)
+        if need_mask:
+            pT = _mask_bwd(pT, key0, q0, N_CTX, HALF_N, BLOCK_M, CAUSAL)
+        txl.dot_wait(0)  # dP^T retired
+        dsT = (pT * (dpT - delta[None, :])).to(dtype)
+        dv = tl.dot(pT.to(dtype), do_s, dv)
+        dk = tl.dot(dsT, q_s, dk)
+
+        # dS^T to shared memory for dQ = dS K; both consumers' halves are needed when dQ is split by columns.
+        par = t % 2
+        txl.smem_store(txl.get_buffer(bdS, 2 * W + par), dsT)
+        txl.fence_proxy_async()
+        if DQ_COLS < HEAD_DIM:
+            txl.bar_wait(8, 256)
+            k0c = txl.smem_slice(txl.get_buffer(bK, 0), W * DQ_COLS, DQ_COLS, dim=1)
+            k1c = txl.smem_slice(txl.get_buffer(bK, 1), W * DQ_COLS, DQ_COLS, dim=1)
+            dq = tl.dot(txl.get_buffer(bdS, par).T, k0c)
+            dq = tl.dot(txl.get_buffer(bdS, 2 + par).T, k1c, dq)
+        else:
+            txl.bar_wait(8 + W, 128)  # this warpgroup's dS^T is written
+            dq = tl.dot(txl.get_buffer(bdS, 2 * W + par).T, k_w)
+        txl.dot_wait(0)  # dV, dK and dQ retired: Q_s and dO_s are free
+        txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
+        dq_s = txl.get_buffer(bdQ, W)
+        txl.tma_store_wait(0)  # the previous reduce-add has read the staging tile
+        txl.smem_store(dq_s, dq)
+        if DQ_COLS < HEAD_DIM:
+            txl.tma_store(dq_s, desc_dq, [bh_q * N_PAD + q0, W * DQ_COLS], reduce="add")
+        else:
+            txl.tma_store(dq_s, desc_dq, [bh_q * N_PAD + q0, 0], reduce="add")
+        s, phase = _advance(s, phase, NUM_STAGES)
+
+    # Epilogue: dV_W through V_W's buffer (read by this warpgroup only), dK_W through K_W's once the other
+    # consumer's last dQ wgmma (which reads K_W's columns) has retired.
+    out_y = kv_y + W * HALF_N
+    n_valid = N_CTX - key0
+    _store_rows(dv.to(dtype), v_w, desc_dv, DV, out_y, n_valid, HALF_N, HEAD_DIM, EVEN_N)
+    if DQ_COLS < HEAD_DIM:
+        txl.bar_wait(9, 256)
+    _store_rows((dk * sm_scale).to(dtype), k_w, desc_dk, DK, out_y, n_valid, HALF_N, HEAD_DIM, EVEN_N)
+    txl.tma_store_wait(0)
+
+
+@txl.jit
+def _store_rows(out, tile, desc, OUT, y, n_valid, ROWS: tl.constexpr, HEAD_DIM: tl.constexpr,
+                EVEN_N: tl.constexpr):
+    # ROWS rows at row y of OUT: through `tile` and one TMA store, or, when fewer than ROWS rows are real (the rows
+    # after them belong to the next head), a masked store of the real ones.
+    if EVEN_N:
+        txl.smem_store(tile, out)
+        txl.tma_store(tile, desc, [y, 0])
+    else:
+        if n_valid >= ROWS:
+            txl.smem_store(tile, out)
+            txl.tma_store(tile, desc, [y, 0])
+        else:
+            rows = tl.arange(0, ROWS)
+            cols = tl.arange(0, HEAD_DIM)
+            base = OUT + y.to(tl.int64) * HEAD_DIM
+            tl.store(base + rows[:, None] * HEAD_DIM + cols[None, :], out, mask=rows[:, None] < n_valid)
+
+
+def signature(head_dim=128, block_m=64, block_n=128, dtype="bf16"):
+    half = block_n // 2
+    dq_cols = head_dim // 2 if head_dim > 64 else head_dim
+    return {
+        "desc_q": "tensordesc<%s[%d, %d]>" % (dtype, block_m, head_dim),
+        "desc_k": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
+        "desc_v": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
+        "desc_do": "tensordesc<%s[%d, %d]>" % (dtype, block_m, head_dim),
+        "desc_dq": "tensordesc<fp32[%d, %d]>" % (block_m, dq_cols),
+        "desc_dk": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
+        "desc_dv": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
+        "M": "*fp32", "Delta": "*fp32", "DK": "*%s" % dtype, "DV": "*%s" % dtype, "sm_scale": "fp32",
+        "N_CTX": "i32", "N_PAD": "i32",
+    }
+
+
+def constexprs(head_dim=128, causal=False, block_m=64, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1,
+               consumer_regs=240):
+    return {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "NUM_STAGES": num_stages,
+            "CAUSAL": causal, "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv, "CONSUMER_REGS": consumer_regs}
+
+
+SIGNATURE = signature()
+CONSTEXPRS = constexprs()
+OPTIONS = {"num_warps": 4, "num_warpgroups": 3}

@@ -1,0 +1,69 @@
+"""The backward of ``txl.ops.flash_attention``: dQ, dK, dV from the saved q, k, v, o and the forward's base-2
+log-sum-exp M (``txl.kernels.flash_attention_bwd``).
+
+Three launches per call: the preprocess Delta = rowsum(dO * O) (f32, (B * H, N_PAD)), the warp-specialized
+dK/dV kernel that also adds every key block's share of dQ into an f32 accumulator with TMA reduce-adds, then one
+scale-and-convert of the accumulator into dQ. The reduce-adds of different key blocks land in no fixed order, so
+dQ may differ in its last bits from run to run; ``deterministic=True`` instead runs the dK/dV kernel without dQ
+(DETERMINISTIC) and computes dQ in ``attention_bwd_dq``, one CTA per query block walking the key blocks in order.
+"""
+
+import math
+
+from txl.ops.attention import BLOCK, padded_len
+
+BLOCK_M = 64  # query rows per step of the dK/dV kernel
+BLOCK_N = 128  # keys per CTA (two consumer warpgroups of 64)
+PRE_BLOCK = 64  # rows per preprocess program
+BWD_HEAD_DIMS = (64, 128)
+
+
+def _rows(t):
+    B, H, N, D = t.shape
+    if not t.is_contiguous() or t.data_ptr() % 16:
+        t = t.contiguous() if not t.is_contiguous() else t.clone()
+    return t.view(B * H * N, D)
+
+
+def check_supported(q, where="txl.ops.flash_attention backward"):
+    D = q.shape[-1]
+    if D not in BWD_HEAD_DIMS:
+        raise NotImplementedError("%s: head dim %d has no backward kernel yet (supported: %s); use "
+                                  "torch.nn.functional.scaled_dot_product_attention for training at this head dim"
+                                  % (where, D, ", ".join(map(str, BWD_HEAD_DIMS))))
+
+
+def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False):
+    """(dq, dk, dv) for o = flash_attention(q, k, v, causal, sm_scale) with m its (B * H, N_PAD) base-2 LSE."""
+    import torch
+    import txl
+    from txl.kernels import flash_attention_bwd as kb
+
+    check_supported(q)
+    B, H, N, D = q.shape
+    Hk = k.shape[1]
+    n_pad = padded_len(N)
+    assert n_pad % BLOCK_N == 0 and BLOCK % BLOCK_M == 0
+    q2, k2, v2, o2, do2 = _rows(q), _rows(k), _rows(v), _rows(o), _rows(do)
+    delta = torch.empty((B * H, n_pad), dtype=torch.float32, device=q.device)
+    kb.attention_bwd_preprocess[(n_pad // PRE_BLOCK, B * H)](o2, do2, delta, N, n_pad, HEAD_DIM=D, BLOCK=PRE_BLOCK)
+
+    dk = torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device)
+    dv = torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device)
+    dk2, dv2 = dk.view(B * Hk * N, D), dv.view(B * Hk * N, D)
+    dq_cols = D // 2 if D > 64 else D
+    dq_acc = torch.zeros((B * H * n_pad, D), dtype=torch.float32, device=q.device)
+    half = BLOCK_N // 2
+    descs = [txl.TensorDescriptor(q2, block_shape=[BLOCK_M, D]),
+             txl.TensorDescriptor(k2, block_shape=[half, D]),
+             txl.TensorDescriptor(v2, block_shape=[half, D]),
+             txl.TensorDescriptor(do2, block_shape=[BLOCK_M, D]),
+             txl.TensorDescriptor(dq_acc, block_shape=[BLOCK_M, dq_cols]),
+             txl.TensorDescriptor(dk2, block_shape=[half, D]),
+             txl.TensorDescriptor(dv2, block_shape=[half, D])]
+    grid = (n_pad // BLOCK_N, B * Hk)
+    kb.flash_attention_bwd[grid](*descs, m, delta, dk2, dv2, float(sm_scale), N, n_pad,
+                                 **kb.constexprs(D, bool(causal), BLOCK_M, BLOCK_N, 2, N == n_pad, H // Hk),
+                                 **kb.OPTIONS)
+    dq = dq_acc.view(B, H, n_pad, D)[:, :, :N].mul_(sm_scale).to(q.dtype)
+    return dq, dk, dv
