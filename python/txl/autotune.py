@@ -27,14 +27,25 @@ from .compiler.cache import KernelCache
 
 
 class Config:
-    """One launch configuration: constexpr values (``kwargs``) and launch options."""
+    """One launch configuration: constexpr values (``kwargs``) and launch options. Triton's arguments are
+    accepted: ``num_ctas`` (1: txl launches no clusters), ``maxnreg`` (kept for the record; txl's register budget
+    comes from num_warps and txl.reg_alloc), ``ir_override`` (must be None)."""
 
-    def __init__(self, kwargs, num_warps=4, num_warpgroups=1, num_stages=None, pre_hook=None):
+    def __init__(self, kwargs, num_warps=4, num_warpgroups=1, num_stages=None, pre_hook=None, num_ctas=1,
+                 maxnreg=None, ir_override=None):
+        if num_ctas not in (1, None):
+            raise ValueError("txl.Config(num_ctas=%r): txl launches one CTA per program (no clusters yet); use "
+                             "num_ctas=1" % (num_ctas,))
+        if ir_override is not None:
+            raise ValueError("txl.Config(ir_override=...) is not supported: txl compiles the kernel's source")
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_warpgroups = num_warpgroups
         self.num_stages = num_stages
         self.pre_hook = pre_hook
+        self.num_ctas = 1
+        self.maxnreg = maxnreg
+        self.ir_override = None
 
     @property
     def options(self):
@@ -47,6 +58,15 @@ class Config:
             kw["num_stages"] = self.num_stages
         return kw
 
+    def all_kwargs(self):
+        """Triton's Config.all_kwargs: the constexprs and every launch option that is set (what perf_model and
+        early_config_prune see)."""
+        kw = self.launch_kwargs()
+        kw["num_ctas"] = self.num_ctas
+        if self.maxnreg is not None:
+            kw["maxnreg"] = self.maxnreg
+        return kw
+
     def to_dict(self):
         """What identifies the config (JSON-able; the pre_hook is code and is left out)."""
         return {"kwargs": {k: _jsonable(v) for k, v in self.kwargs.items()}, "num_warps": self.num_warps,
@@ -57,6 +77,8 @@ class Config:
         parts += ["num_warps=%d" % self.num_warps, "num_warpgroups=%d" % self.num_warpgroups]
         if self.num_stages is not None:
             parts.append("num_stages=%d" % self.num_stages)
+        if self.maxnreg is not None:
+            parts.append("maxnreg=%d" % self.maxnreg)
         return "Config(%s)" % ", ".join(parts)
 
 
@@ -143,27 +165,93 @@ def _device_name():
 class Autotuner:
     """Wraps a JITFunction; ``autotuner[grid](*args, **kwargs)`` launches with the best config for the key."""
 
-    def __init__(self, fn, configs, key, warmup=25, rep=100, bench=None, cache_results=True, verbose=True):
+    def __init__(self, fn, configs, key, warmup=25, rep=100, bench=None, cache_results=True, verbose=True,
+                 prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None, post_hook=None,
+                 do_bench=None, use_cuda_graph=False):
         if not configs:
             raise ValueError("txl.autotune of %s needs at least one txl.Config" % fn.__name__)
-        missing = [k for k in key if k not in fn.arg_names]
-        if missing:
-            raise ValueError("txl.autotune(key=%r) of %s: %s %s not a parameter (parameters: %s)"
-                             % (list(key), fn.__name__, ", ".join(missing), "is" if len(missing) == 1 else "are",
-                                ", ".join(fn.arg_names)))
+        for what, names in (("key", key), ("reset_to_zero", reset_to_zero or []),
+                            ("restore_value", restore_value or [])):
+            if isinstance(names, str):
+                raise TypeError("txl.autotune(%s=%r) of %s takes a list of parameter names, e.g. %s=[%r]"
+                                % (what, names, fn.__name__, what, names))
+            missing = [k for k in names if k not in fn.arg_names]
+            if missing:
+                raise ValueError("txl.autotune(%s=%r) of %s: %s %s not a parameter (parameters: %s)"
+                                 % (what, list(names), fn.__name__, ", ".join(missing),
+                                    "is" if len(missing) == 1 else "are", ", ".join(fn.arg_names)))
         self.fn = fn
         self.configs = list(configs)
         self.key = list(key)
-        self.warmup_ms, self.rep_ms = warmup, rep
+        self.warmup_ms = 25 if warmup is None else warmup
+        self.rep_ms = 100 if rep is None else rep
+        self.use_cuda_graph = use_cuda_graph  # accepted (Triton's); txl times with CUDA events either way
+        if do_bench is not None and bench is None:
+            # Triton's do_bench(kernel_call, quantiles) -> [median, p20, p80] (or one number)
+            def bench(call, _do_bench=do_bench):
+                r = _do_bench(call, quantiles=(0.5, 0.2, 0.8))
+                return r[0] if isinstance(r, (list, tuple)) else r
         self.bench = bench  # callable(fn) -> ms; None: do_bench with CUDA events
         self.cache_results = cache_results
         self.verbose = verbose
+        # Triton's prune_configs_by: early_config_prune(configs, nargs, **kwargs) -> configs, then the top_k
+        # configs by perf_model(**nargs, **kwargs, **config.all_kwargs()) (top_k <= 1.0: a fraction).
+        prune = dict(prune_configs_by or {})
+        unknown = sorted(set(prune) - {"perf_model", "top_k", "early_config_prune"})
+        if unknown:
+            raise ValueError("txl.autotune(prune_configs_by=...) of %s: unknown key(s) %s (expected perf_model, "
+                             "top_k, early_config_prune)" % (fn.__name__, ", ".join(unknown)))
+        self.perf_model = prune.get("perf_model")
+        self.configs_top_k = prune.get("top_k", 1.0)
+        self.early_config_prune = prune.get("early_config_prune")
+        # Triton's reset_to_zero / restore_value: before every benchmarked launch the reset_to_zero tensors are
+        # zeroed and the restore_value tensors saved, after it they are restored (a kernel that accumulates into
+        # its output runs many times while tuning); the reset_to_zero tensors are zeroed again before the launch
+        # that follows the tuning. A user pre_hook(nargs, reset_only=False) / post_hook(nargs, exception)
+        # replaces these defaults, as in Triton.
+        self.reset_to_zero = list(reset_to_zero or [])
+        self.restore_value = list(restore_value or [])
+        self._restore_copies = {}
+        self.pre_hook = pre_hook or (self._default_pre_hook if self.reset_to_zero or self.restore_value else None)
+        self.post_hook = post_hook or (self._default_post_hook if self.restore_value else None)
         self.best = {}  # key tuple -> Config
+        self.best_config = None  # the config of the last launch (Triton's attribute)
         self.timings = {}  # key tuple -> [(Config, ms or None, error or None)]
         self.__name__ = fn.__name__
         self.arg_names = fn.arg_names
         self._key_positions = [(k, fn.arg_names.index(k)) for k in self.key]
         self._chosen = {}  # _fast_key -> Config, filled by launches that went the checked way
+
+    def _default_pre_hook(self, nargs, reset_only=False):
+        for name in self.reset_to_zero:
+            nargs[name].zero_()
+        if not reset_only:
+            self._restore_copies = {name: nargs[name].clone() for name in self.restore_value}
+
+    def _default_post_hook(self, nargs, exception):
+        for name in self.restore_value:
+            nargs[name].copy_(self._restore_copies[name])
+        self._restore_copies = {}
+
+    def prune_configs(self, nargs, kwargs):
+        """The configs to benchmark for these arguments (Triton's prune_configs_by)."""
+        configs = self.configs
+        if self.early_config_prune is not None:
+            configs = list(self.early_config_prune(self.configs, nargs, **kwargs))
+            if not configs:
+                raise RuntimeError("txl.autotune %s: early_config_prune returned no config; it must keep at least "
+                                   "one" % self.fn.where)
+        if self.perf_model is not None:
+            top_k = self.configs_top_k
+            if isinstance(top_k, float) and top_k <= 1.0:
+                top_k = max(1, int(len(self.configs) * top_k))
+            elif not isinstance(top_k, int):
+                raise TypeError("txl.autotune(prune_configs_by={'top_k': %r}): top_k must be an int or a float "
+                                "<= 1.0" % (top_k,))
+            if len(configs) > top_k:
+                est = [(self.perf_model(**{**nargs, **kwargs, **c.all_kwargs()}), i) for i, c in enumerate(configs)]
+                configs = [configs[i] for _, i in sorted(est)[:top_k]]
+        return configs
 
     def __getitem__(self, grid):
         return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
@@ -217,8 +305,9 @@ class Autotuner:
         fkey = self._fast_key(args, kwargs)
         config = self._chosen.get(fkey) if fkey is not None else None
         if config is not None:
+            self.best_config = config
             return self._launch(config, grid, args, kwargs, checked=False)
-        config = self._choose(args, kwargs, grid)
+        config = self.best_config = self._choose(args, kwargs, grid)
         result = self._launch(config, grid, args, kwargs)
         if fkey is not None:
             self._chosen[fkey] = config
@@ -237,7 +326,11 @@ class Autotuner:
         if config is None:
             config = self._load(key)
         if config is None:
-            config = self._tune(key, grid, args, kwargs)
+            # As Triton: the pruning functions see the positional arguments by name and the keyword ones apart.
+            pruned = self.prune_configs(dict(zip(self.arg_names, args)), kwargs)
+            config = self._tune(key, grid, args, kwargs, pruned)
+            if self.pre_hook is not None:  # Triton: the reset_to_zero tensors are zeroed again for the launch
+                self.pre_hook(dict(nargs, **config.all_kwargs()), reset_only=True)
         return config
 
     def _bind_partial(self, args, kwargs):
@@ -261,11 +354,12 @@ class Autotuner:
                 return c
         return None
 
-    def _tune(self, key, grid, args, kwargs):
+    def _tune(self, key, grid, args, kwargs, configs=None):
+        configs = self.configs if configs is None else configs
         results = []
-        n = len(self.configs)
+        n = len(configs)
         faulted = self._faulted(key)
-        for i, c in enumerate(self.configs):
+        for i, c in enumerate(configs):
             earlier = faulted.get(json.dumps(c.to_dict(), sort_keys=True))
             if earlier is not None:
                 ms, reason = None, "faulted in an earlier process: " + earlier
@@ -280,7 +374,7 @@ class Autotuner:
         if not ok:
             raise RuntimeError("txl.autotune %s: every config failed for key %r:\n%s" % (
                 self.fn.where, key, "\n".join("  %r: %s" % (c, err) for c, _, err in results)))
-        best = self.configs[min(ok)[1]]
+        best = configs[min(ok)[1]]
         self.best[key] = best
         if self.verbose:
             print("txl.autotune %s key=%r: best %r (%.4f ms)" % (self.fn.__name__, key, best, min(ok)[0]))
@@ -296,8 +390,24 @@ class Autotuner:
     def _try(self, key, config, grid, args, kwargs):
         """(ms, None), or (None, reason) for a config that failed (e.g. did not compile). A config that deadlocked
         or left the CUDA context unusable ends the tuning: it is recorded, and the error says to restart."""
+        if self.pre_hook is None and self.post_hook is None:
+            call = lambda: self._launch(config, grid, args, kwargs)  # noqa: E731
+        else:
+            nargs = dict(self._bind_partial(args, kwargs), **config.all_kwargs())
+
+            def call():
+                if self.pre_hook is not None:
+                    self.pre_hook(nargs)
+                try:
+                    self._launch(config, grid, args, kwargs)
+                except Exception as e:
+                    if self.post_hook is not None:
+                        self.post_hook(nargs, exception=e)
+                    raise
+                if self.post_hook is not None:
+                    self.post_hook(nargs, exception=None)
         try:
-            return self._bench(lambda: self._launch(config, grid, args, kwargs)), None
+            return self._bench(call), None
         except Exception as e:
             reason = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
             if isinstance(e, ConfigHang):  # the kernel still runs: touching the context would block
@@ -348,7 +458,7 @@ class Autotuner:
     def warmup(self, *args, grid=None, **kwargs):
         """Compile every config without launching (e.g. to fill a cache for a GPU host)."""
         out = []
-        for c in self.configs:
+        for c in self.prune_configs(dict(zip(self.arg_names, args)), kwargs):
             nargs = self.fn.bind(args, dict(kwargs, **c.kwargs))
             if c.pre_hook is not None:
                 c.pre_hook(nargs)
@@ -360,11 +470,90 @@ class Autotuner:
         return "Autotuner(%r, %d configs, key=%r)" % (self.fn, len(self.configs), self.key)
 
 
-def autotune(configs, key, warmup=25, rep=100, bench=None, cache_results=True, verbose=True):
-    """Decorator over a ``@txl.jit`` function; see the module docstring. ``bench(call) -> ms`` replaces the CUDA
-    event timer (tests use a fake one)."""
+def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
+             post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=True, *,
+             bench=None, verbose=True):
+    """Decorator over a ``@txl.jit`` (or ``@txl.heuristics``) function; see the module docstring. Triton's
+    arguments, in Triton's order: ``key`` (parameter names whose values select the tuning entry, plus every
+    tensor argument's dtype), ``prune_configs_by`` ({"perf_model", "top_k", "early_config_prune"}),
+    ``reset_to_zero`` / ``restore_value`` (parameter names), ``pre_hook`` / ``post_hook`` (replace the
+    reset/restore hooks), ``warmup`` / ``rep`` (ms, default 25 / 100), ``use_cuda_graph`` (accepted; txl times
+    with CUDA events), ``do_bench(kernel_call, quantiles)`` (replaces the timer), ``cache_results`` (txl's default
+    is True: the choice is kept on disk). ``bench(call) -> ms`` replaces the timer too (tests use a fake one)."""
 
     def deco(fn):
-        return Autotuner(fn, configs, key, warmup, rep, bench, cache_results, verbose)
+        return Autotuner(fn, configs, key, warmup, rep, bench, cache_results, verbose, prune_configs_by=prune_configs_by,
+                         reset_to_zero=reset_to_zero, restore_value=restore_value, pre_hook=pre_hook,
+                         post_hook=post_hook, do_bench=do_bench, use_cuda_graph=use_cuda_graph)
 
     return deco
+
+
+class Heuristics:
+    """``@txl.heuristics(values={"BLOCK": lambda args: txl.next_power_of_2(args["n"])})``: before each launch,
+    each value is computed from the arguments by name (``{**dict(zip(arg_names, args)), **kwargs}``: the positional
+    arguments and the keyword ones, including an outer autotuner's config values) and passed as a keyword argument
+    (a constexpr), as ``triton.heuristics``. It wraps a ``@txl.jit`` function or a ``@txl.autotune``d one, and can
+    be wrapped by ``@txl.autotune``."""
+
+    def __init__(self, fn, values):
+        if not isinstance(values, dict) or not all(callable(v) for v in values.values()):
+            raise TypeError("txl.heuristics(values=...) takes a dict {name: function(args) -> value}")
+        names = getattr(fn, "arg_names", None)
+        if names is None:
+            raise TypeError("txl.heuristics decorates a @txl.jit (or @txl.autotune) function, got %r" % (fn,))
+        unknown = [v for v in values if v not in names]
+        if unknown:
+            raise ValueError("txl.heuristics(values=...) of %s: %s %s not a parameter (parameters: %s)"
+                             % (fn.__name__, ", ".join(unknown), "is" if len(unknown) == 1 else "are",
+                                ", ".join(names)))
+        self.fn = fn
+        self.values = dict(values)
+        self.arg_names = names
+        self.__name__ = fn.__name__
+
+    def _apply(self, args, kwargs):
+        kwargs = dict(kwargs)
+        for name, heur in self.values.items():
+            kwargs[name] = heur({**dict(zip(self.arg_names, args)), **kwargs})
+        return kwargs
+
+    def run(self, *args, grid, **kwargs):
+        return self.fn.run(*args, grid=grid, **self._apply(args, kwargs))
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def warmup(self, *args, grid=None, **kwargs):
+        return self.fn.warmup(*args, grid=grid, **self._apply(args, kwargs))
+
+    def bind(self, args, kwargs):
+        return self.fn.bind(args, self._apply(args, kwargs))
+
+    def __getattr__(self, name):  # signature, where, src, _defaults, _fingerprint... of the wrapped function
+        if name == "fn":
+            raise AttributeError(name)
+        return getattr(self.fn, name)
+
+    def __repr__(self):
+        return "Heuristics(%r, %s)" % (self.fn, sorted(self.values))
+
+
+def heuristics(values):
+    """Decorator: see ``Heuristics``."""
+
+    def deco(fn):
+        return Heuristics(fn, values)
+
+    return deco
+
+
+def cdiv(x, y):
+    """ceil(x / y) for integers (triton.cdiv)."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n):
+    """The smallest power of two >= n (triton.next_power_of_2; 1 for n <= 1)."""
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()

@@ -31,11 +31,13 @@ import math
 import os
 import re
 import textwrap
+import types
 
 from . import ir
 from .errors import CompilationError, SemanticError, ShapeMismatchError, UnsupportedError
 from ..language import core, semantic
 from ..language.core import block_type, constexpr, dtype, smem_type, tensor, tensordesc_type, _unwrap
+from ..language.triton_api import Refused
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -252,6 +254,8 @@ class CodeGenerator(ast.NodeVisitor):
         g = self.info.globals
         if name in g:
             v = g[name]
+            if isinstance(v, Refused):  # `from txl.language import atomic_add`
+                raise self.error(node, v.message(), v.instead)
             return _wrap(v)
         if name in _BUILTIN_NAMES:
             return _BUILTIN_NAMES[name]
@@ -793,9 +797,15 @@ class CodeGenerator(ast.NodeVisitor):
             return _wrap(getattr(obj, node.attr))
         base = _unwrap(obj)
         try:
-            return _wrap(getattr(base, node.attr))
-        except AttributeError:
+            value = getattr(base, node.attr)
+        except AttributeError as e:
+            if isinstance(base, types.ModuleType) and base.__name__.split(".")[0] == "txl":
+                # txl.language's __getattr__ says whether Triton has the name (txl/language/triton_api.py).
+                raise self.error(node, str(e)) from None
             raise self.error(node, "%s has no attribute `%s`" % (_kind(obj), node.attr)) from None
+        if isinstance(value, Refused):
+            raise self.error(node, value.message(ast.unparse(node)), value.instead)
+        return _wrap(value)
 
     def visit_Subscript(self, node):
         obj = self.visit(node.value)
@@ -1039,6 +1049,8 @@ def _builtin_name(fn):
         return name
     if mod.endswith("txl_builtins"):
         return "txl." + name
+    if mod.endswith("libdevice"):
+        return "libdevice." + name
     return "tl." + name
 
 

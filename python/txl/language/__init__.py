@@ -11,13 +11,13 @@ from .core import (EncodingCell, block_type, builtin, constexpr, dtype, mbar_typ
                    smem_type, static_range, tensor, tensordesc_type, tmem_type)
 from .core import (bfloat16, float8e4nv, float8e5, float16, float32, float64, int1, int8, int16, int32, int64,
                    uint8, uint16, uint32, uint64)
-from .standard import (abs, arange, argmax, argmin, assume, atomic_add, atomic_cas, atomic_max, broadcast,
-                       broadcast_to, cast, cat, cdiv, ceil, clamp, cos, cumsum, debug_barrier, device_assert,
-                       device_print, div_rn, dot, erf, exp, exp2, expand_dims, fdiv, floor, fma, full, interleave,
-                       join, load, log, log2, make_tensor_descriptor, max, max_constancy, max_contiguous,
-                       maximum, min, minimum, multiple_of, num_programs, permute, program_id, reduce, reshape,
-                       rsqrt, sigmoid, sin, split, sqrt, static_assert, static_print, store, sum, trans, view,
-                       where, zeros, zeros_like)
+from .standard import (PropagateNan, TRITON_MAX_TENSOR_NUMEL, abs, add, arange, argmax, argmin, assume, broadcast,
+                       broadcast_to, cast, cat, cdiv, ceil, clamp, cos, div_rn, dot, exp, exp2,
+                       expand_dims, fdiv, floor, fma, full, interleave, join, load, load_tensor_descriptor, log, log2,
+                       make_tensor_descriptor, max, max_constancy, max_contiguous, maximum, min, minimum, mul,
+                       multiple_of, num_programs, permute, program_id, ravel, reshape, rsqrt, sigmoid, sin, softmax,
+                       split, sqrt, sqrt_rn, static_assert, static_print, store, store_tensor_descriptor, sub, sum,
+                       swizzle2d, trans, uint_to_uniform_float, umulhi, view, where, zeros, zeros_like)
 from .txl_builtins import (async_load, async_load_wait, bar_arrive, bar_wait, bdim, bid, cta_rank, dot_wait, dotx,
                            fence_proxy_async, frag_smem_load, frag_smem_store, get_buffer, is_warp, is_warpgroup,
                            lane_id, mbar_alloc, mbar_arrive, mbar_expect, mbar_wait, print, reg_alloc, reg_dealloc,
@@ -26,6 +26,9 @@ from .txl_builtins import (async_load, async_load_wait, bar_arrive, bar_wait, bd
                            tmem_load, tmem_store, warp_id, warp_max, warp_sum, warpgroup_id, wg_thread0)
 from .layouts import (AutoLayout, BlockedLayout, DistributedLinearLayout, DotOperandLayout, NVMMADistributedLayout,
                       NVMMASharedLayout, SliceLayout, SwizzledSharedLayout)
+
+from . import extra, math  # noqa: E402  (tl.math, tl.extra.cuda.libdevice)
+from . import triton_api as _triton_api  # noqa: E402
 
 # Triton's aliases.
 float8e4m3fn = float8e4nv
@@ -43,3 +46,11 @@ TXL_BUILTINS = (
     "AutoLayout", "BlockedLayout", "SliceLayout", "DistributedLinearLayout", "DotOperandLayout",
     "NVMMADistributedLayout", "NVMMASharedLayout", "SwizzledSharedLayout",
 )
+
+# The names of Triton 3.6's triton.language that txl refuses (atomics, scans, random numbers...): each is bound to
+# a `Refused` that makes its use in a kernel a located error with what to use instead (triton_api.LANGUAGE).
+_triton_api.install_refusals(globals())
+
+
+def __getattr__(name):
+    raise _triton_api.missing_attribute(__name__, name)

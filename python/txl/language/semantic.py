@@ -1503,3 +1503,36 @@ def smem_store(dst, value, ctaId=-1):
                             "convert it first: value.to(%r)" % (view.type.element_ty,))
     attr = " {{ctaId = %d : i32}}" % ctaId if ctaId != -1 else ""
     _b().create("txl.smem_store {o[0]}, {o[1]}%s : {t[0]}, {t[1]}" % attr, [val.handle, view.handle], [])
+
+
+def mulhi(x, y, unsigned, what):
+    """The high half of the double-width product of two integers of up to 32 bits (mul.hi): the product is
+    computed in 64 bits and shifted (txl's elementwise lowering has no two-result multiply)."""
+    x, y = _unwrap(x), _unwrap(y)
+    x_weak, y_weak = not isinstance(x, tensor), not isinstance(y, tensor)
+    # A 32-bit constant such as 0x9E3779B9 (>= 2^31: int64 on its own) takes the other operand's 32-bit type.
+    if x_weak and not y_weak and isinstance(x, int) and -2**31 <= x < 2**32 and y.dtype.primitive_bitwidth == 32:
+        x = constant(x, y.dtype)
+    if y_weak and not x_weak and isinstance(y, int) and -2**31 <= y < 2**32 and x.dtype.primitive_bitwidth == 32:
+        y = constant(y, x.dtype)
+    tx, ty = to_tensor(x), to_tensor(y)
+    ety = result_dtype(tx.dtype, ty.dtype, x_weak, y_weak)
+    if not ety.is_int() or ety.is_bool() or ety.primitive_bitwidth != 32:
+        raise SemanticError("%s takes 32-bit integers, got %s and %s" % (what, tx.dtype.name, ty.dtype.name),
+                            "convert the operands with .to(tl.uint32) (64-bit high products are not built yet)")
+    tx, ty = binary_broadcast(cast(tx, ety), cast(ty, ety), what)
+    half = core.uint32 if unsigned else core.int32
+    wide = core.uint64 if unsigned else core.int64
+    tx, ty = cast(cast(tx, half), wide), cast(cast(ty, half), wide)
+    prod = _binop("muli", tx, ty)
+    hi = _binop("shrui" if unsigned else "shrsi", prod, cast(to_tensor(32), wide) if not isinstance(prod.type, block_type)
+                else dense(32, prod.type))
+    return cast(cast(hi, half), ety)
+
+
+def math_op(template, t, result_dtype_=None):
+    """One elementwise op from a template with ``{o[0]}``/``{r[0]}`` (and ``{t[0]}``) on a scalar or tile."""
+    t = to_tensor(t)
+    _check_value(t, template.split()[0])
+    rt = t.type if result_dtype_ is None else _with_elem(t.type, result_dtype_)
+    return _unop(template, t, rt)

@@ -5,6 +5,8 @@ Constructs the txl dialect has no operation for (reshape/permute/split/join of r
 descriptor creation, atomics...) raise an ``UnsupportedError`` naming the construct and the alternative.
 """
 
+import builtins
+
 from ..compiler.errors import SemanticError
 from . import core
 from . import semantic as S
@@ -179,24 +181,8 @@ def cat(input, other, can_reorder=False):
     return S.cat(input, other)
 
 
-@builtin
-def atomic_add(pointer, val, mask=None, sem=None, scope=None):
-    S.unsupported("tl.atomic_add")
 
 
-@builtin
-def atomic_max(pointer, val, mask=None, sem=None, scope=None):
-    S.unsupported("tl.atomic_max")
-
-
-@builtin
-def atomic_cas(pointer, cmp, val, sem=None, scope=None):
-    S.unsupported("tl.atomic_cas")
-
-
-@builtin
-def debug_barrier():
-    S.unsupported("tl.debug_barrier", "use txl.bar_wait(bar, num_threads) with a named barrier id >= 8")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -225,7 +211,7 @@ def clamp(x, min, max, propagate_nan=None):
 def _math(name):
     def fn(x):
         return S.math_unary(name, x)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = "Elementwise math.%s (on floats; integers are converted to fp32 first)." % name
     return builtin(fn)
 
@@ -272,8 +258,25 @@ def div_rn(x, y):
 # ---------------------------------------------------------------------------------------------------------------
 # Reductions
 # ---------------------------------------------------------------------------------------------------------------
+def _reduce_input(what, input, axis):
+    """tl.max(0, x) / tl.min(a, b): two values where a tile and an axis belong (tl.max reduces one tile)."""
+    t, ax = _unwrap(input), _unwrap(axis)
+    if isinstance(t, tensor) and not isinstance(t.type, dtype):
+        if not isinstance(ax, tensor):
+            return  # a tile (or a buffer, refused by the reduction itself)
+        desc = "a tile"
+    elif isinstance(t, tensor):
+        desc = "the scalar %s" % t.type
+    else:
+        desc = "the number %r" % (t,)
+    raise SemanticError("tl.%s reduces a tile along an axis (tl.%s(input, axis)); here input is %s%s"
+                        % (what, what, desc, " and axis a run-time value" if isinstance(ax, tensor) else ""),
+                        "for the elementwise %simum of two values write tl.%simum(a, b)" % (what, what))
+
+
 @builtin
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    _reduce_input("max", input, axis)
     if _unwrap(return_indices):
         return S.reduce_arg("max", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(return_indices_tie_break_left))
     return S.reduce_named("max", input, _unwrap(axis), _unwrap(keep_dims))
@@ -281,6 +284,7 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
 
 @builtin
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    _reduce_input("min", input, axis)
     if _unwrap(return_indices):
         return S.reduce_arg("min", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(return_indices_tie_break_left))
     return S.reduce_named("min", input, _unwrap(axis), _unwrap(keep_dims))
@@ -301,14 +305,6 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
     return S.reduce_arg("min", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))[1]
 
 
-@builtin
-def reduce(input, axis, combine_fn, keep_dims=False):
-    S.unsupported("tl.reduce with a user combine function", "use tl.max / tl.min / tl.sum")
-
-
-@builtin
-def cumsum(input, axis=0, reverse=False):
-    S.unsupported("tl.cumsum (scans)")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -358,6 +354,123 @@ def device_print(prefix, *args, hex=False):
     return txl_print(prefix, list(args), hex=hex)
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# More of triton.language (3.6): arithmetic helpers, softmax, ravel, swizzle2d, descriptor functions
+# ---------------------------------------------------------------------------------------------------------------
+class PropagateNan:
+    """tl.maximum / tl.minimum / tl.clamp's ``propagate_nan``: ``NONE`` (max.f32: the non-NaN operand wins) or
+    ``ALL`` (a NaN operand makes the result NaN)."""
+
+    class _Mode:
+        def __init__(self, name):
+            self.name = name
+
+        def __repr__(self):
+            return "PropagateNan." + self.name
+
+        __str__ = __repr__
+
+    NONE = _Mode("NONE")
+    ALL = _Mode("ALL")
+
+
+TRITON_MAX_TENSOR_NUMEL = core.MAX_TILE_NUMEL
+
+
 @builtin
-def device_assert(cond, msg=""):
-    S.unsupported("tl.device_assert")
+def add(x, y, sanitize_overflow=True):
+    """x + y (Triton's sanitize_overflow only matters with its sanitizer; accepted)."""
+    return S.binary("+", x, y)
+
+
+@builtin
+def sub(x, y, sanitize_overflow=True):
+    return S.binary("-", x, y)
+
+
+@builtin
+def mul(x, y, sanitize_overflow=True):
+    return S.binary("*", x, y)
+
+
+@builtin
+def sqrt_rn(x):
+    """The IEEE square root (sqrt.rn). txl's tl.sqrt is the IEEE one too."""
+    return S.math_unary("sqrt", x)
+
+
+@builtin
+def umulhi(x, y):
+    """The high 32 bits of the 64-bit product of two 32-bit integers, read as unsigned (mul.hi.u32)."""
+    return S.mulhi(x, y, unsigned=True, what="tl.umulhi")
+
+
+@builtin
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    """exp(x - max) / sum(exp(x - max)) along ``dim`` (0 when None), as Triton's tl.softmax."""
+    d = 0 if _unwrap(dim) is None else _unwrap(dim)
+    kd = _unwrap(keep_dims)
+    t = S.to_tensor(x)
+    num = S.math_unary("exp", S.binary("-", t, S.reduce_named("max", t, d, kd)))
+    return S.binary("/", num, S.reduce_named("sum", num, d, kd))
+
+
+@builtin
+def ravel(x, can_reorder=False):
+    """The tile as 1-D (row-major)."""
+    t = S.to_tensor(x)
+    if not isinstance(t.type, block_type):
+        raise SemanticError("tl.ravel takes a tile, got %s" % t.type)
+    return S.reshape(t, [t.type.numel])
+
+
+def _int_arith(op, a, b):
+    a, b = _unwrap(a), _unwrap(b)
+    if isinstance(a, int) and isinstance(b, int) and (b != 0 or op not in ("//", "%")):
+        q = builtins.abs(a) // builtins.abs(b) * (1 if (a >= 0) == (b >= 0) else -1) if b else 0  # C division
+        return {"+": a + b, "-": a - b, "*": a * b, "//": q, "%": a - b * q}[op]
+    return S.binary(op, a, b)
+
+
+@builtin
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Renumbers the (i, j) indices of a row-major size_i x size_j grid so that groups of ``size_g`` rows are
+    walked column by column (Triton's tile grouping for L2 reuse). Returns (new_i, new_j)."""
+    ij = _int_arith("+", _int_arith("*", i, size_j), j)
+    size_gj = _int_arith("*", size_g, size_j)
+    off_i = _int_arith("*", _int_arith("//", ij, size_gj), size_g)
+    rest = _int_arith("-", size_i, off_i)
+    if isinstance(rest, int) and isinstance(_unwrap(size_g), int):
+        group = builtins.min(rest, _unwrap(size_g))
+    else:
+        group = S.minmax("min", rest, size_g)
+    ij = _int_arith("%", ij, size_gj)
+    return _int_arith("+", off_i, _int_arith("%", ij, group)), _int_arith("//", ij, group)
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets):
+    """desc.load(offsets)."""
+    return S.desc_load(desc, offsets)
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value):
+    """desc.store(offsets, value)."""
+    return S.desc_store(desc, offsets, value)
+
+
+@builtin
+def uint_to_uniform_float(x):
+    """A random 32- or 64-bit integer tile to floats uniform in [0, 1) (Triton's mapping, bit for bit)."""
+    t = S.to_tensor(x)
+    if t.dtype.is_floating() or t.dtype.is_bool() or t.dtype.primitive_bitwidth not in (32, 64) \
+            or t.dtype.is_ptr():
+        raise SemanticError("tl.uint_to_uniform_float takes 32- or 64-bit integers, got %s" % t.dtype.name)
+    if t.dtype.primitive_bitwidth == 32:
+        t, scale = S.cast(t, core.int32, bitcast=True), 4.6566127342e-10
+    else:
+        t, scale = S.cast(t, core.int64, bitcast=True), 1.0842020432385337e-19
+    t = S.where(S.binary("<", t, 0), S.binary("-", S.neg(t), 1), t)
+    return S.binary("*", t, scale)
+

@@ -1,0 +1,330 @@
+"""``libdevice`` (``txl.language.extra.cuda.libdevice``; ``from txl.language.extra import libdevice``): the
+functions of Triton 3.6's ``triton.language.extra.cuda.libdevice`` that PTX computes with its own instructions
+(rounding, classification, bit casts, conversions, popc/clz, the ``fast_*`` approximations, the ``_rn``
+operations). txl does not link CUDA's libdevice yet, so the exact transcendental functions (``exp``, ``sin``,
+``tanh``, ``pow``, ``erf``...) and the directed-rounding variants are refused where the kernel names them, with
+the approximate alternative (see ``triton_api.LIBDEVICE``).
+
+Integer results follow libdevice: the classification functions (``isnan``, ``isinf``, ``finitef``,
+``isfinited``, ``signbit``) and ``popc``/``clz``/``ffs`` return int32 (0 or 1 for the classifications).
+"""
+
+import math as _pymath
+
+from ....compiler.errors import SemanticError
+from ... import core as _core
+from ... import semantic as S
+from ... import triton_api as _api
+from ...core import builtin, _unwrap
+from ...standard import abs, fma  # noqa: F401  (libdevice.abs / libdevice.fma are tl.abs / tl.fma)
+
+_F32, _F64 = _core.float32, _core.float64
+_I32, _U32, _I64, _U64 = _core.int32, _core.uint32, _core.int64, _core.uint64
+
+
+def _float(x, what):
+    t = S.to_tensor(x)
+    if not t.dtype.is_floating():
+        raise SemanticError("libdevice.%s takes floating-point values, got %s" % (what, t.dtype.name),
+                            "convert first: x.to(tl.float32)")
+    return t
+
+
+def _fp32(x, what):
+    """The fast_* approximations exist in fp32 only (libdevice's are __nv_fast_*f)."""
+    t = S.to_tensor(x)
+    if t.dtype.is_int():
+        t = S.cast(t, _F32)
+    if t.dtype != _F32:
+        raise SemanticError("libdevice.%s computes in fp32, got %s" % (what, t.dtype.name),
+                            "convert first: libdevice.%s(x.to(tl.float32))" % what)
+    return t
+
+
+def _int(x, what):
+    t = S.to_tensor(x)
+    if not t.dtype.is_int() or t.dtype.is_bool():
+        raise SemanticError("libdevice.%s takes integers, got %s" % (what, t.dtype.name))
+    return t
+
+
+def _unary(name, template, check=_float):
+    def fn(x):
+        return S.math_op(template, check(x, name))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = "libdevice.%s: ``%s``." % (name, template.split(" {")[0])
+    return builtin(fn)
+
+
+# -- rounding, roots ---------------------------------------------------------------------------------------------
+ceil = _unary("ceil", "math.ceil {o[0]} : {r[0]}")
+floor = _unary("floor", "math.floor {o[0]} : {r[0]}")
+trunc = _unary("trunc", "math.trunc {o[0]} : {r[0]}")
+rint = _unary("rint", "math.roundeven {o[0]} : {r[0]}")
+nearbyint = _unary("nearbyint", "math.roundeven {o[0]} : {r[0]}")
+round = _unary("round", "math.round {o[0]} : {r[0]}")  # halfway cases away from zero, as C's roundf
+sqrt = _unary("sqrt", "math.sqrt {o[0]} : {r[0]}")
+sqrt_rn = _unary("sqrt_rn", "math.sqrt {o[0]} : {r[0]}")
+rsqrt = _unary("rsqrt", "math.rsqrt {o[0]} : {r[0]}")
+exp2 = _unary("exp2", "math.exp2 {o[0]} : {r[0]}", _fp32)  # ex2.approx.f32, subnormals kept (as __nv_exp2f)
+log2 = _unary("log2", "math.log2 {o[0]} : {r[0]}", _fp32)
+
+
+@builtin
+def fma_rn(x, y, z):
+    return S.fma(x, y, z)
+
+
+# -- operations rounded to nearest (no contraction into fma) ----------------------------------------------------
+def _binary_rn(name, arith):
+    def fn(x, y):
+        tx, ty = S.to_tensor(x), S.to_tensor(y)
+        ety = S.result_dtype(tx.dtype, ty.dtype, not isinstance(_unwrap(x), _core.tensor),
+                             not isinstance(_unwrap(y), _core.tensor))
+        if not ety.is_floating():
+            ety = _F32
+        tx, ty = S.binary_broadcast(S.cast(tx, ety), S.cast(ty, ety), "libdevice." + name)
+        op = S._b().create("arith.%s {o[0]}, {o[1]} : {r[0]}" % arith, [tx.handle, ty.handle], [tx.type], pure=True)
+        return _core.tensor(op.result, tx.type)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = "libdevice.%s: IEEE %s rounded to nearest even, never fused into an fma." % (name, arith)
+    return builtin(fn)
+
+
+add_rn = _binary_rn("add_rn", "addf")
+sub_rn = _binary_rn("sub_rn", "subf")
+mul_rn = _binary_rn("mul_rn", "mulf")
+div_rn = _binary_rn("div_rn", "divf")
+
+
+@builtin
+def rcp_rn(x):
+    t = _float(x, "rcp_rn")
+    return div_rn(S.to_tensor(1.0, t.dtype), t)
+
+
+@builtin
+def fast_dividef(x, y):
+    tx, ty = _fp32(x, "fast_dividef"), _fp32(y, "fast_dividef")
+    tx, ty = S.binary_broadcast(tx, ty, "libdevice.fast_dividef")
+    op = S._b().create("arith.divf {o[0]}, {o[1]} fastmath<afn> : {r[0]}", [tx.handle, ty.handle], [tx.type],
+                       pure=True)
+    return _core.tensor(op.result, tx.type)
+
+
+@builtin
+def copysign(x, y):
+    tx, ty = _float(x, "copysign"), S.to_tensor(y)
+    tx, ty = S.binary_broadcast(tx, S.cast(ty, tx.dtype), "libdevice.copysign")
+    op = S._b().create("math.copysign {o[0]}, {o[1]} : {r[0]}", [tx.handle, ty.handle], [tx.type], pure=True)
+    return _core.tensor(op.result, tx.type)
+
+
+@builtin
+def saturatef(x):
+    """x clamped to [0, 1]; NaN gives 0 (as __nv_saturatef)."""
+    t = _float(x, "saturatef")
+    return S.minmax("min", S.minmax("max", t, 0.0), 1.0)
+
+
+# -- fast approximations (fp32) ---------------------------------------------------------------------------------
+@builtin
+def fast_expf(x):
+    return S.math_unary("exp", _fp32(x, "fast_expf"))
+
+
+@builtin
+def fast_exp10f(x):
+    t = _fp32(x, "fast_exp10f")
+    return S.math_unary("exp2", S.binary("*", t, _pymath.log2(10.0)))
+
+
+@builtin
+def fast_logf(x):
+    return S.math_unary("log", _fp32(x, "fast_logf"))
+
+
+@builtin
+def fast_log2f(x):
+    return S.math_unary("log2", _fp32(x, "fast_log2f"))
+
+
+@builtin
+def fast_log10f(x):
+    return S.binary("*", S.math_unary("log2", _fp32(x, "fast_log10f")), _pymath.log10(2.0))
+
+
+@builtin
+def fast_sinf(x):
+    return S.math_unary("sin", _fp32(x, "fast_sinf"))
+
+
+@builtin
+def fast_cosf(x):
+    return S.math_unary("cos", _fp32(x, "fast_cosf"))
+
+
+@builtin
+def fast_tanf(x):
+    t = _fp32(x, "fast_tanf")
+    return fast_dividef(S.math_unary("sin", t), S.math_unary("cos", t))
+
+
+@builtin
+def fast_powf(x, y):
+    """exp2(y * log2(x)) with the approximate instructions (x > 0), as __nv_fast_powf."""
+    return S.math_unary("exp2", S.binary("*", _fp32(y, "fast_powf"), S.math_unary("log2", _fp32(x, "fast_powf"))))
+
+
+# -- classification (int32 results, as libdevice) ---------------------------------------------------------------
+def _classify(name, test):
+    def fn(x):
+        t = _float(x, name)
+        return S.cast(test(t), _I32)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = "libdevice.%s: 1 or 0 as int32." % name
+    return builtin(fn)
+
+
+def _cmpf(pred, a, b):
+    op = S._b().create("arith.cmpf %s, {o[0]}, {o[1]} : {t[0]}" % pred, [a.handle, b.handle],
+                       [S._with_elem(a.type, _core.int1)], pure=True)
+    return _core.tensor(op.result, S._with_elem(a.type, _core.int1))
+
+
+def _inf_like(t):
+    return S.dense(float("inf"), t.type) if isinstance(t.type, _core.block_type) else S.constant(float("inf"), t.dtype)
+
+
+isnan = _classify("isnan", lambda t: _cmpf("uno", t, t))
+isinf = _classify("isinf", lambda t: _cmpf("oeq", S.abs_(t), _inf_like(t)))
+finitef = _classify("finitef", lambda t: _cmpf("olt", S.abs_(t), _inf_like(t)))
+isfinited = _classify("isfinited", lambda t: _cmpf("olt", S.abs_(t), _inf_like(t)))
+
+
+@builtin
+def signbit(x):
+    t = _float(x, "signbit")
+    ity = {16: _core.int16, 32: _I32, 64: _I64}[t.dtype.primitive_bitwidth]
+    return S.cast(S.binary("<", S.cast(t, ity, bitcast=True), 0), _I32)
+
+
+# -- bit casts --------------------------------------------------------------------------------------------------
+def _bitcast(name, src, dst):
+    def fn(x):
+        t = S.to_tensor(x)
+        if t.dtype.primitive_bitwidth != src.primitive_bitwidth or t.dtype.is_floating() != src.is_floating():
+            raise SemanticError("libdevice.%s takes %s, got %s" % (name, src.name, t.dtype.name))
+        return S.cast(S.cast(t, src, bitcast=t.dtype.is_floating() != src.is_floating()), dst, bitcast=True)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = "libdevice.%s: the bits of a %s as a %s." % (name, src.name, dst.name)
+    return builtin(fn)
+
+
+float_as_int = _bitcast("float_as_int", _F32, _I32)
+float_as_uint = _bitcast("float_as_uint", _F32, _U32)
+int_as_float = _bitcast("int_as_float", _I32, _F32)
+uint_as_float = _bitcast("uint_as_float", _U32, _F32)
+double_as_longlong = _bitcast("double_as_longlong", _F64, _I64)
+longlong_as_double = _bitcast("longlong_as_double", _I64, _F64)
+
+
+def _as_u64(x, what):
+    t = S.to_tensor(x)
+    if t.dtype != _F64:
+        raise SemanticError("libdevice.%s takes fp64, got %s" % (what, t.dtype.name))
+    return S.cast(t, _U64, bitcast=True)
+
+
+@builtin
+def double2hiint(x):
+    return S.cast(S.cast(S.binary(">>", _as_u64(x, "double2hiint"), 32), _U32), _I32)
+
+
+@builtin
+def double2loint(x):
+    return S.cast(S.cast(_as_u64(x, "double2loint"), _U32), _I32)
+
+
+@builtin
+def hiloint2double(hi, lo):
+    h = S.cast(S.cast(_int(hi, "hiloint2double"), _U32), _U64)
+    lo_ = S.cast(S.cast(_int(lo, "hiloint2double"), _U32), _U64)
+    return S.cast(S.binary("|", S.binary("<<", h, 32), lo_), _F64, bitcast=True)
+
+
+# -- integer intrinsics -----------------------------------------------------------------------------------------
+@builtin
+def popc(x):
+    return S.cast(S.math_op("math.ctpop {o[0]} : {r[0]}", _int(x, "popc")), _I32)
+
+
+@builtin
+def clz(x):
+    return S.cast(S.math_op("math.ctlz {o[0]} : {r[0]}", _int(x, "clz")), _I32)
+
+
+@builtin
+def ffs(x):
+    """1 + the index of the least significant set bit, 0 for 0 (as __nv_ffs)."""
+    t = _int(x, "ffs")
+    tz = S.cast(S.math_op("math.cttz {o[0]} : {r[0]}", t), _I32)
+    return S.where(S.binary("==", t, 0), 0, S.binary("+", tz, 1))
+
+
+@builtin
+def mulhi(x, y):
+    """The high 32 bits of the 64-bit product (signed for int32, unsigned for uint32), as __nv_mulhi/umulhi."""
+    tx = _int(x, "mulhi")
+    return S.mulhi(tx, y, unsigned=tx.dtype.is_int_unsigned(), what="libdevice.mulhi")
+
+
+# -- conversions ------------------------------------------------------------------------------------------------
+_ROUND = {"rn": "math.roundeven", "rd": "math.floor", "ru": "math.ceil", "rz": None}
+_NAMES = {"int": _I32, "uint": _U32, "ll": _I64, "ull": _U64, "float": _F32, "double": _F64}
+
+
+def _to_int(name, src, dst, rounding):
+    def fn(x):
+        t = S.to_tensor(x)
+        if not t.dtype.is_floating():
+            raise SemanticError("libdevice.%s takes %s, got %s" % (name, src.name, t.dtype.name))
+        t = S.cast(t, src)
+        if _ROUND[rounding]:
+            t = S.math_op(_ROUND[rounding] + " {o[0]} : {r[0]}", t)
+        return S.cast(t, dst)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = "libdevice.%s: %s to %s, rounding %s." % (name, src.name, dst.name, rounding)
+    return builtin(fn)
+
+
+def _to_float(name, src, dst):
+    def fn(x):
+        t = S.to_tensor(x)
+        if src.is_int() and not t.dtype.is_int():
+            raise SemanticError("libdevice.%s takes %s, got %s" % (name, src.name, t.dtype.name))
+        return S.cast(S.cast(t, src), dst)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = "libdevice.%s: %s to %s, rounded to nearest even." % (name, src.name, dst.name)
+    return builtin(fn)
+
+
+def _install_conversions(g):
+    for s in ("float", "double"):
+        for d in ("int", "uint", "ll", "ull"):
+            for r in _ROUND:
+                n = "%s2%s_%s" % (s, d, r)
+                g[n] = _to_int(n, _NAMES[s], _NAMES[d], r)
+    for s in ("int", "uint", "ll", "ull"):
+        for d in ("float", "double"):
+            n = "%s2%s_rn" % (s, d)
+            g[n] = _to_float(n, _NAMES[s], _NAMES[d])
+    g["double2float_rn"] = _to_float("double2float_rn", _F64, _F32)
+
+
+_install_conversions(globals())
+_api.install_refusals(globals())
+
+
+def __getattr__(name):
+    raise _api.missing_attribute(__name__, name)
