@@ -24,6 +24,7 @@ with a caret, and a fix); unexpected exceptions are wrapped the same way so no f
 
 import ast
 import builtins
+import copy
 import inspect
 import json
 import linecache
@@ -342,8 +343,12 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_Return(self, node):
         if self.region_depth > 0:
-            raise self.error(node, "`return` inside an if/for/while is not supported (only at the end of the "
-                             "function)", "assign the result to a variable and return it at the end")
+            if node.value is None:  # what _lower_early_returns leaves: a return inside a loop
+                raise self.error(node, "`return` inside a for/while loop is not supported (a loop has a single "
+                                 "exit)", "make the loop a `while` whose condition becomes false, and put what "
+                                 "follows under an `if`")
+            raise self.error(node, "returning a value inside an if/for/while is not supported (only at the end "
+                             "of the function)", "assign the result to a variable and return it at the end")
         value = self.visit(node.value) if node.value is not None else None
         if self.is_kernel and _unwrap(value) is not None:
             raise self.error(node, "a kernel cannot return a value", "store results with tl.store / desc.store")
@@ -1011,12 +1016,43 @@ class CodeGenerator(ast.NodeVisitor):
         prev = self.ctx.codegen
         self.ctx.codegen = gen
         try:
-            gen.visit_body(info.node.body)
+            gen.visit_body(_lower_early_returns(info.node.body))
         finally:
             self.ctx.codegen = prev
         return gen.ret_value
 
     is_kernel = True
+
+
+def _is_bare_return(s):
+    return isinstance(s, ast.Return) and s.value is None
+
+
+def _may_return(stmts):
+    """A bare `return` is among these statements or in the branches of their `if`s (not inside loops)."""
+    return any(_is_bare_return(s) or (isinstance(s, ast.If) and (_may_return(s.body) or _may_return(s.orelse)))
+               for s in stmts)
+
+
+def _lower_early_returns(stmts):
+    """Early returns without a value (``if pid >= n: return``) as structured control flow: the statements after
+    an `if` one of whose branches may return move into both branches (each branch then ends at its return), and
+    a return that ends the function goes. Returns inside loops and returns of values are left for visit_Return
+    to refuse."""
+    out = []
+    for i, s in enumerate(stmts):
+        if _is_bare_return(s) and i == len(stmts) - 1:
+            return out
+        if isinstance(s, ast.If) and (_may_return(s.body) or _may_return(s.orelse)):
+            rest = list(stmts[i + 1:])
+            rest_copy = copy.deepcopy(rest)  # the two branches get their own nodes (call sites are keyed by node)
+            body = s.body if s.body and _is_bare_return(s.body[-1]) else s.body + rest
+            orelse = s.orelse if s.orelse and _is_bare_return(s.orelse[-1]) else s.orelse + rest_copy
+            new = ast.If(test=s.test, body=_lower_early_returns(body), orelse=_lower_early_returns(orelse))
+            out.append(ast.copy_location(new, s))
+            return out
+        out.append(s)
+    return out
 
 
 # Attributes of tensors that kernels may use.
@@ -1356,7 +1392,7 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
     ctx.codegen = gen
     ctx.entry = entry  # hidden parameters (the global scratch of tl.make_tensor_descriptor) are added to it
     with semantic.activate(ctx):
-        gen.visit_body(fnode.body)
+        gen.visit_body(_lower_early_returns(fnode.body))
         semantic.finalize_dots(ctx)
     entry.ops = builder.hoisted + entry.ops
     ir.eliminate_dead_ops(entry)

@@ -15,9 +15,9 @@ from .standard import (PropagateNan, TRITON_MAX_TENSOR_NUMEL, abs, add, arange, 
                        broadcast_to, cast, cat, cdiv, ceil, clamp, cos, div_rn, dot, exp, exp2,
                        expand_dims, fdiv, floor, fma, full, interleave, join, load, load_tensor_descriptor, log, log2,
                        make_tensor_descriptor, max, max_constancy, max_contiguous, maximum, min, minimum, mul,
-                       multiple_of, num_programs, permute, program_id, ravel, reshape, rsqrt, sigmoid, sin, softmax,
+                       multiple_of, num_programs, permute, program_id, ravel, reduce, reduce_or, reshape, rsqrt, sigmoid, sin, softmax,
                        split, sqrt, sqrt_rn, static_assert, static_print, store, store_tensor_descriptor, sub, sum,
-                       swizzle2d, trans, uint_to_uniform_float, umulhi, view, where, zeros, zeros_like)
+                       swizzle2d, trans, uint_to_uniform_float, umulhi, view, where, xor_sum, zeros, zeros_like)
 from .txl_builtins import (async_load, async_load_wait, bar_arrive, bar_wait, bdim, bid, cta_rank, dot_wait, dotx,
                            fence_proxy_async, frag_smem_load, frag_smem_store, get_buffer, is_warp, is_warpgroup,
                            lane_id, mbar_alloc, mbar_arrive, mbar_expect, mbar_wait, print, reg_alloc, reg_dealloc,

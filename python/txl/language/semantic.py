@@ -847,6 +847,8 @@ def smem_trans(t, order):
 # Reductions
 # ----------------------------------------------------------------------------------------------------------------
 def _combine_name(kind, ety):
+    if kind in ("or", "xor", "and"):
+        return kind + "i"
     if kind == "sum":
         return "addf" if ety.is_floating() else "addi"
     if ety.is_floating():
@@ -1536,3 +1538,75 @@ def math_op(template, t, result_dtype_=None):
     _check_value(t, template.split()[0])
     rt = t.type if result_dtype_ is None else _with_elem(t.type, result_dtype_)
     return _unop(template, t, rt)
+
+
+def reduce_fn(inputs, axis, combine_fn, keep_dims=False, what="tl.reduce"):
+    """tl.reduce(input, axis, combine_fn): one txl.reduce whose combiner region is the @txl.jit ``combine_fn``
+    inlined on scalar block arguments (the running values, then the new ones); ``inputs`` may be a tuple of
+    tiles of one shape, reduced together (combine_fn then takes and returns tuples' elements)."""
+    from ..compiler import ir
+    from ..jit import JITFunction
+    fn = _unwrap(combine_fn)
+    if not isinstance(fn, JITFunction):
+        raise SemanticError("%s needs a @txl.jit combine function, got %r" % (what, fn),
+                            "decorate the combine function with @txl.jit")
+    single = not isinstance(_unwrap(inputs), (tuple, list))
+    ts = [to_tensor(t) for t in ([inputs] if single else _unwrap(inputs))]
+    for t in ts:
+        if not isinstance(t.type, block_type):
+            raise SemanticError("%s reduces tiles, got %s" % (what, t.type))
+    shape = _shape(ts[0])
+    if any(_shape(t) != shape for t in ts):
+        raise SemanticError("%s: the tiles reduced together need one shape, got %s"
+                            % (what, ", ".join(str(_shape(t)) for t in ts)))
+    if axis is None:
+        r = ts
+        for _ in range(len(shape)):
+            r = reduce_fn(tuple(r), len(_shape(r[0])) - 1, fn, False, what)
+            r = list(r)
+        if keep_dims:
+            r = [splat(x, [1] * len(shape)) for x in r]
+        return r[0] if single else tuple(r)
+    axis = _reduction_axis(axis, len(shape))
+    ts = [cast(t, core.int8) if t.dtype.is_bool() else t for t in ts]  # i1 registers do not cross lanes
+    etys = [t.dtype for t in ts]
+    n = len(ts)
+    body = ir.Block(etys + etys, ["a%d" % i for i in range(n)] + ["b%d" % i for i in range(n)])
+    args = [tensor(v, ety) for v, ety in zip(body.args, etys + etys)]
+    ctx = _ctx()
+    b = ctx.builder
+    saved = (b.block, b.entry, b.hoisted, b._const_cache)
+    # The combiner is self-contained: its constants are created in its own block, not hoisted to the kernel's.
+    b.block, b.entry, b.hoisted, b._const_cache = body, body, [], {}
+    try:
+        gen = ctx.codegen
+        ret = gen.call_jit(gen.cur_call, fn, args, {})
+        hoisted = b.hoisted
+    finally:
+        b.block, b.entry, b.hoisted, b._const_cache = saved
+    rets = list(_unwrap(ret)) if isinstance(_unwrap(ret), (tuple, list)) else [ret]
+    if len(rets) != n:
+        raise SemanticError("%s: the combine function %s returns %d value%s for %d reduced tile%s"
+                            % (what, fn.__name__, len(rets), "" if len(rets) == 1 else "s", n, "" if n == 1 else "s"))
+    rets = [cast(to_tensor(r, ety), ety) for r, ety in zip(rets, etys)]
+    for r in rets:
+        if not isinstance(r.type, dtype):
+            raise SemanticError("%s: the combine function must return scalars, got %s" % (what, r.type))
+    for op in hoisted:
+        op.block = body
+    body.ops = hoisted + body.ops
+    body.ops.append(ir.Op("txl.reduce_return %s : %s" % (", ".join("{o[%d]}" % i for i in range(n)),
+                                                         ", ".join("{t[%d]}" % i for i in range(n))),
+                          [r.handle for r in rets], []))
+    out_shape = shape[:axis] + shape[axis + 1:]
+    rts = [block_type(ety, out_shape) if out_shape else ety for ety in etys]
+    region = ir.Region([body], print_entry_args=True)
+    ops_ = ", ".join("{o[%d]}" % i for i in range(n))
+    tys = ", ".join("{t[%d]}" % i for i in range(n))
+    res = ", ".join("{r[%d]}" % i for i in range(n))
+    op = _b().create("txl.reduce %s axis %d : (%s) -> %s {R[0]}" % (ops_, axis, tys, res if n == 1 else "(%s)" % res),
+                     [t.handle for t in ts], rts, regions=[region], pure=True)
+    outs = [tensor(v, rt) for v, rt in zip(op.results, rts)]
+    if keep_dims:
+        outs = [expand_dims(o, axis) for o in outs]
+    return outs[0] if single else tuple(outs)

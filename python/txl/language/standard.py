@@ -474,3 +474,35 @@ def uint_to_uniform_float(x):
     t = S.where(S.binary("<", t, 0), S.binary("-", S.neg(t), 1), t)
     return S.binary("*", t, scale)
 
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """Reduces ``input`` (a tile, or a tuple of tiles of one shape) along ``axis`` (all axes when None) with the
+    @txl.jit ``combine_fn(a, b)`` (for tuples: ``combine_fn(a0, a1, ..., b0, b1, ...)`` returning a tuple). The
+    order of combination is the lowering's (registers, then lanes, then warps): the function must be associative
+    and commutative, as in Triton."""
+    return S.reduce_fn(input, _unwrap(axis), combine_fn, _unwrap(keep_dims))
+
+
+def _int_reduce(kind, what, input, axis, keep_dims):
+    t = S.to_tensor(input)
+    if not isinstance(t.type, block_type):
+        raise SemanticError("%s reduces a tile, got the scalar %s" % (what, t.type))
+    if not t.dtype.is_int():
+        raise SemanticError("%s needs integers, got %s" % (what, t.dtype.name), "convert with .to(tl.int32)")
+    if t.dtype.is_bool():
+        return S.cast(S.reduce_named(kind, S.cast(t, core.int8), _unwrap(axis), _unwrap(keep_dims)), core.int1)
+    return S.reduce_named(kind, t, _unwrap(axis), _unwrap(keep_dims))
+
+
+@builtin
+def xor_sum(input, axis=None, keep_dims=False):
+    """The bitwise xor of the elements along ``axis`` (integers)."""
+    return _int_reduce("xor", "tl.xor_sum", input, axis, keep_dims)
+
+
+@builtin
+def reduce_or(input, axis, keep_dims=False):
+    """The bitwise or of the elements along ``axis`` (integers and booleans)."""
+    return _int_reduce("or", "tl.reduce_or", input, axis, keep_dims)

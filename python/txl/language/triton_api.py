@@ -34,7 +34,7 @@ _ATOMIC_FIX = ("give each program its own output slot and reduce on the host or 
 _NO_SCAN = "the txl dialect has no scan operation yet"
 _NO_RNG = "Philox random numbers are not built yet"
 _RNG_FIX = "generate the random tensor with torch (torch.rand / torch.randint on the device) and tl.load it"
-_NO_SORT = "sorting networks need tl.reduce with a user combine function, which txl does not have yet"
+_NO_SORT = "sorting networks need reshapes that pair elements across lanes, which txl does not build yet"
 _LIBDEVICE = "it needs CUDA's libdevice, which txl does not link yet (NVPTX has no instruction for it)"
 _ROUNDING = "txl has no operation with a directed rounding mode (rd/ru/rz) for it"
 _FP8_OTHER = "it is not an fp8 format of Hopper/Blackwell tensor cores"
@@ -117,10 +117,8 @@ LANGUAGE = {
                           "call a @txl.jit function on the whole tiles (elementwise ops apply to tiles)"),
     # -- reductions and scans -------------------------------------------------------------------------------
     "max": ok(), "min": ok(), "sum": ok(), "argmax": ok(), "argmin": ok(),
-    "reduce": no("tl.reduce with a user combine function is not built yet", "use tl.max / tl.min / tl.sum"),
-    "reduce_or": no("only max/min/sum reductions are built yet",
-                    "use tl.max(x.to(tl.int32), axis) != 0 for a boolean tile"),
-    "xor_sum": no("only max/min/sum reductions are built yet", "reduce on the host (torch)"),
+    "reduce": ok("the combine function must be a @txl.jit function (associative and commutative)"),
+    "reduce_or": ok(), "xor_sum": ok(),
     "associative_scan": no(_NO_SCAN, "compute prefix sums on the host (torch.cumsum) or with a tl.dot against "
                                      "a triangular matrix of ones"),
     "cumsum": no(_NO_SCAN, "use tl.dot(x, upper_triangular_ones) for a row-wise prefix sum, or torch.cumsum"),

@@ -49,7 +49,7 @@ def test_the_list_is_complete_and_well_formed():
 def test_counts():
     # The report of issue 14's first tranche; update when names move from refused to implemented.
     counts = {m: (len(api.implemented_names(t)), len(api.refused_names(t))) for m, t in TABLES.items()}
-    assert counts == {"txl.language": (91, 49), "txl.language.math": (16, 1),
+    assert counts == {"txl.language": (94, 46), "txl.language.math": (16, 1),
                       "txl.language.extra.cuda.libdevice": (90, 107)}, counts
 
 
@@ -304,3 +304,62 @@ def test_rn_operations_are_not_contracted():
     text = ir_of(_rn_ops, {"x_ptr": "*fp32", "y_ptr": "*fp32"})
     check(text, r"arith.mulf %x, %x : tensor<64xf32>", r"arith.addf %\w+, %x : tensor<64xf32>",
           r"arith.mulf %x, %x fastmath<contract>")
+
+
+# -- tl.reduce with a user combine function, tl.reduce_or, tl.xor_sum --------------------------------------------
+@txl.jit
+def _mul_combine(a, b):
+    return a * b + 0.0
+
+
+@txl.jit
+def _argmax_combine(v0, i0, v1, i1):
+    take = v1 > v0
+    return tl.where(take, v1, v0), tl.where(take, i1, i0)
+
+
+@txl.jit
+def _reductions(x_ptr, i_ptr, y_ptr):
+    rows = tl.arange(0, 64)
+    cols = tl.arange(0, 128)
+    x = tl.load(x_ptr + rows[:, None] * 128 + cols[None, :])
+    i = tl.load(i_ptr + rows[:, None] * 128 + cols[None, :])
+    p = tl.reduce(x, 1, _mul_combine)
+    v, ix = tl.reduce((x, i), 1, _argmax_combine)
+    o = tl.reduce_or(i, 1) + tl.xor_sum(i, 1)
+    tot = tl.reduce(x, None, _mul_combine, keep_dims=True)
+    tl.store(y_ptr + rows, p + v + ix.to(tl.float32) + o.to(tl.float32) + tl.reshape(tot, [1]))
+
+
+def test_reduce_with_a_combine_function():
+    text = ir_of(_reductions, {"x_ptr": "*fp32", "i_ptr": "*i32", "y_ptr": "*fp32"})
+    check(text,
+          r"%p = txl.reduce %x axis 1 : \(tensor<64x128xf32>\) -> tensor<64xf32> \{",
+          r"\^bb0\(%a0: f32, %b0: f32\):", r"%cst = arith.constant 0.0+e\+00 : f32",  # the constant stays inside
+          r"arith.mulf %a0, %b0", r"arith.addf", r"txl.reduce_return %\d+ : f32",
+          r"%v, %ix = txl.reduce %x, %i axis 1 : \(tensor<64x128xf32>, tensor<64x128xi32>\) -> "
+          r"\(tensor<64xf32>, tensor<64xi32>\)", r"arith.cmpf ogt", r"arith.select", r"arith.select",
+          r"txl.reduce_return %\d+, %\d+ : f32, i32",
+          r"txl.reduce %i axis 1", r"arith.ori", r"txl.reduce %i axis 1", r"arith.xori",
+          r"txl.reduce %x axis 1", r"txl.reduce %\d+ axis 0 : \(tensor<64xf32>\) -> f32")
+    ptx, _ = compile_ptx(text)
+    assert "shfl.sync.bfly" in ptx
+
+
+@txl.jit
+def _plain_python_combine(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 64))
+    tl.store(x_ptr, tl.reduce(x, 0, max))
+
+
+@txl.jit
+def _xor_of_floats(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 64))
+    tl.store(x_ptr, tl.xor_sum(x, 0))
+
+
+@pytest.mark.parametrize("fn,expect", [(_plain_python_combine, "tl.reduce needs a @txl.jit combine function"),
+                                       (_xor_of_floats, "tl.xor_sum needs integers, got fp32")])
+def test_reduce_errors(fn, expect):
+    e = _compile_error(fn)
+    assert e.file == __file__.replace(".pyc", ".py") and expect in e.message, str(e)
