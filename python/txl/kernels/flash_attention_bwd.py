@@ -50,10 +50,51 @@ def attention_bwd_preprocess(O, DO, Delta, N_CTX, N_PAD, HEAD_DIM: tl.constexpr,
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
+def attention_bwd_dq(Q, K, V, DO, DQ, M, Delta, sm_scale, N_CTX, N_PAD, HEAD_DIM: tl.constexpr,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr):
+    # dQ of one query block (deterministic=True: no reduce-adds, the key blocks are visited in order), written the
+    # way a Triton user writes it (txl's loop pipeliner schedules it). Q, dO, dQ are (B * H * N_CTX, HEAD_DIM)
+    # rows, K, V (B * H_KV * N_CTX, HEAD_DIM), M and Delta (B * H, N_PAD). Grid (N_PAD / BLOCK_M, B * H).
+    start_m = tl.program_id(0) * BLOCK_M
+    bh = tl.program_id(1)
+    q_base = bh.to(tl.int64) * N_CTX * HEAD_DIM
+    kv_base = (bh // H_Q_PER_KV).to(tl.int64) * N_CTX * HEAD_DIM
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q_offs = q_base + offs_m[:, None] * HEAD_DIM + offs_d[None, :]
+    q_mask = offs_m[:, None] < N_CTX
+    q = tl.load(Q + q_offs, mask=q_mask, other=0.0)
+    do = tl.load(DO + q_offs, mask=q_mask, other=0.0)
+    m = tl.load(M + bh * N_PAD + offs_m)
+    delta = tl.load(Delta + bh * N_PAD + offs_m)
+    qk_scale = sm_scale * 1.44269504
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    if CAUSAL:
+        hi = tl.minimum(start_m + BLOCK_M, N_CTX)
+    else:
+        hi = N_CTX
+    for start_n in range(0, hi, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        kv_offs = kv_base + offs_n[:, None] * HEAD_DIM + offs_d[None, :]
+        kv_mask = offs_n[:, None] < N_CTX
+        k = tl.load(K + kv_offs, mask=kv_mask, other=0.0)
+        v = tl.load(V + kv_offs, mask=kv_mask, other=0.0)
+        p = tl.exp2(tl.dot(q, tl.trans(k)) * qk_scale - m[:, None])
+        keep = offs_n[None, :] < N_CTX
+        if CAUSAL:
+            keep = keep & (offs_m[:, None] >= offs_n[None, :])
+        p = tl.where(keep, p, 0.0)
+        dp = tl.dot(do, tl.trans(v))
+        ds = p * (dp - delta[:, None])
+        dq = tl.dot(ds.to(q.dtype), k, dq)
+    tl.store(DQ + q_offs, (dq * sm_scale).to(q.dtype), mask=q_mask)
+
+
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
 def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_dv, M, Delta, DK, DV, sm_scale,
                         N_CTX, N_PAD, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
-                        H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240):
+                        H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240, DQ: tl.constexpr = True):
     tl.static_assert(BLOCK_N == 128, "two consumer warpgroups of 64 keys")
     tl.static_assert(BLOCK_M == 64, "query blocks of 64 rows (the transposed tiles' wgmma N)")
     tl.static_assert(NUM_STAGES >= 1, "the Q/dO ring needs a stage")
@@ -114,22 +155,24 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
         if txl.is_warpgroup([1]):
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                       M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter,
-                      0, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV)
+                      0, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV, DQ)
         else:
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                       M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter,
-                      1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV)
+                      1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV, DQ)
 
 
 @txl.jit
-def _mask_bwd(pT, key0, q0, N_CTX, ROWS: tl.constexpr, COLS: tl.constexpr, CAUSAL: tl.constexpr):
+def _mask_bwd(pT, key0, q0, N_CTX, ROWS: tl.constexpr, COLS: tl.constexpr, CAUSAL: tl.constexpr,
+              EVEN_N: tl.constexpr):
     # pT: keys key0 .. key0 + ROWS - 1 (rows) against queries q0 .. q0 + COLS - 1 (columns), absolute positions in
     # the head. Keeps key <= query (CAUSAL) and key, query < N_CTX; the rest gets P = 0.
     keys = key0 + tl.arange(0, ROWS)
     qs = q0 + tl.arange(0, COLS)
     if CAUSAL:
-        # key <= query < N_CTX also bounds the key.
-        keep = (keys[:, None] <= qs[None, :]) & (qs[None, :] < N_CTX)
+        keep = keys[:, None] <= qs[None, :]  # with query < N_CTX, this also bounds the key
+        if not EVEN_N:
+            keep = keep & (qs[None, :] < N_CTX)
     else:
         keep = (keys[:, None] < N_CTX) & (qs[None, :] < N_CTX)
     return tl.where(keep, pT, 0.0)
@@ -139,7 +182,8 @@ def _mask_bwd(pT, key0, q0, N_CTX, ROWS: tl.constexpr, COLS: tl.constexpr, CAUSA
 def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv, M, Delta,
               DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter, W: tl.constexpr,
               HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, HALF_N: tl.constexpr, DQ_COLS: tl.constexpr,
-              NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, H_Q_PER_KV: tl.constexpr):
+              NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, H_Q_PER_KV: tl.constexpr,
+              DQ: tl.constexpr):
     dtype = desc_dk.dtype
     qk_scale = sm_scale * 1.44269504  # exp(x * sm_scale) = exp2(x * qk_scale)
     key0 = k_row + W * HALF_N  # this consumer's first key within the head
@@ -156,8 +200,6 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
         q0 = (q_start + t - g * per_head) * BLOCK_M  # first query row of the block within its head
         bh_q = off_bkv * H_Q_PER_KV + g  # batch * H + query head
         cols = bh_q * N_PAD + q0 + tl.arange(0, BLOCK_M)
-        m = tl.load(M + cols)
-        delta = tl.load(Delta + cols)
         q_s = txl.get_buffer(bQ, s)
         do_s = txl.get_buffer(bdO, s)
 
@@ -166,6 +208,10 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
         txl.mbar_wait(txl.get_buffer(do_full, s), phase)
         dpT = tl.dot(v_w, do_s.T)
         txl.dot_wait(1)  # S^T retired; dP^T may still run
+        # M and Delta are loaded where they are used, not at the top of the iteration: their 16 registers per
+        # thread each (column vectors of the transposed tiles) would be live next to dV, dK, S^T, dP^T and the
+        # mask's indices, past the 240 a consumer has.
+        m = tl.load(M + cols)
         pT = tl.exp2(sT * qk_scale - m[None, :])
         need_mask = False
         if CAUSAL:
@@ -173,34 +219,39 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
         if not EVEN_N:
             need_mask = need_mask | (q0 + BLOCK_M > N_CTX) | (key0 + HALF_N > N_CTX)
         if need_mask:
-            pT = _mask_bwd(pT, key0, q0, N_CTX, HALF_N, BLOCK_M, CAUSAL)
+            pT = _mask_bwd(pT, key0, q0, N_CTX, HALF_N, BLOCK_M, CAUSAL, EVEN_N)
+        delta = tl.load(Delta + cols)
         txl.dot_wait(0)  # dP^T retired
         dsT = (pT * (dpT - delta[None, :])).to(dtype)
         dv = tl.dot(pT.to(dtype), do_s, dv)
         dk = tl.dot(dsT, q_s, dk)
 
-        # dS^T to shared memory for dQ = dS K; both consumers' halves are needed when dQ is split by columns.
-        par = t % 2
-        txl.smem_store(txl.get_buffer(bdS, 2 * W + par), dsT)
-        txl.fence_proxy_async()
-        if DQ_COLS < HEAD_DIM:
-            txl.bar_wait(8, 256)
-            k0c = txl.smem_slice(txl.get_buffer(bK, 0), W * DQ_COLS, DQ_COLS, dim=1)
-            k1c = txl.smem_slice(txl.get_buffer(bK, 1), W * DQ_COLS, DQ_COLS, dim=1)
-            dq = tl.dot(txl.get_buffer(bdS, par).T, k0c)
-            dq = tl.dot(txl.get_buffer(bdS, 2 + par).T, k1c, dq)
+        if DQ:
+            # dS^T to shared memory for dQ = dS K; both consumers' halves are needed when dQ is split by columns.
+            par = t % 2
+            txl.smem_store(txl.get_buffer(bdS, 2 * W + par), dsT)
+            txl.fence_proxy_async()
+            if DQ_COLS < HEAD_DIM:
+                txl.bar_wait(8, 256)
+                k0c = txl.smem_slice(txl.get_buffer(bK, 0), W * DQ_COLS, DQ_COLS, dim=1)
+                k1c = txl.smem_slice(txl.get_buffer(bK, 1), W * DQ_COLS, DQ_COLS, dim=1)
+                dq = tl.dot(txl.get_buffer(bdS, par).T, k0c)
+                dq = tl.dot(txl.get_buffer(bdS, 2 + par).T, k1c, dq)
+            else:
+                txl.bar_wait(8 + W, 128)  # this warpgroup's dS^T is written
+                dq = tl.dot(txl.get_buffer(bdS, 2 * W + par).T, k_w)
+            txl.dot_wait(0)  # dV, dK and dQ retired: Q_s and dO_s are free
+            txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
+            dq_s = txl.get_buffer(bdQ, W)
+            txl.tma_store_wait(0)  # the previous reduce-add has read the staging tile
+            txl.smem_store(dq_s, dq)
+            if DQ_COLS < HEAD_DIM:
+                txl.tma_store(dq_s, desc_dq, [bh_q * N_PAD + q0, W * DQ_COLS], reduce="add")
+            else:
+                txl.tma_store(dq_s, desc_dq, [bh_q * N_PAD + q0, 0], reduce="add")
         else:
-            txl.bar_wait(8 + W, 128)  # this warpgroup's dS^T is written
-            dq = tl.dot(txl.get_buffer(bdS, 2 * W + par).T, k_w)
-        txl.dot_wait(0)  # dV, dK and dQ retired: Q_s and dO_s are free
-        txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
-        dq_s = txl.get_buffer(bdQ, W)
-        txl.tma_store_wait(0)  # the previous reduce-add has read the staging tile
-        txl.smem_store(dq_s, dq)
-        if DQ_COLS < HEAD_DIM:
-            txl.tma_store(dq_s, desc_dq, [bh_q * N_PAD + q0, W * DQ_COLS], reduce="add")
-        else:
-            txl.tma_store(dq_s, desc_dq, [bh_q * N_PAD + q0, 0], reduce="add")
+            txl.dot_wait(0)  # dV and dK retired
+            txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
         s, phase = _advance(s, phase, NUM_STAGES)
 
     # Epilogue: dV_W through V_W's buffer (read by this warpgroup only), dK_W through K_W's once the other
@@ -208,7 +259,7 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
     out_y = kv_y + W * HALF_N
     n_valid = N_CTX - key0
     _store_rows(dv.to(dtype), v_w, desc_dv, DV, out_y, n_valid, HALF_N, HEAD_DIM, EVEN_N)
-    if DQ_COLS < HEAD_DIM:
+    if DQ and DQ_COLS < HEAD_DIM:
         txl.bar_wait(9, 256)
     _store_rows((dk * sm_scale).to(dtype), k_w, desc_dk, DK, out_y, n_valid, HALF_N, HEAD_DIM, EVEN_N)
     txl.tma_store_wait(0)

@@ -15,6 +15,8 @@ from txl.ops.attention import BLOCK, padded_len
 BLOCK_M = 64  # query rows per step of the dK/dV kernel
 BLOCK_N = 128  # keys per CTA (two consumer warpgroups of 64)
 PRE_BLOCK = 64  # rows per preprocess program
+DQ_BLOCK = 64  # query rows per program of the deterministic dQ kernel
+DQ_BLOCK_N = {64: 64, 128: 32}  # its keys per step: 64 spills 600 bytes at head dim 128
 BWD_HEAD_DIMS = (64, 128)
 
 
@@ -52,7 +54,8 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False):
     dv = torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device)
     dk2, dv2 = dk.view(B * Hk * N, D), dv.view(B * Hk * N, D)
     dq_cols = D // 2 if D > 64 else D
-    dq_acc = torch.zeros((B * H * n_pad, D), dtype=torch.float32, device=q.device)
+    # (deterministic: a 64-row stand-in the kernel never touches; its descriptor must still describe a tensor)
+    dq_acc = torch.zeros((BLOCK_M if deterministic else B * H * n_pad, D), dtype=torch.float32, device=q.device)
     half = BLOCK_N // 2
     descs = [txl.TensorDescriptor(q2, block_shape=[BLOCK_M, D]),
              txl.TensorDescriptor(k2, block_shape=[half, D]),
@@ -64,6 +67,13 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False):
     grid = (n_pad // BLOCK_N, B * Hk)
     kb.flash_attention_bwd[grid](*descs, m, delta, dk2, dv2, float(sm_scale), N, n_pad,
                                  **kb.constexprs(D, bool(causal), BLOCK_M, BLOCK_N, 2, N == n_pad, H // Hk),
-                                 **kb.OPTIONS)
+                                 DQ=not deterministic, **kb.OPTIONS)
+    if deterministic:
+        dq = torch.empty_like(q)
+        kb.attention_bwd_dq[(n_pad // DQ_BLOCK, B * H)](q2, k2, v2, do2, dq.view(B * H * N, D), m, delta,
+                                                         float(sm_scale), N, n_pad, HEAD_DIM=D, BLOCK_M=DQ_BLOCK,
+                                                         BLOCK_N=DQ_BLOCK_N[D], CAUSAL=bool(causal), H_Q_PER_KV=H // Hk,
+                                                         num_warps=4, num_stages=2)
+        return dq, dk, dv
     dq = dq_acc.view(B, H, n_pad, D)[:, :, :N].mul_(sm_scale).to(q.dtype)
     return dq, dk, dv

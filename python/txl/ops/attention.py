@@ -18,7 +18,8 @@
   through a per-shape plan (``_Plan``): after the first call of a shape (validation, autotuning, compilation) a
   call costs a few allocations and one launch. CUDA-graph capture works for shapes that ran once before capture.
 * Differentiable (head dims 64 and 128): ``o.backward()`` runs the FA3-style backward of
-  ``txl.kernels.flash_attention_bwd`` (``_attention_bwd.py``), which reuses the forward's saved statistics.
+  ``txl.kernels.flash_attention_bwd`` (``_attention_bwd.py``), which reuses the forward's saved statistics;
+  ``deterministic=True`` gives bit-identical dQ across runs.
 
 ``precompile(...)`` compiles the specialisations a call would use without torch or a GPU (shape-only stand-in
 tensors), to fill a cache for a GPU host without txlc.
@@ -329,38 +330,54 @@ def _custom_op():
         # that it reuses the forward's softmax statistics exactly (no recomputation, no round trip through lse).
         @torch.library.custom_op("txl::flash_attention", mutates_args=(), device_types="cuda")
         def flash_attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, sm_scale: float,
-                               kernel: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                               kernel: str, deterministic: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
             o, m = _forward(q, k, v, causal, sm_scale, kernel)
             return o, _lse(m, q.shape).contiguous(), m
 
         @flash_attention_op.register_fake
-        def _(q, k, v, causal, sm_scale, kernel):
+        def _(q, k, v, causal, sm_scale, kernel, deterministic):
             B, H, N, D = q.shape
             return (q.new_empty((B, H, N, D)), q.new_empty((B, H, N), dtype=torch.float32),
                     q.new_empty((B * H, padded_len(N)), dtype=torch.float32))
 
         def setup_context(ctx, inputs, output):
-            q, k, v, causal, sm_scale, kernel = inputs
+            q, k, v, causal, sm_scale, kernel, deterministic = inputs
             o, lse, m = output
             ctx.mark_non_differentiable(lse, m)
             ctx.save_for_backward(q, k, v, o, m)
-            ctx.causal, ctx.sm_scale = causal, sm_scale
+            ctx.causal, ctx.sm_scale, ctx.deterministic = causal, sm_scale, deterministic
 
-        flash_attention_op.register_autograd(_backward, setup_context=setup_context)
+        # The backward is an op of its own, so that torch.compile traces it (with the fake) instead of running
+        # the kernels on fake tensors.
+        @torch.library.custom_op("txl::flash_attention_backward", mutates_args=(), device_types="cuda")
+        def flash_attention_backward_op(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                                        o: torch.Tensor, m: torch.Tensor, causal: bool, sm_scale: float,
+                                        deterministic: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            from txl.ops import _attention_bwd
+
+            return _attention_bwd.backward(do, q, k, v, o, m, causal, sm_scale, deterministic)
+
+        @flash_attention_backward_op.register_fake
+        def _(do, q, k, v, o, m, causal, sm_scale, deterministic):
+            return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+        def backward(ctx, do, dlse, dm):
+            from txl.ops import _attention_bwd
+
+            q, k, v, o, m = ctx.saved_tensors
+            _attention_bwd.check_supported(q)
+            dq, dk, dv = flash_attention_backward_op(do, q, k, v, o, m, ctx.causal, ctx.sm_scale, ctx.deterministic)
+            return dq, dk, dv, None, None, None, None
+
+        flash_attention_op.register_autograd(backward, setup_context=setup_context)
         _op = flash_attention_op
     return _op
 
 
-def _backward(ctx, do, dlse, dm):
-    from txl.ops import _attention_bwd
-
-    q, k, v, o, m = ctx.saved_tensors
-    dq, dk, dv = _attention_bwd.backward(do, q, k, v, o, m, ctx.causal, ctx.sm_scale)
-    return dq, dk, dv, None, None, None
-
-
-def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3"):
-    """softmax(q k^T * sm_scale [+ causal mask]) v; see the module docstring. sm_scale defaults to 1/sqrt(D)."""
+def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3", deterministic=False):
+    """softmax(q k^T * sm_scale [+ causal mask]) v; see the module docstring. sm_scale defaults to 1/sqrt(D).
+    ``deterministic=True`` makes the backward's dQ bit-identical from run to run (a slower dQ pass instead of
+    fp32 reduce-adds in no fixed order)."""
     import torch
 
     if sm_scale is None and type(q) is torch.Tensor and q.dim() == 4:
@@ -384,7 +401,9 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
     sm_scale = float(sm_scale)
     if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or
                                                                       v.requires_grad)):
-        o, lse, _ = _custom_op()(q, k, v, causal, sm_scale, kernel)
+        if not isinstance(deterministic, bool):
+            raise TypeError("txl.ops.flash_attention: deterministic must be a bool, got %r" % (deterministic,))
+        o, lse, _ = _custom_op()(q, k, v, causal, sm_scale, kernel, deterministic)
         return (o, lse) if return_lse else o
     o, m = _forward(q, k, v, causal, sm_scale, kernel)
     return (o, _lse(m, q.shape)) if return_lse else o

@@ -70,6 +70,23 @@ def test_gradients_match_float32_reference(B, H, HK, N, D, causal, dtype, big):
         assert _rel(g, r) < 2e-2, (name, _rel(g, r))
 
 
+@pytest.mark.parametrize("causal,HK,N,D", [(True, 2, 1000, 128), (False, 4, 333, 64)])
+def test_deterministic_dq_is_bit_identical(causal, HK, N, D):
+    q, k, v, do = _inputs(2, 4, HK, N, D, torch.bfloat16)
+    grads = []
+    for _ in range(3):
+        qt, kt, vt = (t.clone().requires_grad_() for t in (q, k, v))
+        txl.ops.flash_attention(qt, kt, vt, causal=causal, deterministic=True).backward(do)
+        grads.append((qt.grad, kt.grad, vt.grad))
+    for g in grads[1:]:
+        for a, b in zip(g, grads[0]):
+            assert torch.equal(a, b)
+    qr, kr, vr = (t.float().requires_grad_() for t in (q, k, v))
+    _reference(qr, kr, vr, causal, D ** -0.5).backward(do.float())
+    for g, r in zip(grads[0], (qr.grad, kr.grad, vr.grad)):
+        assert _rel(g, r) < 2e-2
+
+
 def test_finite_difference_spot_check():
     # d/dt L(q + t u, k + t u', v + t u'') at t = 0 in float64 against <grad, u> from the txl backward, L = <o, w>.
     torch.manual_seed(1)
@@ -100,6 +117,24 @@ def test_torch_compile_backward():
     (_reference(qr, kr, vr, True, 128 ** -0.5) * 2.0).backward(do.float())
     for g, r in ((qt.grad, qr.grad), (kt.grad, kr.grad), (vt.grad, vr.grad)):
         assert _rel(g, r) < 2e-2
+
+
+def test_sum_backward_and_backward_op_registration():
+    # .sum().backward() hands the op an expanded (stride 0) dO; the backward is a custom op of its own.
+    q, k, v, _ = _inputs(1, 4, 2, 200, 64, torch.float16)
+    qt, kt, vt = (t.clone().requires_grad_() for t in (q, k, v))
+    txl.ops.flash_attention(qt, kt, vt).sum().backward()
+    qr, kr, vr = (t.float().requires_grad_() for t in (q, k, v))
+    _reference(qr, kr, vr, False, 0.125).sum().backward()
+    for g, r in ((qt.grad, qr.grad), (kt.grad, kr.grad), (vt.grad, vr.grad)):
+        assert _rel(g, r) < 2e-2
+    from txl.ops import attention as A
+
+    A._custom_op()
+    o, lse, m = torch.ops.txl.flash_attention(q, k, v, False, 0.125, "fa3", False)
+    torch.library.opcheck(torch.ops.txl.flash_attention_backward, (torch.randn_like(o), q, k, v, o, m, False, 0.125,
+                                                                   False), test_utils=("test_schema",
+                                                                                       "test_faketensor"))
 
 
 def test_head_dim_256_backward_is_refused_clearly():

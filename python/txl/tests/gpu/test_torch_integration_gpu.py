@@ -32,7 +32,7 @@ def test_custom_op_is_registered_and_checked():
 
     op = A._custom_op()
     q, k, v = _qkv(1, 2, 256, 64)
-    torch.library.opcheck(op, (q, k, v, True, 0.125, "fa3"), test_utils=("test_schema", "test_faketensor"))
+    torch.library.opcheck(op, (q, k, v, True, 0.125, "fa3", False), test_utils=("test_schema", "test_faketensor"))
     assert hasattr(torch.ops.txl, "flash_attention")
 
 
@@ -124,5 +124,6 @@ def test_requires_grad_goes_through_the_op():
     q.requires_grad_(True)
     o = txl.ops.flash_attention(q, k, v)
     assert o.requires_grad
-    with pytest.raises(NotImplementedError, match="has its own issue"):
-        o.sum().backward()
+    o.sum().backward()  # the gradients themselves are checked in test_attention_bwd_gpu.py
+    assert q.grad is not None and q.grad.shape == q.shape and not torch.isnan(q.grad).any()
+    assert k.grad is None and v.grad is None
