@@ -27,6 +27,8 @@ from .txl_builtins import (async_load, async_load_wait, bar_arrive, bar_wait, bd
 from .layouts import (AutoLayout, BlockedLayout, DistributedLinearLayout, DotOperandLayout, NVMMADistributedLayout,
                       NVMMASharedLayout, SliceLayout, SwizzledSharedLayout)
 
+from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x,  # noqa: E402
+                     randn, randn4x)
 from . import extra, math  # noqa: E402  (tl.math, tl.extra.cuda.libdevice)
 from . import triton_api as _triton_api  # noqa: E402
 

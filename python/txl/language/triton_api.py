@@ -32,8 +32,7 @@ _NO_ATOMIC = "the txl dialect has no atomic operation (PTX atom/red) yet"
 _ATOMIC_FIX = ("give each program its own output slot and reduce on the host or in a second kernel (e.g. "
                "torch.sum over a [grid, ...] buffer); split-K: write partial tiles and sum them afterwards")
 _NO_SCAN = "the txl dialect has no scan operation yet"
-_NO_RNG = "Philox random numbers are not built yet"
-_RNG_FIX = "generate the random tensor with torch (torch.rand / torch.randint on the device) and tl.load it"
+_NORMAL = "Box-Muller with txl's approximate sin/cos: close to Triton's values, not bit-identical"
 _NO_SORT = "sorting networks need reshapes that pair elements across lanes, which txl does not build yet"
 _LIBDEVICE = "it needs CUDA's libdevice, which txl does not link yet (NVPTX has no instruction for it)"
 _ROUNDING = "txl has no operation with a directed rounding mode (rd/ru/rz) for it"
@@ -127,11 +126,9 @@ LANGUAGE = {
     "topk": no(_NO_SORT, "use torch.topk, or tl.max / tl.argmax repeatedly with tl.where to mask the found ones"),
     "bitonic_merge": no(_NO_SORT, "sort with torch.sort"),
     # -- random numbers -------------------------------------------------------------------------------------
-    "philox": no(_NO_RNG, _RNG_FIX), "philox_impl": no(_NO_RNG, _RNG_FIX),
-    "rand": no(_NO_RNG, _RNG_FIX), "rand4x": no(_NO_RNG, _RNG_FIX),
-    "randint": no(_NO_RNG, _RNG_FIX), "randint4x": no(_NO_RNG, _RNG_FIX),
-    "randn": no(_NO_RNG, _RNG_FIX), "randn4x": no(_NO_RNG, _RNG_FIX),
-    "pair_uniform_to_normal": no(_NO_RNG, _RNG_FIX),
+    "philox": ok("32-bit counters (64-bit ones are refused)"), "philox_impl": ok("32-bit counters"),
+    "rand": ok(), "rand4x": ok(), "randint": ok(), "randint4x": ok(),
+    "randn": ok(_NORMAL), "randn4x": ok(_NORMAL), "pair_uniform_to_normal": ok(_NORMAL),
     "uint_to_uniform_float": ok(),
     # -- hints, compile-time and debugging helpers ----------------------------------------------------------
     "multiple_of": ok("accepted; txl does not use the hint"),
