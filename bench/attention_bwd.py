@@ -70,7 +70,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--stages", type=int, help="Q/dO ring depth of the txl backward (default: its table)")
     args = ap.parse_args()
+    if args.stages:
+        from txl.ops import _attention_bwd
+
+        _attention_bwd.NUM_STAGES.update({d: args.stages for d in _attention_bwd.NUM_STAGES})
     torch.manual_seed(0)
     print("%-26s %-6s %9s %9s %9s %8s %8s | %9s %9s %9s" % (
         "B,H,Hkv,N,D", "causal", "txl TF/s", "cudnn", "flash", "txl/cud", "txl/fla", "step txl", "cudnn", "flash"))

@@ -18,6 +18,10 @@ PRE_BLOCK = 64  # rows per preprocess program
 DQ_BLOCK = 64  # query rows per program of the deterministic dQ kernel
 DQ_BLOCK_N = {64: 64, 128: 32}  # its keys per step: 64 spills 600 bytes at head dim 128
 BWD_HEAD_DIMS = (64, 128)
+# Q/dO ring depth per head dim, measured on the H100 (bench/attention_bwd.py --stages): hd128 runs 5% faster with
+# 3 (502 vs 476 TFLOP/s at (16, 32, 4096)), in 224 KB of the 227 KB (K, V 64 KB + Q, dO 96 KB + dS^T 32 KB + dQ
+# staging 32 KB); hd64 gains nothing from a third.
+NUM_STAGES = {64: 2, 128: 3}
 
 
 def _rows(t):
@@ -66,7 +70,8 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False):
              txl.TensorDescriptor(dv2, block_shape=[half, D])]
     grid = (n_pad // BLOCK_N, B * Hk)
     kb.flash_attention_bwd[grid](*descs, m, delta, dk2, dv2, float(sm_scale), N, n_pad,
-                                 **kb.constexprs(D, bool(causal), BLOCK_M, BLOCK_N, 2, N == n_pad, H // Hk),
+                                 **kb.constexprs(D, bool(causal), BLOCK_M, BLOCK_N, NUM_STAGES[D], N == n_pad,
+                                                 H // Hk),
                                  DQ=not deterministic, **kb.OPTIONS)
     if deterministic:
         dq = torch.empty_like(q)
