@@ -49,6 +49,19 @@ def attention_bwd_preprocess(O, DO, Delta, N_CTX, N_PAD, HEAD_DIM: tl.constexpr,
     tl.store(Delta + bh * N_PAD + rows, tl.sum(o * do, 1))
 
 
+@txl.jit
+def attention_bwd_dq_convert(DQ_ACC, DQ, sm_scale, N_CTX, N_PAD, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
+    # dQ = sm_scale * DQ_ACC in dQ's dtype, dropping the padded rows: DQ_ACC is (B * H * N_PAD, HEAD_DIM) f32, DQ
+    # (B * H * N_CTX, HEAD_DIM). One pass (6 bytes per element) instead of torch's scale and cast (14).
+    # Grid (N_PAD / BLOCK, B * H).
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    bh = tl.program_id(1).to(tl.int64)
+    cols = tl.arange(0, HEAD_DIM)
+    acc = tl.load(DQ_ACC + (bh * N_PAD + rows[:, None]) * HEAD_DIM + cols[None, :])
+    tl.store(DQ + (bh * N_CTX + rows[:, None]) * HEAD_DIM + cols[None, :], (acc * sm_scale).to(DQ.dtype.element_ty),
+             mask=rows[:, None] < N_CTX)
+
+
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
 def attention_bwd_dq(Q, K, V, DO, DQ, M, Delta, sm_scale, N_CTX, N_PAD, HEAD_DIM: tl.constexpr,
                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr):
@@ -265,6 +278,183 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
     txl.tma_store_wait(0)
 
 
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
+def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_dv, M, Delta, DK, DV, sm_scale,
+                              N_CTX, N_PAD, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                              NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
+                              H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240, DQ: tl.constexpr = True):
+    # Head dim 256: a consumer cannot hold dV and dK of 64 keys over all 256 columns (256 registers), so the two
+    # consumers split the head dim instead of the keys. A CTA owns BLOCK_N = 64 keys; per query block consumer 0
+    # computes S^T = K Q^T and P^T, consumer 1 dP^T = V dO^T and, with P^T from shared memory, dS^T; P^T and dS^T
+    # go through shared memory (double-buffered by parity; named barriers 8 and 9 order the hand-overs) and both
+    # consumers then add their 128 columns: dV_W += P^T dO[:, W], dK_W += dS^T Q[:, W] and dQ[:, W] = dS K[:, W]
+    # (fp32 TMA reduce-add). Shared memory: K, V 32 KB each, Q and dO 32 KB per stage, P^T and dS^T 16 KB each,
+    # the dQ staging tiles 64 KB: one stage fits (224 KB).
+    tl.static_assert(HEAD_DIM == 256 and BLOCK_N == 64 and BLOCK_M == 64, "the head-dim-256 tiling")
+    COLS: tl.constexpr = HEAD_DIM // 2
+    PRODUCER_REGS: tl.constexpr = 504 - 2 * CONSUMER_REGS
+    TILE_BYTES: tl.constexpr = 64 * HEAD_DIM * 2
+    dtype = desc_q.dtype
+
+    off_bkv = tl.program_id(1)
+    k_row = tl.program_id(0) * BLOCK_N
+    kv_y = off_bkv * N_CTX + k_row
+    n_qb = tl.cdiv(N_CTX, BLOCK_M)
+    if CAUSAL:
+        q_start = k_row // BLOCK_M
+    else:
+        q_start = 0
+    per_head = n_qb - q_start
+    n_iter = per_head * H_Q_PER_KV
+
+    bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
+    bV = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
+    bQ = txl.smem_alloc([BLOCK_M, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    bdO = txl.smem_alloc([BLOCK_M, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    bP = txl.smem_alloc([BLOCK_N, BLOCK_M], dtype, num_stages=2)  # P^T by parity
+    bdS = txl.smem_alloc([BLOCK_N, BLOCK_M], dtype, num_stages=2)  # dS^T by parity
+    bdQ = txl.smem_alloc([BLOCK_M, COLS], tl.float32, num_stages=2)  # [W]: dQ staging
+    kv_full = txl.mbar_alloc(1)
+    q_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    do_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    qdo_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+
+    if txl.is_warpgroup([0]):
+        txl.reg_dealloc(PRODUCER_REGS)
+        kb = txl.get_buffer(kv_full, 0)
+        txl.mbar_expect(kb, 2 * TILE_BYTES)
+        txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, 0], kb)
+        txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, 0], kb)
+        s = 0
+        phase = 1
+        for t in range(0, n_iter):
+            g = t // per_head
+            q_y = (off_bkv * H_Q_PER_KV + g) * N_CTX + (q_start + t - g * per_head) * BLOCK_M
+            txl.mbar_wait(txl.get_buffer(qdo_empty, s), phase)
+            qf = txl.get_buffer(q_full, s)
+            txl.mbar_expect(qf, TILE_BYTES)
+            txl.tma_load(txl.get_buffer(bQ, s), desc_q, [q_y, 0], qf)
+            df = txl.get_buffer(do_full, s)
+            txl.mbar_expect(df, TILE_BYTES)
+            txl.tma_load(txl.get_buffer(bdO, s), desc_do, [q_y, 0], df)
+            s, phase = _advance(s, phase, NUM_STAGES)
+
+    if txl.is_warpgroup([1, 2]):
+        txl.reg_alloc(CONSUMER_REGS)
+        if txl.is_warpgroup([1]):
+            _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk,
+                            desc_dv, M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start,
+                            per_head, n_iter, 0, HEAD_DIM, COLS, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N,
+                            H_Q_PER_KV, DQ)
+        else:
+            _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk,
+                            desc_dv, M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start,
+                            per_head, n_iter, 1, HEAD_DIM, COLS, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N,
+                            H_Q_PER_KV, DQ)
+
+
+@txl.jit
+def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
+                    M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter,
+                    W: tl.constexpr, HEAD_DIM: tl.constexpr, COLS: tl.constexpr, BLOCK_M: tl.constexpr,
+                    BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
+                    H_Q_PER_KV: tl.constexpr, DQ: tl.constexpr):
+    dtype = desc_dk.dtype
+    qk_scale = sm_scale * 1.44269504
+    k_all = txl.get_buffer(bK, 0)
+    v_all = txl.get_buffer(bV, 0)
+    k_cols = txl.smem_slice(k_all, W * COLS, COLS, dim=1)  # this consumer's columns of K
+    txl.mbar_wait(txl.get_buffer(kv_full, 0), 0)
+
+    dv = tl.zeros([BLOCK_N, COLS], tl.float32)
+    dk = tl.zeros([BLOCK_N, COLS], tl.float32)
+    s = 0
+    phase = 0
+    for t in range(0, n_iter):
+        g = t // per_head
+        q0 = (q_start + t - g * per_head) * BLOCK_M
+        bh_q = off_bkv * H_Q_PER_KV + g
+        cols = bh_q * N_PAD + q0 + tl.arange(0, BLOCK_M)
+        q_s = txl.get_buffer(bQ, s)
+        do_s = txl.get_buffer(bdO, s)
+        p_s = txl.get_buffer(bP, t % 2)
+        ds_s = txl.get_buffer(bdS, t % 2)
+        if W == 0:
+            # S^T and P^T (masked) into shared memory for both consumers.
+            txl.mbar_wait(txl.get_buffer(q_full, s), phase)
+            sT = tl.dot(k_all, q_s.T)
+            txl.dot_wait(0)
+            m = tl.load(M + cols)
+            pT = tl.exp2(sT * qk_scale - m[None, :])
+            need_mask = False
+            if CAUSAL:
+                need_mask = k_row + BLOCK_N - 1 > q0
+            if not EVEN_N:
+                need_mask = need_mask | (q0 + BLOCK_M > N_CTX) | (k_row + BLOCK_N > N_CTX)
+            if need_mask:
+                pT = _mask_bwd(pT, k_row, q0, N_CTX, BLOCK_N, BLOCK_M, CAUSAL, EVEN_N)
+            txl.smem_store(p_s, pT.to(dtype))
+            txl.fence_proxy_async()
+            txl.bar_wait(8, 256)  # P^T written
+            txl.mbar_wait(txl.get_buffer(do_full, s), phase)
+            txl.bar_wait(9, 256)  # dS^T written
+        else:
+            # dP^T, then dS^T = P^T (dP^T - Delta) with consumer 0's P^T.
+            txl.mbar_wait(txl.get_buffer(do_full, s), phase)
+            dpT = tl.dot(v_all, do_s.T)
+            txl.dot_wait(0)
+            delta = tl.load(Delta + cols)
+            txl.bar_wait(8, 256)  # P^T written
+            pT = txl.smem_load(p_s).to(tl.float32)
+            txl.smem_store(ds_s, (pT * (dpT - delta[None, :])).to(dtype))
+            txl.fence_proxy_async()
+            txl.mbar_wait(txl.get_buffer(q_full, s), phase)
+            txl.bar_wait(9, 256)  # dS^T written
+        # This consumer's columns of dV, dK and dQ.
+        dv = tl.dot(p_s, txl.smem_slice(do_s, W * COLS, COLS, dim=1), dv)
+        dk = tl.dot(ds_s, txl.smem_slice(q_s, W * COLS, COLS, dim=1), dk)
+        if DQ:
+            dq = tl.dot(ds_s.T, k_cols)
+            txl.dot_wait(0)
+            txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
+            dq_s = txl.get_buffer(bdQ, W)
+            txl.tma_store_wait(0)
+            txl.smem_store(dq_s, dq)
+            txl.tma_store(dq_s, desc_dq, [bh_q * N_PAD + q0, W * COLS], reduce="add")
+        else:
+            txl.dot_wait(0)
+            txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
+        s, phase = _advance(s, phase, NUM_STAGES)
+
+    # Epilogue: once both consumers' last GEMMs have retired (consumer 0's S^T reads all of K, consumer 1's dP^T
+    # all of V), dV and dK of this consumer's columns go out through its column block of V's and K's buffers.
+    txl.bar_wait(10, 256)
+    n_valid = N_CTX - k_row
+    _store_cols(dv.to(dtype), txl.smem_slice(v_all, W * COLS, COLS, dim=1), desc_dv, DV, kv_y, W * COLS, n_valid,
+                BLOCK_N, COLS, HEAD_DIM, EVEN_N)
+    _store_cols((dk * sm_scale).to(dtype), txl.smem_slice(k_all, W * COLS, COLS, dim=1), desc_dk, DK, kv_y,
+                W * COLS, n_valid, BLOCK_N, COLS, HEAD_DIM, EVEN_N)
+    txl.tma_store_wait(0)
+
+
+@txl.jit
+def _store_cols(out, tile, desc, OUT, y, x, n_valid, ROWS: tl.constexpr, COLS: tl.constexpr, LD: tl.constexpr,
+                EVEN_N: tl.constexpr):
+    # ROWS x COLS at (row y, column x) of OUT (row length LD), as _store_rows.
+    if EVEN_N:
+        txl.smem_store(tile, out)
+        txl.tma_store(tile, desc, [y, x])
+    else:
+        if n_valid >= ROWS:
+            txl.smem_store(tile, out)
+            txl.tma_store(tile, desc, [y, x])
+        else:
+            rows = tl.arange(0, ROWS)
+            cols = tl.arange(0, COLS)
+            base = OUT + y.to(tl.int64) * LD + x
+            tl.store(base + rows[:, None] * LD + cols[None, :], out, mask=rows[:, None] < n_valid)
+
+
 @txl.jit
 def _store_rows(out, tile, desc, OUT, y, n_valid, ROWS: tl.constexpr, HEAD_DIM: tl.constexpr,
                 EVEN_N: tl.constexpr):
@@ -285,16 +475,18 @@ def _store_rows(out, tile, desc, OUT, y, n_valid, ROWS: tl.constexpr, HEAD_DIM: 
 
 
 def signature(head_dim=128, block_m=64, block_n=128, dtype="bf16"):
-    half = block_n // 2
+    # hd256 (flash_attention_bwd_hd256): 64 keys per CTA in one box, dQ/dK/dV by column halves.
+    half = 64 if head_dim == 256 else block_n // 2
     dq_cols = head_dim // 2 if head_dim > 64 else head_dim
+    out_cols = head_dim // 2 if head_dim == 256 else head_dim
     return {
         "desc_q": "tensordesc<%s[%d, %d]>" % (dtype, block_m, head_dim),
         "desc_k": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
         "desc_v": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
         "desc_do": "tensordesc<%s[%d, %d]>" % (dtype, block_m, head_dim),
         "desc_dq": "tensordesc<fp32[%d, %d]>" % (block_m, dq_cols),
-        "desc_dk": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
-        "desc_dv": "tensordesc<%s[%d, %d]>" % (dtype, half, head_dim),
+        "desc_dk": "tensordesc<%s[%d, %d]>" % (dtype, half, out_cols),
+        "desc_dv": "tensordesc<%s[%d, %d]>" % (dtype, half, out_cols),
         "M": "*fp32", "Delta": "*fp32", "DK": "*%s" % dtype, "DV": "*%s" % dtype, "sm_scale": "fp32",
         "N_CTX": "i32", "N_PAD": "i32",
     }

@@ -71,3 +71,21 @@ def test_deterministic_mode_drops_the_reduce_add():
     assert "reduce add" not in text
     ptx, err = compile_ptx(text, emit="cubin")
     assert "cp.reduce.async.bulk" not in ptx and "spill" not in err.lower()
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+def test_dq_convert_compiles(dtype):
+    sig = {"DQ_ACC": "*fp32", "DQ": "*" + dtype, "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32"}
+    ptx, err = compile_ptx(ir_of(kb.attention_bwd_dq_convert, sig, {"HEAD_DIM": 128, "BLOCK": 32}), emit="cubin")
+    assert "ld.global" in ptx and "st.global" in ptx and "spill" not in err.lower()
+
+
+# hd256 (two consumers split the head dim; 64 keys per CTA): 170-200 bytes of spills, known (strict xfail).
+@pytest.mark.xfail(strict=True, reason="hd256 backward spills 170-200 bytes (known)")
+@pytest.mark.parametrize("causal,even_n", [(False, True), (True, False)])
+def test_hd256_compiles_without_spills(causal, even_n):
+    cx = kb.constexprs(256, causal, block_n=64, num_stages=1, even_n=even_n, h_q_per_kv=2)
+    text = ir_of(kb.flash_attention_bwd_hd256, kb.signature(256), cx, **kb.OPTIONS)
+    ptx, err = compile_ptx(text, emit="cubin")
+    assert ptx.count("cp.reduce.async.bulk.tensor") >= 2  # each consumer adds its dQ columns
+    assert "spill" not in err.lower(), err

@@ -74,12 +74,14 @@ def test_rejects_bad_options(torch):
     _err(TypeError, "sm_scale must be a float", x, x, x, sm_scale="0.1")
 
 
-def test_backward_head_dim_without_kernel(torch):
+def test_every_forward_head_dim_has_a_backward(torch):
     from txl.ops import _attention_bwd
 
-    with pytest.raises(NotImplementedError, match="head dim 256 has no backward kernel yet.*scaled_dot_product"):
-        _attention_bwd.check_supported(_t(torch, (1, 2, 128, 256)))
-    _attention_bwd.check_supported(_t(torch, (1, 2, 128, 128)))
+    assert set(_attention_bwd.BWD_HEAD_DIMS) == set(A.HEAD_DIMS)
+    for d in A.HEAD_DIMS:
+        _attention_bwd.check_supported(_t(torch, (1, 2, 128, d)))
+    with pytest.raises(NotImplementedError, match="head dim 96 has no backward kernel yet.*scaled_dot_product"):
+        _attention_bwd.check_supported(_t(torch, (1, 2, 128, 96)))
 
 
 # ---- every kernel and config compiles, no spills ----------------------------------------------------------------
