@@ -17,7 +17,7 @@
   ``torch.compile(fullgraph=True)`` traces through it; eager calls without gradients skip the dispatcher and launch
   through a per-shape plan (``_Plan``): after the first call of a shape (validation, autotuning, compilation) a
   call costs a few allocations and one launch. CUDA-graph capture works for shapes that ran once before capture.
-* Differentiable (head dims 64 and 128): ``o.backward()`` runs the FA3-style backward of
+* Differentiable (every head dim): ``o.backward()`` runs the FA3-style backward of
   ``txl.kernels.flash_attention_bwd`` (``_attention_bwd.py``), which reuses the forward's saved statistics;
   ``deterministic=True`` gives bit-identical dQ across runs.
 
