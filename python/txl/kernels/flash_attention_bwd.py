@@ -240,28 +240,34 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
         dk = tl.dot(dsT, q_s, dk)
 
         if DQ:
-            # dS^T to shared memory for dQ = dS K; both consumers' halves are needed when dQ is split by columns.
+            # dS^T to shared memory for dQ = dS K, which needs both consumers' halves (all 128 keys).
             par = t % 2
             txl.smem_store(txl.get_buffer(bdS, 2 * W + par), dsT)
             txl.fence_proxy_async()
+            txl.bar_wait(8, 256)
+            dq_y = bh_q * N_PAD + q0
             if DQ_COLS < HEAD_DIM:
-                txl.bar_wait(8, 256)
+                # Split by columns: this consumer's DQ_COLS columns of dS_0 K_0 + dS_1 K_1.
                 k0c = txl.smem_slice(txl.get_buffer(bK, 0), W * DQ_COLS, DQ_COLS, dim=1)
                 k1c = txl.smem_slice(txl.get_buffer(bK, 1), W * DQ_COLS, DQ_COLS, dim=1)
                 dq = tl.dot(txl.get_buffer(bdS, par).T, k0c)
                 dq = tl.dot(txl.get_buffer(bdS, 2 + par).T, k1c, dq)
+                txl.dot_wait(0)  # dV, dK and dQ retired: Q_s and dO_s are free
+                txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
+                _add_dq(dq, txl.get_buffer(bdQ, W), desc_dq, dq_y, W * DQ_COLS)
             else:
-                txl.bar_wait(8 + W, 128)  # this warpgroup's dS^T is written
-                dq = tl.dot(txl.get_buffer(bdS, 2 * W + par).T, k_w)
-            txl.dot_wait(0)  # dV, dK and dQ retired: Q_s and dO_s are free
-            txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
-            dq_s = txl.get_buffer(bdQ, W)
-            txl.tma_store_wait(0)  # the previous reduce-add has read the staging tile
-            txl.smem_store(dq_s, dq)
-            if DQ_COLS < HEAD_DIM:
-                txl.tma_store(dq_s, desc_dq, [bh_q * N_PAD + q0, W * DQ_COLS], reduce="add")
-            else:
-                txl.tma_store(dq_s, desc_dq, [bh_q * N_PAD + q0, 0], reduce="add")
+                # Head dim 64 (one swizzle block: no column split): the consumers take turns, consumer t % 2
+                # adds all of dS K. One reduce-add of 16 KB per query block instead of one per consumer: at this
+                # head dim the reduce traffic, not the tensor cores, is what the step waits on.
+                if par == W:
+                    dq = tl.dot(txl.get_buffer(bdS, par).T, txl.get_buffer(bK, 0))
+                    dq = tl.dot(txl.get_buffer(bdS, 2 + par).T, txl.get_buffer(bK, 1), dq)
+                    txl.dot_wait(0)
+                    txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
+                    _add_dq(dq, txl.get_buffer(bdQ, W), desc_dq, dq_y, 0)
+                else:
+                    txl.dot_wait(0)
+                    txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
         else:
             txl.dot_wait(0)  # dV and dK retired
             txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
@@ -272,7 +278,7 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
     out_y = kv_y + W * HALF_N
     n_valid = N_CTX - key0
     _store_rows(dv.to(dtype), v_w, desc_dv, DV, out_y, n_valid, HALF_N, HEAD_DIM, EVEN_N)
-    if DQ and DQ_COLS < HEAD_DIM:
+    if DQ:
         txl.bar_wait(9, 256)
     _store_rows((dk * sm_scale).to(dtype), k_w, desc_dk, DK, out_y, n_valid, HALF_N, HEAD_DIM, EVEN_N)
     txl.tma_store_wait(0)
@@ -453,6 +459,15 @@ def _store_cols(out, tile, desc, OUT, y, x, n_valid, ROWS: tl.constexpr, COLS: t
             cols = tl.arange(0, COLS)
             base = OUT + y.to(tl.int64) * LD + x
             tl.store(base + rows[:, None] * LD + cols[None, :], out, mask=rows[:, None] < n_valid)
+
+
+@txl.jit
+def _add_dq(dq, dq_s, desc_dq, y, x):
+    # dq (f32) into the accumulator's box at (y, x) with one TMA reduce-add, staged through dq_s once the
+    # previous reduce-add from it has read it.
+    txl.tma_store_wait(0)
+    txl.smem_store(dq_s, dq)
+    txl.tma_store(dq_s, desc_dq, [y, x], reduce="add")
 
 
 @txl.jit
