@@ -46,6 +46,7 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
       {"MemDesc", [] { return createTXLMemDesc(); }},
       {"lowerDotXOps", [] { return createTXLLowerDotXOps(); }},
       {"wgmma", [] { return createTXLWgmma(); }},
+      {"VectorizeAccesses", [] { return createTXLVectorizeAccesses(); }},
       // What the stages leave: scf to cf first (tile-carrying loops become
       // blocks), then kernels, tiles, ids and scalar code to NVVM + LLVM.
       {"convert-scf-to-cf", [] { return createSCFToControlFlowPass(); }, false},

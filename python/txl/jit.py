@@ -202,7 +202,9 @@ class JITFunction:
                 sig[name] = "tensordesc<%s[%s], swizzle=%d>" % (SIG_DTYPES.get(v.dtype, v.dtype),
                                                                 ", ".join(str(b) for b in v.block_shape), v.swizzle)
             elif _dt.is_tensor_like(v):
-                sig[name] = "*" + self._pointer_type(where, v, _dt)
+                # ":16": the data is 16-byte aligned (part of the specialisation, so a misaligned tensor gets
+                # its own compile rather than a misaligned vector access)
+                sig[name] = "*" + self._pointer_type(where, v, _dt) + (":16" if spec and _aligned16(v) else "")
             elif isinstance(v, bool):
                 sig[name] = "i1"
             elif _dt.is_int(v):
@@ -356,6 +358,12 @@ class _NoFastPath(Exception):
     pass
 
 
+def _aligned16(v):
+    """Whether a tensor argument's data starts on a 16-byte boundary (stand-ins without an address: assumed)."""
+    ptr = getattr(v, "data_ptr", None)
+    return True if ptr is None else ptr() % 16 == 0
+
+
 _TENSOR_TYPES = ()  # torch.Tensor once torch is imported (tests may add a stand-in type)
 
 
@@ -386,7 +394,7 @@ def _arg_fingerprint(v, kind):
         return None
     types_ = _TENSOR_TYPES or _tensor_types()
     if t in types_:
-        return (v.dtype, v.get_device(), v.is_contiguous())
+        return (v.dtype, v.get_device(), v.is_contiguous(), v.data_ptr() % 16 == 0)
     if t is TensorDescriptor and type(v.base) in types_:
         b = v.base
         return ("D", b.dtype, b.get_device(), b.stride()[-1] == 1, tuple(v.block_shape), v.swizzle)

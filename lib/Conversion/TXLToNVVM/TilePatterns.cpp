@@ -702,6 +702,168 @@ Value emitLoad(OpBuilder &b, Location loc, LoadOp op, Value ptr, Value mask, Val
   return fromAsmInt(b, loc, asmOp.getResult(0), eltType, memBits);
 }
 
+/// The raw bits of `values` (memBits each, 8 to 64, together 2 to 16 bytes)
+/// as PTX operand words: b32 words, or one b16 word for 2 bytes.
+SmallVector<Value> packWords(OpBuilder &b, Location loc, ArrayRef<Value> values, unsigned memBits) {
+  unsigned totalBits = memBits * values.size();
+  unsigned wordBits = totalBits < 32 ? 16 : 32;
+  Type word = b.getIntegerType(wordBits);
+  SmallVector<Value> words;
+  for (auto [i, v] : llvm::enumerate(values)) {
+    Value bits = toAsmInt(b, loc, v, memBits, memBits);
+    if (memBits == 64) { // two words, low first
+      words.push_back(LLVM::TruncOp::create(b, loc, word, bits));
+      Value hi = LLVM::LShrOp::create(b, loc, bits, intConst(b, loc, bits.getType(), 32));
+      words.push_back(LLVM::TruncOp::create(b, loc, word, hi));
+      continue;
+    }
+    unsigned perWord = wordBits / memBits, slot = i % perWord;
+    Value w = memBits == wordBits ? bits : Value(LLVM::ZExtOp::create(b, loc, word, bits));
+    if (slot)
+      w = LLVM::ShlOp::create(b, loc, w, intConst(b, loc, word, slot * memBits));
+    if (slot == 0)
+      words.push_back(w);
+    else
+      words.back() = LLVM::OrOp::create(b, loc, words.back(), w);
+  }
+  return words;
+}
+
+/// The `count` elements of `eltType` that packWords packed into `words`.
+SmallVector<Value> unpackWords(OpBuilder &b, Location loc, ArrayRef<Value> words, int64_t count,
+                               Type eltType, unsigned memBits) {
+  SmallVector<Value> out;
+  Type memInt = b.getIntegerType(memBits);
+  for (int64_t i = 0; i < count; ++i) {
+    Value bits;
+    if (memBits == 64) {
+      Value lo = LLVM::ZExtOp::create(b, loc, memInt, words[2 * i]);
+      Value hi = LLVM::ZExtOp::create(b, loc, memInt, words[2 * i + 1]);
+      hi = LLVM::ShlOp::create(b, loc, hi, intConst(b, loc, memInt, 32));
+      bits = LLVM::OrOp::create(b, loc, hi, lo);
+    } else {
+      unsigned wordBits = words[0].getType().getIntOrFloatBitWidth();
+      unsigned perWord = wordBits / memBits, slot = i % perWord;
+      bits = words[i / perWord];
+      if (slot)
+        bits = LLVM::LShrOp::create(b, loc, bits, intConst(b, loc, bits.getType(), slot * memBits));
+      if (memBits < wordBits)
+        bits = LLVM::TruncOp::create(b, loc, memInt, bits);
+    }
+    out.push_back(fromAsmInt(b, loc, bits, eltType, memBits));
+  }
+  return out;
+}
+
+/// `count` consecutive elements from `ptr` (aligned to their size) in one
+/// access: an llvm vector load, or under a mask (one predicate for all) or a
+/// cache hint inline PTX `@p ld.v<n>.b32` whose outputs start as `others`,
+/// so masked-off lanes keep them.
+SmallVector<Value> emitVectorLoad(OpBuilder &b, Location loc, LoadOp op, Value ptr, Value mask,
+                                  ArrayRef<Value> others, Type eltType, int64_t count) {
+  unsigned memBits = memoryBits(eltType);
+  StringRef cache = loadCacheSuffix(op.getCache());
+  if (!mask && cache.empty()) {
+    auto vecType = VectorType::get({count}, b.getIntegerType(memBits));
+    Value vec = LLVM::LoadOp::create(b, loc, vecType, ptr, memBits / 8 * count);
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < count; ++i) {
+      Value v = LLVM::ExtractElementOp::create(b, loc, vec, intConst(b, loc, b.getI32Type(), i));
+      out.push_back(fromAsmInt(b, loc, v, eltType, memBits));
+    }
+    return out;
+  }
+  SmallVector<Value> init;
+  if (!others.empty() && others.front()) {
+    init = packWords(b, loc, others, memBits);
+  } else {
+    unsigned wordBits = memBits * count < 32 ? 16 : 32;
+    init.assign(std::max<int64_t>(1, memBits * count / wordBits),
+                intConst(b, loc, b.getIntegerType(wordBits), 0));
+  }
+  int64_t n = init.size();
+  unsigned wordBits = init.front().getType().getIntOrFloatBitWidth();
+  Value pred = mask ? mask : intConst(b, loc, b.getI1Type(), 1);
+  auto [addr, space] = asmAddress(b, loc, ptr);
+  std::string asmText, constraints;
+  llvm::raw_string_ostream os(asmText), cs(constraints);
+  os << "@$" << n + 1 << " ld" << space << cache << (n > 1 ? ".v" + std::to_string(n) : "")
+     << ".b" << wordBits << " ";
+  os << (n > 1 ? "{" : "");
+  for (int64_t i = 0; i < n; ++i) {
+    os << (i ? ", " : "") << "$" << i;
+    cs << (i ? "," : "") << "=" << constraintFor(wordBits);
+  }
+  os << (n > 1 ? "}" : "") << ", [$" << n << "];";
+  cs << ",l,b";
+  for (int64_t i = 0; i < n; ++i)
+    cs << "," << i;
+  SmallVector<Value> operands{addr, pred};
+  operands.append(init.begin(), init.end());
+  Type resultType = init.front().getType();
+  if (n > 1)
+    resultType = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                  SmallVector<Type>(n, init.front().getType()));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, asmText, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  SmallVector<Value> words;
+  if (n == 1)
+    words.push_back(asmOp.getResult(0));
+  else
+    for (int64_t i = 0; i < n; ++i)
+      words.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+  return unpackWords(b, loc, words, count, eltType, memBits);
+}
+
+/// `values` (consecutive elements, aligned to their size) to `ptr` in one
+/// access: an llvm vector store, or inline PTX `@p st.v<n>.b32`.
+void emitVectorStore(OpBuilder &b, Location loc, StoreOp op, Value ptr, ArrayRef<Value> values,
+                     Value mask) {
+  unsigned memBits = memoryBits(values.front().getType());
+  StringRef cache = storeCacheSuffix(op.getCache());
+  if (!mask && cache.empty()) {
+    auto vecType = VectorType::get({int64_t(values.size())}, b.getIntegerType(memBits));
+    Value vec = LLVM::PoisonOp::create(b, loc, vecType);
+    for (auto [i, v] : llvm::enumerate(values))
+      vec = LLVM::InsertElementOp::create(b, loc, vec, toAsmInt(b, loc, v, memBits, memBits),
+                                          intConst(b, loc, b.getI32Type(), i));
+    LLVM::StoreOp::create(b, loc, vec, ptr, memBits / 8 * values.size());
+    return;
+  }
+  SmallVector<Value> words = packWords(b, loc, values, memBits);
+  int64_t n = words.size();
+  unsigned wordBits = words.front().getType().getIntOrFloatBitWidth();
+  Value pred = mask ? mask : intConst(b, loc, b.getI1Type(), 1);
+  auto [addr, space] = asmAddress(b, loc, ptr);
+  std::string asmText, constraints;
+  llvm::raw_string_ostream os(asmText), cs(constraints);
+  os << "@$" << n + 1 << " st" << space << cache << (n > 1 ? ".v" + std::to_string(n) : "")
+     << ".b" << wordBits << " [$0], " << (n > 1 ? "{" : "");
+  cs << "l";
+  for (int64_t i = 0; i < n; ++i) {
+    os << (i ? ", " : "") << "$" << i + 1;
+    cs << "," << constraintFor(wordBits);
+  }
+  os << (n > 1 ? "}" : "") << ";";
+  cs << ",b";
+  SmallVector<Value> operands{addr};
+  operands.append(words.begin(), words.end());
+  operands.push_back(pred);
+  LLVM::InlineAsmOp::create(
+      b, loc, Type(), operands, asmText, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+}
+
+/// The vector width txl-vectorize-accesses proved for a load or store (1
+/// without the attribute).
+int64_t vectorWidthOf(Operation *op) {
+  auto attr = op->getAttrOfType<IntegerAttr>(kVectorAttr);
+  return attr ? std::max<int64_t>(1, attr.getInt()) : 1;
+}
+
 /// One element store: llvm.store, or inline PTX `@p st` under a mask.
 void emitStore(OpBuilder &b, Location loc, StoreOp op, Value ptr, Value value, Value mask) {
   unsigned memBits = memoryBits(value.getType());
@@ -1391,8 +1553,20 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
     if (int64_t(ptrs.size()) != n || int64_t(masks.size()) != n || int64_t(others.size()) != n)
       return rewriter.notifyMatchFailure(op, "operand tiles differ in registers");
     SmallVector<Value> regs;
-    for (int64_t r = 0; r < n; ++r)
-      regs.push_back(emitLoad(rewriter, loc, op, ptrs[r], masks[r], others[r], eltType));
+    int64_t width = vectorWidthOf(op);
+    if (n % width != 0 || op.getIsVolatile())
+      width = 1;
+    for (int64_t r = 0; r < n; r += width) {
+      if (width == 1) {
+        regs.push_back(emitLoad(rewriter, loc, op, ptrs[r], masks[r], others[r], eltType));
+        continue;
+      }
+      // Registers r .. r + width - 1: consecutive elements under one predicate (txl-vectorize-accesses).
+      SmallVector<Value> group = emitVectorLoad(
+          rewriter, loc, op, ptrs[r], masks[r],
+          others[r] ? ArrayRef<Value>(others).slice(r, width) : ArrayRef<Value>(), eltType, width);
+      regs.append(group.begin(), group.end());
+    }
     rewriter.replaceOp(op, packAs(rewriter, loc, tc, op.getType(), regs));
     return success();
   }
@@ -1412,8 +1586,15 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     SmallVector<Value> masks = registersOf(rewriter, loc, op.getMask(), adaptor.getMask(), n);
     if (int64_t(ptrs.size()) != n || int64_t(vals.size()) != n || int64_t(masks.size()) != n)
       return rewriter.notifyMatchFailure(op, "operand tiles differ in registers");
-    for (int64_t r = 0; r < n; ++r)
-      emitStore(rewriter, loc, op, ptrs[r], vals[r], masks[r]);
+    int64_t width = vectorWidthOf(op);
+    if (n % width != 0)
+      width = 1;
+    for (int64_t r = 0; r < n; r += width) {
+      if (width == 1)
+        emitStore(rewriter, loc, op, ptrs[r], vals[r], masks[r]);
+      else
+        emitVectorStore(rewriter, loc, op, ptrs[r], ArrayRef<Value>(vals).slice(r, width), masks[r]);
+    }
     rewriter.eraseOp(op);
     return success();
   }

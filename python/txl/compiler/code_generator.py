@@ -1360,6 +1360,7 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
     builder.block = builder.entry = entry
     ctx = semantic.Context(builder, num_warps, num_warpgroups, target)
     lscope, arg_types, arg_names = {}, [], []
+    entry_divisible = set()
     for name, p in params:
         node = arg_nodes.get(name, fnode)
         if name in constexprs:
@@ -1383,6 +1384,8 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
         except SemanticError as e:
             raise err(e.message, e.fix, node) from None
         v = entry.add_arg(ty, name)
+        if str(sig).replace(" ", "").endswith(":16"):  # the ":16" specialisation: divisible by 16 (bytes for
+            entry_divisible.add(v)                     # pointers, i.e. 16-byte aligned)
         arg_types.append(ty)
         arg_names.append(name)
         lscope[name] = tensor(v, ty)
@@ -1398,14 +1401,16 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
     ir.eliminate_dead_ops(entry)
     return _print_module(info.name, entry, num_warps * num_warpgroups, num_stages, target,
                          semantic.global_scratch_bytes(ctx),
-                         gen.source_loc(fnode))
+                         gen.source_loc(fnode), entry_divisible)
 
 
-def _print_module(name, entry, total_warps, num_stages, target, global_scratch=None, loc=None):
+def _print_module(name, entry, total_warps, num_stages, target, global_scratch=None, loc=None, divisible=()):
     p = ir.Printer()
 
     def arg(a):
         text = "%s: %s" % (p.define(a), a.type)
+        if a in divisible:  # txl-vectorize-accesses proves aligned vector accesses from it
+            text += " {txl.divisibility = 16 : i32}"
         if global_scratch is not None and a is global_scratch[0]:
             # The launcher allocates this many bytes per CTA and passes them (tl.make_tensor_descriptor).
             text += " {txl.global_scratch = %d : i64}" % global_scratch[1]

@@ -65,7 +65,10 @@ def spec(fn, *args, **kwargs):
 
 def test_signature_of_pointers_and_ints():
     sig, cx = spec(vector_add_kernel, X(), X(), X(), 1024, BLOCK=256)
-    assert sig == {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32:16"} and cx == {"BLOCK": 256}
+    # ":16" on pointers: the data is 16-byte aligned (what lets txl-vectorize-accesses emit vector accesses)
+    assert sig == {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "out_ptr": "*fp32:16", "n": "i32:16"}
+    assert cx == {"BLOCK": 256}
+    assert spec(vector_add_kernel, X(ptr=0x7F0000000004), X(), X(), 1024, 256)[0]["x_ptr"] == "*fp32"
     assert spec(vector_add_kernel, X(), X(), X(), 1000, 256)[0]["n"] == "i32"
     assert spec(vector_add_kernel, X(), X(), X(), 0, 256)[0]["n"] == "i32:16"
     assert spec(vector_add_kernel, X(), X(), X(), -32, 256)[0]["n"] == "i32:16"
@@ -78,7 +81,7 @@ def test_signature_of_pointers_and_ints():
         spec(vector_add_kernel, X(), X(), X(), 2**64, 256)
     for dt, s in (("bfloat16", "*bf16"), ("float16", "*fp16"), ("int32", "*i32"), ("float8_e4m3fn", "*fp8e4nv"),
                   ("uint8", "*u8"), ("bool", "*i1"), ("int64", "*i64")):
-        assert spec(vector_add_kernel, X(dtype=dt), X(), X(), 7, 256)[0]["x_ptr"] == s
+        assert spec(vector_add_kernel, X(dtype=dt), X(), X(), 7, 256)[0]["x_ptr"] == s + ":16"
 
 
 def test_do_not_specialize():
@@ -94,7 +97,8 @@ def test_signature_of_descriptors_floats_bools_none():
     t = FakeTensor((256, 128), "bfloat16")
     d = fake_descriptor(t, [64, 64], 128)
     sig, cx = spec(mixed, d, X(dtype="float16"), 5, 0.5, True)
-    assert sig == {"desc": "tensordesc<bf16[64, 64], swizzle=128>", "p": "*fp16", "i": "i32", "f": "fp32", "b": "i1"}
+    assert sig == {"desc": "tensordesc<bf16[64, 64], swizzle=128>", "p": "*fp16:16", "i": "i32", "f": "fp32",
+                   "b": "i1"}
     assert cx == {"opt": None, "SCALE": 2.0}
     sig, cx = spec(mixed, fake_descriptor(FakeTensor((64, 32), "float32"), [16, 8], 32), X(), 5, 1.0, False,
                    opt=3, SCALE=1.5)

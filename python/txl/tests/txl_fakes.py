@@ -20,7 +20,7 @@ def fake_ast_to_ir(jit_fn, signature, constexprs, *, num_warps=4, num_warpgroups
     fake_ast_to_ir.calls.append((jit_fn.__name__, dict(signature), dict(constexprs), num_warps, num_warpgroups))
     x, y, o, n = jit_fn.arg_names[:4]
     block = int(constexprs.get("BLOCK", 1024))
-    elt = _ELT[signature[x].lstrip("*")]
+    elt = _ELT[signature[x].lstrip("*").split(":")[0]]  # "*fp32:16": 16-byte aligned
     src_hash = hashlib.sha256(jit_fn.src.encode()).hexdigest()[:16]
     if n in constexprs:  # n == 1 was specialised away
         n_arg, n_def = "", "    %%n = arith.constant %d : i32\n" % constexprs[n]

@@ -1984,3 +1984,20 @@ func.func @f(%a: !txl.ptr<bf16>, %s: !txl.ptr<i8, 3>, %m: i64) {
   %d = txl.make_tensor_descriptor %a, [%m, %m], [%m, %m], %s : !txl.ptr<bf16>, !txl.ptr<i8, 3> -> !txl.tensordesc<64x64xbf16>
   return
 }
+
+// -----
+
+// txl.vector (set by txl-vectorize-accesses) is a power of two on a load or store.
+func.func @f(%p: tensor<128x!txl.ptr<f32>>) {
+  // expected-error @+1 {{'txl.vector' is a power of two in 1..16 on txl.load or txl.store}}
+  %v = txl.load %p {txl.vector = 3 : i32} : tensor<128x!txl.ptr<f32>> -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: i32) -> i32 {
+  // expected-error @+1 {{'txl.vector' is a power of two in 1..16 on txl.load or txl.store}}
+  %b = arith.addi %a, %a {txl.vector = 4 : i32} : i32
+  return %b : i32
+}

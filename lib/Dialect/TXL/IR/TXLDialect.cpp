@@ -606,6 +606,16 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
       return op->emitError() << "'" << name << "' is a unit attribute on txl.smem_alloc";
     return success();
   }
+  // Set by txl-vectorize-accesses: elements per instruction of a global
+  // load/store (a power of two; at most 16 bytes, checked where it lowers).
+  if (name == "txl.vector") {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    int64_t w = n && n.getValue().getSignificantBits() <= 32 ? n.getValue().getSExtValue() : 0;
+    if (w < 1 || w > 16 || !llvm::isPowerOf2_64(w) || !isa<LoadOp, StoreOp>(op))
+      return op->emitError() << "'" << name
+                             << "' is a power of two in 1..16 on txl.load or txl.store";
+    return success();
+  }
   // Set by the pipeline stages (planned offsets and sizes, a loop schedule).
   if (name == "txl.offset" || name == "txl.shared_bytes" || name == "txl.stage" ||
       name == "txl.order") {

@@ -200,33 +200,6 @@ struct LowerFenceProxyAsync : OpConversionPattern<FenceProxyAsyncOp> {
   }
 };
 
-/// Largest k such that registers r..r+k-1 (r a multiple of k) of every
-/// thread hold k consecutive elements of dimension `dim`, starting at a
-/// multiple of k: the first log2(k) register bases are 1, 2, 4, ... along
-/// `dim`, and no other basis moves `dim` by less than k.
-int64_t registerRun(const LinearLayout &layout, unsigned dim) {
-  auto unitAlong = [&](const LinearLayout::Coord &basis, int64_t step) {
-    for (auto [d, v] : llvm::enumerate(basis))
-      if (v != (d == dim ? step : 0))
-        return false;
-    return true;
-  };
-  ArrayRef<LinearLayout::Coord> regs = layout.getRegBases();
-  size_t bits = 0;
-  while (bits < regs.size() && unitAlong(regs[bits], int64_t(1) << bits))
-    ++bits;
-  auto aligned = [&](size_t bits) {
-    int64_t k = int64_t(1) << bits;
-    auto ok = [&](ArrayRef<LinearLayout::Coord> bases) {
-      return llvm::all_of(bases, [&](const LinearLayout::Coord &b) { return b[dim] % k == 0; });
-    };
-    return ok(regs.drop_front(bits)) && ok(layout.getLaneBases()) && ok(layout.getWarpBases());
-  };
-  while (bits > 0 && !aligned(bits))
-    --bits;
-  return int64_t(1) << bits;
-}
-
 /// True when `other` is a zero splat (what cp.async's zero fill gives).
 bool isZeroSplat(Value other) {
   if (auto splat = other.getDefiningOp<SplatOp>())

@@ -45,6 +45,7 @@
 // DUMP: nvvm.wgmma.mma_async
 // DUMP-NOT: {{txl\.dot[^_]}}
 // DUMP: "wgmma.wait_group.sync.aligned 0;"
+// DUMP: // -----// After VectorizeAccesses //----- //
 // DUMP-NOT: After
 
 // CHECK: llvm.mlir.global external @txl_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>

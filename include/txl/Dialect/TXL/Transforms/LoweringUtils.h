@@ -103,6 +103,16 @@ Value getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType v
 int64_t getReduceScratchOffset(ArrayRef<int64_t> elementBytes, size_t index, int64_t partials,
                                int64_t outputs);
 
+/// Largest k such that registers r..r+k-1 (r a multiple of k) of every
+/// thread of `layout` hold k consecutive elements of dimension `dim`,
+/// starting at a multiple of k (cp.async and vectorized global accesses move
+/// such a run in one instruction).
+int64_t registerRun(const LinearLayout &layout, unsigned dim);
+
+/// Elements per instruction of a txl.load / txl.store, proven by
+/// txl-vectorize-accesses (absent: one).
+constexpr StringLiteral kVectorAttr = "txl.vector";
+
 /// Planned shared-memory byte offset of an allocation op (set by SmemAllocs).
 constexpr StringLiteral kOffsetAttrName = "txl.offset";
 /// Total planned shared-memory bytes of a kernel.

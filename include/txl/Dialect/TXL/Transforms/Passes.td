@@ -325,4 +325,17 @@ def TXLWgmma : Pass<"txl-wgmma", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
+def TXLVectorizeAccesses : Pass<"txl-vectorize-accesses", "mlir::ModuleOp"> {
+  let summary = "Prove how many elements each global load/store may move per instruction";
+  let description = [{
+    Sets `txl.vector = N` on a txl.load or txl.store when each thread's
+    registers come in runs of N consecutive elements (the layout) whose
+    addresses are consecutive and N-element aligned (pointer contiguity and
+    divisibility, from `txl.divisibility` argument attributes, constants,
+    ranges and the arithmetic that builds the pointers) under one predicate
+    (the mask's constancy); at most 16 bytes. convert-txl-to-nvvm then emits
+    one vector access (ld.global.v4.b32) per run instead of N scalar ones.
+  }];
+}
+
 #endif // TXL_TRANSFORMS_PASSES_TD
