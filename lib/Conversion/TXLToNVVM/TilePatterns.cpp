@@ -53,6 +53,11 @@ using namespace mlir;
 using namespace mlir::txl;
 using Coord = LinearLayout::Coord;
 
+/// On a txl.atomic_rmw / txl.atomic_cas of a scalar pointer: the warps of the
+/// group one thread of which updates it (txl-allocate-scratch sets it; 4
+/// without).
+static constexpr StringLiteral kAtomicGroupWarpsAttr = "txl.group_warps";
+
 //===----------------------------------------------------------------------===//
 // Layout analysis (shared by checkTileOp and the patterns)
 //===----------------------------------------------------------------------===//
@@ -408,6 +413,110 @@ FailureOr<std::array<SmallVector<int64_t>, 2>> mapSplit(SplitOp op) {
   return map;
 }
 
+/// Which copies of a tile's elements an atomic updates: each element once.
+/// A layout may hold an element in several registers of a thread (a zero
+/// register basis) or in several threads (a zero lane or warp basis); the
+/// copy whose duplicating bits are all zero does the update.
+struct AtomicOwners {
+  /// Per register: the register of this thread that updates its element.
+  SmallVector<int64_t> canonical;
+  /// threadIdx.x bits (lane bits 0-4, warp bits 5..) that only move to a
+  /// copy of the same elements: a thread updates iff (tid & mask) == 0.
+  uint32_t dupThreadMask = 0;
+};
+
+/// Fails when the layout holds elements in several places in a way other
+/// than zero bases (its non-zero bases are linearly dependent), which the
+/// owner rule above cannot deduplicate.
+FailureOr<AtomicOwners> atomicOwners(const LinearLayout &ll) {
+  ArrayRef<int64_t> shape = ll.getShape();
+  SmallVector<unsigned> shift;
+  unsigned total = 0;
+  for (int64_t n : shape) {
+    shift.push_back(total);
+    total += llvm::Log2_64(std::max<int64_t>(1, n));
+  }
+  if (total > 63)
+    return failure();
+  auto encode = [&](const Coord &c) {
+    uint64_t v = 0;
+    for (size_t d = 0; d < c.size(); ++d)
+      v |= uint64_t(c[d]) << shift[d];
+    return v;
+  };
+  // Gaussian elimination over GF(2) on the non-zero bases.
+  SmallVector<uint64_t> pivots;
+  auto independent = [&](uint64_t v) {
+    for (uint64_t p : pivots)
+      v = std::min(v, v ^ p);
+    if (!v)
+      return false;
+    pivots.push_back(v);
+    llvm::sort(pivots, std::greater<uint64_t>());
+    return true;
+  };
+  AtomicOwners owners;
+  uint64_t zeroRegs = 0;
+  for (auto [k, basis] : llvm::enumerate(ll.getRegBases())) {
+    uint64_t v = encode(basis);
+    if (!v)
+      zeroRegs |= uint64_t(1) << k;
+    else if (!independent(v))
+      return failure();
+  }
+  for (auto [k, basis] : llvm::enumerate(ll.getLaneBases())) {
+    uint64_t v = encode(basis);
+    if (!v)
+      owners.dupThreadMask |= uint32_t(1) << k;
+    else if (!independent(v))
+      return failure();
+  }
+  for (auto [k, basis] : llvm::enumerate(ll.getWarpBases())) {
+    uint64_t v = encode(basis);
+    if (!v)
+      owners.dupThreadMask |= uint32_t(1) << (5 + k);
+    else if (!independent(v))
+      return failure();
+  }
+  for (int64_t r = 0; r < ll.getNumRegs(); ++r)
+    owners.canonical.push_back(r & ~int64_t(zeroRegs));
+  return owners;
+}
+
+/// Checks shared by txl.atomic_rmw and txl.atomic_cas.
+LogicalResult checkAtomic(Operation *op, Value ptr, ArrayRef<Value> values, Value result,
+                          Value scratch) {
+  Type elt = getElementTypeOrSelf(result.getType());
+  if (!memoryBits(elt))
+    return op->emitError() << "'" << op->getName() << "' of " << elt << " elements is not supported";
+  SmallVector<Value> all{ptr, result};
+  all.append(values.begin(), values.end());
+  if (failed(checkSameLayouts(op, all, "pointers, values, mask and result")))
+    return failure();
+  bool needsExchange = false;
+  if (auto tile = dyn_cast<RankedTensorType>(ptr.getType())) {
+    auto ll = layoutOf(tile);
+    if (failed(ll))
+      return success(); // reported as a tile without layout
+    auto owners = atomicOwners(*ll);
+    if (failed(owners))
+      return op->emitError() << "'" << op->getName() << "' on a tile whose layout "
+                             << layoutName(tile)
+                             << " holds elements in several places other than by broadcast "
+                                "(zero bases): each element must be updated once; txl.relayout "
+                                "the pointers to a blocked layout first";
+    needsExchange = owners->dupThreadMask != 0;
+  } else {
+    needsExchange = true; // one thread of the group updates a scalar
+  }
+  if (needsExchange && !result.use_empty() && !scratch)
+    return op->emitError() << "'" << op->getName()
+                           << "': the old values are used, and the threads that update the "
+                              "elements must hand them to the other threads holding them, "
+                              "which needs a scratch (run --txl-allocate-scratch first)";
+  return success();
+}
+
 } // namespace
 
 bool mlir::txl::isLowerableTileOp(Operation *op) {
@@ -416,7 +525,7 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
   if (auto cst = dyn_cast<arith::ConstantOp>(op))
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
-             ReduceOp, TransOp, ReshapeOp, JoinOp, SplitOp>(op);
+             ReduceOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp, AtomicCASOp>(op);
 }
 
 LogicalResult mlir::txl::checkTileOp(Operation *op) {
@@ -519,6 +628,12 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
     return checkSameLayouts(op, {st.getPtr(), st.getValue(), st.getMask()},
                             "pointers, values and mask");
   }
+  if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+    return checkAtomic(op, rmw.getPtr(), {rmw.getValue(), rmw.getMask()}, rmw.getResult(),
+                       rmw.getScratch());
+  if (auto cas = dyn_cast<AtomicCASOp>(op))
+    return checkAtomic(op, cas.getPtr(), {cas.getCmp(), cas.getValue()}, cas.getResult(),
+                       cas.getScratch());
   if (auto red = dyn_cast<ReduceOp>(op)) {
     std::string why;
     auto plan = planReduce(red, why);
@@ -1600,6 +1715,332 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+StringRef semText(MemSemantic sem) {
+  switch (sem) {
+  case MemSemantic::relaxed:
+    return ".relaxed";
+  case MemSemantic::acquire:
+    return ".acquire";
+  case MemSemantic::release:
+    return ".release";
+  case MemSemantic::acq_rel:
+    return ".acq_rel";
+  }
+  return "";
+}
+
+StringRef scopeText(MemScope scope) {
+  switch (scope) {
+  case MemScope::cta:
+    return ".cta";
+  case MemScope::cluster:
+    return ".cluster";
+  case MemScope::gpu:
+    return ".gpu";
+  case MemScope::sys:
+    return ".sys";
+  }
+  return "";
+}
+
+/// The `op.type` part of one PTX atom/red for an integer or float kind that
+/// PTX has (float max/min are emulated by the caller with integer ones).
+std::string atomOpText(AtomicRMWKind kind, Type elt) {
+  std::string w = std::to_string(memoryBits(elt));
+  bool isFloat = isa<FloatType>(elt);
+  switch (kind) {
+  case AtomicRMWKind::add:
+    if (elt.isF16())
+      return "add.noftz.f16";
+    if (elt.isBF16())
+      return "add.noftz.bf16";
+    return (isFloat ? "add.f" : "add.u") + w;
+  case AtomicRMWKind::max:
+    return "max.s" + w;
+  case AtomicRMWKind::min:
+    return "min.s" + w;
+  case AtomicRMWKind::umax:
+    return "max.u" + w;
+  case AtomicRMWKind::umin:
+    return "min.u" + w;
+  case AtomicRMWKind::band:
+    return "and.b" + w;
+  case AtomicRMWKind::bor:
+    return "or.b" + w;
+  case AtomicRMWKind::bxor:
+    return "xor.b" + w;
+  case AtomicRMWKind::xchg:
+    return "exch.b" + w;
+  }
+  return "";
+}
+
+/// One predicated PTX atomic on the element at `ptr`: with `init`,
+/// `@pred atom<sem><scope><space>.<op> d, [ptr], operands...` whose result
+/// starts as `init` (kept where `pred` is false); without, the same as `red`
+/// (no result). `operands` are integer registers of `regBits`.
+Value emitAtomAsm(OpBuilder &b, Location loc, StringRef instr, StringRef opText, Value ptr,
+                  ArrayRef<Value> operands, Value pred, Value init, unsigned regBits) {
+  auto [addr, space] = asmAddress(b, loc, ptr);
+  std::string asmText, constraints;
+  llvm::raw_string_ostream os(asmText), cs(constraints);
+  char c = constraintFor(regBits);
+  SmallVector<Value> args{addr};
+  args.append(operands.begin(), operands.end());
+  args.push_back(pred);
+  int64_t first = init ? 1 : 0; // index of the address operand
+  int64_t predIndex = first + 1 + operands.size();
+  os << "@$" << predIndex << " " << instr << space << "." << opText << " ";
+  if (init) {
+    os << "$0, ";
+    cs << "=" << c << ",";
+  }
+  os << "[$" << first << "]";
+  cs << "l";
+  for (size_t i = 0; i < operands.size(); ++i) {
+    os << ", $" << first + 1 + i;
+    cs << "," << c;
+  }
+  os << ";";
+  cs << ",b";
+  if (init) {
+    cs << ",0";
+    args.push_back(init);
+  }
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, init ? init.getType() : Type(), args, asmText, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  return init ? asmOp.getResult(0) : Value();
+}
+
+/// `v`'s bits as the integer register inline PTX passes it in.
+Value atomBits(OpBuilder &b, Location loc, Value v, unsigned memBits) {
+  return toAsmInt(b, loc, v, memBits, memBits);
+}
+
+/// The per-register work of an atomic, shared by rmw and cas: which
+/// registers and threads update (each element once), the update itself
+/// (`update`, given the register, the predicate and whether a result is
+/// wanted), and handing the old values to the copies that did not update
+/// through the scratch.
+template <typename Update>
+LogicalResult lowerAtomic(ConversionPatternRewriter &rewriter, Operation *op,
+                          const TypeConverter &tc, Value origPtr, Value ptrs, Value scratch,
+                          Value result, Update &&update) {
+  Location loc = op->getLoc();
+  Type resultType = result.getType();
+  int64_t n = numRegisters(tc, resultType);
+  Type eltType = tc.convertType(getElementTypeOrSelf(resultType));
+  if (!n || !eltType || !memoryBits(eltType))
+    return rewriter.notifyMatchFailure(op, "types do not convert");
+  unsigned memBits = memoryBits(eltType);
+  Type i32 = rewriter.getI32Type();
+  bool wantResult = !result.use_empty();
+
+  // Owners: registers and threads that update.
+  SmallVector<int64_t> canonical;
+  uint32_t dupThreadMask = 0;
+  int64_t groupWarps = 1;
+  if (auto tile = dyn_cast<RankedTensorType>(origPtr.getType())) {
+    auto ll = layoutOf(tile);
+    if (failed(ll))
+      return rewriter.notifyMatchFailure(op, "tile without a layout");
+    auto owners = atomicOwners(*ll);
+    if (failed(owners))
+      return rewriter.notifyMatchFailure(op, "layout duplicates elements");
+    canonical = owners->canonical;
+    dupThreadMask = owners->dupThreadMask;
+    groupWarps = ll->getNumWarps();
+  } else {
+    // A scalar: the first thread of each group of warps that runs the op
+    // (txl-allocate-scratch records the group; a warpgroup by default).
+    groupWarps = 4;
+    if (auto g = op->getAttrOfType<IntegerAttr>(kAtomicGroupWarpsAttr))
+      groupWarps = std::max<int64_t>(1, g.getInt());
+    canonical.push_back(0);
+    dupThreadMask = uint32_t(32 * groupWarps - 1);
+  }
+  Value owner;
+  if (dupThreadMask) {
+    Value bits = LLVM::AndOp::create(rewriter, loc, getThreadId(rewriter, loc),
+                                     intConst(rewriter, loc, i32, int32_t(dupThreadMask)));
+    owner = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, bits,
+                                 intConst(rewriter, loc, i32, 0));
+  }
+  SmallVector<Value> ptrRegs = registersOf(rewriter, loc, origPtr, ptrs, n);
+  SmallVector<Value> regs(n);
+  for (int64_t r = 0; r < n; ++r) {
+    if (canonical[r] != r)
+      continue;
+    regs[r] = update(r, ptrRegs[r], owner, wantResult);
+  }
+  if (!wantResult) {
+    rewriter.eraseOp(op);
+    return success();
+  }
+  for (int64_t r = 0; r < n; ++r)
+    if (!regs[r])
+      regs[r] = regs[canonical[r]];
+  if (dupThreadMask) {
+    if (!scratch)
+      return rewriter.notifyMatchFailure(op, "no scratch");
+    // The owners store the old values, the group syncs, every thread reads
+    // its elements (a first barrier: the previous use of the scratch is read).
+    int64_t bytes = memBits / 8;
+    SmallVector<Value> addrs;
+    if (auto tile = dyn_cast<RankedTensorType>(resultType)) {
+      LinearLayout ll = *layoutOf(tile);
+      ThreadCoords coords(rewriter, loc, ll);
+      for (int64_t r = 0; r < n; ++r) {
+        SmallVector<Value> c;
+        for (unsigned d = 0; d < tile.getRank(); ++d)
+          c.push_back(coords.get(rewriter, loc, r, d));
+        Value offset = rowMajorOffset(rewriter, loc, tile.getShape(), tile.getShape().back(), c);
+        offset = LLVM::MulOp::create(rewriter, loc, offset, intConst(rewriter, loc, i32, bytes));
+        addrs.push_back(addBytes(rewriter, loc, scratch, offset));
+      }
+    } else {
+      addrs.push_back(scratch);
+    }
+    groupBarrier(rewriter, loc, groupWarps);
+    unsigned regBits = std::max(memBits, 16u);
+    for (int64_t r = 0; r < n; ++r) {
+      if (canonical[r] != r)
+        continue;
+      auto [addr, space] = asmAddress(rewriter, loc, addrs[r]);
+      std::string asmText;
+      llvm::raw_string_ostream(asmText) << "@$2 st" << space << ".b" << memBits << " [$0], $1;";
+      std::string constraints = std::string("l,") + constraintFor(regBits) + ",b";
+      LLVM::InlineAsmOp::create(
+          rewriter, loc, Type(),
+          ValueRange{addr, toAsmInt(rewriter, loc, regs[r], memBits, regBits), owner}, asmText,
+          constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(rewriter.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    }
+    groupBarrier(rewriter, loc, groupWarps);
+    for (int64_t r = 0; r < n; ++r)
+      regs[r] = loadBits(rewriter, loc, addrs[r], 1, eltType, memBits).front();
+  }
+  rewriter.replaceOp(op, packAs(rewriter, loc, tc, resultType, regs));
+  return success();
+}
+
+/// The predicate of one register: the user's mask and the owner rule.
+Value atomicPredicate(OpBuilder &b, Location loc, Value mask, Value owner) {
+  if (mask && owner)
+    return LLVM::AndOp::create(b, loc, mask, owner);
+  if (mask)
+    return mask;
+  if (owner)
+    return owner;
+  return intConst(b, loc, b.getI1Type(), 1);
+}
+
+/// An unused result becomes `red` where PTX allows it (red takes relaxed
+/// and release only; acquire and acq_rel stay `atom`).
+bool useRed(MemSemantic sem, bool wantResult) {
+  return !wantResult && (sem == MemSemantic::relaxed || sem == MemSemantic::release);
+}
+
+/// `atom` or `red` with the op's sem and scope.
+std::string atomInstr(MemSemantic sem, MemScope scope, bool red) {
+  return (Twine(red ? "red" : "atom") + semText(sem) + scopeText(scope)).str();
+}
+
+struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TypeConverter &tc = *getTypeConverter();
+    int64_t n = numRegisters(tc, op.getType());
+    Type eltType = tc.convertType(getElementTypeOrSelf(op.getType()));
+    if (!n || !eltType || !memoryBits(eltType))
+      return rewriter.notifyMatchFailure(op, "types do not convert");
+    unsigned memBits = memoryBits(eltType);
+    unsigned regBits = std::max(memBits, 16u);
+    SmallVector<Value> vals = registersOf(rewriter, loc, op.getValue(), adaptor.getValue(), n);
+    SmallVector<Value> masks = registersOf(rewriter, loc, op.getMask(), adaptor.getMask(), n);
+    AtomicRMWKind kind = op.getKind();
+    MemSemantic sem = op.getSem();
+    MemScope scope = op.getScope();
+    bool floatMinMax = isa<FloatType>(eltType) &&
+                       (kind == AtomicRMWKind::max || kind == AtomicRMWKind::min);
+    Type intType = rewriter.getIntegerType(memBits);
+    auto update = [&](int64_t r, Value ptr, Value owner, bool wantResult) -> Value {
+      Value pred = atomicPredicate(rewriter, loc, masks[r], owner);
+      Value bits = atomBits(rewriter, loc, vals[r], memBits);
+      bool red = useRed(sem, wantResult);
+      // atom always has a destination register (0 where masked off).
+      Value init = red ? Value() : intConst(rewriter, loc, intType, 0);
+      std::string instr = atomInstr(sem, scope, red);
+      auto result = [&](Value old) {
+        return wantResult ? fromAsmInt(rewriter, loc, old, eltType, memBits) : Value();
+      };
+      if (!floatMinMax)
+        return result(emitAtomAsm(rewriter, loc, instr, atomOpText(kind, eltType), ptr, {bits},
+                                  pred, init, regBits));
+      // Floats ordered as their bits: non-negative ones (sign bit clear) as
+      // signed integers, negative ones reversed as unsigned integers. max:
+      // a non-negative value by a signed max, a negative one by an unsigned
+      // min; min the other way round. -0.0 has the sign bit set, so it is
+      // ordered below +0.0 and above every negative value.
+      bool isMax = kind == AtomicRMWKind::max;
+      Value neg = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, bits,
+                                       intConst(rewriter, loc, intType, 0));
+      Value pos = LLVM::XOrOp::create(rewriter, loc, neg,
+                                      intConst(rewriter, loc, rewriter.getI1Type(), 1));
+      Value predPos = LLVM::AndOp::create(rewriter, loc, pred, pos);
+      Value predNeg = LLVM::AndOp::create(rewriter, loc, pred, neg);
+      std::string w = std::to_string(memBits);
+      Value old = emitAtomAsm(rewriter, loc, instr, (isMax ? "max.s" : "min.s") + w, ptr, {bits},
+                              predPos, init, regBits);
+      old = emitAtomAsm(rewriter, loc, instr, (isMax ? "min.u" : "max.u") + w, ptr, {bits},
+                        predNeg, old, regBits);
+      return result(old);
+    };
+    return lowerAtomic(rewriter, op, tc, op.getPtr(), adaptor.getPtr(), adaptor.getScratch(),
+                       op.getResult(), update);
+  }
+};
+
+struct AtomicCASLowering : OpConversionPattern<AtomicCASOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AtomicCASOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TypeConverter &tc = *getTypeConverter();
+    int64_t n = numRegisters(tc, op.getType());
+    Type eltType = tc.convertType(getElementTypeOrSelf(op.getType()));
+    if (!n || !eltType || !memoryBits(eltType))
+      return rewriter.notifyMatchFailure(op, "types do not convert");
+    unsigned memBits = memoryBits(eltType);
+    unsigned regBits = std::max(memBits, 16u);
+    SmallVector<Value> cmps = registersOf(rewriter, loc, op.getCmp(), adaptor.getCmp(), n);
+    SmallVector<Value> vals = registersOf(rewriter, loc, op.getValue(), adaptor.getValue(), n);
+    Type intType = rewriter.getIntegerType(regBits);
+    std::string instr = ("atom" + semText(op.getSem()) + scopeText(op.getScope())).str();
+    std::string opText = "cas.b" + std::to_string(memBits);
+    auto update = [&](int64_t r, Value ptr, Value owner, bool wantResult) -> Value {
+      Value pred = atomicPredicate(rewriter, loc, Value(), owner);
+      Value c = toAsmInt(rewriter, loc, cmps[r], memBits, regBits);
+      Value v = toAsmInt(rewriter, loc, vals[r], memBits, regBits);
+      // cas has no red form: the old value is produced either way.
+      Value old = emitAtomAsm(rewriter, loc, instr, opText, ptr, {c, v}, pred,
+                              intConst(rewriter, loc, intType, 0), regBits);
+      return wantResult ? fromAsmInt(rewriter, loc, old, eltType, memBits) : Value();
+    };
+    return lowerAtomic(rewriter, op, tc, op.getPtr(), adaptor.getPtr(), adaptor.getScratch(),
+                       op.getResult(), update);
+  }
+};
+
 /// The partial results of the warps that split a reduction's axis, combined
 /// through the op's scratch: each warp's threads store their groups'
 /// partials at [partial index of the warp][output element], the layout
@@ -1778,6 +2219,6 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
                RegisterSelectLowering<TransOp, mapTrans>,
                RegisterSelectLowering<ReshapeOp, mapReshape>, JoinLowering, SplitLowering,
                RelayoutLowering,
-               AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering>(converter, ctx,
-                                                                            benefit);
+               AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering, AtomicRMWLowering,
+               AtomicCASLowering>(converter, ctx, benefit);
 }

@@ -151,3 +151,43 @@ func.func @erf(%x: f32) -> f32 {
   %y = math.erf %x : f32
   return %y : f32
 }
+
+// -----
+
+// Atomics: old values held by threads that did not update need a scratch.
+#b1 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @atomic_copies_no_scratch(%p: tensor<64x!txl.ptr<i32>, #b1>, %v: tensor<64xi32, #b1>) -> tensor<64xi32, #b1> {
+  // expected-error @+1 {{'txl.atomic_rmw': the old values are used, and the threads that update the elements must hand them to the other threads holding them, which needs a scratch (run --txl-allocate-scratch first)}}
+  %a = txl.atomic_rmw add acq_rel gpu %p, %v : tensor<64x!txl.ptr<i32>, #b1>, tensor<64xi32, #b1>
+  return %a : tensor<64xi32, #b1>
+}
+
+// -----
+
+func.func @atomic_scalar_no_scratch(%p: !txl.ptr<i32>, %v: i32) -> i32 {
+  // expected-error @+1 {{'txl.atomic_cas': the old values are used, and the threads that update the elements must hand them to the other threads holding them, which needs a scratch (run --txl-allocate-scratch first)}}
+  %a = txl.atomic_cas acq_rel gpu %p, %v, %v : !txl.ptr<i32>, i32
+  return %a : i32
+}
+
+// -----
+
+// A layout whose lane 0 bit moves to the element register 1 holds: element
+// copies that are not broadcasts (zero bases), so "update once" has no owner rule.
+#odd = #txl.linear<register = [[1]], lane = [[1], [2], [4], [8], [16]], warp = [[32], [0]]>
+func.func @atomic_dependent_layout(%p: tensor<64x!txl.ptr<i32>, #odd>, %v: tensor<64xi32, #odd>) {
+  // expected-error @+1 {{'txl.atomic_rmw' on a tile whose layout #txl.linear<register = [[1]], lane = [[1], [2], [4], [8], [16]], warp = [[32], [0]]> holds elements in several places other than by broadcast (zero bases): each element must be updated once; txl.relayout the pointers to a blocked layout first}}
+  %a = txl.atomic_rmw add relaxed gpu %p, %v : tensor<64x!txl.ptr<i32>, #odd>, tensor<64xi32, #odd>
+  return
+}
+
+// -----
+
+// Pointers, values and result of an atomic share one layout.
+#b1 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#b2 = #txl.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @atomic_mixed_layouts(%p: tensor<128x!txl.ptr<i32>, #b1>, %v: tensor<128xi32, #b2>) {
+  // expected-error @+1 {{mixes register layouts}}
+  %a = "txl.atomic_rmw"(%p, %v) <{kind = #txl<atomic_kind add>, sem = #txl<sem relaxed>, scope = #txl<scope gpu>, operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : (tensor<128x!txl.ptr<i32>, #b1>, tensor<128xi32, #b2>) -> tensor<128xi32, #b2>
+  return
+}

@@ -400,3 +400,38 @@ func.func @make_tensor_descriptor(%a: !txl.ptr<bf16>, %slot: !txl.ptr<i8>, %m: i
   %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %slot : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
   return
 }
+
+// Atomics: every kind, sem, scope, mask and scratch form.
+// CHECK-LABEL: func.func @atomic_ops(
+// CHECK-SAME: %[[P:[^:]+]]: !txl.ptr<i32>, %[[PS:[^:]+]]: tensor<128x!txl.ptr<f32>>, %[[V:[^:]+]]: tensor<128xf32>, %[[M:[^:]+]]: tensor<128xi1>, %[[X:[^:]+]]: i32, %[[S:[^:]+]]: !txl.smem<1xi32>, %[[Q:[^:]+]]: !txl.ptr<i64, 3>, %[[Y:[^:]+]]: i64, %[[H:[^:]+]]: !txl.ptr<bf16>, %[[HV:[^:]+]]: bf16
+func.func @atomic_ops(%p: !txl.ptr<i32>, %ps: tensor<128x!txl.ptr<f32>>, %v: tensor<128xf32>,
+                      %m: tensor<128xi1>, %x: i32, %s: !txl.smem<1xi32>, %q: !txl.ptr<i64, 3>,
+                      %y: i64, %h: !txl.ptr<bf16>, %hv: bf16) {
+  // CHECK: txl.atomic_rmw add acq_rel gpu %[[PS]], %[[V]] mask %[[M]] : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  %a0 = txl.atomic_rmw add acq_rel gpu %ps, %v mask %m : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  // CHECK: txl.atomic_rmw max relaxed cta %[[PS]], %[[V]] : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  %a1 = txl.atomic_rmw max relaxed cta %ps, %v : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  // CHECK: txl.atomic_rmw min acquire sys %[[P]], %[[X]] : !txl.ptr<i32>, i32
+  %a2 = txl.atomic_rmw min acquire sys %p, %x : !txl.ptr<i32>, i32
+  // CHECK: txl.atomic_rmw umax release cluster %[[P]], %[[X]] scratch(%[[S]] : !txl.smem<1xi32>) {txl.group_warps = 1 : i32} : !txl.ptr<i32>, i32
+  %a3 = txl.atomic_rmw umax release cluster %p, %x scratch(%s : !txl.smem<1xi32>) {txl.group_warps = 1 : i32} : !txl.ptr<i32>, i32
+  // CHECK: txl.atomic_rmw umin acq_rel gpu %[[Q]], %[[Y]] : !txl.ptr<i64, 3>, i64
+  %a4 = txl.atomic_rmw umin acq_rel gpu %q, %y : !txl.ptr<i64, 3>, i64
+  // CHECK: txl.atomic_rmw and acq_rel gpu %[[P]], %[[X]] : !txl.ptr<i32>, i32
+  %a5 = txl.atomic_rmw and acq_rel gpu %p, %x : !txl.ptr<i32>, i32
+  // CHECK: txl.atomic_rmw or acq_rel gpu %[[P]], %[[X]] : !txl.ptr<i32>, i32
+  %a6 = txl.atomic_rmw or acq_rel gpu %p, %x : !txl.ptr<i32>, i32
+  // CHECK: txl.atomic_rmw xor acq_rel gpu %[[P]], %[[X]] : !txl.ptr<i32>, i32
+  %a7 = txl.atomic_rmw xor acq_rel gpu %p, %x : !txl.ptr<i32>, i32
+  // CHECK: txl.atomic_rmw xchg acq_rel gpu %[[PS]], %[[V]] : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  %a8 = txl.atomic_rmw xchg acq_rel gpu %ps, %v : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  // CHECK: txl.atomic_rmw add relaxed gpu %[[H]], %[[HV]] : !txl.ptr<bf16>, bf16
+  %a9 = txl.atomic_rmw add relaxed gpu %h, %hv : !txl.ptr<bf16>, bf16
+  // CHECK: txl.atomic_cas acq_rel gpu %[[P]], %[[X]], %[[X]] : !txl.ptr<i32>, i32
+  %c0 = txl.atomic_cas acq_rel gpu %p, %x, %x : !txl.ptr<i32>, i32
+  // CHECK: txl.atomic_cas relaxed cta %[[PS]], %[[V]], %[[V]] : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  %c1 = txl.atomic_cas relaxed cta %ps, %v, %v : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+  // CHECK: txl.atomic_cas acquire sys %[[P]], %[[X]], %[[X]] scratch(%[[S]] : !txl.smem<1xi32>) : !txl.ptr<i32>, i32
+  %c2 = txl.atomic_cas acquire sys %p, %x, %x scratch(%s : !txl.smem<1xi32>) : !txl.ptr<i32>, i32
+  return
+}

@@ -616,6 +616,16 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
                              << "' is a power of two in 1..16 on txl.load or txl.store";
     return success();
   }
+  // Set by txl-allocate-scratch on an atomic of a scalar pointer: the warps
+  // of the group in which one thread updates it.
+  if (name == "txl.group_warps") {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    int64_t w = n && n.getValue().getSignificantBits() <= 32 ? n.getValue().getSExtValue() : 0;
+    if (w < 1 || w > 32 || !llvm::isPowerOf2_64(w) || !isa<AtomicRMWOp, AtomicCASOp>(op))
+      return op->emitError() << "'" << name
+                             << "' is a power of two in 1..32 on txl.atomic_rmw or txl.atomic_cas";
+    return success();
+  }
   // Set by the pipeline stages (planned offsets and sizes, a loop schedule).
   if (name == "txl.offset" || name == "txl.shared_bytes" || name == "txl.stage" ||
       name == "txl.order") {

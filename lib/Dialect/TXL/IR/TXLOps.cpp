@@ -953,6 +953,74 @@ LogicalResult StoreOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+/// The value operand(s) of an atomic have the pointee type in the pointers'
+/// shape.
+static LogicalResult verifyAtomicValue(Operation *op, Type ptrType, Type value, StringRef what) {
+  Type expected = loadedType(ptrType);
+  if (shapeOf(value) != shapeOf(expected) ||
+      isa<RankedTensorType>(value) != isa<RankedTensorType>(expected) ||
+      getElementTypeOrSelf(value) != getElementTypeOrSelf(expected))
+    return op->emitOpError() << what << " " << value << " must be " << expected
+                             << ", what the pointers " << ptrType << " point to";
+  return success();
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  if (failed(verifyAtomicValue(*this, getPtr().getType(), getValue().getType(), "value")))
+    return failure();
+  Type elt = getElementTypeOrSelf(getValue().getType());
+  bool isInt = elt.isInteger(32) || elt.isInteger(64);
+  bool isF32F64 = elt.isF32() || elt.isF64();
+  bool ok = false;
+  StringRef takes;
+  switch (getKind()) {
+  case AtomicRMWKind::add:
+    ok = isInt || isF32F64 || elt.isF16() || elt.isBF16();
+    takes = "i32, i64, f16, bf16, f32 and f64";
+    break;
+  case AtomicRMWKind::max:
+  case AtomicRMWKind::min:
+    ok = isInt || isF32F64;
+    takes = "i32 and i64 (signed), f32 and f64";
+    break;
+  case AtomicRMWKind::umax:
+  case AtomicRMWKind::umin:
+    ok = isInt;
+    takes = "i32 and i64 (unsigned)";
+    break;
+  case AtomicRMWKind::band:
+  case AtomicRMWKind::bor:
+  case AtomicRMWKind::bxor:
+    ok = isInt;
+    takes = "i32 and i64";
+    break;
+  case AtomicRMWKind::xchg:
+    ok = isInt || isF32F64;
+    takes = "32- and 64-bit integers and floats";
+    break;
+  }
+  if (!ok)
+    return emitOpError() << "atomic " << stringifyAtomicRMWKind(getKind()) << " does not take "
+                         << elt << " elements (it takes " << takes << ")";
+  return verifyMask(*this, getMask(), getPtr().getType());
+}
+
+LogicalResult AtomicCASOp::verify() {
+  if (failed(verifyAtomicValue(*this, getPtr().getType(), getValue().getType(), "value")))
+    return failure();
+  Type elt = getElementTypeOrSelf(getValue().getType());
+  if (!elt.isIntOrFloat() || (elt.getIntOrFloatBitWidth() != 16 &&
+                              elt.getIntOrFloatBitWidth() != 32 &&
+                              elt.getIntOrFloatBitWidth() != 64))
+    return emitOpError() << "atomic compare-and-swap does not take " << elt
+                         << " elements (it takes 16-, 32- and 64-bit integers and floats)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Tile ops with an optional shared-memory scratch
 //===----------------------------------------------------------------------===//
 

@@ -225,6 +225,8 @@ public:
         done = visitRelayout(rl, numScratch);
       else if (auto red = dyn_cast<ReduceOp>(op))
         done = visitReduce(red, numScratch);
+      else if (isa<AtomicRMWOp, AtomicCASOp>(op))
+        done = visitAtomic(op, numScratch);
       return failed(done) ? WalkResult::interrupt() : WalkResult::advance();
     });
     return failure(result.wasInterrupted());
@@ -255,6 +257,63 @@ private:
     ++numScratch;
     return allocate(op, view, warps,
                     [&](Value v) { op.getScratchMutable().assign(v); });
+  }
+
+  /// An atomic updates each element once: a scalar in the first thread of
+  /// each group of warps that runs it (recorded as txl.group_warps), a tile
+  /// element in one of the threads its layout holds it in. When the old
+  /// values are used and other threads hold them too, the updating thread
+  /// hands them over through a scratch (tile-shaped, or one element).
+  LogicalResult visitAtomic(Operation *op, Pass::Statistic &numScratch) {
+    Value ptr = op->getOperand(0), result = op->getResult(0);
+    Value scratch = isa<AtomicRMWOp>(op) ? cast<AtomicRMWOp>(op).getScratch()
+                                         : cast<AtomicCASOp>(op).getScratch();
+    auto setScratch = [&](Value v) {
+      if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+        rmw.getScratchMutable().assign(v);
+      else
+        cast<AtomicCASOp>(op).getScratchMutable().assign(v);
+    };
+    Type elt = getElementTypeOrSelf(result.getType());
+    int64_t groupWarps;
+    SmallVector<int64_t> shape{1};
+    if (auto tile = dyn_cast<RankedTensorType>(ptr.getType())) {
+      auto layout = LinearLayout::get(tile.getShape(), tile.getEncoding());
+      if (failed(layout))
+        return success(); // convert-txl-to-nvvm reports tiles without layouts
+      bool duplicated = false;
+      for (const Coord &basis : llvm::concat<const Coord>(layout->getLaneBases(),
+                                                          layout->getWarpBases()))
+        duplicated |= llvm::all_of(basis, [](int64_t c) { return c == 0; });
+      if (!duplicated)
+        return success();
+      groupWarps = layout->getNumWarps();
+      shape.assign(tile.getShape().begin(), tile.getShape().end());
+    } else {
+      // A warpgroup, or the warp of a txl.is_warp region, or the whole CTA
+      // of a kernel of fewer than 4 warps.
+      groupWarps = std::min<int64_t>(4, kernelWarps);
+      for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
+        auto ifOp = dyn_cast<scf::IfOp>(p);
+        if (!ifOp)
+          continue;
+        Operation *cond = ifOp.getCondition().getDefiningOp();
+        if (isa_and_present<IsWarpOp>(cond) && ifOp.getThenRegion().isAncestor(op->getParentRegion()))
+          groupWarps = 1;
+        if (isa_and_present<IsWarpOp, IsWarpgroupOp>(cond))
+          break;
+      }
+      op->setAttr("txl.group_warps",
+                  IntegerAttr::get(IntegerType::get(op->getContext(), 32), groupWarps));
+    }
+    if (scratch || result.use_empty())
+      return success();
+    Type storage = storageType(elt);
+    if (!storage)
+      return op->emitOpError() << "cannot hand " << elt << " values to other threads";
+    auto view = SmemType::get(op->getContext(), shape, storage, 0, Attribute());
+    ++numScratch;
+    return allocate(op, view, groupWarps, setScratch);
   }
 
   LogicalResult visitReduce(ReduceOp op, Pass::Statistic &numScratch) {

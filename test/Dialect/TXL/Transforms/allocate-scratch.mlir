@@ -135,3 +135,38 @@ func.func @in_warp_reduce(%x: tensor<64x32xf32, #b>) -> tensor<64xf32, #txl.slic
   }
   return %s : tensor<64xf32, #txl.slice<dim = 1, parent = #b>>
 }
+
+// -----
+
+// Atomics. A tile whose warps 2 and 3 copy warps 0 and 1: used old values
+// travel through a tile-shaped scratch; unused ones need none; a tile without
+// copies needs none. A scalar records its group (a warpgroup; a warp inside
+// txl.is_warp) and gets a one-element scratch when its result is used.
+#b1 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// CHECK-LABEL: func.func @atomics(
+// CHECK: %[[S:.*]] = txl.smem_alloc : !txl.smem<64xi32, stages = 1>
+// CHECK: %[[V:.*]] = txl.get_buffer %[[S]][%{{.*}}] : !txl.smem<64xi32, stages = 1>
+// CHECK: txl.atomic_rmw add acq_rel gpu %{{.*}}, %{{.*}} scratch(%[[V]] : !txl.smem<64xi32>) : tensor<64x!txl.ptr<i32>, #txl.blocked
+// CHECK: txl.atomic_rmw add relaxed gpu %{{.*}}, %{{.*}} : tensor<64x!txl.ptr<i32>, #txl.blocked
+// CHECK: txl.atomic_cas acq_rel gpu %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x!txl.ptr<i32>, #txl.blocked
+// CHECK: %[[S1:.*]] = txl.smem_alloc : !txl.smem<1xi64, stages = 1>
+// CHECK: %[[V1:.*]] = txl.get_buffer %[[S1]][%{{.*}}] : !txl.smem<1xi64, stages = 1>
+// CHECK: txl.atomic_cas acq_rel gpu %{{.*}}, %{{.*}}, %{{.*}} scratch(%[[V1]] : !txl.smem<1xi64>) {txl.group_warps = 4 : i32} : !txl.ptr<i64>, i64
+// CHECK: txl.atomic_rmw xchg relaxed gpu %{{.*}}, %{{.*}} {txl.group_warps = 4 : i32} : !txl.ptr<i64>, i64
+// CHECK: scf.if
+// CHECK: txl.atomic_rmw add relaxed gpu %{{.*}}, %{{.*}} {txl.group_warps = 1 : i32} : !txl.ptr<i64>, i64
+func.func @atomics(%p: tensor<64x!txl.ptr<i32>, #b1>, %v: tensor<64xi32, #b1>,
+                   %q: tensor<128x!txl.ptr<i32>, #b1>, %w: tensor<128xi32, #b1>,
+                   %s: !txl.ptr<i64>, %x: i64) -> (tensor<64xi32, #b1>, tensor<128xi32, #b1>, i64)
+    attributes {txl.kernel, txl.num_warps = 4 : i32} {
+  %a = txl.atomic_rmw add acq_rel gpu %p, %v : tensor<64x!txl.ptr<i32>, #b1>, tensor<64xi32, #b1>
+  %b = txl.atomic_rmw add relaxed gpu %p, %v : tensor<64x!txl.ptr<i32>, #b1>, tensor<64xi32, #b1>
+  %c = txl.atomic_cas acq_rel gpu %q, %w, %w : tensor<128x!txl.ptr<i32>, #b1>, tensor<128xi32, #b1>
+  %d = txl.atomic_cas acq_rel gpu %s, %x, %x : !txl.ptr<i64>, i64
+  %e = txl.atomic_rmw xchg relaxed gpu %s, %x : !txl.ptr<i64>, i64
+  %w1 = txl.is_warp [1]
+  scf.if %w1 {
+    %f = txl.atomic_rmw add relaxed gpu %s, %x : !txl.ptr<i64>, i64
+  }
+  return %a, %c, %d : tensor<64xi32, #b1>, tensor<128xi32, #b1>, i64
+}

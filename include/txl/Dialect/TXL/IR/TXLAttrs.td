@@ -172,4 +172,32 @@ def TXL_TmaReduceKind : I32EnumAttr<"TmaReduceKind", "TMA store reduction", [
 }
 def TXL_TmaReduceKindAttr : EnumAttr<TXL_Dialect, TXL_TmaReduceKind, "tma_reduce">;
 
+// Atomics (txl.atomic_rmw, txl.atomic_cas): the operation, the memory
+// ordering and the set of threads it orders against (PTX atom/red).
+def TXL_AtomicRMWKind : I32EnumAttr<"AtomicRMWKind", "atomic read-modify-write operation", [
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>,
+    I32EnumAttrCase<"umax", 3>, I32EnumAttrCase<"umin", 4>, I32EnumAttrCase<"band", 5, "and">,
+    I32EnumAttrCase<"bor", 6, "or">, I32EnumAttrCase<"bxor", 7, "xor">,
+    I32EnumAttrCase<"xchg", 8>]> {
+  let cppNamespace = "::mlir::txl";
+  let genSpecializedAttr = 0;
+}
+def TXL_AtomicRMWKindAttr : EnumAttr<TXL_Dialect, TXL_AtomicRMWKind, "atomic_kind">;
+
+def TXL_MemSemantic : I32EnumAttr<"MemSemantic", "memory ordering of an atomic", [
+    I32EnumAttrCase<"relaxed", 0>, I32EnumAttrCase<"acquire", 1>, I32EnumAttrCase<"release", 2>,
+    I32EnumAttrCase<"acq_rel", 3>]> {
+  let cppNamespace = "::mlir::txl";
+  let genSpecializedAttr = 0;
+}
+def TXL_MemSemanticAttr : EnumAttr<TXL_Dialect, TXL_MemSemantic, "sem">;
+
+def TXL_MemScope : I32EnumAttr<"MemScope", "threads an atomic is ordered against", [
+    I32EnumAttrCase<"cta", 0>, I32EnumAttrCase<"cluster", 1>, I32EnumAttrCase<"gpu", 2>,
+    I32EnumAttrCase<"sys", 3>]> {
+  let cppNamespace = "::mlir::txl";
+  let genSpecializedAttr = 0;
+}
+def TXL_MemScopeAttr : EnumAttr<TXL_Dialect, TXL_MemScope, "scope">;
+
 #endif // TXL_ATTRS_TD

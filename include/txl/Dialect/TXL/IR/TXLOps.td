@@ -984,4 +984,72 @@ def TXL_StoreOp : TXL_Op<"store", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+def TXL_AtomicRMWOp : TXL_Op<"atomic_rmw", [AttrSizedOperandSegments,
+    AllTypesMatch<["value", "result"]>,
+    OptionalTypesMatchWith<"mask is i1 in the pointers' shape", "ptr", "mask", "::mlir::txl::getI1SameShape($_self)">,
+    MemoryEffects<[MemRead<TXL_SharedMemory>, MemWrite<TXL_SharedMemory>]>]> {
+  let summary = "atomic read-modify-write through a pointer or a tile of pointers";
+  let description = [{
+    Every element `*p = op(*p, v)` in one atomic step and returns the old
+    value (PTX `atom`; `red` when the result is unused and `sem` allows it).
+    `kind`: add (i32, i64, f16, bf16, f32, f64), max/min (signed i32/i64;
+    f32/f64 through a signed max and an unsigned min on the bits, as Triton
+    does), umax/umin (unsigned i32/i64), and/or/xor (i32, i64), xchg (32 and
+    64-bit). `sem` is the memory ordering (relaxed, acquire, release,
+    acq_rel) and `scope` the threads it orders against (cta, cluster, gpu,
+    sys). Masked-off elements touch no memory and return 0.
+
+    An element a layout holds in several threads (or registers) is updated
+    once; a scalar pointer is updated once per group of warps that runs the
+    op (a warpgroup; a warp inside a `txl.is_warp` region). When the old
+    values of such an op are used, the updating thread hands them to the
+    others through `scratch`, which `--txl-allocate-scratch` adds.
+
+    ```mlir
+    %old = txl.atomic_rmw add acq_rel gpu %ptrs, %v mask %m
+        : tensor<128x!txl.ptr<f32>>, tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins TXL_AtomicRMWKindAttr:$kind, TXL_MemSemanticAttr:$sem,
+                       TXL_MemScopeAttr:$scope,
+                       Arg<TXL_PtrLike, "", [MemRead, MemWrite]>:$ptr, AnyType:$value,
+                       Optional<TXL_BoolLike>:$mask, Optional<TXL_SmemView>:$scratch);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $kind $sem $scope $ptr `,` $value (`mask` $mask^)?
+    (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:`
+    qualified(type($ptr)) `,` qualified(type($value))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_AtomicCASOp : TXL_Op<"atomic_cas", [AllTypesMatch<["cmp", "value", "result"]>,
+    MemoryEffects<[MemRead<TXL_SharedMemory>, MemWrite<TXL_SharedMemory>]>]> {
+  let summary = "atomic compare-and-swap through a pointer or a tile of pointers";
+  let description = [{
+    Every element: `old = *p; if (old == cmp) *p = value;` in one atomic
+    step, returning `old` (PTX `atom.cas`, 16, 32 and 64-bit elements,
+    compared bit for bit). `sem`, `scope` and `scratch` as for
+    txl.atomic_rmw.
+
+    ```mlir
+    %old = txl.atomic_cas acq_rel gpu %lock, %zero, %one : !txl.ptr<i32>, i32
+    ```
+  }];
+  let arguments = (ins TXL_MemSemanticAttr:$sem, TXL_MemScopeAttr:$scope,
+                       Arg<TXL_PtrLike, "", [MemRead, MemWrite]>:$ptr, AnyType:$cmp,
+                       AnyType:$value, Optional<TXL_SmemView>:$scratch);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $sem $scope $ptr `,` $cmp `,` $value
+    (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:`
+    qualified(type($ptr)) `,` qualified(type($value))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TXL_OPS_TD
