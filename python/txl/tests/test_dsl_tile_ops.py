@@ -85,25 +85,25 @@ def test_dot_with_b_in_registers():
 
 
 def test_dot_with_register_operands_in_a_pipelined_loop():
-    """Triton's default num_stages=3. By default (txl-schedule-loops pointer-loads=false) pointer loads are not
-    pipelined: B is staged as with num_stages=1. With pointer-loads=true the pointer loads that feed the dot
-    become cp.async copies into rings of 3 slots issued 2 iterations ahead; the dot reads both rings (SS wgmma, B
-    through a transposed view) and stays async; nothing is staged."""
+    """Triton's default num_stages=3: the pointer loads that feed the dot become cp.async copies into rings of 3
+    slots issued 2 iterations ahead; the dot reads both rings (SS wgmma, B through a transposed view) and stays
+    async; nothing is staged. With txl-schedule-loops pointer-loads=false they stay register loads and B is
+    staged for the dot every iteration, as with num_stages=1."""
     text = ir_of(tile_ops_cases.dot_regs, DOT_REGS_SIG, DOT_REGS)
     check(text, r"txl.num_stages = 3 : i32", r"txl.dot %a, %\w+, %acc\w* : tensor<64x64xbf16>, tensor<64x64xbf16>")
-    low = lower_tiles(text)
-    check_not(low, r"txl.ring", r"txl.async_load", r"\{async\}")
-    check(low, r"txl.smem_alloc \{txl.staging\} : !txl.smem<64x64xbf16, stages = 1", r"scf.for", r"txl.smem_store",
-          r"txl.fence_proxy_async", r"txl.dot %\d+, %\d+, %arg\d+ : tensor<64x64xbf16>, " + SMEM)
-    ptx = _ok(text)
-    assert "wgmma.mma_async" in ptx
-    ring = run_opt(text, "--txl-schedule-loops=pointer-loads=true", "--txl-expand-loops", "--txl-lower-tile-copies")
+    ring = lower_tiles(text)
     assert ring.count("txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3, ") == 2, ring
     check_not(ring, r"txl.staging", r"txl.smem_store", r"txl.trans ")
     check(ring, r"txl.async_load ", r"txl.async_load ", r"scf.for", r"txl.async_load_wait 2", r"txl.fence_proxy_async",
           r"txl.bar_wait 0, 128", r"%(?P<v>\d+) = txl.smem_trans %\d+ \[1, 0\]",
           r"txl.dot %\d+, %[[v]], %arg\d+ \{async\} : " + SMEM, r"txl.dot_wait 1", r"txl.bar_wait 0, 128",
           r"txl.async_load .* mask", r"txl.async_load .* mask", r"scf.yield", r"txl.dot_wait 0, %\d+")
+    ptx = _ok(text)
+    assert "wgmma.mma_async" in ptx and "cp.async" in ptx
+    low = run_opt(text, "--txl-schedule-loops=pointer-loads=false", "--txl-expand-loops", "--txl-lower-tile-copies")
+    check_not(low, r"txl.ring", r"txl.async_load", r"\{async\}")
+    check(low, r"txl.smem_alloc \{txl.staging\} : !txl.smem<64x64xbf16, stages = 1", r"scf.for", r"txl.smem_store",
+          r"txl.fence_proxy_async", r"txl.dot %\d+, %\d+, %arg\d+ : tensor<64x64xbf16>, " + SMEM)
 
 
 def test_dot_with_b_in_registers_per_warpgroup_stage():

@@ -29,6 +29,13 @@
 // thread's reads of that slot are done; a dot that read it asynchronously was
 // retired by the `txl.dot_wait 1` that follows iteration i's dot.
 //
+// Pointer-tile loads (tl.load) that feed a dot get the same ring, filled by
+// cp.async copies (option pointer-loads, on by default): stage 0 issues one
+// commit group per load, the consume stage waits with
+// `async_load_wait (S - 2) * loads` (this iteration's groups are done, the
+// later iterations' may still fly), fences them for wgmma's async proxy and
+// syncs the group before the first read. Masked elements must read as zero.
+//
 // Loop-carried dots (the accumulator is an iter_arg, yielded straight back)
 // become async with `txl.dot_wait 1` after them and `txl.dot_wait 0` after
 // the loop (Triton's async wgmma: the tensor cores overlap the next

@@ -44,9 +44,9 @@ def TXLScheduleLoops : Pass<"txl-schedule-loops", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::txl::TXLDialect", "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
   let options = [
-    Option<"pointerLoads", "pointer-loads", "bool", "false",
-           "Also give pointer-tile loads that feed a dot a cp.async ring (off: wrong results "
-           "on the H100 for the pointer GEMM, under investigation)">,
+    Option<"pointerLoads", "pointer-loads", "bool", "true",
+           "Also give pointer-tile loads that feed a dot a cp.async ring (false: they stay "
+           "register loads, staged for the dot every iteration)">,
   ];
   let statistics = [
     Statistic<"numLoops", "loops", "Loops scheduled">,
