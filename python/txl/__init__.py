@@ -9,7 +9,8 @@ __version__ = "0.1.0"
 # Compile, launch and autotune (no torch, no driver at import: those load on first use).
 from .jit import JITFunction, jit  # noqa: E402,F401
 from .compiler.compiler import CompiledKernel, compile  # noqa: E402,F401,A004
-from .autotune import Config, autotune, cdiv, heuristics, next_power_of_2  # noqa: E402,F401
+from .autotune import Config, autotune, heuristics, next_power_of_2  # noqa: E402,F401
+from .autotune import cdiv as _host_cdiv  # noqa: E402
 from .jit import TensorDescriptor  # noqa: E402,F401  (logical tile; txl.runtime.TensorDescriptor is encoded)
 
 # The TXL builtins at the top level (txl.smem_alloc, txl.is_warpgroup, ...), as TXL kernels spell them, and
@@ -20,6 +21,30 @@ from .language import TXL_BUILTINS as _TXL_BUILTINS  # noqa: E402
 
 globals().update({_n: getattr(language, _n) for _n in _TXL_BUILTINS})
 
+# As TXL's `from .language import *`: every triton.language name txl.language has (txl.zeros, txl.arange, txl.dot,
+# txl.float16, txl.tensor_descriptor, txl.math, ... and the refused ones, which stay located errors in kernels), so
+# TXL kernels that spell Triton's functions through `txl.` compile. Names txl defines itself (jit, compile, Config,
+# autotune, TensorDescriptor, cdiv, ...) keep txl's meaning; `txl.cdiv` works in kernels too (below).
+_NOT_EXPORTED = {"EncodingCell", "TXL_BUILTINS", "builtin", "core", "semantic", "standard", "triton_api",
+                 "txl_builtins", "layouts", "random"}
+for _n in dir(language):
+    if not _n.startswith("_") and _n not in _NOT_EXPORTED and _n not in globals():
+        globals()[_n] = getattr(language, _n)
+del _n
+
+
+def cdiv(x, y):
+    """ceil(x / y): on the host (triton.cdiv) and, as TXL's `txl.cdiv` (triton.language's), inside kernels."""
+    from .language import semantic as _sem
+
+    if _sem.current() is not None:
+        return language.cdiv(x, y)
+    return _host_cdiv(x, y)
+
+
+cdiv.__txl_builtin__ = True  # the frontend calls it with the kernel's values (tl.cdiv when they are run-time)
+Cdiv = cdiv  # TXL's `from triton import cdiv as Cdiv`
+
 
 def __getattr__(name):
     # txl.ops (torch operators) loads on first use, so that `import txl` stays cheap.
@@ -27,4 +52,9 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module("." + name, __name__)
-    raise AttributeError("module 'txl' has no attribute %r" % (name,))
+    if name == "profiler":  # TXL's patched proton (txl.profiler, txl.profiler.language): no-op scopes
+        import importlib
+
+        return importlib.import_module(".profiler", __name__)
+    # A triton.language name txl does not have: txl.language says whether Triton has it (triton_api.py).
+    return language.__getattr__(name)

@@ -31,8 +31,8 @@ class Config:
     accepted: ``num_ctas`` (1: txl launches no clusters), ``maxnreg`` (kept for the record; txl's register budget
     comes from num_warps and txl.reg_alloc), ``ir_override`` (must be None)."""
 
-    def __init__(self, kwargs, num_warps=4, num_warpgroups=1, num_stages=None, pre_hook=None, num_ctas=1,
-                 maxnreg=None, ir_override=None):
+    def __init__(self, kwargs, num_warps=4, num_warpgroups=1, num_stages=None, num_ctas=1, maxnreg=None,
+                 pre_hook=None, ir_override=None):  # TXL's argument order
         if num_ctas not in (1, None):
             raise ValueError("txl.Config(num_ctas=%r): txl launches one CTA per program (no clusters yet); use "
                              "num_ctas=1" % (num_ctas,))
@@ -46,6 +46,20 @@ class Config:
         self.num_ctas = 1
         self.maxnreg = maxnreg
         self.ir_override = None
+
+    @classmethod
+    def from_config(cls, c):
+        """A ``txl.Config`` from a ``triton.Config`` (or any object with its attributes: kwargs, num_warps,
+        num_stages, num_ctas, maxnreg, pre_hook, ir_override; ``num_warpgroups`` where it has one), as TXL's
+        tutorials pass to ``txl.autotune``. triton's num_stages default (3) is txl's default too."""
+        if isinstance(c, cls):
+            return c
+        if not isinstance(getattr(c, "kwargs", None), dict):
+            raise TypeError("txl.autotune takes txl.Config (or triton.Config) objects, got %r" % (c,))
+        return cls(c.kwargs, num_warps=getattr(c, "num_warps", 4), num_warpgroups=getattr(c, "num_warpgroups", 1),
+                   num_stages=getattr(c, "num_stages", None), num_ctas=getattr(c, "num_ctas", 1),
+                   maxnreg=getattr(c, "maxnreg", None), pre_hook=getattr(c, "pre_hook", None),
+                   ir_override=getattr(c, "ir_override", None))
 
     @property
     def options(self):
@@ -181,7 +195,7 @@ class Autotuner:
                                  % (what, list(names), fn.__name__, ", ".join(missing),
                                     "is" if len(missing) == 1 else "are", ", ".join(fn.arg_names)))
         self.fn = fn
-        self.configs = list(configs)
+        self.configs = [Config.from_config(c) for c in configs]
         self.key = list(key)
         self.warmup_ms = 25 if warmup is None else warmup
         self.rep_ms = 100 if rep is None else rep
@@ -276,7 +290,7 @@ class Autotuner:
         # Launched the same way on both paths, so they share one JIT fingerprint. A pre_hook sees the arguments by
         # name: bound (and checked) the first time, assembled directly for an argument form bound before.
         if config.pre_hook is None:
-            return self.fn.run(*args, grid=grid, **kwargs, **config.kwargs, **config.options)
+            return self.fn.run(*args, grid=grid, **dict(kwargs, **config.kwargs, **config.options))
         if checked:
             nargs = self.fn.bind(args, dict(kwargs, **config.kwargs))
         else:
@@ -285,7 +299,8 @@ class Autotuner:
             nargs.update(kwargs)
             nargs.update(config.kwargs)
         config.pre_hook(nargs)
-        return self.fn.run(grid=grid, **nargs, **config.options)
+        # A kernel parameter named like a launch option (num_warps) is in nargs too: the config's value wins.
+        return self.fn.run(grid=grid, **dict(nargs, **config.options))
 
     def _fast_key(self, args, kwargs):
         """The JIT fingerprint of the arguments plus the key arguments' values (None: no fast path). It is finer
@@ -463,7 +478,7 @@ class Autotuner:
             if c.pre_hook is not None:
                 c.pre_hook(nargs)
             opts = {k: v for k, v in c.launch_kwargs().items() if k not in c.kwargs}
-            out.append(self.fn.warmup(grid=grid, **nargs, **opts))
+            out.append(self.fn.warmup(grid=grid, **dict(nargs, **opts)))
         return out
 
     def __repr__(self):

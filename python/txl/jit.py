@@ -43,7 +43,12 @@ from .runtime.driver import env_flag
 SIG_DTYPES = {"bf16": "bf16", "f16": "fp16", "f32": "fp32", "f64": "fp64", "f8e4m3": "fp8e4nv", "f8e5m2": "fp8e5",
               "i1": "i1", "i8": "i8", "u8": "u8", "i16": "i16", "i32": "i32", "i64": "i64"}
 LAUNCH_OPTIONS = ("num_warps", "num_warpgroups", "num_stages", "debug_hangs", "stream")
+_OPTION_DEFAULTS = {"num_warps": 4, "num_warpgroups": 1, "num_stages": None, "debug_hangs": None, "stream": None}
 DIFF_MODES = ("txl",)
+# TXL's diff_mode values name stages of Triton's pipeline (TTIR, TTGIR, LLVM IR), which txl does not have: the
+# decorator is accepted with a warning and the kernel compiles and launches normally (TXL compiles it, prints a
+# diff and exits without launching). txl's own debugging diff is diff_mode='txl', diff_select=k.
+TRITON_DIFF_MODES = ("ttir", "ttgir", "llir")
 _I32 = (-(2**31), 2**31 - 1)
 _I64 = (-(2**63), 2**63 - 1)
 
@@ -51,51 +56,102 @@ _I64 = (-(2**63), 2**63 - 1)
 class TensorDescriptor:
     """A TMA descriptor argument of a ``@txl.jit`` kernel: a CUDA tensor and the tile the kernel moves through it.
 
-    ``txl.TensorDescriptor(t, block_shape=[64, 256])`` (or Triton's spelling ``TensorDescriptor(t, t.shape,
-    t.stride(), block_shape)`` / ``TensorDescriptor.from_tensor(t, block_shape)``). ``block_shape`` is the kernel's
-    *logical* tile, as the DSL's ``tensordesc<bf16[64, 256]>`` type says; the hardware box can be smaller (a
-    128-byte swizzle moves a 256-column bf16 tile as 64-column boxes): the compiler's sidecar says which, and the
-    launcher encodes the CUtensorMap from the tensor with that box. So nothing is encoded here: a ``pre_hook``
-    may still change ``block_shape`` (TXL's way to give descriptors the autotuned block), and no driver is needed
-    to specialise or to compile. ``swizzle`` (bytes) defaults to the frontend's choice for the tile.
-    ``txl.runtime.TensorDescriptor`` (encoded at once, hardware box) is accepted too.
+    ``txl.TensorDescriptor(t, block_shape=[64, 256])`` (or Triton's spelling ``TensorDescriptor(base, shape,
+    strides, block_shape, padding="zero")`` / ``TensorDescriptor.from_tensor(t, block_shape)``). ``block_shape`` is
+    the kernel's *logical* tile, as the DSL's ``tensordesc<bf16[64, 256]>`` type says; the hardware box can be
+    smaller (a 128-byte swizzle moves a 256-column bf16 tile as 64-column boxes): the compiler's sidecar says
+    which, and the launcher encodes the CUtensorMap from the tensor with that box. So nothing is encoded here: a
+    ``pre_hook`` may still change ``block_shape`` (TXL's way to give descriptors the autotuned block), and no
+    driver is needed to specialise or to compile. ``swizzle`` (bytes) defaults to the frontend's choice for the
+    tile. ``txl.runtime.TensorDescriptor`` (encoded at once, hardware box) is accepted too.
+
+    As in Triton, ``shape`` and ``strides`` (elements) describe the memory the descriptor covers, starting at the
+    tensor's first element, and may differ from the tensor's own: TXL's attention host code describes a
+    (B, H, N, D) tensor as ``shape=[B * H * N, D], strides=[D, 1]``. The descriptor then moves tiles of that
+    view (``base.as_strided(shape, strides)``); it must stay inside the tensor's memory.
     """
 
-    def __init__(self, base, shape=None, strides=None, block_shape=None, swizzle=None):
+    def __init__(self, base, shape=None, strides=None, block_shape=None, padding="zero", *, swizzle=None):
         from .runtime import dtypes as _dt
 
         if block_shape is None and shape is not None and strides is None:
             block_shape, shape = shape, None  # TensorDescriptor(t, [64, 256])
         if block_shape is None:
             raise TypeError("TensorDescriptor needs a block_shape (the tile the kernel loads or stores)")
+        if isinstance(padding, int) and not isinstance(padding, bool) and swizzle is None:
+            padding, swizzle = "zero", padding  # txl's earlier positional spelling (base, shape, strides, block, S)
+        if padding not in ("zero", None):
+            raise ValueError("TensorDescriptor(padding=%r): txl's host descriptors fill out-of-bounds elements with "
+                             "zero; padding='nan' is not supported yet (txl.runtime.TensorDescriptor(t, block, "
+                             "oob_fill_nan=True) encodes a NaN-filling descriptor directly)" % (padding,))
         info = _dt.tensor_info(base) if _dt.is_tensor_like(base) else None
         if info is None:
             raise TypeError("TensorDescriptor needs a CUDA tensor, got %s" % _dt.describe(base))
-        # The launcher encodes from the tensor itself: a different shape/strides would be silently ignored.
-        if shape is not None and tuple(int(s) for s in shape) != info.shape:
-            raise ValueError("TensorDescriptor shape %s differs from the tensor's %s: pass a view of that shape"
-                             % (list(shape), list(info.shape)))
-        if strides is not None and tuple(int(s) for s in strides) != info.strides:
-            raise ValueError("TensorDescriptor strides %s differ from the tensor's %s: pass a view with those "
-                             "strides" % (list(strides), list(info.strides)))
+        if shape is not None or strides is not None:
+            base = _view(base, info, shape, strides)
         self.base = base
         self.block_shape = [int(b) for b in block_shape]
         self.swizzle = swizzle
+        self.padding = "zero"
+
+    @property
+    def shape(self):
+        return list(self.base.shape)
+
+    @property
+    def strides(self):
+        from .runtime import dtypes as _dt
+        return list(_dt.tensor_info(self.base).strides)
 
     @classmethod
-    def from_tensor(cls, base, block_shape, swizzle=None):
-        return cls(base, block_shape=block_shape, swizzle=swizzle)
+    def from_tensor(cls, base, block_shape, padding="zero", swizzle=None):
+        return cls(base, block_shape=block_shape, padding=padding, swizzle=swizzle)
 
     def __repr__(self):
         return "txl.TensorDescriptor(block_shape=%s%s)" % (self.block_shape, "" if self.swizzle is None else
                                                            ", swizzle=%d" % self.swizzle)
 
 
+def _view(base, info, shape, strides):
+    """The tensor a Triton-style (shape, strides) descriptor describes: ``base`` itself when they are its own, else
+    the view ``base.as_strided(shape, strides)`` (same first element), checked to stay inside ``base``."""
+    shape = list(info.shape) if shape is None else [int(s) for s in shape]
+    if strides is None:
+        strides, acc = [], 1
+        for s in reversed(shape):
+            strides.insert(0, acc)
+            acc *= s
+    strides = [int(s) for s in strides]
+    if len(strides) != len(shape):
+        raise ValueError("TensorDescriptor shape %s and strides %s have different ranks" % (shape, strides))
+    if tuple(shape) == tuple(info.shape) and tuple(strides) == tuple(info.strides):
+        return base
+    if any(s < 1 for s in shape) or any(st < 1 for st in strides):
+        raise ValueError("TensorDescriptor shape %s / strides %s: sizes and strides must be positive (TMA)"
+                         % (shape, strides))
+
+    def last(shp, st):  # the offset (elements) of the last element a view reaches
+        return sum((n - 1) * k for n, k in zip(shp, st))
+
+    if any(n == 0 for n in info.shape) or last(shape, strides) > last(info.shape, info.strides):
+        raise ValueError("TensorDescriptor shape %s, strides %s reach element %d from the start, beyond the tensor "
+                         "(shape %s, strides %s, last element at %d): describe memory inside the tensor"
+                         % (shape, strides, last(shape, strides), list(info.shape), list(info.strides),
+                            last(info.shape, info.strides)))
+    as_strided = getattr(base, "as_strided", None)
+    if not callable(as_strided):
+        raise ValueError("TensorDescriptor shape %s, strides %s differ from the tensor's (%s, %s) and it has no "
+                         "as_strided: pass a view of that shape" % (shape, strides, list(info.shape),
+                                                                      list(info.strides)))
+    return as_strided(shape, strides)
+
+
 class JITFunction:
     """A kernel or device function written in the txl DSL."""
 
     def __init__(self, fn, *, do_not_specialize=(), debug=False, noinline=False, diff_mode=None,
-                 diff_select=None, log_dir=None):
+                 diff_select=None, log_dir=None, launch_metadata=None, do_not_specialize_on_alignment=(),
+                 version=None, repr=None, use_txl=True, src_file=None):
         if not inspect.isfunction(fn):
             raise TypeError("@txl.jit decorates a Python function, got %r" % (fn,))
         self.fn = fn
@@ -115,12 +171,35 @@ class JITFunction:
         self.arg_names = list(self.signature.parameters)
         # do_not_specialize takes names or positions, as in Triton.
         self.do_not_specialize = tuple(self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize)
-        unknown = [d for d in self.do_not_specialize if d not in self.arg_names]
+        # Triton's do_not_specialize_on_alignment: no ':16' (divisible by 16 / 16-byte aligned) specialisation.
+        self.do_not_specialize_on_alignment = tuple(self.arg_names[d] if isinstance(d, int) else d
+                                                    for d in do_not_specialize_on_alignment)
+        unknown = [d for d in self.do_not_specialize + self.do_not_specialize_on_alignment
+                   if d not in self.arg_names]
         if unknown:
             raise ValueError("@txl.jit(do_not_specialize=...) of %s names %s, which %s (its parameters: %s)"
                              % (fn.__name__, ", ".join(unknown),
                                 "is not a parameter" if len(unknown) == 1 else "are not parameters",
                                 ", ".join(self.arg_names)))
+        # TXL's and Triton's other @jit arguments. launch_metadata(grid, kernel, args) -> {"name", "flops..."}
+        # names a launch for proton, which txl does not have: kept, never called. version / repr: Triton's
+        # cache-key and repr hooks, kept. use_txl=False selects upstream Triton's pipeliner in TXL; txl has one
+        # pipeline, so it is accepted and has no effect. src_file (compile from an IR/PTX file) is refused.
+        self.launch_metadata = launch_metadata
+        self.version = version
+        self.repr = repr
+        self.use_txl = use_txl
+        if src_file:
+            raise ValueError("@txl.jit(src_file=%r) of %s: txl compiles the kernel's Python source; to compile txl "
+                             "IR, run `txlc file.mlir` (or txl.compile on the function)" % (src_file, fn.__name__))
+        if isinstance(diff_mode, str) and diff_mode.lower() in TRITON_DIFF_MODES:
+            import warnings
+
+            warnings.warn("@txl.jit(diff_mode=%r) of %s: %r is a stage of Triton's pipeline, which txl does not "
+                          "have; the kernel compiles and launches normally. txl's pass diff is "
+                          "@txl.jit(diff_mode='txl', diff_select=k) (k = a txlc pipeline stage)"
+                          % (diff_mode, fn.__name__, diff_mode), stacklevel=3)
+            diff_mode, diff_select = None, None
         if diff_mode is not None and diff_mode not in DIFF_MODES:
             raise ValueError("@txl.jit(diff_mode=%r) of %s: the supported mode is 'txl' (diff the IR around one "
                              "pipeline stage, chosen with diff_select=k)" % (diff_mode, fn.__name__))
@@ -138,6 +217,9 @@ class JITFunction:
         self._defaults = {n: p.default for n, p in self.signature.parameters.items()
                           if p.default is not inspect.Parameter.empty}
         self._fast = {}
+        # Launch options that are also parameters of the kernel (TXL's softmax declares `num_warps: tl.constexpr`):
+        # a launch's `num_warps=4` sets both, as in Triton.
+        self._option_params = tuple(o for o in LAUNCH_OPTIONS[:3] if o in self.arg_names)
 
     @property
     def constexpr_names(self):
@@ -186,6 +268,7 @@ class JITFunction:
         sig, consts = {}, {}
         for name, v in bound.items():
             spec = name not in self.do_not_specialize
+            align = spec and name not in self.do_not_specialize_on_alignment
             where = "%s: argument '%s'" % (self.where, name)
             if name in cexpr:
                 if _dt.is_tensor_like(v) or isinstance(v, (TensorDescriptor, EncodedDescriptor)):
@@ -204,7 +287,7 @@ class JITFunction:
             elif _dt.is_tensor_like(v):
                 # ":16": the data is 16-byte aligned (part of the specialisation, so a misaligned tensor gets
                 # its own compile rather than a misaligned vector access)
-                sig[name] = "*" + self._pointer_type(where, v, _dt) + (":16" if spec and _aligned16(v) else "")
+                sig[name] = "*" + self._pointer_type(where, v, _dt) + (":16" if align and _aligned16(v) else "")
             elif isinstance(v, bool):
                 sig[name] = "i1"
             elif _dt.is_int(v):
@@ -218,7 +301,7 @@ class JITFunction:
                     ty = "i64"
                 else:
                     raise ValueError("%s = %d does not fit in 64 bits" % (where, v))
-                sig[name] = ty + (":16" if spec and v % 16 == 0 else "")
+                sig[name] = ty + (":16" if align and v % 16 == 0 else "")
             elif isinstance(v, float):
                 sig[name] = "fp32"
             else:
@@ -255,8 +338,16 @@ class JITFunction:
         """Specialise and compile (through the cache) without launching; returns the CompiledKernel."""
         return self.run(*args, grid=grid, _launch=False, **kwargs)
 
-    def run(self, *args, grid, num_warps=4, num_warpgroups=1, num_stages=None, debug_hangs=None, stream=None,
-            _launch=True, **kwargs):
+    def run(self, *args, grid, _launch=True, **kwargs):
+        # Launch options come from keyword arguments (as in Triton); one that is also a kernel parameter stays
+        # in kwargs and binds to it too.
+        num_warps, num_warpgroups, num_stages, debug_hangs, stream = (
+            kwargs.get(o, _OPTION_DEFAULTS[o]) if o in self._option_params else kwargs.pop(o, _OPTION_DEFAULTS[o])
+            for o in LAUNCH_OPTIONS)
+        num_ctas = kwargs.get("num_ctas", 1) if "num_ctas" in self.arg_names else kwargs.pop("num_ctas", 1)
+        if num_ctas not in (1, None):
+            raise ValueError("%s: num_ctas=%r: txl launches one CTA per program (no thread-block clusters yet); "
+                             "launch with num_ctas=1" % (self.where, num_ctas))
         if debug_hangs is None:
             debug_hangs = env_flag(b"TXL_DEBUG_HANGS")
         fkey = None

@@ -79,6 +79,19 @@ def parse_signature_type(text, name="?"):
 # ----------------------------------------------------------------------------------------------------------------
 # Function metadata (a JITFunction or a plain function)
 # ----------------------------------------------------------------------------------------------------------------
+def _foreign_jit_fn(fn):
+    """The Python function of a ``@triton.jit`` function (duck-typed: a JITFunction whose ``.fn`` is the Python
+    function; triton need not be installed for txl), else None. TXL kernels call Triton helpers; txl inlines
+    them like ``@txl.jit`` helpers."""
+    inner = getattr(fn, "fn", None)
+    if not inspect.isfunction(inner) or inspect.isfunction(fn) or isinstance(fn, types.ModuleType):
+        return None
+    if type(fn).__name__.endswith("JITFunction") or type(fn).__module__.split(".")[0] in ("triton", "teraxlang") \
+            or callable(getattr(type(fn), "__getitem__", None)):  # kernel[grid]: a launchable JIT function
+        return inner
+    return None
+
+
 class _FnInfo:
     def __init__(self, fn):
         from ..jit import JITFunction
@@ -88,6 +101,7 @@ class _FnInfo:
             self.file = fn.file
             self.start = fn.starting_line_number
         else:
+            fn = _foreign_jit_fn(fn) or fn
             if not inspect.isfunction(fn):
                 raise TypeError("expected a @txl.jit function or a Python function, got %r" % (fn,))
             self.fn = fn
@@ -758,6 +772,22 @@ class CodeGenerator(ast.NodeVisitor):
                                  regions=[ir.Region([before]), ir.Region([after], print_entry_args=True)])
         self._bind_results(carried, op.results)
 
+    def visit_With(self, node):
+        """``with pl.scope("name"):`` (proton, TXL's or Triton's): the body is compiled as it is; txl has no
+        proton instrumentation. Other context managers do not exist in kernels."""
+        for item in node.items:
+            expr = item.context_expr
+            try:  # only `with <proton>.scope(...)` is a kernel construct: look at the callee first
+                callee = _unwrap(self.visit(expr.func)) if isinstance(expr, ast.Call) else None
+            except CompilationError:
+                callee = None
+            if not (isinstance(callee, type) and _is_proton_scope_class(callee)):
+                raise self.error(expr, "unsupported Python construct: `with` statement", _UNSUPPORTED_FIX["With"])
+            ctx = _unwrap(self.visit(expr))
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, ctx)
+        self.visit_body(node.body)
+
     # -- expressions ------------------------------------------------------------------------------------------
     def visit_Constant(self, node):
         return constexpr(node.value)
@@ -848,6 +878,14 @@ class CodeGenerator(ast.NodeVisitor):
         if type(op) not in _PY_BINOPS:
             raise self.error(node, "operator %s is not supported" % type(op).__name__)
         name, fn = _PY_BINOPS[type(op)]
+        lv, rv = _unwrap(lhs), _unwrap(rhs)
+        if name == "+" and isinstance(lv, (tuple, list)) and isinstance(rv, (tuple, list)):
+            if type(lv) is not type(rv):
+                raise self.error(node, "cannot concatenate a %s and a %s" % (type(lv).__name__, type(rv).__name__))
+            return lv + rv  # `accs = accs + (acc,)`: tuples of tiles are compile-time containers
+        if name == "*" and (isinstance(lv, (tuple, list)) and isinstance(rv, int)
+                            or isinstance(rv, (tuple, list)) and isinstance(lv, int)):
+            return lv * rv
         if _is_static(lhs) and _is_static(rhs):
             try:
                 return _wrap(fn(_unwrap(lhs), _unwrap(rhs)))
@@ -972,6 +1010,10 @@ class CodeGenerator(ast.NodeVisitor):
         from ..jit import JITFunction
         if isinstance(fn, JITFunction):
             return self.call_jit(node, fn, args, kwargs)
+        if _is_proton_noop(fn):  # pl.enter_scope("x") / pl.exit_scope("x"): txl has no proton instrumentation
+            return constexpr(None)
+        if _foreign_jit_fn(fn) is not None:  # a @triton.jit helper: inlined like a @txl.jit one
+            return self.call_jit(node, fn, args, kwargs)
         if getattr(fn, "__txl_builtin__", False):
             _check_builtin_args(fn, args, kwargs)
             saved, self.cur_call = self.cur_call, node
@@ -1022,6 +1064,22 @@ class CodeGenerator(ast.NodeVisitor):
         return gen.ret_value
 
     is_kernel = True
+
+
+_PROTON_MODULES = ("triton.profiler.language", "txl.profiler.language", "teraxlang.profiler.language",
+                   "triton.intraprof.language")
+
+
+def _is_proton_noop(fn):
+    """proton's in-kernel enter_scope / exit_scope / record (Triton's or txl.profiler.language's)."""
+    return getattr(fn, "__module__", None) in _PROTON_MODULES and \
+        getattr(fn, "__name__", None) in ("enter_scope", "exit_scope", "record")
+
+
+def _is_proton_scope_class(cls):
+    """proton's ``scope`` class (``with pl.scope("name"):``), TXL's / Triton's or txl.profiler.language's."""
+    return getattr(cls, "__txl_null_context__", False) or (cls.__module__ in _PROTON_MODULES
+                                                           and cls.__name__ == "scope")
 
 
 def _is_bare_return(s):

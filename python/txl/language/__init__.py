@@ -8,7 +8,7 @@ builtins), ``layouts`` (TXL's layout classes).
 """
 
 from .core import (EncodingCell, block_type, builtin, constexpr, dtype, mbar_type, pointer_type, range,
-                   smem_type, static_range, tensor, tensordesc_type, tmem_type)
+                   smem_type, static_range, tensor, tensor_descriptor, tensordesc_type, tmem_type)
 from .core import (bfloat16, float8e4nv, float8e5, float16, float32, float64, int1, int8, int16, int32, int64,
                    uint8, uint16, uint32, uint64)
 from .standard import (PropagateNan, TRITON_MAX_TENSOR_NUMEL, abs, add, arange, argmax, argmin, assume, broadcast,
@@ -20,7 +20,8 @@ from .standard import (PropagateNan, TRITON_MAX_TENSOR_NUMEL, abs, add, arange, 
                        swizzle2d, trans, uint_to_uniform_float, umulhi, view, where, xor_sum, zeros, zeros_like)
 from .txl_builtins import (async_load, async_load_wait, bar_arrive, bar_wait, bdim, bid, cta_rank, dot_wait, dotx,
                            fence_proxy_async, frag_smem_load, frag_smem_store, get_buffer, is_warp, is_warpgroup,
-                           lane_id, mbar_alloc, mbar_arrive, mbar_expect, mbar_wait, print, reg_alloc, reg_dealloc,
+                           lane_id, mbar_alloc, mbar_arrive, mbar_expect, mbar_wait, ones, ones_like, print,
+                           print_layout, reg_alloc, reg_dealloc, relayout,
                            smem_alloc, smem_index, smem_load, smem_reshape, smem_slice, smem_store, smem_trans,
                            tdim, thread0, tid, tma_gather, tma_load, tma_store, tma_store_wait, tmem_alloc,
                            tmem_load, tmem_store, warp_id, warp_max, warp_sum, warpgroup_id, wg_thread0)
@@ -45,9 +46,22 @@ TXL_BUILTINS = (
     "async_load", "async_load_wait", "fence_proxy_async", "dotx", "dot_wait", "bar_arrive", "bar_wait",
     "reg_alloc", "reg_dealloc", "is_warpgroup", "is_warp", "tid", "tdim", "bid", "bdim", "warp_id",
     "warpgroup_id", "lane_id", "cta_rank", "thread0", "wg_thread0", "warp_max", "warp_sum", "print",
+    "relayout", "print_layout", "ones", "ones_like",
     "AutoLayout", "BlockedLayout", "SliceLayout", "DistributedLinearLayout", "DotOperandLayout",
     "NVMMADistributedLayout", "NVMMASharedLayout", "SwizzledSharedLayout",
 )
+
+
+class TXLSemantic:
+    """The name of TXL's frontend semantics class (``from teraxlang.language.semantic import TXLSemantic``), which
+    TXL's tutorials hand to proton: ``pl.enable_semantic_obj(TXLSemantic)`` (``txl.profiler.language`` accepts it).
+    txl's semantics are the functions of ``txl.language.semantic``; this class only makes that import work, so
+    the tutorials' guarded ``try: ... except:`` import does not replace txl by its stub."""
+
+
+from . import semantic  # noqa: E402
+
+semantic.TXLSemantic = TXLSemantic  # importable as txl.language.semantic.TXLSemantic, TXL's spelling
 
 # The names of Triton 3.6's triton.language that txl refuses (atomics, scans, random numbers...): each is bound to
 # a `Refused` that makes its use in a kernel a located error with what to use instead (triton_api.LANGUAGE).

@@ -345,6 +345,23 @@ class tensordesc_type:
         return self.to_ir()
 
 
+class _DescriptorMeta(type):
+    def __instancecheck__(cls, v):
+        v = v.value if isinstance(v, constexpr) else v
+        return isinstance(v, tensor) and isinstance(v.type, tensordesc_type)
+
+
+class tensor_descriptor(metaclass=_DescriptorMeta):
+    """Triton's ``tl.tensor_descriptor``, the type of a TMA descriptor value in a kernel: a kernel parameter given a
+    ``txl.TensorDescriptor`` or the result of ``tl.make_tensor_descriptor``. Kernels use it in ``isinstance(desc,
+    tl.tensor_descriptor)`` (a compile-time test, e.g. TXL's "descriptor or pointer?" helpers); descriptors are
+    never constructed through it."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("tl.tensor_descriptor is the type of descriptor values: pass a txl.TensorDescriptor from "
+                        "the host or build one with tl.make_tensor_descriptor(base, shape, strides, block_shape)")
+
+
 # Triton's dtype objects.
 int1 = dtype("int1")
 int8 = dtype("int8")
@@ -519,6 +536,17 @@ class tensor:
     # Methods (Triton's tensor methods).
     @builtin
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        if isinstance(self.type, smem_type):  # tmem_type too
+            # TXL: a buffer converted to its own dtype is the buffer (`tl.dot(p_smem.to(tl.bfloat16), v, acc)`).
+            what = "a tensor-memory buffer" if isinstance(self.type, tmem_type) else "a shared-memory buffer"
+            load = "txl.tmem_load" if isinstance(self.type, tmem_type) else "txl.smem_load"
+            dst = _unwrap(dtype)
+            if dst == self.type.element_ty and not _unwrap(bitcast):
+                return self
+            dname = getattr(dst, "name", dst)
+            raise SemanticError("buffer.to(%s): %s of %s holds its elements in memory and converts only to its own "
+                                "dtype" % (dname, what, self.type.element_ty.name),
+                                "load it first: %s(buf).to(tl.%s)" % (load, _DTYPE_PY_NAMES.get(dname, dname)))
         return _sem().cast(self, _unwrap(dtype), bitcast=_unwrap(bitcast))
 
     @property

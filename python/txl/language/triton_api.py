@@ -57,9 +57,8 @@ LANGUAGE = {
     "const": no("txl has no const pointer annotation", "drop the tl.const annotation (loads work on any pointer)"),
     "tensor": ok(),
     "tuple": no("txl has no tl.tuple type", "use a Python tuple: (a, b) and t[0] with compile-time indices work"),
-    "tensor_descriptor": no("the descriptor type is not spelled in txl kernels",
-                            "pass a txl.TensorDescriptor from the host, or build one with "
-                            "tl.make_tensor_descriptor; do not annotate it"),
+    "tensor_descriptor": ok("the type of descriptor values, for isinstance(desc, tl.tensor_descriptor); "
+                            "descriptors come from the host (txl.TensorDescriptor) or tl.make_tensor_descriptor"),
     "slice": no("indexing a register tile with a range is not supported (tiles have no element access)",
                 "use x[:, None] / x[None, :] to add dimensions, tl.split/tl.reshape to take parts"),
     "extra": ok(), "math": ok(),

@@ -439,7 +439,8 @@ def dot_wait(pendings):
 @builtin
 def dotx(input, other, acc=None, useD=None, pred=None, mbars=(), mbarPreds=(), input_precision=None,
          allow_tf32=None, max_num_imprecise_acc=None, out_dtype=core.float32, two_ctas=False):
-    """tcgen05 MMA (sm_100a): ``acc`` in tensor memory (no result) or registers (returns the result)."""
+    """tcgen05 MMA (sm_100a) into ``acc``: a tensor-memory buffer (accumulated in place; returns acc, as TXL) or a
+    register tile (returns the new tile)."""
     a = _unwrap(input)
     a = _tmem_view(a, "txl.dotx A") if isinstance(a, tensor) and isinstance(a.type, tmem_type) \
         else S.as_view(a, "txl.dotx A")
@@ -476,7 +477,9 @@ def dotx(input, other, acc=None, useD=None, pred=None, mbars=(), mbarPreds=(), i
         op = S._b().create(tmpl + " -> {r[0]}", operands, [c.type])
         return tensor(op.result, c.type)
     S._b().create(tmpl, operands, [])
-    return None
+    # As TXL, dotx returns the accumulator: with a tensor-memory acc the MMA accumulates in place, so that is the
+    # buffer itself (`acc = txl.dotx(a, b, acc, ...)` then `txl.tmem_load(acc)` reads the product).
+    return _unwrap(acc)
 
 
 def _warp_reduce(kind, input, axis, keep_dims, dtype=None):
@@ -518,3 +521,44 @@ def print(prefix_or_data, data=None, hex=False):
     if _unwrap(hex):
         tmpl += " {{hex}}"
     S._b().create(tmpl, [v.handle for v in vals], [])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# TXL names whose job the compiler does (layouts) and TXL's small helpers
+# ---------------------------------------------------------------------------------------------------------------
+@builtin
+def relayout(value, shape, layout):
+    """TXL's (deprecated) explicit layout conversion. txl assigns register layouts itself and inserts the
+    conversions a tile needs, so the layout is a hint that is accepted and ignored (like ``smem_load(layout=)``)
+    and the value is returned as is; ``shape`` must be the tile's (TXL's relayout does not reshape either)."""
+    t = S.to_tensor(_unwrap(value))
+    shp = [int(_unwrap(d)) for d in _unwrap(shape)]
+    have = list(t.type.shape) if isinstance(t.type, block_type) else []
+    if shp != have:
+        raise SemanticError("txl.relayout(value, %s, layout): the value's shape is %s; relayout changes only the "
+                            "layout, which txl chooses itself" % (shp, have),
+                            "reshape first with tl.reshape(value, %s) (then relayout is not needed)" % (shp,))
+    return t
+
+
+@builtin
+def print_layout(shape, dtype, layout, save_loc=None):
+    raise SemanticError("txl.print_layout: txl assigns register layouts in the compiler, so a layout object of "
+                        "the kernel is not the layout its tiles get",
+                        "print the layouts txl assigned with `txlc kernel.mlir --stop-after=AssignLayouts` (or "
+                        "@txl.jit(debug=True), which prints the IR after every stage)")
+
+
+@builtin
+def ones(shape, dtype):
+    """TXL's ``txl.ones(shape, dtype)``: ``tl.full(shape, 1, dtype)``."""
+    from . import standard
+    return standard.full(shape, 1, dtype)
+
+
+@builtin
+def ones_like(input):
+    """TXL's ``txl.ones_like(x)``: ones of x's shape and dtype."""
+    from . import standard
+    t = S.to_tensor(input)
+    return standard.full(list(t.type.shape), 1, t.dtype)
