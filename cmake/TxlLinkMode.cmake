@@ -2,7 +2,7 @@
 #   static     (default) libMLIR*.a + Debian's shared libLLVM.so (Debian builds LLVM with
 #              LLVM_LINK_LLVM_DYLIB=ON, so every MLIR static target depends on it).
 #   fullstatic every libLLVM*.a too: a self-contained binary (about 100 MB) for GPU hosts
-#              that have no LLVM. Recipe measured in ../shared/MLIR22-NVPTX-FACTS.md §3b.
+#              that have no LLVM. Recipe measured in docs/mlir22-nvptx-facts.md §3b.
 set(TXL_LINK "static" CACHE STRING "static|fullstatic")
 set_property(CACHE TXL_LINK PROPERTY STRINGS static fullstatic)
 

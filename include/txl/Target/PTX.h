@@ -2,7 +2,7 @@
 //
 // The back end of txlc. After the txl pipeline a module holds `llvm.func`
 // kernels in the LLVM and NVVM dialects; this library turns that into PTX
-// in-process ("route B" of MLIR22-NVPTX-FACTS.md §3a: translate to LLVM IR,
+// in-process ("route B" of docs/mlir22-nvptx-facts.md §3a: translate to LLVM IR,
 // run the LLVM O3 pipeline, emit PTX with the NVPTX TargetMachine) and PTX
 // into a cubin by running ptxas.
 //

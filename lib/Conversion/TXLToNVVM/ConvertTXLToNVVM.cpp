@@ -6,7 +6,7 @@
 //
 //  - kernels (func.func + txl.kernel) become llvm.funcs with nvvm.kernel,
 //    nvvm.reqntid and nvvm.minctasm, their TMA descriptors by-value grid
-//    constants (MLIR22-NVPTX-FACTS.md §1b, §2, §4.5); helpers plain
+//    constants (docs/mlir22-nvptx-facts.md §1b, §2, §4.5); helpers plain
 //    llvm.funcs;
 //  - scalar arith/math/cf/index/ub code through the upstream patterns;
 //  - thread and grid ids, role predicates, named barriers and setmaxnreg;

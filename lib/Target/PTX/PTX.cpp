@@ -1,6 +1,6 @@
 //===- PTX.cpp - NVVM + LLVM dialect to PTX, in-process -------------------===//
 //
-// Route B of MLIR22-NVPTX-FACTS.md §3a: convert-nvvm-to-llvm and
+// Route B of docs/mlir22-nvptx-facts.md §3a: convert-nvvm-to-llvm and
 // reconcile-unrealized-casts, translateModuleToLLVMIR, the NVPTX triple and
 // data layout, LLVM's O3 pipeline (makeOptimizingTransformer), then the
 // NVPTX AsmPrinter. No libdevice is ever linked (txl kernels use

@@ -11,7 +11,7 @@ scripts/build-wheel.sh), else ``<repo>/build/bin/txlc``, else ``txlc`` on PATH. 
 host) can still run kernels whose entries are in the cache (see ``cache.py``: the key is computed from the
 frontend IR, in Python).
 
-Debugging (REFERENCE-TXL §3d):
+Debugging (docs/txl-reference.md §3d):
 
 * ``stages=("lowerLoads",)`` or ``"all"``: ``compiled.asm[stage]`` is the IR after that pipeliner stage
   (``txlc --stop-after=<stage>``). ``dump_ir=True`` or ``TXL_DUMP_IR=1`` prints the IR after every stage.

@@ -1,4 +1,5 @@
-"""FA3-style flash attention forward for Hopper (TXL's ``_attn_fwd_ws_tma_txl3``, REFERENCE-TXL §4a), written like
+"""FA3-style flash attention forward for Hopper (TXL's ``_attn_fwd_ws_tma_txl3``, docs/txl-reference.md §4a), written
+like
 examples/flash_attention_fwd_sm90.mlir (and its causal twin): O = softmax(Q K^T * sm_scale) V per (batch, head),
 bf16 or fp16 in/out (the descriptors' element type), f32 softmax and accumulation, plus M = m + log2(l) per query
 row (base 2).

@@ -1,4 +1,5 @@
-"""Flash attention forward with one warpgroup (TXL's non-warp-specialized ``_attn_fwd_tma_txl``, REFERENCE-TXL §4a):
+"""Flash attention forward with one warpgroup (TXL's non-warp-specialized ``_attn_fwd_tma_txl``,
+docs/txl-reference.md §4a):
 BLOCK_M = 64 query rows per block, K/V streamed through a NUM_STAGES-deep TMA ring with a hand-written prologue of
 NUM_STAGES - 1 loads, the same warpgroup both loading and computing. Same arguments, layouts and semantics as
 ``flash_attention.py``: bf16/fp16, HEAD_DIM 64/128/256, CAUSAL, GQA (H_Q_PER_KV), padded N (EVEN_N=False masks

@@ -1,6 +1,6 @@
 """Warp-specialized flash attention forward, the plain form (TXL's ``_attn_fwd_ws_tma_txl1``, "hopper_txl_ws_naive",
-REFERENCE-TXL §4a) and, with PINGPONG, the ping-pong form (``_attn_fwd_ws_tma_txl2``, "hopper_txl_ws_pingpong"): a
-TMA producer warpgroup and two consumer warpgroups, no overlap inside a warpgroup (that is ``flash_attention.py``,
+docs/txl-reference.md §4a) and, with PINGPONG, the ping-pong form (``_attn_fwd_ws_tma_txl2``,
+"hopper_txl_ws_pingpong"): a TMA producer warpgroup and two consumer warpgroups, no overlap inside a warpgroup (that is ``flash_attention.py``,
 the FA3 form). Same arguments, layouts and semantics as ``flash_attention.py``:
 bf16/fp16, HEAD_DIM 64/128/256, CAUSAL, GQA (H_Q_PER_KV), padded N (EVEN_N=False masks keys >= N_CTX), M = base-2
 log-sum-exp.

@@ -1,4 +1,4 @@
-"""Warp-specialized persistent Hopper GEMM (TXL's ``matmul_persistent_ws_tma_txl_kernel``, REFERENCE-TXL §4b):
+"""Warp-specialized persistent Hopper GEMM (TXL's ``matmul_persistent_ws_tma_txl_kernel``, docs/txl-reference.md §4b):
 C[M, N] = A[M, K] @ B[N, K]^T, bf16 in, f32 accumulation, bf16 out.
 
 Same structure as examples/gemm_ws_persistent_sm90.mlir: 3 warpgroups (num_warps=4, num_warpgroups=3).

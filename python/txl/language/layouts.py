@@ -1,4 +1,4 @@
-"""TXL's layout classes (REFERENCE-TXL.md §3c), Gluon-style dataclasses used as ``tl.constexpr`` values.
+"""TXL's layout classes (docs/txl-reference.md §3c), Gluon-style dataclasses used as ``tl.constexpr`` values.
 
 TXL kernels pass them as ``layout=`` / ``shared_enc=`` hints. txl's compiler assigns register layouts and shared
 encodings itself (AssignLayouts, SmemAllocs), so the frontend accepts these objects for source compatibility and

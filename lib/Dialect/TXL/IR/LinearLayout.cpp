@@ -7,7 +7,7 @@
 // register of a thread holds a distinct element.
 //
 // The wgmma accumulator and register-A layouts follow the fragment formulas
-// confirmed on the H100 (MLIR22-NVPTX-FACTS.md §1d):
+// confirmed on the H100 (docs/mlir22-nvptx-facts.md §1d):
 //   acc m64nN: row = 16*warp + lane/4 + 8*((r/2)%2), col = 8*(r/4) + 2*(lane%4) + r%2
 //   A k16:     a0=(row, c..c+1) a1=(row+8, c..) a2=(row, c+8..) a3=(row+8, c+8..)
 // which are the same map for 16-bit A and f32 accumulators of equal shape:

@@ -21,7 +21,7 @@
 //    advances 16 (or 8, 4) rows of S bytes per step.
 //    The SS form uses upstream nvvm.wgmma.mma_async. The RS form (A from
 //    registers, e.g. P*V of flash attention) and a run-time use_acc have no
-//    upstream op, so they are inline asm (MLIR22-NVPTX-FACTS.md §1c).
+//    upstream op, so they are inline asm (docs/mlir22-nvptx-facts.md §1c).
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,7 +2,7 @@
 //
 // The txl dialect: TXL-style GPU programming (shared and tensor memory,
 // mbarriers, TMA, warpgroup MMA, warp specialization) on register tiles held
-// in builtin tensors. Op names follow TXL (REFERENCE-TXL.md) so kernels port.
+// in builtin tensors. Op names follow TXL (docs/txl-reference.md) so kernels port.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TXL_DIALECT_TD

@@ -1,6 +1,6 @@
 //===- TXLOps.td - txl operations --------------------------*- tablegen -*-===//
 //
-// Every TXL op and builtin (REFERENCE-TXL.md §1a, §1b, §3b) with TXL's names,
+// Every TXL op and builtin (docs/txl-reference.md §1a, §1b, §3b) with TXL's names,
 // plus the register-tile ops that upstream lacks. Shared memory, tensor
 // memory and mbarriers are memory-effect resources: CSE, LICM and the
 // canonicalizer cannot merge or move accesses to them past each other.

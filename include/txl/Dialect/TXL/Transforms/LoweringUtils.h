@@ -38,7 +38,7 @@ constexpr StringLiteral kSharedArrayName = "txl_smem";
 /// Address (ptr<3>) of byte `offset` of the kernel's shared memory; declares
 /// `@txl_smem` (external, [0 x i8], aligned 1024) on first use. An external
 /// declaration, never gpu.dynamic_shared_memory: that one aliases static
-/// shared memory in LLVM 22 (MLIR22-NVPTX-FACTS.md §4.1).
+/// shared memory in LLVM 22 (docs/mlir22-nvptx-facts.md §4.1).
 Value getSharedAddress(OpBuilder &b, Location loc, Operation *anchor, int64_t offset);
 /// `base + offset` bytes.
 Value addBytes(OpBuilder &b, Location loc, Value base, Value offset);
