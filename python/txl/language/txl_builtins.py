@@ -1,4 +1,4 @@
-"""The TXL builtins (REFERENCE-TXL.md §3b) with TXL's names and argument names: ``txl.smem_alloc``,
+"""The TXL builtins (docs/txl-reference.md §3b) with TXL's names and argument names: ``txl.smem_alloc``,
 ``txl.tma_load``, ``txl.mbar_wait``, ``txl.is_warpgroup``, ...
 
 Each becomes the txl dialect op of the same name. Buffers, mbarriers and descriptors are typed values
