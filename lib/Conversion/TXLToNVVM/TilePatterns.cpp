@@ -1943,9 +1943,10 @@ Value atomicPredicate(OpBuilder &b, Location loc, Value mask, Value owner) {
 }
 
 /// An unused result becomes `red` where PTX allows it (red takes relaxed
-/// and release only; acquire and acq_rel stay `atom`).
-bool useRed(MemSemantic sem, bool wantResult) {
-  return !wantResult && (sem == MemSemantic::relaxed || sem == MemSemantic::release);
+/// and release only, and has no exch: acquire, acq_rel and xchg stay `atom`).
+bool useRed(AtomicRMWKind kind, MemSemantic sem, bool wantResult) {
+  return !wantResult && kind != AtomicRMWKind::xchg &&
+         (sem == MemSemantic::relaxed || sem == MemSemantic::release);
 }
 
 /// `atom` or `red` with the op's sem and scope.
@@ -1976,7 +1977,7 @@ struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
     auto update = [&](int64_t r, Value ptr, Value owner, bool wantResult) -> Value {
       Value pred = atomicPredicate(rewriter, loc, masks[r], owner);
       Value bits = atomBits(rewriter, loc, vals[r], memBits);
-      bool red = useRed(sem, wantResult);
+      bool red = useRed(kind, sem, wantResult);
       // atom always has a destination register (0 where masked off).
       Value init = red ? Value() : intConst(rewriter, loc, intType, 0);
       std::string instr = atomInstr(sem, scope, red);

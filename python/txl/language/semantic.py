@@ -1061,6 +1061,111 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# Memory: atomics
+# ----------------------------------------------------------------------------------------------------------------
+_SEMS = {None: "acq_rel", "": "acq_rel", "acq_rel": "acq_rel", "acquire": "acquire", "release": "release",
+         "relaxed": "relaxed"}
+_SCOPES = {None: "gpu", "": "gpu", "gpu": "gpu", "cta": "cta", "sys": "sys"}
+
+
+def _sem_scope(name, sem, scope):
+    sem, scope = _unwrap(sem), _unwrap(scope)
+    if sem not in _SEMS:
+        raise SemanticError("%s: unknown sem %r" % (name, sem),
+                            "use one of \"acquire\", \"release\", \"acq_rel\" (the default), \"relaxed\"")
+    if scope not in _SCOPES:
+        raise SemanticError("%s: unknown scope %r" % (name, scope),
+                            "use one of \"gpu\" (the default), \"cta\", \"sys\"")
+    return _SEMS[sem], _SCOPES[scope]
+
+
+# What each tl.atomic_* takes (Triton's rules; PTX atom's types).
+_ATOMIC_TYPES = {
+    "add": ("int32", "uint32", "int64", "uint64", "fp16", "bf16", "fp32", "fp64"),
+    "max": ("int32", "uint32", "int64", "uint64", "fp32", "fp64"),
+    "min": ("int32", "uint32", "int64", "uint64", "fp32", "fp64"),
+    "and": ("int32", "uint32", "int64", "uint64"),
+    "or": ("int32", "uint32", "int64", "uint64"),
+    "xor": ("int32", "uint32", "int64", "uint64"),
+    "xchg": ("int32", "uint32", "int64", "uint64", "fp32", "fp64"),
+    "cas": ("int16", "uint16", "int32", "uint32", "int64", "uint64", "fp16", "bf16", "fp32", "fp64"),
+}
+
+
+def _atomic_pointer(name, pointer, kind):
+    ptr = to_tensor(pointer)
+    if isinstance(ptr.type, tensordesc_type):
+        raise SemanticError("%s does not take a TMA descriptor" % name,
+                            "build pointers as base_ptr + offsets")
+    if not ptr.dtype.is_ptr():
+        raise SemanticError("%s needs a pointer or a tile of pointers, got %s" % (name, ptr.type),
+                            "build pointers as base_ptr + offsets")
+    elt = ptr.dtype.element_ty
+    if elt.name not in _ATOMIC_TYPES[kind]:
+        fix = "accumulate in a wider type (e.g. an int32 or float32 buffer)"
+        if kind in ("max", "min") and elt.name in ("fp16", "bf16"):
+            fix = "keep the buffer in float32 (PTX has no 16-bit float atomic max/min)"
+        elif kind in ("and", "or", "xor") and elt.is_floating():
+            fix = "operate on the bits: pass an integer pointer of the same width"
+        raise SemanticError("%s does not take %s elements (it takes %s)"
+                            % (name, elt.name, ", ".join(_ATOMIC_TYPES[kind])), fix)
+    return ptr, elt
+
+
+def _atomic_value(name, ptr, elt, value):
+    val = to_tensor(value)
+    _check_value(val, name)
+    if val.dtype.is_ptr():
+        raise SemanticError("%s: the value must be a number, got %s" % (name, val.type))
+    return val
+
+
+def atomic_rmw(kind, pointer, value, mask=None, sem=None, scope=None):
+    """tl.atomic_<kind>: one txl.atomic_rmw; returns the old values."""
+    name = "tl.atomic_" + kind
+    sem, scope = _sem_scope(name, sem, scope)
+    ptr, elt = _atomic_pointer(name, pointer, kind)
+    val = _atomic_value(name, ptr, elt, value)
+    shape = broadcast_shapes(_shape(ptr), _shape(val), "%s (pointers and value)" % name)
+    mask = _unwrap(mask)
+    m = None
+    if mask is not None:
+        m = cast(_bool_mask(mask, name), core.int1)
+        shape = broadcast_shapes(shape, _shape(m), "the mask of %s" % name)
+    if shape:
+        ptr, val = broadcast_to(ptr, shape), broadcast_to(val, shape)
+        if m is not None:
+            m = broadcast_to(m, shape)
+    val = cast(val, elt)
+    op_kind = kind
+    if kind in ("max", "min") and elt.is_int_unsigned():
+        op_kind = "u" + kind
+    rt = _with_elem(ptr.type, elt)
+    tmpl = "txl.atomic_rmw %s %s %s {o[0]}, {o[1]}" % (op_kind, sem, scope)
+    tmpl += (" mask {o[2]}" if m is not None else "") + " : {t[0]}, {t[1]}"
+    op = _b().create(tmpl, [ptr.handle, val.handle] + ([m.handle] if m is not None else []), [rt])
+    return tensor(op.result, rt)
+
+
+def atomic_cas(pointer, cmp, value, sem=None, scope=None):
+    """tl.atomic_cas: one txl.atomic_cas; returns the old values."""
+    name = "tl.atomic_cas"
+    sem, scope = _sem_scope(name, sem, scope)
+    ptr, elt = _atomic_pointer(name, pointer, "cas")
+    c = _atomic_value(name, ptr, elt, cmp)
+    val = _atomic_value(name, ptr, elt, value)
+    shape = broadcast_shapes(_shape(ptr), _shape(val), "%s (pointers and value)" % name)
+    shape = broadcast_shapes(shape, _shape(c), "%s (pointers and cmp)" % name)
+    if shape:
+        ptr, c, val = broadcast_to(ptr, shape), broadcast_to(c, shape), broadcast_to(val, shape)
+    c, val = cast(c, elt), cast(val, elt)
+    rt = _with_elem(ptr.type, elt)
+    tmpl = "txl.atomic_cas %s %s {o[0]}, {o[1]}, {o[2]} : {t[0]}, {t[2]}" % (sem, scope)
+    op = _b().create(tmpl, [ptr.handle, c.handle, val.handle], [rt])
+    return tensor(op.result, rt)
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Matrix multiply
 # ----------------------------------------------------------------------------------------------------------------
 def dot(a, b, acc=None, out_dtype=None, use_acc=None):

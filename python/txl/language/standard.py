@@ -124,6 +124,46 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 
 @builtin
+def atomic_add(pointer, val, mask=None, sem=None, scope=None):
+    return S.atomic_rmw("add", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_max(pointer, val, mask=None, sem=None, scope=None):
+    return S.atomic_rmw("max", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_min(pointer, val, mask=None, sem=None, scope=None):
+    return S.atomic_rmw("min", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_and(pointer, val, mask=None, sem=None, scope=None):
+    return S.atomic_rmw("and", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_or(pointer, val, mask=None, sem=None, scope=None):
+    return S.atomic_rmw("or", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
+    return S.atomic_rmw("xor", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
+    return S.atomic_rmw("xchg", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    return S.atomic_cas(pointer, cmp, val, sem, scope)
+
+
+@builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
     return S.make_tensor_descriptor(base, shape, strides, block_shape, padding_option)
 

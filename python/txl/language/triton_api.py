@@ -28,9 +28,6 @@ def no(why, instead):
 
 
 # Reasons shared by several names.
-_NO_ATOMIC = "the txl dialect has no atomic operation (PTX atom/red) yet"
-_ATOMIC_FIX = ("give each program its own output slot and reduce on the host or in a second kernel (e.g. "
-               "torch.sum over a [grid, ...] buffer); split-K: write partial tiles and sum them afterwards")
 _NO_SCAN = "the txl dialect has no scan operation yet"
 _NORMAL = "Box-Muller with txl's approximate sin/cos: close to Triton's values, not bit-identical"
 _NO_SORT = "sorting networks need reshapes that pair elements across lanes, which txl does not build yet"
@@ -82,18 +79,19 @@ LANGUAGE = {
     "advance": no("block pointers are not lowered yet",
                   "with a tensor descriptor, pass the new offsets to desc.load([m, n + k]); with pointer tiles, "
                   "add k * stride to the pointer tile"),
-    "atomic_add": no(_NO_ATOMIC, _ATOMIC_FIX), "atomic_and": no(_NO_ATOMIC, _ATOMIC_FIX),
-    "atomic_cas": no(_NO_ATOMIC, "use a separate kernel launch (stream order) instead of a spin lock"),
-    "atomic_max": no(_NO_ATOMIC, _ATOMIC_FIX), "atomic_min": no(_NO_ATOMIC, _ATOMIC_FIX),
-    "atomic_or": no(_NO_ATOMIC, _ATOMIC_FIX), "atomic_xchg": no(_NO_ATOMIC, _ATOMIC_FIX),
-    "atomic_xor": no(_NO_ATOMIC, _ATOMIC_FIX),
+    "atomic_add": ok("pointer tiles and scalars, with mask, sem and scope (PTX atom/red); f16/bf16 too"),
+    "atomic_and": ok(), "atomic_or": ok(), "atomic_xor": ok(), "atomic_xchg": ok(),
+    "atomic_cas": ok(),
+    "atomic_max": ok("float32/float64 through a signed max and an unsigned min on the bits, as Triton"),
+    "atomic_min": ok("float32/float64 through a signed min and an unsigned max on the bits, as Triton"),
     # -- shape manipulation ---------------------------------------------------------------------------------
     "reshape": ok(), "view": ok(), "ravel": ok(), "trans": ok(), "permute": ok(), "split": ok(), "join": ok(),
     "interleave": ok(), "cat": ok("keeps input's elements first (Triton may reorder)"),
     "flip": no(_NO_SORT, "index with reversed offsets when loading: tl.load(ptr + (N - 1 - offs))"),
     "gather": no("the txl dialect has no gather of register tiles yet",
                  "gather from memory: tl.load(ptr + index_tile) (or txl.tma_gather for rows)"),
-    "histogram": no(_NO_ATOMIC + " and no histogram operation", "compute the histogram with torch.bincount"),
+    "histogram": no("the txl dialect has no histogram operation of register tiles",
+                   "tl.atomic_add(hist_ptr + x, 1) into a zeroed global buffer, or torch.bincount"),
     # -- linear algebra -------------------------------------------------------------------------------------
     "dot": ok(),
     "dot_scaled": no("block-scaled MMA (mxfp4/mxfp8) is not built yet",

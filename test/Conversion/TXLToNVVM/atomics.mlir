@@ -58,6 +58,9 @@ module {
     %i = txl.atomic_rmw xor relaxed gpu %q, %w : tensor<128x!txl.ptr<i32>, #b1>, tensor<128xi32, #b1>
     // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$2 red.relaxed.gpu.global.min.s32 [$0], $1;"
     %j = txl.atomic_rmw min relaxed gpu %q, %w : tensor<128x!txl.ptr<i32>, #b1>, tensor<128xi32, #b1>
+    // red has no exch: an unused xchg stays atom.
+    // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$3 atom.relaxed.gpu.global.exch.b32 $0, [$1], $2;", "=r,l,r,b,0"
+    %k = txl.atomic_rmw xchg relaxed gpu %q, %w : tensor<128x!txl.ptr<i32>, #b1>, tensor<128xi32, #b1>
     // CHECK: llvm.return
     return
   }

@@ -18,7 +18,7 @@
 // CHECK-DAG: red.release.sys.global.add.noftz.bf16
 // CHECK-DAG: red.relaxed.cta.global.add.noftz.f16
 // CHECK-DAG: atom.acquire.gpu.global.cas.b64
-// CHECK-DAG: atom.acq_rel.cluster.global.exch.b32
+// CHECK-DAG: atom.relaxed.cluster.global.exch.b32
 // CHECK-DAG: red.relaxed.gpu.global.min.u64
 // CHECK-DAG: red.relaxed.gpu.global.xor.b32
 // CHECK-DAG: atom.relaxed.gpu.global.add.u32
@@ -55,7 +55,7 @@ module attributes {txl.target = "sm_90a"} {
     %bits = arith.bitcast %v : tensor<256xf32> to tensor<256xi32>
     %hx = txl.atomic_rmw xor relaxed gpu %hps, %bits : tensor<256x!txl.ptr<i32>>, tensor<256xi32>
     %c1 = arith.constant 1 : i32
-    %xc = txl.atomic_rmw xchg acq_rel cluster %cnt, %c1 : !txl.ptr<i32>, i32
+    %xc = txl.atomic_rmw xchg relaxed cluster %cnt, %c1 : !txl.ptr<i32>, i32
     %t = txl.atomic_rmw add relaxed gpu %cnt, %c1 : !txl.ptr<i32>, i32
     %tp = txl.addptr %hist, %t : !txl.ptr<i32>, i32
     txl.store %tp, %t : !txl.ptr<i32>, i32

@@ -1,8 +1,10 @@
 //===- AllocateScratch.cpp - shared memory for conversions and reductions -===//
 //
-// Two register-tile ops exchange data between warps through shared memory:
+// Register-tile ops that exchange data between warps through shared memory:
 // a txl.relayout whose LinearLayouts disagree on the warp bases (or that no
-// warp shuffle can do), and a txl.reduce whose warps split the reduced axis.
+// warp shuffle can do), a txl.reduce whose warps split the reduced axis, and
+// an atomic whose old values are used by threads that did not update them
+// (a tile its layout copies across threads, a scalar: see visitAtomic).
 // The tile lowering (convert-txl-to-nvvm) does the exchange; this pass gives
 // it the memory, as a txl.smem_alloc that SmemAllocs then plans like any
 // other buffer, and checks that the exchange can be synchronized.
