@@ -183,7 +183,7 @@ def run(args):
                 print("  %s %s: FAIL (NaN: %s, rel err %.3g)" % (name, (B, H, N, D, causal), bad, err))
                 cells.append("FAIL")
                 continue
-            ms = time_ms(torch, lambda: fn(q, k, v, causal))
+            ms = time_ms(torch, lambda fn=fn, q=q, k=k, v=v: fn(q, k, v, causal))
             cells.append(flops / ms / 1e9)
         cud = cells[len(KERNELS)]
         line = "%-9s %-17s %-6s" % (dt, "%d,%d,%d,%d" % (B, H, N, D), "yes" if causal else "no")

@@ -32,11 +32,15 @@ if (( ${#missing[@]} )); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 
-# pytest for the python3 on PATH (which may not be Debian's, e.g. pyenv's).
-if [[ "${1:-}" != "--no-deps" ]] && ! python3 -m pytest --version >/dev/null 2>&1; then
-  echo "== installing pytest for $(command -v python3)"
-  python3 -m pip install -q pytest || { echo "error: could not install pytest"; exit 1; }
-fi
+# pytest and ruff (the lint scripts/test.sh runs) for the python3 on PATH (which may not be Debian's, e.g.
+# pyenv's).
+for tool in pytest ruff; do
+  if [[ "${1:-}" != "--no-deps" ]] && ! python3 -m "$tool" --version >/dev/null 2>&1; then
+    echo "== installing $tool for $(command -v python3)"
+    python3 -m pip install -q "$tool" || python3 -m pip install -q --break-system-packages "$tool" ||
+      { echo "error: could not install $tool"; exit 1; }
+  fi
+done
 
 if [[ ! -f "$BUILD/build.ninja" ]]; then
   echo "== configuring $BUILD"

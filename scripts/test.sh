@@ -49,5 +49,12 @@ else
   count 0 1
 fi
 
+echo "== lint (ruff: pyflakes checks, pyproject.toml [tool.ruff])"
+if (cd "$ROOT" && python3 -m ruff check python bench scripts tools --output-format concise 2>&1 | tail -5); then
+  count 1 0
+else
+  count 0 1
+fi
+
 echo "txl: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -1,6 +1,5 @@
 """Unit tests of the fuzz harness: python3 -m pytest tools/fuzz -q"""
 
-import os
 import random
 import stat
 import sys

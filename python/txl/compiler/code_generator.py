@@ -28,14 +28,13 @@ import copy
 import inspect
 import json
 import linecache
-import math
 import os
 import re
 import textwrap
 import types
 
 from . import ir
-from .errors import CompilationError, SemanticError, ShapeMismatchError, UnsupportedError
+from .errors import CompilationError, SemanticError, ShapeMismatchError
 from ..language import core, semantic
 from ..language.core import block_type, constexpr, dtype, smem_type, tensor, tensordesc_type, _unwrap
 from ..language.triton_api import Refused
@@ -442,7 +441,7 @@ class CodeGenerator(ast.NodeVisitor):
                 continue
             if (n in then_defs and n in else_defs) or n in liveins:
                 names.append(n)
-        results, binds = [], {}
+        binds = {}
         then_vals, else_vals, rebuilders = [], [], []
         for n in names:
             old = liveins.get(n)

@@ -15,7 +15,7 @@ import txl
 import txl.language as tl
 
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _produce, _softmax_step
+from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _softmax_step
 
 
 @txl.jit

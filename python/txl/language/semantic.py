@@ -17,7 +17,7 @@ import struct
 
 from ..compiler.errors import SemanticError, ShapeMismatchError, UnsupportedError
 from . import core
-from .core import (block_type, constexpr, dtype, mbar_type, pointer_type, smem_type, tensor, tensordesc_type,
+from .core import (block_type, dtype, mbar_type, pointer_type, smem_type, tensor, tensordesc_type,
                    tmem_type, _unwrap)
 
 _current = []

@@ -13,7 +13,7 @@ so ignoring them cannot change a kernel's results.
 from ..compiler.errors import SemanticError
 from . import core
 from . import semantic as S
-from .core import block_type, builtin, constexpr, mbar_type, smem_type, tensor, tmem_type, _unwrap
+from .core import block_type, builtin, constexpr, tensor, tmem_type, _unwrap
 
 
 def _ids(ids, what):

@@ -8,7 +8,6 @@ dQ may differ in its last bits from run to run; ``deterministic=True`` instead r
 (DETERMINISTIC) and computes dQ in ``attention_bwd_dq``, one CTA per query block walking the key blocks in order.
 """
 
-import math
 
 from txl.ops.attention import BLOCK, padded_len
 

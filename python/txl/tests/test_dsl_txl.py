@@ -1,7 +1,6 @@
 """TXL builtins of the DSL (docs/txl-reference.md §3b): each emits the txl op of the same name; the modules verify with
 txl-opt and (for sm_90a) compile to PTX with txlc."""
 
-import pytest
 
 import txl
 import txl.language as tl

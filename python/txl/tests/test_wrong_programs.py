@@ -6,7 +6,6 @@ expected and how to fix it. The IR-level counterparts (hand-written .mlir) are l
 test/Dialect/TXL/invalid-kernels.mlir and test/Target/PTX/no-kernel.mlir.
 """
 
-import json
 import re
 
 import pytest

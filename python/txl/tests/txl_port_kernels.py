@@ -14,7 +14,7 @@ stand-in with the same shape (a JITFunction holding ``.fn``, a Config with kwarg
 """
 
 import txl.language as tl
-import txl.profiler as proton
+import txl.profiler as proton  # noqa: F401 (the tutorials import it this way)
 
 try:
     import triton
