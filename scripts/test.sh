@@ -56,5 +56,14 @@ else
   count 0 1
 fi
 
+echo "== docs/generated up to date (ninja txl-docs-check)"
+if ninja -C "$BUILD" txl-docs-check >/dev/null 2>&1; then
+  echo "docs/generated matches TableGen"
+  count 1 0
+else
+  echo "FAIL: docs/generated/ is stale: run ninja -C build txl-docs and commit it"
+  count 0 1
+fi
+
 echo "txl: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
