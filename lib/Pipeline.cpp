@@ -29,24 +29,24 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
   return {
       // Triton-style loads and dots: the loop pipeliner first (rings of
       // buffers issued ahead), then how the remaining tiles travel.
-      {"ScheduleLoops", [] { return createTXLScheduleLoops(); }},
-      {"ExpandLoops", [] { return createTXLExpandLoops(); }},
-      {"LowerTileCopies", [] { return createTXLLowerTileCopies(); }},
-      {"PartitionWarpgroups", [] { return createTXLPartitionWarpgroups(); }},
-      {"AssignLayouts", [layouts] { return createTXLAssignLayouts(layouts); }},
-      {"RemoveLayoutConversions", [] { return createTXLRemoveLayoutConversions(); }},
-      // Before SmemAllocs, which plans the scratch like any other buffer.
-      {"AllocateScratch", [] { return createTXLAllocateScratch(); }},
-      {"SmemAllocs", [] { return createTXLSmemAllocs(); }},
-      {"TmemAllocs", [] { return createTXLTmemAllocs(); }},
-      {"RemoveRedundantTMEMAllocs", [] { return createTXLRemoveRedundantTMEMAllocs(); }},
-      {"Mbars", [mbars] { return createTXLMbars(mbars); }},
-      {"lowerLoads", [] { return createTXLLowerLoads(); }},
-      {"lowerSmemLoadStores", [] { return createTXLLowerSmemLoadStores(); }},
-      {"MemDesc", [] { return createTXLMemDesc(); }},
-      {"lowerDotXOps", [] { return createTXLLowerDotXOps(); }},
-      {"wgmma", [] { return createTXLWgmma(); }},
-      {"VectorizeAccesses", [] { return createTXLVectorizeAccesses(); }},
+      {"txl-schedule-loops", [] { return createTXLScheduleLoops(); }},
+      {"txl-expand-loops", [] { return createTXLExpandLoops(); }},
+      {"txl-lower-tile-copies", [] { return createTXLLowerTileCopies(); }},
+      {"txl-partition-warpgroups", [] { return createTXLPartitionWarpgroups(); }},
+      {"txl-assign-layouts", [layouts] { return createTXLAssignLayouts(layouts); }},
+      {"txl-remove-layout-conversions", [] { return createTXLRemoveLayoutConversions(); }},
+      // Before txl-smem-allocs, which plans the scratch like any other buffer.
+      {"txl-allocate-scratch", [] { return createTXLAllocateScratch(); }},
+      {"txl-smem-allocs", [] { return createTXLSmemAllocs(); }},
+      {"txl-tmem-allocs", [] { return createTXLTmemAllocs(); }},
+      {"txl-remove-redundant-tmem-allocs", [] { return createTXLRemoveRedundantTMEMAllocs(); }},
+      {"txl-mbars", [mbars] { return createTXLMbars(mbars); }},
+      {"txl-lower-loads", [] { return createTXLLowerLoads(); }},
+      {"txl-lower-smem-load-stores", [] { return createTXLLowerSmemLoadStores(); }},
+      {"txl-mem-desc", [] { return createTXLMemDesc(); }},
+      {"txl-lower-dotx-ops", [] { return createTXLLowerDotXOps(); }},
+      {"txl-wgmma", [] { return createTXLWgmma(); }},
+      {"txl-vectorize-accesses", [] { return createTXLVectorizeAccesses(); }},
       // What the stages leave: scf to cf first (tile-carrying loops become
       // blocks), then kernels, tiles, ids and scalar code to NVVM + LLVM.
       {"convert-scf-to-cf", [] { return createSCFToControlFlowPass(); }, false},
@@ -87,7 +87,8 @@ struct PrintAfterStage : PassWrapper<PrintAfterStage, OperationPass<ModuleOp>> {
 void mlir::txl::registerTXLPipeline() {
   PassPipelineRegistration<SoftwarePipelinerOptions>(
       "txl-software-pipeliner",
-      "Run every pipeliner stage in order (SmemAllocs ... wgmma), from txl IR to NVVM + LLVM",
+      "Run every pipeliner stage in order (txl-schedule-loops ... txl-vectorize-accesses), from txl IR to "
+      "NVVM + LLVM",
       [](OpPassManager &pm, const SoftwarePipelinerOptions &opts) {
         PipelineOptions options;
         options.numWarps = opts.numWarps;

@@ -1,5 +1,5 @@
 // RUN: txl-opt %txl_src/examples/flash_attention_fwd_causal_sm90.mlir --verify-roundtrip | FileCheck %s
-// RUN: txlc %txl_src/examples/flash_attention_fwd_causal_sm90.mlir --stop-after=AssignLayouts --emit=mlir -o - | FileCheck %s --check-prefix=LAYOUT
+// RUN: txlc %txl_src/examples/flash_attention_fwd_causal_sm90.mlir --stop-after=txl-assign-layouts --emit=mlir -o - | FileCheck %s --check-prefix=LAYOUT
 
 // examples/flash_attention_fwd_causal_sm90.mlir parses, verifies and
 // round-trips. Spot-check what differs from the non-causal kernel: blocks in

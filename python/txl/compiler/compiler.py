@@ -13,7 +13,7 @@ frontend IR, in Python).
 
 Debugging (docs/txl-reference.md §3d):
 
-* ``stages=("lowerLoads",)`` or ``"all"``: ``compiled.asm[stage]`` is the IR after that pipeliner stage
+* ``stages=("txl-lower-loads",)`` or ``"all"``: ``compiled.asm[stage]`` is the IR after that pipeliner stage
   (``txlc --stop-after=<stage>``). ``dump_ir=True`` or ``TXL_DUMP_IR=1`` prints the IR after every stage.
 * ``diff_select=k``: prints the numbered stage list and a unified diff of what stage k changed.
 * ``log_dir=<dir>`` or ``TXL_KEEP_TEMPS=1``: keeps the frontend IR, PTX, sidecar, cubin and stage dumps in a

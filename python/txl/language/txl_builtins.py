@@ -545,7 +545,7 @@ def relayout(value, shape, layout):
 def print_layout(shape, dtype, layout, save_loc=None):
     raise SemanticError("txl.print_layout: txl assigns register layouts in the compiler, so a layout object of "
                         "the kernel is not the layout its tiles get",
-                        "print the layouts txl assigned with `txlc kernel.mlir --stop-after=AssignLayouts` (or "
+                        "print the layouts txl assigned with `txlc kernel.mlir --stop-after=txl-assign-layouts` (or "
                         "@txl.jit(debug=True), which prints the IR after every stage)")
 
 

@@ -145,7 +145,7 @@ def test_cache_works_without_the_compiler(env, monkeypatch):
     assert "TXL_CACHE_DIR" in msg and str(env.cache) in msg
     # stage dumps need the compiler even when the kernel is cached
     with pytest.raises(C.TxlCompilerNotFoundError, match="pipeline stages"):
-        txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, stages=("lowerLoads",))
+        txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, stages=("txl-lower-loads",))
 
 
 def test_cache_with_the_compiler_rebuilds_for_a_new_compiler(env, monkeypatch):
@@ -226,16 +226,17 @@ def test_frontend_gets_the_options(env):
 
 
 def test_stage_ir(env):
-    k = txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, stages=("AssignLayouts", "lowerLoads"))
-    assert "#txl.blocked" in k.asm["AssignLayouts"] and "txl.make_range" in k.asm["lowerLoads"]
-    assert "PartitionWarpgroups" not in k.asm
+    k = txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, stages=("txl-assign-layouts", "txl-lower-loads"))
+    assert "#txl.blocked" in k.asm["txl-assign-layouts"] and "txl.make_range" in k.asm["txl-lower-loads"]
+    assert "txl-partition-warpgroups" not in k.asm
     stages = C.pipeline_stages(TXLC)
-    assert stages[:5] == ["ScheduleLoops", "ExpandLoops", "LowerTileCopies", "PartitionWarpgroups", "AssignLayouts"]
-    assert "wgmma" in stages
+    assert stages[:5] == ["txl-schedule-loops", "txl-expand-loops", "txl-lower-tile-copies", "txl-partition-warpgroups",
+                          "txl-assign-layouts"]
+    assert "txl-wgmma" in stages
     k = txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, stages="all")
     assert all(s in k.asm for s in stages)
     assert "llvm.func" in k.asm[stages[-1]]
-    with pytest.raises(ValueError, match="unknown pipeline stage.*nope.*PartitionWarpgroups, AssignLayouts"):
+    with pytest.raises(ValueError, match="unknown pipeline stage.*nope.*txl-partition-warpgroups, txl-assign-layouts"):
         txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, stages=("nope",))
 
 
@@ -250,33 +251,35 @@ def test_dump_ir_env(env, monkeypatch, capsys):
 
 def test_diff_select(env, capsys):
     stages = C.pipeline_stages(TXLC)
-    al = stages.index("AssignLayouts")
+    al = stages.index("txl-assign-layouts")
     k = txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select=al)
     out = capsys.readouterr().out
     assert "txl diff_mode: pipeline stages of vector_add_kernel" in out
-    assert "  %2d AssignLayouts   <== selected" % al in out and "  %2d PartitionWarpgroups\n" % (al - 1) in out
-    assert "   0 ScheduleLoops\n" in out
-    assert "--- vector_add_kernel" in out and "before AssignLayouts (after PartitionWarpgroups)" in out
+    assert "  %2d txl-assign-layouts   <== selected" % al in out
+    assert "  %2d txl-partition-warpgroups\n" % (al - 1) in out
+    assert "   0 txl-schedule-loops\n" in out
+    assert "--- vector_add_kernel" in out and "before txl-assign-layouts (after txl-partition-warpgroups)" in out
     assert "+    %" in out and "#txl.blocked" in out and out == k.asm["diff"]
     # a kernel without loops or tiles: the tile passes change nothing
-    txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select="ScheduleLoops")
-    assert "stage 0 ScheduleLoops changed nothing: the IR after it is the frontend IR" in capsys.readouterr().out
-    txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select="PartitionWarpgroups")
-    assert "stage %d PartitionWarpgroups changed nothing" % (al - 1) in capsys.readouterr().out
-    with pytest.raises(ValueError, match="out of range.*0 ScheduleLoops"):
+    txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select="txl-schedule-loops")
+    assert "stage 0 txl-schedule-loops changed nothing: the IR after it is the frontend IR" in capsys.readouterr().out
+    txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select="txl-partition-warpgroups")
+    assert "stage %d txl-partition-warpgroups changed nothing" % (al - 1) in capsys.readouterr().out
+    with pytest.raises(ValueError, match="out of range.*0 txl-schedule-loops"):
         txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select=99)
 
 
 def test_log_dir_keeps_files(env, capsys):
     logs = env.tmp / "logs"
-    k = txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, log_dir=str(logs), stages=("lowerLoads",), diff_select=0)
+    k = txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, log_dir=str(logs), stages=("txl-lower-loads",),
+                    diff_select=0)
     d = logs / ("vector_add_kernel-" + k.key[:12])
     names = sorted(os.listdir(d))
     for n in ("vector_add_kernel.mlir", "vector_add_kernel.ptx", "vector_add_kernel.json",
-              "00-ScheduleLoops.mlir", "diff-00-ScheduleLoops.diff"):
+              "00-txl-schedule-loops.mlir", "diff-00-txl-schedule-loops.diff"):
         assert n in names, names
     # stage dumps are numbered by pipeline position (which moves as stages are added)
-    assert any(n.endswith("-lowerLoads.mlir") for n in names), names
+    assert any(n.endswith("-txl-lower-loads.mlir") for n in names), names
     assert "kept the intermediate files of vector_add_kernel" in capsys.readouterr().err
     # on a cache hit the files are still written
     k2 = txl.compile(vector_add_kernel, SIG, {"BLOCK": 128}, log_dir=str(logs))

@@ -284,7 +284,7 @@ def test_diff_mode_prints_and_does_not_launch(launches, capsys):
     k = vadd_diff[(1,)](x, x, x, 1000, BLOCK=256)
     out = capsys.readouterr().out
     assert launches == [] and isinstance(k, txl.CompiledKernel)
-    assert "4 AssignLayouts   <== selected" in out and "not launched" in out
+    assert "4 txl-assign-layouts   <== selected" in out and "not launched" in out
 
     with pytest.raises(ValueError, match="diff_mode.*supported mode is 'txl'"):
         txl.jit(diff_mode="ptx")(vadd_diff.fn)
@@ -296,7 +296,8 @@ def test_diff_mode_prints_and_does_not_launch(launches, capsys):
     def vadd_nosel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
         pass
 
-    stages = "0 ScheduleLoops, 1 ExpandLoops, 2 LowerTileCopies, 3 PartitionWarpgroups, 4 AssignLayouts"
+    stages = ("0 txl-schedule-loops, 1 txl-expand-loops, 2 txl-lower-tile-copies, 3 txl-partition-warpgroups, "
+              "4 txl-assign-layouts")
     with pytest.raises(ValueError, match="needs diff_select=k.*" + stages):
         vadd_nosel[(1,)](x, x, x, 1000, BLOCK=256)
 
@@ -309,7 +310,7 @@ def test_debug_dumps_every_stage(launches, capsys):
     x = X()
     vadd_dbg[(1,)](x, x, x, 1000, BLOCK=256)
     err = capsys.readouterr().err
-    assert "IR after ScheduleLoops (stage 0)" in err and "IR after PartitionWarpgroups (stage 3)" in err
+    assert "IR after txl-schedule-loops (stage 0)" in err and "IR after txl-partition-warpgroups (stage 3)" in err
     assert "IR after convert-txl-to-nvvm" in err
     assert len(launches) == 1
 

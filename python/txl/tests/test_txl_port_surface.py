@@ -415,7 +415,7 @@ def test_relayout_print_layout_ones():
     assert "tl.reshape" in info.value.fix
     with pytest.raises(CompilationError, match="txl assigns register layouts in the compiler") as info:
         ir_of(_prints_layout, {"x_ptr": "*fp32"})
-    assert "--stop-after=AssignLayouts" in info.value.fix
+    assert "--stop-after=txl-assign-layouts" in info.value.fix
     check(ir_of(_ones, {"x_ptr": "*fp32"}), r"arith.constant dense<1.0+e\+00> : tensor<64xf32>",
           r"arith.constant dense<1.0+e\+00> : tensor<64xf32>", r"arith.addf")
 

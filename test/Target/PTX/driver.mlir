@@ -5,16 +5,16 @@
 
 // The stages, in order (the list grows; these three are in it, in this order).
 // RUN: txlc --print-pipeline | FileCheck %s --check-prefix=STAGES
-// STAGES: SmemAllocs
-// STAGES: Mbars
-// STAGES: lowerLoads
+// STAGES: txl-smem-allocs
+// STAGES: txl-mbars
+// STAGES: txl-lower-loads
 
-// --stop-after prints the IR after that stage: SmemAllocs records the
+// --stop-after prints the IR after that stage: txl-smem-allocs records the
 // planned shared-memory size on the kernel.
-// RUN: txlc txl.mlir --stop-after=SmemAllocs | FileCheck %s --check-prefix=STOP
+// RUN: txlc txl.mlir --stop-after=txl-smem-allocs | FileCheck %s --check-prefix=STOP
 // STOP: func.func @k(
 // STOP-SAME: txl.shared_bytes = 0 : i64
-// RUN: not txlc txl.mlir --stop-after=SmemAllocs --emit=ptx 2>&1 | FileCheck %s --check-prefix=STOPEMIT
+// RUN: not txlc txl.mlir --stop-after=txl-smem-allocs --emit=ptx 2>&1 | FileCheck %s --check-prefix=STOPEMIT
 // STOPEMIT: txlc: error: --stop-after prints MLIR, but --emit=ptx was also given
 
 // --emit=cubin writes the PTX and the cubin (and, for a txl kernel, the

@@ -38,7 +38,7 @@
 
 // Driver options.
 // RUN: not txlc ok.mlir --stop-after=NoSuchStage -o out.ptx 2>&1 | FileCheck %s --check-prefix=STAGE
-// STAGE: txlc: error: unknown pipeline stage 'NoSuchStage' for --stop-after; the stages are: {{.*}}SmemAllocs
+// STAGE: txlc: error: unknown pipeline stage 'NoSuchStage' for --stop-after; the stages are: {{.*}}txl-smem-allocs
 // RUN: not txlc ok.mlir --emit=sass -o out.ptx 2>&1 | FileCheck %s --check-prefix=EMIT
 // EMIT: txlc: error: unknown --emit kind 'sass'; expected one of: ptx, cubin, llvm, mlir, json
 // RUN: not txlc ok.mlir -O7 -o out.ptx 2>&1 | FileCheck %s --check-prefix=OPT

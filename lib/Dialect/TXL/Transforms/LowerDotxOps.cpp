@@ -1,4 +1,4 @@
-//===- LowerDotxOps.cpp - pipeliner stage 8: tcgen05 MMA ------------------===//
+//===- LowerDotxOps.cpp - tcgen05 MMA ---------------------------------------===//
 //
 // txl.dotx (Blackwell) becomes one `tcgen05.mma` per K step, issued by one
 // thread (lane 0 of the issuing warp), accumulating into tensor memory, and

@@ -1,4 +1,4 @@
-//===- LowerLoads.cpp - pipeliner stage 5: TMA copies and their waits -----===//
+//===- LowerLoads.cpp - TMA copies and their waits --------------------------===//
 //
 // TMA is issued by one thread: the first of the warpgroup that executes the
 // op (TXL kernels call tma_load from a whole producer warpgroup). A box whose

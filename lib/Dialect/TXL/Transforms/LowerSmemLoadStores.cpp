@@ -1,4 +1,4 @@
-//===- LowerSmemLoadStores.cpp - pipeliner stage 6: tiles <-> smem --------===//
+//===- LowerSmemLoadStores.cpp - tiles <-> smem -----------------------------===//
 //
 // smem_load / smem_store move a register tile between the thread's registers
 // and a shared-memory view, in whatever layout the tile has: for each

@@ -1,4 +1,4 @@
-//===- Mbars.cpp - pipeliner stage 4: lower mbarriers ---------------------===//
+//===- Mbars.cpp - lower mbarriers ------------------------------------------===//
 //
 // mbar_alloc (at its planned offset) is initialised once: thread 0 runs
 // `mbarrier.init` for every stage with the arrive count, then

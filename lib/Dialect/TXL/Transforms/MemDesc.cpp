@@ -1,4 +1,4 @@
-//===- MemDesc.cpp - pipeliner stage 7: views to address arithmetic -------===//
+//===- MemDesc.cpp - views to address arithmetic ----------------------------===//
 //
 // Views of shared memory carry their meaning in their types (shape,
 // transposition, swizzle); their address is the parent's plus an offset:

@@ -1,4 +1,4 @@
-//===- RemoveRedundantTMEMAllocs.cpp - pipeliner stage 3 ------------------===//
+//===- RemoveRedundantTMEMAllocs.cpp ----------------------------------------===//
 //
 // A tcgen05 MMA accumulates in tensor memory. When a kernel writes
 //

@@ -1,4 +1,4 @@
-//===- SmemAllocs.cpp - pipeliner stage 1: plan shared memory -------------===//
+//===- SmemAllocs.cpp - plan shared memory ----------------------------------===//
 //
 // 1. Encodings. A txl.smem_alloc without an encoding takes one from its users,
 //    found through its views (get_buffer, smem_index, smem_subslice,

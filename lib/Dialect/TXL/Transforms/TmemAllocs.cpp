@@ -1,4 +1,4 @@
-//===- TmemAllocs.cpp - pipeliner stage 2: tensor-memory allocation -------===//
+//===- TmemAllocs.cpp - tensor-memory allocation ----------------------------===//
 //
 // Tensor memory (Blackwell) is allocated in 32-bit columns, a power of two
 // >= 32 and <= 512 per block, by one warp with `tcgen05.alloc`, which writes

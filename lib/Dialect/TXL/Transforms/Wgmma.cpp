@@ -1,4 +1,4 @@
-//===- Wgmma.cpp - pipeliner stage 9: txl.dot to wgmma --------------------===//
+//===- Wgmma.cpp - txl.dot to wgmma -----------------------------------------===//
 //
 // 1. Waits that carry the accumulators (TXL's asyncLaunchDots). A wgmma's
 //    results are written asynchronously; LLVM sees only the values, so it

@@ -11,41 +11,41 @@
 // that a stage should have lowered; only ops convert-txl-to-nvvm handles
 // (txl.program_id here) stay. The LLVM run: that conversion then succeeds.
 
-// DUMP: // -----// After AssignLayouts //----- //
+// DUMP: // -----// After txl-assign-layouts //----- //
 // DUMP: txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1>
 // DUMP: arith.constant dense<0.000000e+00> : tensor<64x64xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>
-// DUMP: // -----// After SmemAllocs //----- //
+// DUMP: // -----// After txl-smem-allocs //----- //
 // DUMP-NOT: txl.smem_alloc
 // DUMP: txl.mbar_alloc count 1 {txl.offset = {{[0-9]+}} : i64} : !txl.mbar<1>
 // DUMP-NOT: txl.smem_alloc
-// DUMP: // -----// After Mbars //----- //
+// DUMP: // -----// After txl-mbars //----- //
 // DUMP-NOT: txl.mbar_
 // DUMP: nvvm.mbarrier.init
 // DUMP-NOT: txl.mbar_
 // DUMP: txl.tma_load
 // DUMP-NOT: txl.mbar_
-// DUMP: // -----// After lowerLoads //----- //
+// DUMP: // -----// After txl-lower-loads //----- //
 // DUMP-NOT: txl.tma_
 // DUMP: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // DUMP-NOT: txl.tma_
 // DUMP: txl.smem_store
 // DUMP-NOT: txl.tma_
-// DUMP: // -----// After lowerSmemLoadStores //----- //
+// DUMP: // -----// After txl-lower-smem-load-stores //----- //
 // DUMP-NOT: txl.smem_store
 // DUMP: txl.smem_trans
 // DUMP-NOT: txl.smem_store
 // DUMP: llvm.store
 // DUMP-NOT: txl.smem_store
-// DUMP: // -----// After MemDesc //----- //
+// DUMP: // -----// After txl-mem-desc //----- //
 // DUMP-NOT: txl.smem_trans
 // DUMP: txl.dot
 // DUMP-NOT: txl.smem_trans
-// DUMP: // -----// After wgmma //----- //
+// DUMP: // -----// After txl-wgmma //----- //
 // DUMP-NOT: {{txl\.dot[^_]}}
 // DUMP: nvvm.wgmma.mma_async
 // DUMP-NOT: {{txl\.dot[^_]}}
 // DUMP: "wgmma.wait_group.sync.aligned 0;"
-// DUMP: // -----// After VectorizeAccesses //----- //
+// DUMP: // -----// After txl-vectorize-accesses //----- //
 // DUMP-NOT: After
 
 // CHECK: llvm.mlir.global external @txl_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>

@@ -191,7 +191,7 @@ def TXLPartitionWarpgroups : Pass<"txl-partition-warpgroups", "mlir::ModuleOp"> 
 }
 
 def TXLSmemAllocs : Pass<"txl-smem-allocs", "mlir::ModuleOp"> {
-  let summary = "Pipeliner stage 1: plan shared memory and lower smem_alloc/get_buffer";
+  let summary = "Plan shared memory and lower smem_alloc/get_buffer";
   let description = [{
     Chooses the encoding of each txl.smem_alloc without one from its users (a
     TMA descriptor's swizzle wins, then the widest swizzle a wgmma operand
@@ -210,7 +210,7 @@ def TXLSmemAllocs : Pass<"txl-smem-allocs", "mlir::ModuleOp"> {
 }
 
 def TXLTmemAllocs : Pass<"txl-tmem-allocs", "mlir::ModuleOp"> {
-  let summary = "Pipeliner stage 2: allocate tensor memory (tcgen05.alloc/dealloc)";
+  let summary = "Allocate tensor memory (tcgen05.alloc/dealloc)";
   let description = [{
     All txl.tmem_alloc ops of a kernel share one allocation of a power of two
     >= 32 columns (at most 512): warp 0 allocates and relinquishes the permit,
@@ -226,7 +226,7 @@ def TXLTmemAllocs : Pass<"txl-tmem-allocs", "mlir::ModuleOp"> {
 }
 
 def TXLRemoveRedundantTMEMAllocs : Pass<"txl-remove-redundant-tmem-allocs", "mlir::ModuleOp"> {
-  let summary = "Pipeliner stage 3: accumulate in place in the kernel's tensor memory";
+  let summary = "Accumulate in place in the kernel's tensor memory";
   let description = [{
     `tmem_load %acc` -> `dotx` on registers -> `tmem_store ..., %acc` becomes a
     dotx on %acc itself, so the accumulator is not staged in a second
@@ -235,7 +235,7 @@ def TXLRemoveRedundantTMEMAllocs : Pass<"txl-remove-redundant-tmem-allocs", "mli
 }
 
 def TXLMbars : Pass<"txl-mbars", "mlir::ModuleOp"> {
-  let summary = "Pipeliner stage 4: lower mbarriers (init, expect, arrive, wait)";
+  let summary = "Lower mbarriers (init, expect, arrive, wait)";
   let description = [{
     mbar_alloc becomes mbarriers at their planned offsets, initialised by
     thread 0 with their arrive counts, then `fence.mbarrier_init` and a block
@@ -257,7 +257,7 @@ def TXLMbars : Pass<"txl-mbars", "mlir::ModuleOp"> {
 }
 
 def TXLLowerLoads : Pass<"txl-lower-loads", "mlir::ModuleOp"> {
-  let summary = "Pipeliner stage 5: lower TMA loads/stores and their waits";
+  let summary = "Lower TMA loads/stores and their waits";
   let description = [{
     tma_load becomes `cp.async.bulk.tensor` (one hardware box per swizzle
     span of the inner dimension) issued by the warpgroup's first thread and
@@ -274,7 +274,7 @@ def TXLLowerLoads : Pass<"txl-lower-loads", "mlir::ModuleOp"> {
 }
 
 def TXLLowerSmemLoadStores : Pass<"txl-lower-smem-load-stores", "mlir::ModuleOp"> {
-  let summary = "Pipeliner stage 6: move register tiles to and from shared memory";
+  let summary = "Move register tiles to and from shared memory";
   let description = [{
     smem_load and smem_store become one shared-memory access per register of
     the tile: the tile's layout gives each element's coordinates, the view's
@@ -287,7 +287,7 @@ def TXLLowerSmemLoadStores : Pass<"txl-lower-smem-load-stores", "mlir::ModuleOp"
 }
 
 def TXLMemDesc : Pass<"txl-mem-desc", "mlir::ModuleOp"> {
-  let summary = "Pipeliner stage 7: shared-memory views become address arithmetic";
+  let summary = "Shared-memory views become address arithmetic";
   let description = [{
     smem_index, smem_subslice, smem_trans and smem_reshape become offsets from
     their source's address (transposes and reshapes keep the address: the
@@ -301,7 +301,7 @@ def TXLMemDesc : Pass<"txl-mem-desc", "mlir::ModuleOp"> {
 }
 
 def TXLLowerDotXOps : Pass<"txl-lower-dotx-ops", "mlir::ModuleOp"> {
-  let summary = "Pipeliner stage 8: txl.dotx to tcgen05.mma and tcgen05.commit";
+  let summary = "Lower txl.dotx to tcgen05.mma and tcgen05.commit";
   let description = [{
     One tcgen05.mma per K step, issued by lane 0 of the executing warp, with
     an instruction descriptor and shared-memory descriptors; one
@@ -312,7 +312,7 @@ def TXLLowerDotXOps : Pass<"txl-lower-dotx-ops", "mlir::ModuleOp"> {
 }
 
 def TXLWgmma : Pass<"txl-wgmma", "mlir::ModuleOp"> {
-  let summary = "Pipeliner stage 9: lower txl.dot to wgmma and dot_wait to carried waits";
+  let summary = "Lower txl.dot to wgmma and dot_wait to carried waits";
   let description = [{
     Each txl.dot becomes `wgmma.fence`, one `wgmma.mma_async` per 64-row
     block and K step (shared-memory descriptors for smem operands, A from
