@@ -6,8 +6,12 @@ wheel's own txlc and match torch.
 
 Last run on the H100 (2026-11-23): "WHEEL OK", forward relative error 2e-3 against float32 SDPA.
 """
-import os, sys, torch
-import txl, txl.language as tl
+import os
+
+import torch
+
+import txl
+import txl.language as tl
 from txl.compiler.compiler import find_txlc
 print("txl", txl.__version__, "from", os.path.dirname(txl.__file__), "txlc", find_txlc())
 assert "TXL_TXLC" not in os.environ and "/_bin/txlc" in (find_txlc() or "")
