@@ -810,10 +810,7 @@ Value emitLoad(OpBuilder &b, Location loc, LoadOp op, Value ptr, Value mask, Val
   llvm::raw_string_ostream(asmText) << "@$2 ld" << (op.getIsVolatile() ? ".volatile" : "") << space
                                     << cache << ".b" << memBits << " $0, [$1];";
   std::string constraints = std::string("=") + constraintFor(regBits) + ",l,b,0";
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, regType, ValueRange{addr, pred, init}, asmText, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  auto asmOp = createInlinePtx(b, loc, regType, ValueRange{addr, pred, init}, asmText, constraints);
   return fromAsmInt(b, loc, asmOp.getResult(0), eltType, memBits);
 }
 
@@ -919,10 +916,7 @@ SmallVector<Value> emitVectorLoad(OpBuilder &b, Location loc, LoadOp op, Value p
   if (n > 1)
     resultType = LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                   SmallVector<Type>(n, init.front().getType()));
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, resultType, operands, asmText, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  auto asmOp = createInlinePtx(b, loc, resultType, operands, asmText, constraints);
   SmallVector<Value> words;
   if (n == 1)
     words.push_back(asmOp.getResult(0));
@@ -966,10 +960,7 @@ void emitVectorStore(OpBuilder &b, Location loc, StoreOp op, Value ptr, ArrayRef
   SmallVector<Value> operands{addr};
   operands.append(words.begin(), words.end());
   operands.push_back(pred);
-  LLVM::InlineAsmOp::create(
-      b, loc, Type(), operands, asmText, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  createInlinePtx(b, loc, Type(), operands, asmText, constraints);
 }
 
 /// The vector width txl-vectorize-accesses proved for a load or store (1
@@ -995,10 +986,7 @@ void emitStore(OpBuilder &b, Location loc, StoreOp op, Value ptr, Value value, V
   llvm::raw_string_ostream(asmText)
       << "@$2 st" << space << cache << ".b" << memBits << " [$0], $1;";
   std::string constraints = std::string("l,") + constraintFor(regBits) + ",b";
-  LLVM::InlineAsmOp::create(
-      b, loc, Type(), ValueRange{addr, bits, pred}, asmText, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  createInlinePtx(b, loc, Type(), ValueRange{addr, bits, pred}, asmText, constraints);
 }
 
 /// `v` from another lane of the warp: shfl.sync `kind` with `laneArg` (the
@@ -1811,10 +1799,7 @@ Value emitAtomAsm(OpBuilder &b, Location loc, StringRef instr, StringRef opText,
     cs << ",0";
     args.push_back(init);
   }
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, init ? init.getType() : Type(), args, asmText, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  auto asmOp = createInlinePtx(b, loc, init ? init.getType() : Type(), args, asmText, constraints);
   return init ? asmOp.getResult(0) : Value();
 }
 
@@ -1916,12 +1901,9 @@ LogicalResult lowerAtomic(ConversionPatternRewriter &rewriter, Operation *op,
       std::string asmText;
       llvm::raw_string_ostream(asmText) << "@$2 st" << space << ".b" << memBits << " [$0], $1;";
       std::string constraints = std::string("l,") + constraintFor(regBits) + ",b";
-      LLVM::InlineAsmOp::create(
-          rewriter, loc, Type(),
-          ValueRange{addr, toAsmInt(rewriter, loc, regs[r], memBits, regBits), owner}, asmText,
-          constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
-          LLVM::tailcallkind::TailCallKind::None,
-          LLVM::AsmDialectAttr::get(rewriter.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+      createInlinePtx(rewriter, loc, Type(),
+                      ValueRange{addr, toAsmInt(rewriter, loc, regs[r], memBits, regBits), owner},
+                      asmText, constraints);
     }
     groupBarrier(rewriter, loc, groupWarps);
     for (int64_t r = 0; r < n; ++r)

@@ -455,10 +455,7 @@ struct LowerMakeTensorDesc : OpConversionPattern<MakeTensorDescOp> {
     os << "@$0 fence.proxy.tensormap::generic.release.gpu;\n";
     os << "@$0 fence.proxy.tensormap::generic.acquire.gpu [$1], 128;\n}";
     constraints += ",~{memory}";
-    LLVM::InlineAsmOp::create(
-        rewriter, loc, Type(), args, ptx, constraints, /*has_side_effects=*/true,
-        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(rewriter.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    createInlinePtx(rewriter, loc, Type(), args, ptx, constraints);
     // TMA takes the descriptor's generic address.
     Value generic = LLVM::AddrSpaceCastOp::create(
         rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()), adaptor.getScratch());

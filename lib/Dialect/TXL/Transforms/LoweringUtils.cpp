@@ -113,11 +113,7 @@ ThreadCoords::ThreadCoords(OpBuilder &b, Location loc, const LinearLayout &layou
     : layout(layout) {
   Value tid = getThreadId(b, loc);
   if (pinned)
-    tid = LLVM::InlineAsmOp::create(
-              b, loc, b.getI32Type(), ValueRange{tid}, "mov.b32 $0, $1;", "=r,r",
-              /*has_side_effects=*/true, /*is_align_stack=*/false,
-              LLVM::tailcallkind::TailCallKind::None,
-              LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr())
+    tid = createInlinePtx(b, loc, b.getI32Type(), ValueRange{tid}, "mov.b32 $0, $1;", "=r,r")
               .getResult(0);
   Value lane = LLVM::AndOp::create(b, loc, tid, i32Const(b, loc, 31));
   Value warp = LLVM::LShrOp::create(b, loc, tid, i32Const(b, loc, 5));
@@ -219,4 +215,13 @@ int64_t mlir::txl::registerRun(const LinearLayout &layout, unsigned dim) {
   while (bits > 0 && !aligned(bits))
     --bits;
   return int64_t(1) << bits;
+}
+
+LLVM::InlineAsmOp mlir::txl::createInlinePtx(OpBuilder &b, Location loc, Type resultType,
+                                             ValueRange operands, StringRef ptx,
+                                             StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, ptx, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
 }

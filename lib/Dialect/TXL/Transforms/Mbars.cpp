@@ -177,7 +177,6 @@ void emitPrintf(OpBuilder &b, Location loc, Operation *anchor, StringRef format,
 /// returns after a hardware time limit), checking %globaltimer; on timeout
 /// print where and trap.
 void emitBoundedWait(OpBuilder &b, Location loc, Operation *op, Value mbar, Value phase) {
-  MLIRContext *ctx = b.getContext();
   auto i64 = b.getI64Type();
   Value start = NVVM::GlobalTimerOp::create(b, loc, i64);
   Value addr = LLVM::PtrToIntOp::create(b, loc, i64, mbar);
@@ -185,12 +184,11 @@ void emitBoundedWait(OpBuilder &b, Location loc, Operation *op, Value mbar, Valu
   {
     OpBuilder::InsertionGuard guard(b);
     Block *before = b.createBlock(&loop.getBefore());
-    auto tryWait = LLVM::InlineAsmOp::create(
-        b, loc, b.getI32Type(), ValueRange{addr, phase},
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n"
-        "selp.u32 $0, 1, 0, p;\n}",
-        "=r,l,r", /*has_side_effects=*/true, false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    auto tryWait =
+        createInlinePtx(b, loc, b.getI32Type(), ValueRange{addr, phase},
+                        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n"
+                        "selp.u32 $0, 1, 0, p;\n}",
+                        "=r,l,r");
     Value waiting = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tryWait.getResult(0),
                                          i32Const(b, loc, 0));
     scf::ConditionOp::create(b, loc, waiting, ValueRange{});

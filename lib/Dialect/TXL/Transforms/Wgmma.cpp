@@ -378,10 +378,7 @@ struct LowerDot : OpConversionPattern<DotOp> {
         "{{\n.reg .pred p;\nsetp.ne.b32 p, {0}, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n{1}k{2}.f32.{3}.{3} {{{4}}, {5}, {6}, p, {7};\n}\n",
         scaleText, n, kInstr, inName, outs, aText, bText, imms);
-    auto asmOp = LLVM::InlineAsmOp::create(
-        b, loc, block.getType(), operands, text, cons, /*has_side_effects=*/true,
-        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    auto asmOp = createInlinePtx(b, loc, block.getType(), operands, text, cons);
     return asmOp.getResult(0);
   }
 
@@ -405,10 +402,7 @@ struct LowerDot : OpConversionPattern<DotOp> {
     for (size_t i = 0; i < values.size(); ++i)
       cons += "," + std::to_string(i);
     auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-    auto asmOp = LLVM::InlineAsmOp::create(
-        b, loc, resultType, values, text, cons, /*has_side_effects=*/true,
-        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    auto asmOp = createInlinePtx(b, loc, resultType, values, text, cons);
     SmallVector<Value> out;
     for (size_t i = 0; i < values.size(); ++i)
       out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));

@@ -103,6 +103,16 @@ Value getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType v
 int64_t getReduceScratchOffset(ArrayRef<int64_t> elementBytes, size_t index, int64_t partials,
                                int64_t outputs);
 
+/// Inline PTX for what upstream NVVM has no op for (predicated or vector
+/// accesses with explicit cache/sem/scope, wgmma with register operands,
+/// try_wait loops): `ptx` with $N operands bound, per LLVM's inline-asm
+/// `constraints`, to `operands`; result `resultType` (null: none; several
+/// results: an LLVM struct). Always marked as having side effects: the asm
+/// has no memory operands, so LLVM would otherwise move or delete it. Every
+/// lowering emits raw PTX through this one builder.
+LLVM::InlineAsmOp createInlinePtx(OpBuilder &b, Location loc, Type resultType, ValueRange operands,
+                                  StringRef ptx, StringRef constraints);
+
 /// Largest k such that registers r..r+k-1 (r a multiple of k) of every
 /// thread of `layout` hold k consecutive elements of dimension `dim`,
 /// starting at a multiple of k (cp.async and vectorized global accesses move
