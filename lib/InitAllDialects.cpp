@@ -17,8 +17,7 @@
 #include "txl/Dialect/TXL/IR/TXLDialect.h"
 
 void mlir::txl::registerTXLDialects(DialectRegistry &registry) {
-  registry.insert<txl::TXLDialect, arith::ArithDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
-                  math::MathDialect, memref::MemRefDialect, scf::SCFDialect, ub::UBDialect,
-                  vector::VectorDialect>();
+  registry.insert<txl::TXLDialect, arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
+                  gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect, math::MathDialect,
+                  memref::MemRefDialect, scf::SCFDialect, ub::UBDialect, vector::VectorDialect>();
 }

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "txl/Dialect/TXL/Transforms/Passes.h"
 #include "txl/Conversion/Passes.h"
+#include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 
@@ -87,7 +87,8 @@ struct PrintAfterStage : PassWrapper<PrintAfterStage, OperationPass<ModuleOp>> {
 void mlir::txl::registerTXLPipeline() {
   PassPipelineRegistration<SoftwarePipelinerOptions>(
       "txl-software-pipeliner",
-      "Run every pipeliner stage in order (txl-schedule-loops ... txl-vectorize-accesses), from txl IR to "
+      "Run every pipeliner stage in order (txl-schedule-loops ... txl-vectorize-accesses), from "
+      "txl IR to "
       "NVVM + LLVM",
       [](OpPassManager &pm, const SoftwarePipelinerOptions &opts) {
         PipelineOptions options;

@@ -14,8 +14,8 @@ JOBS="${TXL_JOBS:-2}"
 LLVM=/usr/lib/llvm-22
 
 # Debian packages the build and the tests need.
-PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang lld ninja-build cmake
-      python3 python3-pytest zlib1g-dev libzstd-dev)
+PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang clang-format lld ninja-build cmake
+      python3 python3-pytest zlib1g-dev libzstd-dev git)
 
 missing=()
 RUN=1

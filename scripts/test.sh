@@ -56,6 +56,17 @@ else
   count 0 1
 fi
 
+echo "== C++ format (clang-format --dry-run, .clang-format)"
+unformatted=$(cd "$ROOT" && for f in $(git ls-files 'lib/*.cpp' 'lib/*.h' 'include/*.h' 'tools/*.cpp'); do
+  clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"; done)
+if [[ -z "$unformatted" ]]; then
+  echo "all C++ sources are clang-format clean"
+  count 1 0
+else
+  echo "FAIL: not clang-format clean (run clang-format -i on them):" $unformatted
+  count 0 1
+fi
+
 echo "== docs/generated up to date (ninja txl-docs-check)"
 if ninja -C "$BUILD" txl-docs-check >/dev/null 2>&1; then
   echo "docs/generated matches TableGen"

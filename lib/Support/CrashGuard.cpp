@@ -156,8 +156,8 @@ void CrashGuard::reportCrash() {
   llvm::raw_ostream &os = llvm::errs();
   if (!pass.empty()) {
     llvm::WithColor::error(os, options.tool)
-        << "internal error in pass " << pass << (passLoc.empty() ? "" : " on " + passLoc)
-        << kPlease << "\n";
+        << "internal error in pass " << pass << (passLoc.empty() ? "" : " on " + passLoc) << kPlease
+        << "\n";
   } else {
     // Outside a pass the parser is the usual suspect; if re-parsing does not
     // crash, the stage the tool named is reported.
@@ -166,8 +166,8 @@ void CrashGuard::reportCrash() {
       // file:line:col: error: ..., with the line and a caret, as MLIR's own
       // diagnostics are printed.
       llvm::SourceMgr sourceMgr;
-      sourceMgr.AddNewSourceBuffer(
-          llvm::MemoryBuffer::getMemBufferCopy(options.inputText, file), llvm::SMLoc());
+      sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(options.inputText, file),
+                                   llvm::SMLoc());
       const char *at = sourceMgr.getMemoryBuffer(1)->getBufferStart() + *offset;
       auto [line, col] = sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(at));
       sourceMgr.PrintMessage(os, llvm::SMLoc::getFromPointer(at), llvm::SourceMgr::DK_Error,

@@ -50,8 +50,8 @@ int main(int argc, char **argv) {
 
   // Informational modes read no input (MlirOptMain answers them first).
   if (config.shouldShowDialects() || config.shouldListPasses())
-    return mlir::asMainReturnCode(mlir::MlirOptMain(
-        llvm::outs(), llvm::MemoryBuffer::getMemBuffer(""), registry, config));
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(llvm::outs(), llvm::MemoryBuffer::getMemBuffer(""), registry, config));
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(inputFilename, &errorMessage);

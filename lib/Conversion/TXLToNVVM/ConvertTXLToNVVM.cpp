@@ -487,8 +487,7 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
                  SetMaxRegisterLowering<RegDeallocOp, NVVM::SetMaxRegisterAction::decrease>,
                  FoldStageCast>(converter, ctx);
     patterns.add<ApproxMathLowering<math::Log2Op>, ApproxMathLowering<math::LogOp>,
-                 ApproxMathLowering<math::ExpOp>, ApproxMathLowering<math::Exp2Op>>(converter,
-                                                                                      ctx);
+                 ApproxMathLowering<math::ExpOp>, ApproxMathLowering<math::Exp2Op>>(converter, ctx);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();

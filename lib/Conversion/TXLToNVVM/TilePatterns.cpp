@@ -343,9 +343,8 @@ FailureOr<SmallVector<int64_t>> mapTrans(TransOp op) {
   SmallVector<int32_t> inverse(op.getOrder().size());
   for (auto [i, d] : llvm::enumerate(op.getOrder()))
     inverse[d] = i;
-  return mapRegisters(*src, *dst, [&](const Coord &c) {
-    return LinearLayout::transposeCoord(c, inverse);
-  });
+  return mapRegisters(*src, *dst,
+                      [&](const Coord &c) { return LinearLayout::transposeCoord(c, inverse); });
 }
 
 /// txl.reshape: the same row-major index in the source shape.
@@ -355,9 +354,8 @@ FailureOr<SmallVector<int64_t>> mapReshape(ReshapeOp op) {
   if (failed(src) || failed(dst))
     return failure();
   ArrayRef<int64_t> from = op.getType().getShape(), to = srcType.getShape();
-  return mapRegisters(*src, *dst, [&](const Coord &c) {
-    return LinearLayout::reshapeCoord(c, from, to);
-  });
+  return mapRegisters(*src, *dst,
+                      [&](const Coord &c) { return LinearLayout::reshapeCoord(c, from, to); });
 }
 
 /// txl.join: result register r holds register map[r].first of operand
@@ -372,9 +370,8 @@ FailureOr<SmallVector<std::pair<int64_t, int64_t>>> mapJoin(JoinOp op) {
   };
   if (!lastIsZero(dst->getLaneBases()) || !lastIsZero(dst->getWarpBases()))
     return failure();
-  auto regs = mapRegisters(*src, *dst, [](const Coord &c) {
-    return Coord(ArrayRef<int64_t>(c).drop_back());
-  });
+  auto regs = mapRegisters(*src, *dst,
+                           [](const Coord &c) { return Coord(ArrayRef<int64_t>(c).drop_back()); });
   if (failed(regs))
     return failure();
   SmallVector<std::pair<int64_t, int64_t>> map;
@@ -488,7 +485,8 @@ LogicalResult checkAtomic(Operation *op, Value ptr, ArrayRef<Value> values, Valu
                           Value scratch) {
   Type elt = getElementTypeOrSelf(result.getType());
   if (!memoryBits(elt))
-    return op->emitError() << "'" << op->getName() << "' of " << elt << " elements is not supported";
+    return op->emitError() << "'" << op->getName() << "' of " << elt
+                           << " elements is not supported";
   SmallVector<Value> all{ptr, result};
   all.append(values.begin(), values.end());
   if (failed(checkSameLayouts(op, all, "pointers, values, mask and result")))
@@ -899,8 +897,8 @@ SmallVector<Value> emitVectorLoad(OpBuilder &b, Location loc, LoadOp op, Value p
   auto [addr, space] = asmAddress(b, loc, ptr);
   std::string asmText, constraints;
   llvm::raw_string_ostream os(asmText), cs(constraints);
-  os << "@$" << n + 1 << " ld" << space << cache << (n > 1 ? ".v" + std::to_string(n) : "")
-     << ".b" << wordBits << " ";
+  os << "@$" << n + 1 << " ld" << space << cache << (n > 1 ? ".v" + std::to_string(n) : "") << ".b"
+     << wordBits << " ";
   os << (n > 1 ? "{" : "");
   for (int64_t i = 0; i < n; ++i) {
     os << (i ? ", " : "") << "$" << i;
@@ -948,8 +946,8 @@ void emitVectorStore(OpBuilder &b, Location loc, StoreOp op, Value ptr, ArrayRef
   auto [addr, space] = asmAddress(b, loc, ptr);
   std::string asmText, constraints;
   llvm::raw_string_ostream os(asmText), cs(constraints);
-  os << "@$" << n + 1 << " st" << space << cache << (n > 1 ? ".v" + std::to_string(n) : "")
-     << ".b" << wordBits << " [$0], " << (n > 1 ? "{" : "");
+  os << "@$" << n + 1 << " st" << space << cache << (n > 1 ? ".v" + std::to_string(n) : "") << ".b"
+     << wordBits << " [$0], " << (n > 1 ? "{" : "");
   cs << "l";
   for (int64_t i = 0; i < n; ++i) {
     os << (i ? ", " : "") << "$" << i + 1;
@@ -1052,7 +1050,8 @@ Value selectByLane(OpBuilder &b, Location loc, ArrayRef<int64_t> table, ArrayRef
         mask |= uint32_t(1) << l;
     Value bit = LLVM::LShrOp::create(b, loc, intConst(b, loc, i32, int32_t(mask)), lane);
     bit = LLVM::AndOp::create(b, loc, bit, intConst(b, loc, i32, 1));
-    Value pred = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, bit, intConst(b, loc, i32, 0));
+    Value pred =
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, bit, intConst(b, loc, i32, 0));
     result = LLVM::SelectOp::create(b, loc, pred, values[c], result);
   }
   return result;
@@ -1149,8 +1148,8 @@ int64_t accessWidth(const LinearLayout &layout, unsigned memBits, int64_t rowEle
 /// ones. A first barrier makes sure the group finished reading the scratch
 /// before it is written again (a loop, or another buffer sharing bytes).
 SmallVector<Value> relayoutThroughShared(OpBuilder &b, Location loc, const LinearLayout &src,
-                                         const LinearLayout &dst, ArrayRef<Value> regs,
-                                         Value base, SmemType view, Type eltType) {
+                                         const LinearLayout &dst, ArrayRef<Value> regs, Value base,
+                                         SmemType view, Type eltType) {
   unsigned memBits = memoryBits(eltType);
   int64_t bytes = memBits / 8;
   ArrayRef<int64_t> shape = src.getShape();
@@ -1241,7 +1240,8 @@ SmallVector<Value> relayoutByShuffles(OpBuilder &b, Location loc, const LinearLa
 /// Adds `v` (i32) times `stride` to `acc` (null: zero).
 Value addScaled(OpBuilder &b, Location loc, Value acc, Value v, int64_t stride) {
   Type i32 = b.getI32Type();
-  Value term = stride == 1 ? v : Value(LLVM::MulOp::create(b, loc, v, intConst(b, loc, i32, stride)));
+  Value term =
+      stride == 1 ? v : Value(LLVM::MulOp::create(b, loc, v, intConst(b, loc, i32, stride)));
   return acc ? Value(LLVM::AddOp::create(b, loc, acc, term)) : term;
 }
 
@@ -1301,8 +1301,8 @@ struct ElementwiseTileLowering : ConversionPattern {
                                               intConst(rewriter, loc, i32, i));
         Value packed = LLVM::FPTruncOp::create(rewriter, loc, pairOut, vec);
         for (int64_t i = 0; i < 2; ++i)
-          results.push_back(
-              LLVM::ExtractElementOp::create(rewriter, loc, packed, intConst(rewriter, loc, i32, i)));
+          results.push_back(LLVM::ExtractElementOp::create(rewriter, loc, packed,
+                                                           intConst(rewriter, loc, i32, i)));
       }
       if (numRegs % 2)
         results.push_back(LLVM::FPTruncOp::create(rewriter, loc, eltType, regs[0].back()));
@@ -1395,8 +1395,8 @@ struct ConstantTileLowering : OpConversionPattern<arith::ConstantOp> {
             stride *= shape[e];
           index = addScaled(rewriter, loc, index, tc.get(rewriter, loc, r, d), stride);
         }
-        Value ptr = LLVM::GEPOp::create(rewriter, loc, table.getType(), storage, table,
-                                        ValueRange{index});
+        Value ptr =
+            LLVM::GEPOp::create(rewriter, loc, table.getType(), storage, table, ValueRange{index});
         Value v = LLVM::LoadOp::create(rewriter, loc, storage, ptr, bytes, /*isVolatile=*/false,
                                        /*isNonTemporal=*/false, /*isInvariant=*/true);
         if (storage != eltType)
@@ -1418,9 +1418,9 @@ struct ConstantTileLowering : OpConversionPattern<arith::ConstantOp> {
     SmallVector<Attribute> stored;
     for (Attribute a : values) {
       if (auto i = dyn_cast<IntegerAttr>(a))
-        stored.push_back(rewriter.getIntegerAttr(
-            storage, eltType.isInteger(1) ? i.getValue().getZExtValue()
-                                          : i.getValue().getSExtValue()));
+        stored.push_back(rewriter.getIntegerAttr(storage, eltType.isInteger(1)
+                                                              ? i.getValue().getZExtValue()
+                                                              : i.getValue().getSExtValue()));
       else
         stored.push_back(a);
     }
@@ -1664,7 +1664,8 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
         regs.push_back(emitLoad(rewriter, loc, op, ptrs[r], masks[r], others[r], eltType));
         continue;
       }
-      // Registers r .. r + width - 1: consecutive elements under one predicate (txl-vectorize-accesses).
+      // Registers r .. r + width - 1: consecutive elements under one predicate
+      // (txl-vectorize-accesses).
       SmallVector<Value> group = emitVectorLoad(
           rewriter, loc, op, ptrs[r], masks[r],
           others[r] ? ArrayRef<Value>(others).slice(r, width) : ArrayRef<Value>(), eltType, width);
@@ -1696,7 +1697,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
       if (width == 1)
         emitStore(rewriter, loc, op, ptrs[r], vals[r], masks[r]);
       else
-        emitVectorStore(rewriter, loc, op, ptrs[r], ArrayRef<Value>(vals).slice(r, width), masks[r]);
+        emitVectorStore(rewriter, loc, op, ptrs[r], ArrayRef<Value>(vals).slice(r, width),
+                        masks[r]);
     }
     rewriter.eraseOp(op);
     return success();
@@ -1953,8 +1955,8 @@ struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
     AtomicRMWKind kind = op.getKind();
     MemSemantic sem = op.getSem();
     MemScope scope = op.getScope();
-    bool floatMinMax = isa<FloatType>(eltType) &&
-                       (kind == AtomicRMWKind::max || kind == AtomicRMWKind::min);
+    bool floatMinMax =
+        isa<FloatType>(eltType) && (kind == AtomicRMWKind::max || kind == AtomicRMWKind::min);
     Type intType = rewriter.getIntegerType(memBits);
     auto update = [&](int64_t r, Value ptr, Value owner, bool wantResult) -> Value {
       Value pred = atomicPredicate(rewriter, loc, masks[r], owner);
@@ -1977,15 +1979,15 @@ struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
       bool isMax = kind == AtomicRMWKind::max;
       Value neg = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, bits,
                                        intConst(rewriter, loc, intType, 0));
-      Value pos = LLVM::XOrOp::create(rewriter, loc, neg,
-                                      intConst(rewriter, loc, rewriter.getI1Type(), 1));
+      Value pos =
+          LLVM::XOrOp::create(rewriter, loc, neg, intConst(rewriter, loc, rewriter.getI1Type(), 1));
       Value predPos = LLVM::AndOp::create(rewriter, loc, pred, pos);
       Value predNeg = LLVM::AndOp::create(rewriter, loc, pred, neg);
       std::string w = std::to_string(memBits);
       Value old = emitAtomAsm(rewriter, loc, instr, (isMax ? "max.s" : "min.s") + w, ptr, {bits},
                               predPos, init, regBits);
-      old = emitAtomAsm(rewriter, loc, instr, (isMax ? "min.u" : "max.u") + w, ptr, {bits},
-                        predNeg, old, regBits);
+      old = emitAtomAsm(rewriter, loc, instr, (isMax ? "min.u" : "max.u") + w, ptr, {bits}, predNeg,
+                        old, regBits);
       return result(old);
     };
     return lowerAtomic(rewriter, op, tc, op.getPtr(), adaptor.getPtr(), adaptor.getScratch(),
@@ -2032,9 +2034,8 @@ struct AtomicCASLowering : OpConversionPattern<AtomicCASOp> {
 /// have their own regions (getReduceScratchOffset); a first barrier keeps a
 /// previous use of the scratch from being overwritten early.
 template <typename Combine>
-void combineAcrossWarps(OpBuilder &b, Location loc, ReduceOp op, const ReducePlan &plan,
-                        Value base, SmallVector<SmallVector<Value>> &groupValues,
-                        Combine &&combine) {
+void combineAcrossWarps(OpBuilder &b, Location loc, ReduceOp op, const ReducePlan &plan, Value base,
+                        SmallVector<SmallVector<Value>> &groupValues, Combine &&combine) {
   auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
   LinearLayout src = *layoutOf(srcType);
   unsigned axis = op.getAxis();
@@ -2071,9 +2072,10 @@ void combineAcrossWarps(OpBuilder &b, Location loc, ReduceOp op, const ReducePla
       if (d == axis)
         continue;
       Value c = tc.get(b, loc, plan.groups[g].front(), d);
-      index = index ? Value(LLVM::AddOp::create(
-                          b, loc, index, LLVM::MulOp::create(b, loc, c, intConst(b, loc, i32, stride))))
-                    : Value(LLVM::MulOp::create(b, loc, c, intConst(b, loc, i32, stride)));
+      index =
+          index ? Value(LLVM::AddOp::create(
+                      b, loc, index, LLVM::MulOp::create(b, loc, c, intConst(b, loc, i32, stride))))
+                : Value(LLVM::MulOp::create(b, loc, c, intConst(b, loc, i32, stride)));
       stride *= shape[d];
     }
     return index ? index : intConst(b, loc, i32, 0);
@@ -2106,9 +2108,9 @@ void combineAcrossWarps(OpBuilder &b, Location loc, ReduceOp op, const ReducePla
       SmallVector<Value> cur;
       for (size_t i = 0; i < n; ++i) {
         Type elt = groupValues[g][i].getType();
-        cur.push_back(loadBits(b, loc, address(i, intConst(b, loc, i32, p), outputOf[g]), 1, elt,
-                               bits[i])
-                          .front());
+        cur.push_back(
+            loadBits(b, loc, address(i, intConst(b, loc, i32, p), outputOf[g]), 1, elt, bits[i])
+                .front());
       }
       acc = p == 0 ? cur : combine(acc, cur);
     }
@@ -2196,12 +2198,12 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
                                            RewritePatternSet &patterns, PatternBenefit benefit) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseTileLowering>(converter, ctx, benefit);
-  patterns.add<ConstantTileLowering, SplatLowering, MakeRangeLowering,
-               RegisterSelectLowering<BroadcastOp, mapBroadcast>,
-               RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
-               RegisterSelectLowering<TransOp, mapTrans>,
-               RegisterSelectLowering<ReshapeOp, mapReshape>, JoinLowering, SplitLowering,
-               RelayoutLowering,
-               AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering, AtomicRMWLowering,
-               AtomicCASLowering>(converter, ctx, benefit);
+  patterns
+      .add<ConstantTileLowering, SplatLowering, MakeRangeLowering,
+           RegisterSelectLowering<BroadcastOp, mapBroadcast>,
+           RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
+           RegisterSelectLowering<TransOp, mapTrans>, RegisterSelectLowering<ReshapeOp, mapReshape>,
+           JoinLowering, SplitLowering, RelayoutLowering, AddPtrLowering, LoadLowering,
+           StoreLowering, ReduceLowering, AtomicRMWLowering, AtomicCASLowering>(converter, ctx,
+                                                                                benefit);
 }

@@ -77,8 +77,7 @@ static LogicalResult fail(std::string *why, const Twine &msg) {
   return failure();
 }
 
-static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout,
-                                     std::string *why);
+static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout, std::string *why);
 
 /// wgmma accumulator (and, with `kWidth`, register-A operand): [rows, cols].
 /// `elemsPerReg` consecutive columns share one 32-bit register pair slot.
@@ -113,20 +112,17 @@ static FailureOr<LinearLayout> buildMma(ArrayRef<int64_t> shape, ArrayRef<unsign
   return LinearLayout(SmallVector<int64_t>(shape), b.reg, b.lane, b.warp);
 }
 
-static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout,
-                                     std::string *why) {
+static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout, std::string *why) {
   for (int64_t d : shape)
     if (d <= 0 || !llvm::isPowerOf2_64(d))
-      return fail(why, "register layouts need power-of-two tile dimensions, got " +
-                           Twine(d));
+      return fail(why, "register layouts need power-of-two tile dimensions, got " + Twine(d));
   if (auto blocked = dyn_cast<BlockedAttr>(layout)) {
     ArrayRef<unsigned> order = blocked.getOrder();
     if (order.size() != shape.size())
       return fail(why, "layout rank " + Twine(order.size()) + " differs from tile rank " +
                            Twine(shape.size()));
-    for (unsigned v : llvm::concat<const unsigned>(blocked.getSizePerThread(),
-                                                   blocked.getThreadsPerWarp(),
-                                                   blocked.getWarpsPerCTA()))
+    for (unsigned v : llvm::concat<const unsigned>(
+             blocked.getSizePerThread(), blocked.getThreadsPerWarp(), blocked.getWarpsPerCTA()))
       if (!llvm::isPowerOf2_32(v))
         return fail(why, "#txl.blocked entries must be powers of two");
     BasisBuilder b(shape);
@@ -175,8 +171,8 @@ static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout,
   if (auto linear = dyn_cast<LinearAttr>(layout)) {
     unsigned rank = linear.getRank();
     if (rank != shape.size())
-      return fail(why, "layout rank " + Twine(rank) + " differs from tile rank " +
-                           Twine(shape.size()));
+      return fail(why,
+                  "layout rank " + Twine(rank) + " differs from tile rank " + Twine(shape.size()));
     // As for the other layouts, a layout larger than the tile maps what
     // lies beyond it to 0 (a slice's parent is built on a size-1 dimension).
     auto bases = [&](ArrayRef<int64_t> flat) {
@@ -210,8 +206,7 @@ static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout,
       }
     if ((int64_t(1) << span.size()) != numel)
       return fail(why, "#txl.linear does not reach every element of the tile (its bases span " +
-                           Twine(int64_t(1) << span.size()) + " of " + Twine(numel) +
-                           " elements)");
+                           Twine(int64_t(1) << span.size()) + " of " + Twine(numel) + " elements)");
     return ll;
   }
   return fail(why, "not a register layout");
@@ -458,8 +453,8 @@ std::optional<LinearLayout> LinearLayout::splitLast() const {
   if (!found)
     return std::nullopt;
   auto drop = [&](const Coord &c) { return Coord(ArrayRef<int64_t>(c).drop_back()); };
-  return LinearLayout(SmallVector<int64_t>(ArrayRef<int64_t>(shape).drop_back()),
-                      mapAll(reg, drop), mapAll(laneBases, drop), mapAll(warpBases, drop));
+  return LinearLayout(SmallVector<int64_t>(ArrayRef<int64_t>(shape).drop_back()), mapAll(reg, drop),
+                      mapAll(laneBases, drop), mapAll(warpBases, drop));
 }
 
 Attribute LinearLayout::toAttr(MLIRContext *ctx) const {

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "txl/Dialect/TXL/IR/TXLOps.h"
 #include "txl/Dialect/TXL/IR/LinearLayout.h"
+#include "txl/Dialect/TXL/IR/TXLOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -138,7 +138,8 @@ static LogicalResult verifyBuffer(function_ref<InFlightDiagnostic()> emitError, 
     std::string one;
     llvm::raw_string_ostream os(one);
     os << what << "<1x" << elementType << ">";
-    return emitError() << what << " needs at least one dimension (a single element is " << one << ")";
+    return emitError() << what << " needs at least one dimension (a single element is " << one
+                       << ")";
   }
   for (int64_t d : shape)
     if (d <= 0)
@@ -149,7 +150,8 @@ static LogicalResult verifyBuffer(function_ref<InFlightDiagnostic()> emitError, 
 }
 
 static int64_t stageBytes(ArrayRef<int64_t> shape, Type elementType) {
-  uint64_t bits = llvm::SaturatingMultiply<uint64_t>(product(shape), getElementBitWidth(elementType));
+  uint64_t bits =
+      llvm::SaturatingMultiply<uint64_t>(product(shape), getElementBitWidth(elementType));
   return saturate(llvm::divideCeil(bits, 8));
 }
 
@@ -303,20 +305,23 @@ LogicalResult TensorDescType::verify(function_ref<InFlightDiagnostic()> emitErro
   unsigned swizzle = nvmma.getSwizzle();
   if (swizzle > 0 && innerBytes > swizzle && innerBytes % swizzle != 0)
     return emitError() << "a TMA box with a " << swizzle << "-byte swizzle moves rows of at most "
-                       << swizzle << " bytes (or a multiple, as several boxes), got "
-                       << innerBytes << " bytes";
+                       << swizzle << " bytes (or a multiple, as several boxes), got " << innerBytes
+                       << " bytes";
   return success();
 }
 
-int64_t TensorDescType::getBoxBytes() const { return stageBytes(getBlockShape(), getElementType()); }
+int64_t TensorDescType::getBoxBytes() const {
+  return stageBytes(getBlockShape(), getElementType());
+}
 
 LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type pointeeType,
                               unsigned addressSpace) {
   if (!isTileElementType(pointeeType))
     return emitError() << "!txl.ptr points to an integer or float type, got " << pointeeType;
   if (addressSpace != 0 && addressSpace != 1 && addressSpace != 3)
-    return emitError() << "!txl.ptr address space must be 0 (generic), 1 (global) or 3 (shared), got "
-                       << addressSpace;
+    return emitError()
+           << "!txl.ptr address space must be 0 (generic), 1 (global) or 3 (shared), got "
+           << addressSpace;
   return success();
 }
 
@@ -344,8 +349,8 @@ static bool isPermutation(ArrayRef<unsigned> order) {
 
 LogicalResult BlockedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   ArrayRef<unsigned> sizePerThread,
-                                  ArrayRef<unsigned> threadsPerWarp,
-                                  ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
+                                  ArrayRef<unsigned> threadsPerWarp, ArrayRef<unsigned> warpsPerCTA,
+                                  ArrayRef<unsigned> order) {
   size_t rank = sizePerThread.size();
   if (rank == 0 || threadsPerWarp.size() != rank || warpsPerCTA.size() != rank ||
       order.size() != rank)
@@ -372,9 +377,8 @@ LogicalResult NVMMAAttr::verify(function_ref<InFlightDiagnostic()> emitError, un
     return emitError() << "#txl.nvmma warpsPerCTA must be two positive counts";
   if ((warpsPerCTA[0] * warpsPerCTA[1]) % 4 != 0)
     return emitError() << "#txl.nvmma needs whole warpgroups (warps a multiple of 4)";
-  if (instrShape.size() != 3 || instrShape[0] != 16 || instrShape[1] < 8 ||
-      instrShape[1] > 256 || instrShape[1] % 8 != 0 ||
-      !llvm::is_contained(ArrayRef<unsigned>{8, 16, 32}, instrShape[2]))
+  if (instrShape.size() != 3 || instrShape[0] != 16 || instrShape[1] < 8 || instrShape[1] > 256 ||
+      instrShape[1] % 8 != 0 || !llvm::is_contained(ArrayRef<unsigned>{8, 16, 32}, instrShape[2]))
     return emitError() << "#txl.nvmma instrShape must be [16, N, K] with N in 8..256 step 8 and "
                           "K in {8, 16, 32}";
   return success();
@@ -394,8 +398,8 @@ static unsigned getLayoutRank(Attribute layout) {
       .Default([](auto) { return 0u; });
 }
 
-LogicalResult DotOperandAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                     unsigned opIdx, Attribute parent, unsigned kWidth) {
+LogicalResult DotOperandAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
+                                     Attribute parent, unsigned kWidth) {
   if (opIdx > 1)
     return emitError() << "#txl.dot_operand opIdx must be 0 (A) or 1 (B), got " << opIdx;
   if (!isa<NVMMAAttr, BlockedAttr>(parent))
@@ -415,15 +419,14 @@ static ParseResult parseBases(AsmParser &parser, StringRef key, std::optional<un
   return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
     SmallVector<int64_t> coord;
     SMLoc loc = parser.getCurrentLocation();
-    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-          return parser.parseInteger(coord.emplace_back());
-        }))
+    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                       [&] { return parser.parseInteger(coord.emplace_back()); }))
       return failure();
     if (!rank)
       rank = coord.size();
     if (coord.size() != *rank)
-      return parser.emitError(loc) << "#txl.linear bases must all have " << *rank
-                                   << " coordinates, got " << coord.size();
+      return parser.emitError(loc)
+             << "#txl.linear bases must all have " << *rank << " coordinates, got " << coord.size();
     llvm::append_range(flat, coord);
     return success();
   });
@@ -529,8 +532,7 @@ static LogicalResult verifyKernelBody(FunctionOpInterface func) {
       FailureOr<LinearLayout> ll = LinearLayout::get(tile.getShape(), layout);
       if (succeeded(ll) && ll->getNumWarps() > warps)
         return emitError() << "register layout " << layout << " spans " << ll->getNumWarps()
-                           << " warps but the kernel has " << warps << " ('"
-                           << kNumWarpsAttrName
+                           << " warps but the kernel has " << warps << " ('" << kNumWarpsAttrName
                            << "'); the elements of the missing warps would never be computed: "
                               "use a layout of at most "
                            << warps << " warps or raise '" << kNumWarpsAttrName << "'";

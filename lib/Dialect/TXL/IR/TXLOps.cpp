@@ -105,9 +105,8 @@ LogicalResult SmemAllocOp::verify() {
 }
 
 LogicalResult GetBufferOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                            ValueRange operands, DictionaryAttr,
-                                            OpaqueProperties, RegionRange,
-                                            SmallVectorImpl<Type> &inferred) {
+                                            ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                            RegionRange, SmallVectorImpl<Type> &inferred) {
   Type src = operands[0].getType();
   Type view = TypeSwitch<Type, Type>(src)
                   .Case<SmemType, TmemType, MbarType>([](auto t) -> Type { return t.getView(); })
@@ -120,10 +119,9 @@ LogicalResult GetBufferOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 }
 
 LogicalResult GetBufferOp::verify() {
-  int64_t stages =
-      TypeSwitch<Type, int64_t>(getSrc().getType())
-          .Case<SmemType, TmemType, MbarType>([](auto t) { return t.getNumStages(); })
-          .Default([](Type) { return 0; });
+  int64_t stages = TypeSwitch<Type, int64_t>(getSrc().getType())
+                       .Case<SmemType, TmemType, MbarType>([](auto t) { return t.getNumStages(); })
+                       .Default([](Type) { return 0; });
   if (stages == 0)
     return emitOpError() << "source is already a single buffer (" << getSrc().getType()
                          << "); get_buffer selects a stage of an allocation with stages";
@@ -135,8 +133,7 @@ LogicalResult SmemLoadOp::verify() {
 }
 
 LogicalResult SmemStoreOp::verify() {
-  return verifySameTile(*this, getValue().getType(), getDst().getType(), "value",
-                        "shared-memory");
+  return verifySameTile(*this, getValue().getType(), getDst().getType(), "value", "shared-memory");
 }
 
 /// frag_smem_load/store: the register tile has the view's shape, or is a 2-D
@@ -152,8 +149,7 @@ static LogicalResult verifyFragment(Operation *op, RankedTensorType tile, SmemTy
       (tile.getDimSize(0) == view.getDimSize(0) || tile.getDimSize(1) == view.getDimSize(0)))
     return success();
   return op->emitOpError() << "tile shape " << shapeStr(tile.getShape())
-                           << " must equal the shared-memory shape "
-                           << shapeStr(view.getShape())
+                           << " must equal the shared-memory shape " << shapeStr(view.getShape())
                            << ", or be 2-D with one dimension equal to a 1-D view";
 }
 
@@ -169,14 +165,13 @@ LogicalResult FragSmemStoreOp::verify() {
 }
 
 LogicalResult SmemIndexOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
-                                            ValueRange operands, DictionaryAttr,
-                                            OpaqueProperties, RegionRange,
-                                            SmallVectorImpl<Type> &inferred) {
+                                            ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                            RegionRange, SmallVectorImpl<Type> &inferred) {
   auto src = dyn_cast<SmemType>(operands[0].getType());
   if (!src || src.getRank() < 2)
     return emitOptionalError(loc, "txl.smem_index needs a shared-memory view of rank >= 2");
-  inferred.push_back(SmemType::get(ctx, src.getShape().drop_front(), src.getElementType(), 0,
-                                   src.getEncoding()));
+  inferred.push_back(
+      SmemType::get(ctx, src.getShape().drop_front(), src.getElementType(), 0, src.getEncoding()));
   return success();
 }
 
@@ -190,14 +185,13 @@ LogicalResult SmemSubsliceOp::verify() {
   if (src.getElementType() != dst.getElementType())
     return emitOpError() << "result element type must be " << src.getElementType();
   if (offsets.size() != (size_t)src.getRank() || dst.getRank() != src.getRank())
-    return emitOpError() << "needs one offset per dimension and a result of rank "
-                         << src.getRank();
+    return emitOpError() << "needs one offset per dimension and a result of rank " << src.getRank();
   for (int64_t i = 0; i < src.getRank(); ++i)
     // Written so that a huge offset cannot overflow past the check.
     if (offsets[i] < 0 || offsets[i] > src.getDimSize(i) - dst.getDimSize(i))
-      return emitOpError() << "slice " << shapeStr(dst.getShape()) << " at "
-                           << shapeStr(offsets) << " is out of bounds of "
-                           << shapeStr(src.getShape()) << " in dimension " << i;
+      return emitOpError() << "slice " << shapeStr(dst.getShape()) << " at " << shapeStr(offsets)
+                           << " is out of bounds of " << shapeStr(src.getShape())
+                           << " in dimension " << i;
   return success();
 }
 
@@ -251,8 +245,7 @@ LogicalResult TmemLoadOp::verify() {
 }
 
 LogicalResult TmemStoreOp::verify() {
-  return verifySameTile(*this, getValue().getType(), getDst().getType(), "value",
-                        "tensor-memory");
+  return verifySameTile(*this, getValue().getType(), getDst().getType(), "value", "tensor-memory");
 }
 
 //===----------------------------------------------------------------------===//
@@ -337,16 +330,14 @@ static LogicalResult verifyTmaBox(Operation *op, TensorDescType desc, size_t num
                                   SmemType buffer) {
   if (numIndices != desc.getBlockShape().size())
     return op->emitOpError() << "needs " << desc.getBlockShape().size()
-                             << " coordinates (one per descriptor dimension), got "
-                             << numIndices;
+                             << " coordinates (one per descriptor dimension), got " << numIndices;
   if (desc.getElementType() != buffer.getElementType())
     return op->emitOpError() << "descriptor element type " << desc.getElementType()
                              << " does not match the buffer element type "
                              << buffer.getElementType();
   if (desc.getBlockShape() != buffer.getShape())
     return op->emitOpError() << "descriptor box " << shapeStr(desc.getBlockShape())
-                             << " does not match the buffer shape "
-                             << shapeStr(buffer.getShape());
+                             << " does not match the buffer shape " << shapeStr(buffer.getShape());
   auto descEnc = dyn_cast_or_null<NVMMASharedAttr>(desc.getEncoding());
   auto bufEnc = dyn_cast_or_null<NVMMASharedAttr>(buffer.getEncoding());
   if (descEnc && bufEnc && descEnc.getSwizzle() != bufEnc.getSwizzle())
@@ -379,16 +370,15 @@ LogicalResult TmaStoreOp::verify() {
 
 /// desc_load / desc_store: a tile of the descriptor's box and element type.
 static LogicalResult verifyDescTile(Operation *op, TensorDescType desc, size_t numIndices,
-                                   Type tile, StringRef what) {
+                                    Type tile, StringRef what) {
   if (numIndices != desc.getBlockShape().size())
     return op->emitOpError() << "needs " << desc.getBlockShape().size()
-                             << " coordinates (one per descriptor dimension), got "
-                             << numIndices;
+                             << " coordinates (one per descriptor dimension), got " << numIndices;
   auto t = cast<RankedTensorType>(tile);
   if (t.getShape() != desc.getBlockShape() || t.getElementType() != desc.getElementType())
     return op->emitOpError() << what << " must be the descriptor's block, "
-                             << shapeStr(desc.getBlockShape()) << " of "
-                             << desc.getElementType() << ", got " << tile;
+                             << shapeStr(desc.getBlockShape()) << " of " << desc.getElementType()
+                             << ", got " << tile;
   return success();
 }
 
@@ -414,8 +404,8 @@ LogicalResult MakeTensorDescOp::verify() {
   size_t rank = desc.getBlockShape().size();
   if (getShape().size() != rank || getStrides().size() != rank)
     return emitOpError() << "needs " << rank << " sizes and " << rank
-                         << " strides (the descriptor's rank), got " << getShape().size()
-                         << " and " << getStrides().size();
+                         << " strides (the descriptor's rank), got " << getShape().size() << " and "
+                         << getStrides().size();
   if (Type elt = desc.getElementType(); isa<FloatType>(elt) && !elt.isF16() && !elt.isBF16() &&
                                         !elt.isF32() && !elt.isF64() &&
                                         getElementBitWidth(elt) != 8)
@@ -509,14 +499,14 @@ static LogicalResult verifyMmaOperands(Operation *op, ShapedType a, ShapedType b
     return op->emitOpError() << "inputs must be f16, bf16, f32 (tf32), f8E4M3FN, f8E5M2 or i8, "
                                 "got "
                              << ta << " and " << tb;
-  bool bothFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(ta) &&
-                 isa<Float8E4M3FNType, Float8E5M2Type>(tb);
+  bool bothFp8 =
+      isa<Float8E4M3FNType, Float8E5M2Type>(ta) && isa<Float8E4M3FNType, Float8E5M2Type>(tb);
   if (ta != tb && !bothFp8)
     return op->emitOpError() << "A and B must have the same element type, got " << ta << " and "
                              << tb;
   if (!isValidAccumulator(ta, c.getElementType()))
-    return op->emitOpError() << "cannot accumulate " << ta << " products in "
-                             << c.getElementType() << " (f32 always works; f16 for f16/fp8 "
+    return op->emitOpError() << "cannot accumulate " << ta << " products in " << c.getElementType()
+                             << " (f32 always works; f16 for f16/fp8 "
                              << "inputs; i32 for i8)";
   if (k % instrK(ta) != 0)
     return op->emitOpError() << "K = " << k << " must be a multiple of " << instrK(ta) << " for "
@@ -607,15 +597,14 @@ LogicalResult DotXOp::verify() {
   if (tensorAcc && getResult().getType() != c)
     return emitOpError() << "result type must equal the accumulator type " << c;
   if (!getMbarPreds().empty() && getMbarPreds().size() != getMbars().size())
-    return emitOpError() << "needs one predicate per mbarrier (" << getMbars().size()
-                         << "), got " << getMbarPreds().size();
+    return emitOpError() << "needs one predicate per mbarrier (" << getMbars().size() << "), got "
+                         << getMbarPreds().size();
   return success();
 }
 
 LogicalResult DotWaitOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                                          ValueRange operands, DictionaryAttr,
-                                          OpaqueProperties, RegionRange,
-                                          SmallVectorImpl<Type> &inferred) {
+                                          ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                          RegionRange, SmallVectorImpl<Type> &inferred) {
   for (Value v : operands)
     inferred.push_back(v.getType());
   return success();
@@ -731,8 +720,8 @@ LogicalResult SplatOp::verify() {
 LogicalResult BroadcastOp::verify() {
   auto src = getSrc().getType(), dst = getType();
   if (src.getRank() != dst.getRank())
-    return emitOpError() << "keeps the rank; use txl.expand_dims first (got rank "
-                         << src.getRank() << " -> " << dst.getRank() << ")";
+    return emitOpError() << "keeps the rank; use txl.expand_dims first (got rank " << src.getRank()
+                         << " -> " << dst.getRank() << ")";
   for (int64_t i = 0; i < src.getRank(); ++i)
     if (src.getDimSize(i) != dst.getDimSize(i) && src.getDimSize(i) != 1)
       return emitOpError() << "cannot broadcast " << shapeStr(src.getShape()) << " to "
@@ -757,10 +746,9 @@ LogicalResult ExpandDimsOp::verify() {
 /// For the coordinate-renaming ops: when the source and the result both
 /// carry a layout, the result's must be the source's moved through the op
 /// (up to the order of registers); otherwise the op would have to move data.
-static LogicalResult verifyRenamedLayout(Operation *op, RankedTensorType src,
-                                         RankedTensorType dst,
-                                         function_ref<std::optional<LinearLayout>(
-                                             const LinearLayout &)> rename) {
+static LogicalResult
+verifyRenamedLayout(Operation *op, RankedTensorType src, RankedTensorType dst,
+                    function_ref<std::optional<LinearLayout>(const LinearLayout &)> rename) {
   if (!src.getEncoding() || !dst.getEncoding())
     return success();
   auto from = LinearLayout::get(src.getShape(), src.getEncoding());
@@ -793,8 +781,8 @@ LogicalResult TransOp::verify() {
     seen[d] = true;
   }
   if (!isPerm)
-    return emitOpError() << "order must be a permutation of 0.." << src.getRank() - 1
-                         << ", got " << shapeStr(SmallVector<int64_t>(order.begin(), order.end()));
+    return emitOpError() << "order must be a permutation of 0.." << src.getRank() - 1 << ", got "
+                         << shapeStr(SmallVector<int64_t>(order.begin(), order.end()));
   SmallVector<int64_t> expected;
   for (int32_t d : order)
     expected.push_back(src.getDimSize(d));
@@ -821,8 +809,7 @@ LogicalResult JoinOp::verify() {
   auto lhs = getLhs().getType(), dst = getType();
   SmallVector<int64_t> expected(lhs.getShape());
   expected.push_back(2);
-  if (ArrayRef<int64_t>(expected) != dst.getShape() ||
-      dst.getElementType() != lhs.getElementType())
+  if (ArrayRef<int64_t>(expected) != dst.getShape() || dst.getElementType() != lhs.getElementType())
     return emitOpError() << "result must be " << shapeStr(expected) << " of "
                          << lhs.getElementType() << ", got " << dst;
   return verifyRenamedLayout(*this, lhs, dst, [](const LinearLayout &l) {
@@ -838,8 +825,7 @@ LogicalResult SplitOp::verify() {
   SmallVector<int64_t> expected(src.getShape().drop_back());
   for (Value out : {getOutLHS(), getOutRHS()}) {
     auto t = cast<RankedTensorType>(out.getType());
-    if (ArrayRef<int64_t>(expected) != t.getShape() ||
-        t.getElementType() != src.getElementType())
+    if (ArrayRef<int64_t>(expected) != t.getShape() || t.getElementType() != src.getElementType())
       return emitOpError() << "results must be " << shapeStr(expected) << " of "
                            << src.getElementType() << ", got " << t;
   }
@@ -911,9 +897,8 @@ static Type loadedType(Type ptrType) {
   if (auto ptr = dyn_cast<PtrType>(ptrType))
     return ptr.getPointeeType();
   auto tile = cast<RankedTensorType>(ptrType);
-  return RankedTensorType::get(tile.getShape(),
-                               cast<PtrType>(tile.getElementType()).getPointeeType(),
-                               tile.getEncoding());
+  return RankedTensorType::get(
+      tile.getShape(), cast<PtrType>(tile.getElementType()).getPointeeType(), tile.getEncoding());
 }
 
 static LogicalResult verifyMask(Operation *op, Value mask, Type ptrType) {
@@ -929,7 +914,8 @@ static LogicalResult verifyMask(Operation *op, Value mask, Type ptrType) {
 LogicalResult LoadOp::verify() {
   Type expected = loadedType(getPtr().getType());
   auto sameShapeAndElt = [&](Type t) {
-    return shapeOf(t) == shapeOf(expected) && getElementTypeOrSelf(t) == getElementTypeOrSelf(expected);
+    return shapeOf(t) == shapeOf(expected) &&
+           getElementTypeOrSelf(t) == getElementTypeOrSelf(expected);
   };
   if (!sameShapeAndElt(getType()))
     return emitOpError() << "loads " << expected << " through " << getPtr().getType()
@@ -1012,9 +998,9 @@ LogicalResult AtomicCASOp::verify() {
   if (failed(verifyAtomicValue(*this, getPtr().getType(), getValue().getType(), "value")))
     return failure();
   Type elt = getElementTypeOrSelf(getValue().getType());
-  if (!elt.isIntOrFloat() || (elt.getIntOrFloatBitWidth() != 16 &&
-                              elt.getIntOrFloatBitWidth() != 32 &&
-                              elt.getIntOrFloatBitWidth() != 64))
+  if (!elt.isIntOrFloat() ||
+      (elt.getIntOrFloatBitWidth() != 16 && elt.getIntOrFloatBitWidth() != 32 &&
+       elt.getIntOrFloatBitWidth() != 64))
     return emitOpError() << "atomic compare-and-swap does not take " << elt
                          << " elements (it takes 16-, 32- and 64-bit integers and floats)";
   return success();
@@ -1026,8 +1012,9 @@ LogicalResult AtomicCASOp::verify() {
 
 /// A relayout or reduce with a scratch writes, then reads, its shared-memory
 /// view (between barriers); without one it touches no memory.
-static void addScratchEffects(
-    Value scratch, SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+static void
+addScratchEffects(Value scratch,
+                  SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
   if (!scratch)
     return;
   auto *resource = SharedMemoryResource::get();

@@ -211,7 +211,8 @@ public:
       index = arith::ConstantIntOp::create(b, loc, 0, 32);
     } else {
       Value warp = WarpIdOp::create(b, loc, b.getI32Type());
-      index = arith::DivUIOp::create(b, loc, warp, arith::ConstantIntOp::create(b, loc, groupWarps, 32));
+      index = arith::DivUIOp::create(b, loc, warp,
+                                     arith::ConstantIntOp::create(b, loc, groupWarps, 32));
       if (groups.first)
         index = arith::SubIOp::create(b, loc, index,
                                       arith::ConstantIntOp::create(b, loc, groups.first, 32));
@@ -257,8 +258,7 @@ private:
     auto view = SmemType::get(op.getContext(), shape, storage, 0, Attribute());
     int64_t warps = std::max(src->getNumWarps(), dst->getNumWarps());
     ++numScratch;
-    return allocate(op, view, warps,
-                    [&](Value v) { op.getScratchMutable().assign(v); });
+    return allocate(op, view, warps, [&](Value v) { op.getScratchMutable().assign(v); });
   }
 
   /// An atomic updates each element once: a scalar in the first thread of
@@ -284,8 +284,8 @@ private:
       if (failed(layout))
         return success(); // convert-txl-to-nvvm reports tiles without layouts
       bool duplicated = false;
-      for (const Coord &basis : llvm::concat<const Coord>(layout->getLaneBases(),
-                                                          layout->getWarpBases()))
+      for (const Coord &basis :
+           llvm::concat<const Coord>(layout->getLaneBases(), layout->getWarpBases()))
         duplicated |= llvm::all_of(basis, [](int64_t c) { return c == 0; });
       if (!duplicated)
         return success();
@@ -300,7 +300,8 @@ private:
         if (!ifOp)
           continue;
         Operation *cond = ifOp.getCondition().getDefiningOp();
-        if (isa_and_present<IsWarpOp>(cond) && ifOp.getThenRegion().isAncestor(op->getParentRegion()))
+        if (isa_and_present<IsWarpOp>(cond) &&
+            ifOp.getThenRegion().isAncestor(op->getParentRegion()))
           groupWarps = 1;
         if (isa_and_present<IsWarpOp, IsWarpgroupOp>(cond))
           break;

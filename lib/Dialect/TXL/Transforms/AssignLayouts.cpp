@@ -236,8 +236,8 @@ private:
       if (auto join = dyn_cast<JoinOp>(op))
         unite(join.getLhs(), join.getRhs());
       if (auto expand = dyn_cast<ExpandDimsOp>(op))
-        slices.push_back({expand.getSrc(), expand.getResult(),
-                          static_cast<unsigned>(expand.getAxis())});
+        slices.push_back(
+            {expand.getSrc(), expand.getResult(), static_cast<unsigned>(expand.getAxis())});
     });
   }
 
@@ -260,8 +260,8 @@ private:
     // Layouts the author wrote.
     for (Value v : tiles)
       if (Attribute enc = cast<RankedTensorType>(v.getType()).getEncoding())
-        if (failed(setAnchor(v, enc, v.getDefiningOp() ? v.getDefiningOp()
-                                                       : v.getParentBlock()->getParentOp())))
+        if (failed(setAnchor(
+                v, enc, v.getDefiningOp() ? v.getDefiningOp() : v.getParentBlock()->getParentOp())))
           return failure();
     MLIRContext *ctx = func.getContext();
     WalkResult result = func.walk([&](DotOp dot) {
@@ -363,11 +363,11 @@ private:
           } else if (c != layoutOf.end() && p == layoutOf.end()) {
             auto slice = dyn_cast<SliceAttr>(c->second);
             if (!slice || slice.getDim() != rel.dim)
-              return rel.child.getDefiningOp()
-                         ? rel.child.getDefiningOp()->emitOpError()
-                               << "result layout " << c->second << " is not a slice along "
-                               << rel.dim << "; insert a txl.relayout"
-                         : func.emitOpError() << "inconsistent slice layouts";
+              return rel.child.getDefiningOp() ? rel.child.getDefiningOp()->emitOpError()
+                                                     << "result layout " << c->second
+                                                     << " is not a slice along " << rel.dim
+                                                     << "; insert a txl.relayout"
+                                               : func.emitOpError() << "inconsistent slice layouts";
             layoutOf[parent] = slice.getParent();
             changed = true;
           }
@@ -397,11 +397,14 @@ private:
         Value l = leader(v);
         if (layoutOf.count(l))
           continue;
-        bool derived = llvm::any_of(slices, [&](SliceRelation &rel) {
-          return leader(rel.child) == l && !layoutOf.count(leader(rel.parent));
-        }) || llvm::any_of(renames, [&](Operation *op) {
-          return leader(op->getResult(0)) == l && !layoutOf.count(leader(op->getOperand(0)));
-        });
+        bool derived =
+            llvm::any_of(slices,
+                         [&](SliceRelation &rel) {
+                           return leader(rel.child) == l && !layoutOf.count(leader(rel.parent));
+                         }) ||
+            llvm::any_of(renames, [&](Operation *op) {
+              return leader(op->getResult(0)) == l && !layoutOf.count(leader(op->getOperand(0)));
+            });
         bool prefers = !relayoutSources(l).empty();
         if (!derived && !prefers) {
           pick = v;

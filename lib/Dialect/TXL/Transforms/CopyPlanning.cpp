@@ -98,11 +98,11 @@ static std::pair<Operation *, Value> addCarriedValue(RewriterBase &rw, Operation
   Location loc = op->getLoc();
   rw.setInsertionPoint(op);
   if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    auto rebuilt = forOp.replaceWithAdditionalYields(
-        rw, in, /*replaceInitOperandUsesInLoop=*/false,
-        [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
-          return SmallVector<Value>{args[0]};
-        });
+    auto rebuilt =
+        forOp.replaceWithAdditionalYields(rw, in, /*replaceInitOperandUsesInLoop=*/false,
+                                          [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+                                            return SmallVector<Value>{args[0]};
+                                          });
     auto newFor = cast<scf::ForOp>(rebuilt->getOperation());
     return {newFor, newFor.getRegionIterArgs().back()};
   }

@@ -34,7 +34,6 @@ namespace mlir::txl {
 using namespace mlir;
 using namespace mlir::txl;
 
-
 static int64_t attrOf(Operation *op, StringRef name) {
   return op->getAttrOfType<IntegerAttr>(name).getInt();
 }

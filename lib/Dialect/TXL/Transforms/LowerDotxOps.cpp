@@ -108,8 +108,8 @@ struct LowerDotX : OpConversionPattern<DotXOp> {
                      (uint32_t(m >> 4) << 24);
 
     // One thread issues: lane 0 of the executing warp, where pred holds.
-    Value lane = LLVM::AndOp::create(rewriter, loc, getThreadId(rewriter, loc),
-                                     i32Const(rewriter, loc, 31));
+    Value lane =
+        LLVM::AndOp::create(rewriter, loc, getThreadId(rewriter, loc), i32Const(rewriter, loc, 31));
     Value issue = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, lane,
                                        i32Const(rewriter, loc, 0));
     if (adaptor.getPred())
@@ -117,13 +117,15 @@ struct LowerDotX : OpConversionPattern<DotXOp> {
     auto ifOp = scf::IfOp::create(rewriter, loc, issue, false);
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(ifOp.thenBlock());
-    Value tmem = LLVM::IntToPtrOp::create(rewriter, loc, LLVM::LLVMPointerType::get(ctx, 6),
-                                          adaptor.getC());
+    Value tmem =
+        LLVM::IntToPtrOp::create(rewriter, loc, LLVM::LLVMPointerType::get(ctx, 6), adaptor.getC());
     Value idescV = i32Const(rewriter, loc, idesc);
-    Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
+    Value one =
+        LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
     auto kind = NVVM::Tcgen05MMAKindAttr::get(ctx, NVVM::Tcgen05MMAKind::F16);
     auto group = NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1);
-    auto collector = NVVM::Tcgen05MMACollectorOpAttr::get(ctx, NVVM::Tcgen05MMACollectorOp::DISCARD);
+    auto collector =
+        NVVM::Tcgen05MMACollectorOpAttr::get(ctx, NVVM::Tcgen05MMACollectorOp::DISCARD);
     for (int64_t ks = 0; ks < k / kInstr; ++ks) {
       Value enableD = ks == 0 && adaptor.getUseD() ? adaptor.getUseD() : one;
       NVVM::Tcgen05MMAOp::create(rewriter, loc, kind, group, collector, UnitAttr(), tmem,

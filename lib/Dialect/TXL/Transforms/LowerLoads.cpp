@@ -90,8 +90,9 @@ SmallVector<Value> tmaCoords(OpBuilder &b, Location loc, ValueRange indices, con
 }
 
 void fenceAsyncShared(OpBuilder &b, Location loc) {
-  NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
-                             NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 }
 
 struct LowerTmaLoad : OpConversionPattern<TmaLoadOp> {
@@ -108,9 +109,9 @@ struct LowerTmaLoad : OpConversionPattern<TmaLoadOp> {
       dst = LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, dst);
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           rewriter, loc, dst, adaptor.getDesc(),
-          tmaCoords(rewriter, loc, adaptor.getIndices(), box, k), adaptor.getMbar(),
-          ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
-          NVVM::CTAGroupKindAttr(), leader);
+          tmaCoords(rewriter, loc, adaptor.getIndices(), box, k), adaptor.getMbar(), ValueRange{},
+          Value(), Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(),
+          leader);
     }
     rewriter.eraseOp(op);
     return success();
@@ -362,8 +363,8 @@ struct LowerTmaGather : OpConversionPattern<TmaGatherOp> {
       if (k > 0)
         col = LLVM::AddOp::create(rewriter, loc, col, i32Const(rewriter, loc, k * box.box.back()));
       for (int64_t g = 0; g < numRows / 4; ++g) {
-        Value dst = addBytes(rewriter, loc, adaptor.getDst(),
-                             (k * numRows + 4 * g) * box.pieceBytes);
+        Value dst =
+            addBytes(rewriter, loc, adaptor.getDst(), (k * numRows + 4 * g) * box.pieceBytes);
         dst = LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, dst);
         SmallVector<Value> args{dst, adaptor.getDesc(), col};
         for (int64_t i = 0; i < 4; ++i)
@@ -411,7 +412,10 @@ struct LowerMakeTensorDesc : OpConversionPattern<MakeTensorDescOp> {
     TmaBox box = getTmaBox(desc);
     int64_t rank = box.box.size();
     int64_t elemBytes = getElementBitWidth(desc.getElementType()) / 8;
-    unsigned swizzleMode = box.swizzle == 128 ? 3 : box.swizzle == 64 ? 2 : box.swizzle == 32 ? 1 : 0;
+    unsigned swizzleMode = box.swizzle == 128  ? 3
+                           : box.swizzle == 64 ? 2
+                           : box.swizzle == 32 ? 1
+                                               : 0;
     auto i64 = rewriter.getI64Type();
     auto i32 = rewriter.getI32Type();
 
@@ -449,8 +453,7 @@ struct LowerMakeTensorDesc : OpConversionPattern<MakeTensorDescOp> {
     os << "@$0 tensormap.replace.tile.elemtype.global.b1024.b32 [$1], "
        << tensormapElemType(desc.getElementType()) << ";\n";
     os << "@$0 tensormap.replace.tile.interleave_layout.global.b1024.b32 [$1], 0;\n";
-    os << "@$0 tensormap.replace.tile.swizzle_mode.global.b1024.b32 [$1], " << swizzleMode
-       << ";\n";
+    os << "@$0 tensormap.replace.tile.swizzle_mode.global.b1024.b32 [$1], " << swizzleMode << ";\n";
     os << "@$0 tensormap.replace.tile.fill_mode.global.b1024.b32 [$1], 0;\n";
     os << "@$0 fence.proxy.tensormap::generic.release.gpu;\n";
     os << "@$0 fence.proxy.tensormap::generic.acquire.gpu [$1], 128;\n}";

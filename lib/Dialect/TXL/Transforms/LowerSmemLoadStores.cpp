@@ -182,7 +182,8 @@ LogicalResult storeTile(ConversionPatternRewriter &rewriter, Location loc, Opera
     Value v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({vec}, first.getType()));
     for (int64_t i = 0; i < vec; ++i)
       v = LLVM::InsertElementOp::create(
-          rewriter, loc, v, i ? Value(LLVM::ExtractValueOp::create(rewriter, loc, value, r + i)) : first,
+          rewriter, loc, v,
+          i ? Value(LLVM::ExtractValueOp::create(rewriter, loc, value, r + i)) : first,
           i32Const(rewriter, loc, i));
     LLVM::StoreOp::create(rewriter, loc, v, addr, align);
   }
@@ -232,9 +233,9 @@ struct LowerFragSmemLoad : OpConversionPattern<FragSmemLoadOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     if (static_cast<int32_t>(op.getCtaId()) != -1)
       return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
-    FailureOr<Value> tile =
-        loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(), op.getSrc().getType(),
-                 op.getSrc(), adaptor.getSrc(), adaptor.getPred(), adaptor.getOther());
+    FailureOr<Value> tile = loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
+                                     op.getSrc().getType(), op.getSrc(), adaptor.getSrc(),
+                                     adaptor.getPred(), adaptor.getOther());
     if (failed(tile))
       return failure();
     rewriter.replaceOp(op, *tile);
@@ -254,8 +255,8 @@ struct LowerFragSmemStore : OpConversionPattern<FragSmemStoreOp> {
       auto ifOp = scf::IfOp::create(rewriter, op.getLoc(), pred, false);
       rewriter.setInsertionPointToStart(ifOp.thenBlock());
     }
-    if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(),
-                         op.getDst().getType(), op.getDst(), adaptor.getDst(), adaptor.getValue())))
+    if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(), op.getDst().getType(),
+                         op.getDst(), adaptor.getDst(), adaptor.getValue())))
       return failure();
     rewriter.eraseOp(op);
     return success();
@@ -313,8 +314,9 @@ struct LowerTmemLoad : OpConversionPattern<TmemLoadOp> {
     for (int64_t c0 = 0; c0 < cols; c0 += 128) {
       int64_t n = std::min<int64_t>(128, cols - c0);
       auto vec = VectorType::get({n}, rewriter.getI32Type());
-      Value v = NVVM::Tcgen05LdOp::create(rewriter, loc, vec, UnitAttr(), shape,
-                                          tmemAddress(rewriter, loc, adaptor.getSrc(), c0), Value());
+      Value v =
+          NVVM::Tcgen05LdOp::create(rewriter, loc, vec, UnitAttr(), shape,
+                                    tmemAddress(rewriter, loc, adaptor.getSrc(), c0), Value());
       for (int64_t i = 0; i < n; ++i) {
         Value e = LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, i));
         e = LLVM::BitcastOp::create(rewriter, loc, elt, e);
@@ -359,8 +361,7 @@ struct LowerTmemStore : OpConversionPattern<TmemStoreOp> {
   }
 };
 
-struct LowerSmemLoadStoresPass
-    : txl::impl::TXLLowerSmemLoadStoresBase<LowerSmemLoadStoresPass> {
+struct LowerSmemLoadStoresPass : txl::impl::TXLLowerSmemLoadStoresBase<LowerSmemLoadStoresPass> {
   void runOnOperation() override {
     TXLTypeConverter converter(&getContext());
     ConversionTarget target(getContext());

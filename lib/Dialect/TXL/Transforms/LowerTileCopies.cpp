@@ -283,7 +283,8 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
     auto b = cast<RankedTensorType>(dot.getB().getType());
     auto enc = NVMMASharedAttr::get(rw.getContext(),
                                     getWidestSwizzle(b.getShape(), b.getElementType()), false);
-    auto bufType = SmemType::get(rw.getContext(), b.getShape(), b.getElementType(), group.count, enc);
+    auto bufType =
+        SmemType::get(rw.getContext(), b.getShape(), b.getElementType(), group.count, enc);
     Value buf = allocAtEntry(rw, entry, loc, bufType);
     rw.setInsertionPoint(dot);
     Value view = GetBufferOp::create(rw, loc, buf, getGroupStage(rw, loc, group));

@@ -27,9 +27,8 @@ TXLTypeConverter::TXLTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) {
   addConversion([shared](MbarType) -> Type { return shared; });
   addConversion([ctx](TmemType) -> Type { return IntegerType::get(ctx, 32); });
   addConversion([ctx](TensorDescType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
-  addConversion([ctx](PtrType p) -> Type {
-    return LLVM::LLVMPointerType::get(ctx, p.getAddressSpace());
-  });
+  addConversion(
+      [ctx](PtrType p) -> Type { return LLVM::LLVMPointerType::get(ctx, p.getAddressSpace()); });
   addConversion([this](RankedTensorType t) -> std::optional<Type> {
     if (Type s = getTileStructType(t, *this))
       return s;
@@ -45,21 +44,20 @@ Value mlir::txl::i64Const(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
 }
 
-Value mlir::txl::getSharedAddress(OpBuilder &b, Location loc, Operation *anchor,
-                                  int64_t offset) {
+Value mlir::txl::getSharedAddress(OpBuilder &b, Location loc, Operation *anchor, int64_t offset) {
   auto module = anchor->getParentOfType<ModuleOp>();
   MLIRContext *ctx = b.getContext();
   auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0);
   if (!module.lookupSymbol(kSharedArrayName)) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
-    auto global = LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/false,
-                                         LLVM::Linkage::External, kSharedArrayName,
-                                         Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+    auto global =
+        LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::External,
+                               kSharedArrayName, Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
     (void)global;
   }
-  Value base = LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),
-                                         kSharedArrayName);
+  Value base =
+      LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3), kSharedArrayName);
   return offset ? addBytes(b, loc, base, offset) : base;
 }
 
@@ -146,7 +144,7 @@ Value ThreadCoords::get(OpBuilder &b, Location loc, int64_t reg, unsigned dim) c
 }
 
 Value mlir::txl::getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType view,
-                                        ArrayRef<Value> coords) {
+                                         ArrayRef<Value> coords) {
   auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
   int64_t elemBytes = std::max<int64_t>(1, getElementBitWidth(view.getElementType()) / 8);
   SmallVector<int64_t> shape(view.getShape());

@@ -162,8 +162,8 @@ void emitPrintf(OpBuilder &b, Location loc, Operation *anchor, StringRef format,
                            b.getStringAttr(text));
   }
   Value fmt = LLVM::AddressOfOp::create(b, loc, ptr, name);
-  auto argsType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(args.size(), b.getI32Type()));
+  auto argsType =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(args.size(), b.getI32Type()));
   Value buffer = LLVM::AllocaOp::create(b, loc, ptr, argsType, i64Const(b, loc, 1));
   for (auto [i, v] : llvm::enumerate(args)) {
     Value field = LLVM::GEPOp::create(b, loc, ptr, argsType, buffer,

@@ -39,8 +39,7 @@ int64_t elemBytes(SmemType t) {
 }
 
 /// Views whose address is their source's.
-template <typename OpTy>
-struct SameAddress : OpConversionPattern<OpTy> {
+template <typename OpTy> struct SameAddress : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {

@@ -62,8 +62,7 @@ std::pair<int32_t, int32_t> defaultBudget(int64_t warpgroups) {
   }
 }
 
-struct PartitionWarpgroupsPass
-    : txl::impl::TXLPartitionWarpgroupsBase<PartitionWarpgroupsPass> {
+struct PartitionWarpgroupsPass : txl::impl::TXLPartitionWarpgroupsBase<PartitionWarpgroupsPass> {
   using TXLPartitionWarpgroupsBase::TXLPartitionWarpgroupsBase;
 
   void runOnOperation() override {

@@ -60,9 +60,8 @@ struct AccumulateInPlace : OpRewritePattern<DotXOp> {
     }
     // The same MMA with the tensor-memory accumulator, which has no result.
     rewriter.setInsertionPoint(op);
-    DotXOp::create(rewriter, op.getLoc(), Type(), op.getA(), op.getB(), load.getSrc(),
-                   op.getUseD(), op.getPred(), op.getMbars(), op.getMbarPreds(),
-                   op.getTwoCtasAttr());
+    DotXOp::create(rewriter, op.getLoc(), Type(), op.getA(), op.getB(), load.getSrc(), op.getUseD(),
+                   op.getPred(), op.getMbars(), op.getMbarPreds(), op.getTwoCtasAttr());
     rewriter.eraseOp(store);
     rewriter.eraseOp(op);
     rewriter.eraseOp(load);

@@ -119,8 +119,8 @@ static Value getTripCount(OpBuilder &b, Location loc, scf::ForOp loop) {
   Value diff = arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound());
   Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 1));
   Value stepM1 = arith::SubIOp::create(b, loc, loop.getStep(), one);
-  Value trips = arith::DivSIOp::create(b, loc, arith::AddIOp::create(b, loc, diff, stepM1),
-                                       loop.getStep());
+  Value trips =
+      arith::DivSIOp::create(b, loc, arith::AddIOp::create(b, loc, diff, stepM1), loop.getStep());
   Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 0));
   return arith::MaxSIOp::create(b, loc, trips, zero);
 }
@@ -272,7 +272,8 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     auto buffersFor = [&](Operation *load) -> int64_t {
       bool readAsync = llvm::any_of(load->getUsers(), [&](Operation *user) {
         if (auto trans = dyn_cast<TransOp>(user))
-          return llvm::any_of(trans->getUsers(), [&](Operation *u) { return isCarriedDot(loop, u); });
+          return llvm::any_of(trans->getUsers(),
+                              [&](Operation *u) { return isCarriedDot(loop, u); });
         return isCarriedDot(loop, user);
       });
       return readAsync ? S : std::max<int64_t>(1, S - 1);

@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
+#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -80,8 +80,8 @@ void refreshViewTypes(Value v) {
 /// Gives a kernel argument descriptor an encoding.
 void setDescriptorEncoding(BlockArgument arg, Attribute enc) {
   auto desc = cast<TensorDescType>(arg.getType());
-  arg.setType(TensorDescType::get(arg.getContext(), desc.getBlockShape(), desc.getElementType(),
-                                  enc));
+  arg.setType(
+      TensorDescType::get(arg.getContext(), desc.getBlockShape(), desc.getElementType(), enc));
   if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())) {
     SmallVector<Type> inputs(func.getBody().front().getArgumentTypes());
     func.setType(FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
@@ -117,8 +117,8 @@ LogicalResult chooseEncoding(SmemAllocOp alloc) {
     }
     if (fromTma && fromTma != enc) {
       result = user->emitOpError()
-               << "uses descriptor encoding " << enc << " but " << *tmaUser
-               << " uses " << fromTma << " on the same buffer; give both descriptors one swizzle";
+               << "uses descriptor encoding " << enc << " but " << *tmaUser << " uses " << fromTma
+               << " on the same buffer; give both descriptors one swizzle";
       return;
     }
     fromTma = enc;
@@ -130,25 +130,26 @@ LogicalResult chooseEncoding(SmemAllocOp alloc) {
   // the host encodes the swizzle the kernel reads.
   if (Attribute own = type.getEncoding()) {
     if (fromTma && fromTma != own)
-      return tmaUser->emitOpError() << "uses descriptor encoding " << fromTma
-                                    << " on a buffer encoded " << own;
+      return tmaUser->emitOpError()
+             << "uses descriptor encoding " << fromTma << " on a buffer encoded " << own;
     for (BlockArgument arg : unencodedDescs)
       setDescriptorEncoding(arg, own);
     return success();
   }
   Attribute enc = fromTma;
   if (!enc && readByMma)
-    enc = NVMMASharedAttr::get(ctx, getWidestSwizzle(type.getShape(), type.getElementType()), false);
+    enc =
+        NVMMASharedAttr::get(ctx, getWidestSwizzle(type.getShape(), type.getElementType()), false);
   if (!enc && !unencodedDescs.empty())
     enc = NVMMASharedAttr::get(ctx, 0, false);
   if (!enc)
     return success();
   auto diag = [&] { return alloc.emitOpError(); };
-  if (failed(SmemType::verify(diag, type.getShape(), type.getElementType(), type.getNumStages(),
-                              enc)))
+  if (failed(
+          SmemType::verify(diag, type.getShape(), type.getElementType(), type.getNumStages(), enc)))
     return failure();
-  alloc.getResult().setType(SmemType::get(ctx, type.getShape(), type.getElementType(),
-                                          type.getNumStages(), enc));
+  alloc.getResult().setType(
+      SmemType::get(ctx, type.getShape(), type.getElementType(), type.getNumStages(), enc));
   refreshViewTypes(alloc.getResult());
   for (BlockArgument arg : unencodedDescs)
     setDescriptorEncoding(arg, enc);

@@ -70,11 +70,11 @@ LogicalResult allocateKernel(func::FuncOp func) {
     NVVM::Tcgen05AllocOp::create(b, loc, slot, i32Const(b, loc, columns), group);
     NVVM::Tcgen05RelinquishAllocPermitOp::create(b, loc, group);
   }
-  NVVM::Tcgen05FenceOp::create(b, loc,
-                               NVVM::Tcgen05FenceKindAttr::get(ctx, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC));
+  NVVM::Tcgen05FenceOp::create(
+      b, loc, NVVM::Tcgen05FenceKindAttr::get(ctx, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC));
   NVVM::Barrier0Op::create(b, loc);
-  NVVM::Tcgen05FenceOp::create(b, loc,
-                               NVVM::Tcgen05FenceKindAttr::get(ctx, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC));
+  NVVM::Tcgen05FenceOp::create(
+      b, loc, NVVM::Tcgen05FenceKindAttr::get(ctx, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC));
   Value base = LLVM::LoadOp::create(b, loc, b.getI32Type(), slot);
   for (auto [op, col] : llvm::zip(allocs, firstColumn)) {
     OpBuilder::InsertionGuard guard(b);
@@ -87,13 +87,13 @@ LogicalResult allocateKernel(func::FuncOp func) {
   // Free it when the kernel ends.
   func.walk([&](func::ReturnOp ret) {
     OpBuilder rb(ret);
-    NVVM::Tcgen05FenceOp::create(rb, loc,
-                                 NVVM::Tcgen05FenceKindAttr::get(ctx, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC));
+    NVVM::Tcgen05FenceOp::create(
+        rb, loc, NVVM::Tcgen05FenceKindAttr::get(ctx, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC));
     NVVM::Barrier0Op::create(rb, loc);
     auto freeIf = scf::IfOp::create(rb, loc, inWarp0(rb, loc), false);
     rb.setInsertionPointToStart(freeIf.thenBlock());
-    NVVM::Tcgen05FenceOp::create(rb, loc,
-                                 NVVM::Tcgen05FenceKindAttr::get(ctx, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC));
+    NVVM::Tcgen05FenceOp::create(
+        rb, loc, NVVM::Tcgen05FenceKindAttr::get(ctx, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC));
     auto tmemPtr = LLVM::LLVMPointerType::get(ctx, 6);
     Value ptr = LLVM::IntToPtrOp::create(rb, loc, tmemPtr, base);
     NVVM::Tcgen05DeallocOp::create(rb, loc, ptr, i32Const(rb, loc, columns), group);

@@ -127,8 +127,7 @@ private:
       // An scf.for induction variable: lb + i * step.
       if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
         if (arg == loop.getInductionVar() && rank == 0)
-          none.scalarDivisibility =
-              gcd(scalarDiv(loop.getLowerBound()), scalarDiv(loop.getStep()));
+          none.scalarDivisibility = gcd(scalarDiv(loop.getLowerBound()), scalarDiv(loop.getStep()));
       return none; // loop-carried and other block arguments: unknown
     }
     Operation *op = v.getDefiningOp();
@@ -238,8 +237,8 @@ private:
     for (int64_t i = 0; i < rank; ++i) {
       // A run of +1 steps plus a constant stays a run (over the shorter of the
       // two lengths, each aligned to the other's constancy).
-      a.contiguity[i] = std::max(gcd(l.contiguity[i], r.constancy[i]),
-                                 gcd(l.constancy[i], r.contiguity[i]));
+      a.contiguity[i] =
+          std::max(gcd(l.contiguity[i], r.constancy[i]), gcd(l.constancy[i], r.contiguity[i]));
       a.divisibility[i] =
           gcd(l.divisibility[i], std::min(kMaxDivisibility, r.divisibility[i] * scale));
       a.constancy[i] = gcd(l.constancy[i], r.constancy[i]);

@@ -141,7 +141,8 @@ FailureOr<SmemOperand> makeDescriptor(OpBuilder &b, Location loc, Operation *dot
   int64_t mode = op.swizzle == 128 ? 1 : op.swizzle == 64 ? 2 : 3;
   int64_t lbo = op.kMajor ? 16 : op.rows * op.swizzle;
   int64_t sbo = 8 * op.swizzle;
-  uint64_t fields = (uint64_t(lbo >> 4) << 16) | (uint64_t(sbo >> 4) << 32) | (uint64_t(mode) << 62);
+  uint64_t fields =
+      (uint64_t(lbo >> 4) << 16) | (uint64_t(sbo >> 4) << 32) | (uint64_t(mode) << 62);
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), view);
   addr = LLVM::AndOp::create(b, loc, addr, i64Const(b, loc, 0x3FFFF));
   addr = LLVM::LShrOp::create(b, loc, addr, i64Const(b, loc, 4));
@@ -210,8 +211,8 @@ struct LowerDot : OpConversionPattern<DotOp> {
     }
 
     auto f32 = rewriter.getF32Type();
-    auto blockType = LLVM::LLVMStructType::getLiteral(
-        getContext(), SmallVector<Type>(regsPerBlock, f32));
+    auto blockType =
+        LLVM::LLVMStructType::getLiteral(getContext(), SmallVector<Type>(regsPerBlock, f32));
     Value acc = adaptor.getAcc();
     // A zero accumulator (S = Q K^T of attention) is not loaded into the
     // registers: the first k step runs with scale-d = 0 on undefined inputs.
@@ -246,8 +247,8 @@ struct LowerDot : OpConversionPattern<DotOp> {
         bool clear = zeroAcc && ks == 0;
         Value descB = descAt(rewriter, loc, *bDesc, 0, ks, kInstr);
         if (!registerA && !useAcc) {
-          block = emitSS(rewriter, loc, block, descAt(rewriter, loc, *aDesc, mi, ks, kInstr),
-                         descB, *aDesc, *bDesc, n, kInstr, inElt, /*accumulate=*/!clear);
+          block = emitSS(rewriter, loc, block, descAt(rewriter, loc, *aDesc, mi, ks, kInstr), descB,
+                         *aDesc, *bDesc, n, kInstr, inElt, /*accumulate=*/!clear);
           continue;
         }
         if (clear)
@@ -263,9 +264,9 @@ struct LowerDot : OpConversionPattern<DotOp> {
                         *bDesc, n, kInstr, inElt, *inName);
       }
       for (int64_t r = 0; r < regsPerBlock; ++r)
-        acc = LLVM::InsertValueOp::create(
-            rewriter, loc, acc, LLVM::ExtractValueOp::create(rewriter, loc, block, r),
-            mi * regsPerBlock + r);
+        acc = LLVM::InsertValueOp::create(rewriter, loc, acc,
+                                          LLVM::ExtractValueOp::create(rewriter, loc, block, r),
+                                          mi * regsPerBlock + r);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
     if (!op.getAsync())
@@ -299,21 +300,20 @@ struct LowerDot : OpConversionPattern<DotOp> {
   }
 
   Value emitSS(OpBuilder &b, Location loc, Value block, Value descA, Value descB,
-               const SmemOperand &a, const SmemOperand &bOp, int64_t n, int64_t kInstr,
-               Type inElt, bool accumulate) const {
+               const SmemOperand &a, const SmemOperand &bOp, int64_t n, int64_t kInstr, Type inElt,
+               bool accumulate) const {
     MLIRContext *ctx = b.getContext();
     auto wgType = [&](Type t) {
-      NVVM::WGMMATypes kind = t.isBF16()  ? NVVM::WGMMATypes::bf16
-                              : t.isF16() ? NVVM::WGMMATypes::f16
-                              : t.isF32() ? NVVM::WGMMATypes::tf32
+      NVVM::WGMMATypes kind = t.isBF16()                 ? NVVM::WGMMATypes::bf16
+                              : t.isF16()                ? NVVM::WGMMATypes::f16
+                              : t.isF32()                ? NVVM::WGMMATypes::tf32
                               : isa<Float8E4M3FNType>(t) ? NVVM::WGMMATypes::e4m3
                                                          : NVVM::WGMMATypes::e5m2;
       return NVVM::WGMMATypesAttr::get(ctx, kind);
     };
     return NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, block.getType(), block, descA, descB,
-        NVVM::MMAShapeAttr::get(ctx, 64, n, kInstr), wgType(inElt), wgType(inElt),
-        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        b, loc, block.getType(), block, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, n, kInstr),
+        wgType(inElt), wgType(inElt), NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(ctx, accumulate ? NVVM::WGMMAScaleOut::one
                                                      : NVVM::WGMMAScaleOut::zero),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
@@ -461,8 +461,7 @@ struct LowerDotWait : OpConversionPattern<DotWaitOp> {
           if (Value a = rewriter.getRemappedValue(dot.getA());
               a && isa<LLVM::LLVMStructType>(a.getType()))
             tiles.push_back(a);
-    SmallVector<Value> results =
-        LowerDot::emitWait(rewriter, op.getLoc(), op.getPendings(), tiles);
+    SmallVector<Value> results = LowerDot::emitWait(rewriter, op.getLoc(), op.getPendings(), tiles);
     results.resize(op.getNumResults());
     rewriter.replaceOp(op, results);
     return success();
