@@ -149,19 +149,8 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
         txl.tma_load(txl.get_buffer(bK, 1), desc_k, [kv_y + HALF_N, 0], kb)
         txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, 0], kb)
         txl.tma_load(txl.get_buffer(bV, 1), desc_v, [kv_y + HALF_N, 0], kb)
-        s = 0
-        phase = 1  # the first pass over the ring does not wait
-        for t in range(0, n_iter):
-            g = t // per_head
-            q_y = (off_bkv * H_Q_PER_KV + g) * N_CTX + (q_start + t - g * per_head) * BLOCK_M
-            txl.mbar_wait(txl.get_buffer(qdo_empty, s), phase)
-            qf = txl.get_buffer(q_full, s)
-            txl.mbar_expect(qf, Q_BYTES)
-            txl.tma_load(txl.get_buffer(bQ, s), desc_q, [q_y, 0], qf)
-            df = txl.get_buffer(do_full, s)
-            txl.mbar_expect(df, Q_BYTES)
-            txl.tma_load(txl.get_buffer(bdO, s), desc_do, [q_y, 0], df)
-            s, phase = _advance(s, phase, NUM_STAGES)
+        _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, off_bkv, q_start, per_head, n_iter, N_CTX,
+                     BLOCK_M, NUM_STAGES, Q_BYTES, H_Q_PER_KV)
 
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
@@ -173,6 +162,27 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                       M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter,
                       1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV, DQ)
+
+
+@txl.jit
+def _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, off_bkv, q_start, per_head, n_iter, N_CTX,
+                 BLOCK_M: tl.constexpr, NUM_STAGES: tl.constexpr, TILE_BYTES: tl.constexpr, H_Q_PER_KV: tl.constexpr):
+    # The producer's Q/dO ring: iteration t is query block q_start + t % per_head of query head t // per_head of
+    # the kv head's group; a stage is refilled once both consumers released it (qdo_empty, 256 arrivals). The
+    # parity starts at 1, so the first pass over the ring does not wait.
+    s = 0
+    phase = 1
+    for t in range(0, n_iter):
+        g = t // per_head
+        q_y = (off_bkv * H_Q_PER_KV + g) * N_CTX + (q_start + t - g * per_head) * BLOCK_M
+        txl.mbar_wait(txl.get_buffer(qdo_empty, s), phase)
+        qf = txl.get_buffer(q_full, s)
+        txl.mbar_expect(qf, TILE_BYTES)
+        txl.tma_load(txl.get_buffer(bQ, s), desc_q, [q_y, 0], qf)
+        df = txl.get_buffer(do_full, s)
+        txl.mbar_expect(df, TILE_BYTES)
+        txl.tma_load(txl.get_buffer(bdO, s), desc_do, [q_y, 0], df)
+        s, phase = _advance(s, phase, NUM_STAGES)
 
 
 @txl.jit
@@ -331,19 +341,8 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
         txl.mbar_expect(kb, 2 * TILE_BYTES)
         txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, 0], kb)
         txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, 0], kb)
-        s = 0
-        phase = 1
-        for t in range(0, n_iter):
-            g = t // per_head
-            q_y = (off_bkv * H_Q_PER_KV + g) * N_CTX + (q_start + t - g * per_head) * BLOCK_M
-            txl.mbar_wait(txl.get_buffer(qdo_empty, s), phase)
-            qf = txl.get_buffer(q_full, s)
-            txl.mbar_expect(qf, TILE_BYTES)
-            txl.tma_load(txl.get_buffer(bQ, s), desc_q, [q_y, 0], qf)
-            df = txl.get_buffer(do_full, s)
-            txl.mbar_expect(df, TILE_BYTES)
-            txl.tma_load(txl.get_buffer(bdO, s), desc_do, [q_y, 0], df)
-            s, phase = _advance(s, phase, NUM_STAGES)
+        _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, off_bkv, q_start, per_head, n_iter, N_CTX,
+                     BLOCK_M, NUM_STAGES, TILE_BYTES, H_Q_PER_KV)
 
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
