@@ -201,17 +201,21 @@ private:
     if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
       if (rank == 0)
         return none;
-      // x < T (and the other orders) is constant over runs of x that start at
-      // multiples of g and stay below the next multiple, when T is a multiple
-      // of g too: g = gcd(run, alignment of x, alignment of T), per side.
+      // x < T (and the other orders) is constant over groups of g elements
+      // when x runs by +1 from a multiple of g through the group and T is one
+      // multiple of g over it: g divides x's run and alignment and T's
+      // constancy and alignment (per side).
       const AxisInfo &l = get(cmp.getLhs()), &r = get(cmp.getRhs());
       AxisInfo a = none;
+      auto runVsConstant = [](const AxisInfo &x, const AxisInfo &t, int64_t i) {
+        return gcd(gcd(x.contiguity[i], x.divisibility[i]), gcd(t.constancy[i], t.divisibility[i]));
+      };
       for (int64_t i = 0; i < rank; ++i) {
         int64_t c = gcd(l.constancy[i], r.constancy[i]);
         if (r.constancy[i] > 1)
-          c = std::max(c, gcd(gcd(l.contiguity[i], l.divisibility[i]), r.divisibility[i]));
+          c = std::max(c, runVsConstant(l, r, i));
         if (l.constancy[i] > 1)
-          c = std::max(c, gcd(gcd(r.contiguity[i], r.divisibility[i]), l.divisibility[i]));
+          c = std::max(c, runVsConstant(r, l, i));
         a.constancy[i] = std::max<int64_t>(c, 1);
       }
       return a;
