@@ -83,12 +83,15 @@ int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
 
 class AxisAnalysis {
 public:
-  const AxisInfo &get(Value v) {
+  /// What is known of `v`. Returned by value: computing an operand's facts
+  /// inserts into the cache, which would invalidate references to entries.
+  AxisInfo get(Value v) {
     auto it = cache.find(v);
     if (it != cache.end())
       return it->second;
     AxisInfo info = compute(v);
-    return cache.try_emplace(v, std::move(info)).first->second;
+    cache[v] = info;
+    return info;
   }
 
 private:
@@ -150,7 +153,7 @@ private:
       return a;
     }
     if (auto e = dyn_cast<ExpandDimsOp>(op)) {
-      const AxisInfo &src = get(e.getSrc());
+      AxisInfo src = get(e.getSrc());
       AxisInfo a = src;
       int64_t axis = e.getAxis();
       a.contiguity.insert(a.contiguity.begin() + axis, 1);
@@ -160,7 +163,7 @@ private:
       return a;
     }
     if (auto b = dyn_cast<BroadcastOp>(op)) {
-      const AxisInfo &src = get(b.getSrc());
+      AxisInfo src = get(b.getSrc());
       auto from = cast<RankedTensorType>(b.getSrc().getType());
       auto to = cast<RankedTensorType>(v.getType());
       AxisInfo a = src;
@@ -185,7 +188,7 @@ private:
     if (isa<arith::AddIOp>(op))
       return add(get(op->getOperand(0)), get(op->getOperand(1)), 1, rank);
     if (isa<arith::MulIOp>(op)) {
-      const AxisInfo &l = get(op->getOperand(0)), &r = get(op->getOperand(1));
+      AxisInfo l = get(op->getOperand(0)), r = get(op->getOperand(1));
       AxisInfo a = none;
       if (rank == 0) {
         a.scalarDivisibility =
@@ -205,7 +208,7 @@ private:
       // when x runs by +1 from a multiple of g through the group and T is one
       // multiple of g over it: g divides x's run and alignment and T's
       // constancy and alignment (per side).
-      const AxisInfo &l = get(cmp.getLhs()), &r = get(cmp.getRhs());
+      AxisInfo l = get(cmp.getLhs()), r = get(cmp.getRhs());
       AxisInfo a = none;
       auto runVsConstant = [](const AxisInfo &x, const AxisInfo &t, int64_t i) {
         return gcd(gcd(x.contiguity[i], x.divisibility[i]), gcd(t.constancy[i], t.divisibility[i]));
@@ -221,7 +224,7 @@ private:
       return a;
     }
     if (isa<arith::AndIOp, arith::OrIOp>(op) && rank > 0) {
-      const AxisInfo &l = get(op->getOperand(0)), &r = get(op->getOperand(1));
+      AxisInfo l = get(op->getOperand(0)), r = get(op->getOperand(1));
       AxisInfo a = none;
       for (int64_t i = 0; i < rank; ++i)
         a.constancy[i] = gcd(l.constancy[i], r.constancy[i]);
@@ -270,7 +273,7 @@ int64_t vectorWidth(AxisAnalysis &axes, Value ptrs, Value mask) {
   if (failed(layout))
     return 1;
   int64_t last = tile.getRank() - 1;
-  const AxisInfo &p = axes.get(ptrs);
+  AxisInfo p = axes.get(ptrs);
   int64_t width = registerRun(*layout, last);
   width = pow2Gcd(width, p.contiguity[last]);
   width = pow2Gcd(width, std::max<int64_t>(1, p.divisibility[last] / elemBytes));
