@@ -961,11 +961,20 @@ void emitVectorStore(OpBuilder &b, Location loc, StoreOp op, Value ptr, ArrayRef
   createInlinePtx(b, loc, Type(), operands, asmText, constraints);
 }
 
-/// The vector width txl-vectorize-accesses proved for a load or store (1
-/// without the attribute).
-int64_t vectorWidthOf(Operation *op) {
+/// The vector width txl-vectorize-accesses proved for a load or store
+/// through `ptrs` (1 without the attribute). The alignment proof is the
+/// pass's; what the lowering relies on itself, that registers come in runs
+/// of that many consecutive elements, is checked against the layout, so a
+/// hand-written width the layout does not have falls back to one element.
+int64_t vectorWidthOf(Operation *op, Value ptrs) {
   auto attr = op->getAttrOfType<IntegerAttr>(kVectorAttr);
-  return attr ? std::max<int64_t>(1, attr.getInt()) : 1;
+  auto tile = dyn_cast<RankedTensorType>(ptrs.getType());
+  if (!attr || attr.getInt() <= 1 || !tile || tile.getRank() == 0)
+    return 1;
+  auto layout = LinearLayout::get(tile.getShape(), tile.getEncoding());
+  if (failed(layout) || registerRun(*layout, tile.getRank() - 1) % attr.getInt() != 0)
+    return 1;
+  return attr.getInt();
 }
 
 /// One element store: llvm.store, or inline PTX `@p st` under a mask.
@@ -1656,9 +1665,7 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
     if (int64_t(ptrs.size()) != n || int64_t(masks.size()) != n || int64_t(others.size()) != n)
       return rewriter.notifyMatchFailure(op, "operand tiles differ in registers");
     SmallVector<Value> regs;
-    int64_t width = vectorWidthOf(op);
-    if (n % width != 0 || op.getIsVolatile())
-      width = 1;
+    int64_t width = op.getIsVolatile() ? 1 : vectorWidthOf(op, op.getPtr());
     for (int64_t r = 0; r < n; r += width) {
       if (width == 1) {
         regs.push_back(emitLoad(rewriter, loc, op, ptrs[r], masks[r], others[r], eltType));
@@ -1690,9 +1697,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     SmallVector<Value> masks = registersOf(rewriter, loc, op.getMask(), adaptor.getMask(), n);
     if (int64_t(ptrs.size()) != n || int64_t(vals.size()) != n || int64_t(masks.size()) != n)
       return rewriter.notifyMatchFailure(op, "operand tiles differ in registers");
-    int64_t width = vectorWidthOf(op);
-    if (n % width != 0)
-      width = 1;
+    int64_t width = vectorWidthOf(op, op.getPtr());
     for (int64_t r = 0; r < n; r += width) {
       if (width == 1)
         emitStore(rewriter, loc, op, ptrs[r], vals[r], masks[r]);
@@ -2010,7 +2015,7 @@ struct AtomicCASLowering : OpConversionPattern<AtomicCASOp> {
     SmallVector<Value> cmps = registersOf(rewriter, loc, op.getCmp(), adaptor.getCmp(), n);
     SmallVector<Value> vals = registersOf(rewriter, loc, op.getValue(), adaptor.getValue(), n);
     Type intType = rewriter.getIntegerType(regBits);
-    std::string instr = ("atom" + semText(op.getSem()) + scopeText(op.getScope())).str();
+    std::string instr = atomInstr(op.getSem(), op.getScope(), /*red=*/false);
     std::string opText = "cas.b" + std::to_string(memBits);
     auto update = [&](int64_t r, Value ptr, Value owner, bool wantResult) -> Value {
       Value pred = atomicPredicate(rewriter, loc, Value(), owner);
