@@ -47,6 +47,80 @@ def _mask_tile(qk, j, n_tiles, q_row, N_CTX, ROWS: tl.constexpr, BLOCK_N: tl.con
 
 
 @txl.jit
+def _mask_local(qk, q_row, k_row, len_k, off, left, right, n_sink, ROWS: tl.constexpr, COLS: tl.constexpr):
+    # The local masks (sliding window, sink tokens, sequence ends), rows = queries q_row.., columns = keys k_row..
+    # (positions within their sequences, off = len_k - len_q: bottom-right alignment). Key j stays visible from
+    # query i when j < len_k, j <= i + off + right and (j >= i + off - left or j < n_sink); an unbounded side is
+    # 2^30 (BIG). The scalar tests skip the elementwise mask for a tile wholly inside every row's window.
+    last_q = q_row + ROWS - 1
+    need = (k_row + COLS > len_k) | (k_row + COLS - 1 > q_row + off + right)
+    need = need | ((k_row + COLS > n_sink) & (tl.maximum(k_row, n_sink) < last_q + off - left))
+    if need:
+        qs = q_row + tl.arange(0, ROWS)
+        keys = k_row + tl.arange(0, COLS)
+        keep = _visible(qs[:, None], keys[None, :], len_k, off, left, right, n_sink)
+        qk = tl.where(keep, qk, float("-inf"))
+    return qk
+
+
+@txl.jit
+def _visible(qs, keys, len_k, off, left, right, n_sink):
+    # Which (query, key) pairs the local masks keep; qs and keys broadcast against each other (see _mask_local).
+    keep = (keys < len_k) & (keys <= qs + (off + right))
+    return keep & ((keys >= qs + (off - left)) | (keys < n_sink))
+
+
+@txl.jit
+def _local_range(q0, len_q, len_k, left, right, n_sink, ROWS: tl.constexpr, BLOCK_N: tl.constexpr):
+    # The KV tiles the query rows q0 .. q0 + ROWS - 1 of a sequence see under the local masks (_mask_local): the
+    # tiles holding sink tokens (0 .. ns - 1), then the window's tiles lo .. lo + n_tiles - ns - 1; visit j of
+    # 0 .. n_tiles - 1 is tile _kv_tile(j, ns, lo). At least one tile is visited (a block that sees no key, or
+    # one past the sequence's end, runs one fully masked tile: its rows get O = 0 and M = +inf).
+    off = len_k - len_q
+    hi = tl.cdiv(tl.maximum(tl.minimum(len_k, q0 + ROWS + off + right), 0), BLOCK_N)  # tiles below the right edge
+    ns = tl.minimum(tl.cdiv(n_sink, BLOCK_N), hi)
+    lo = tl.maximum(tl.maximum(q0 + off - left, 0) // BLOCK_N, ns)
+    n_tiles = ns + tl.maximum(hi - lo, 0)
+    n_tiles = tl.where(q0 < len_q, n_tiles, 0)
+    return ns, lo, tl.maximum(n_tiles, 1)
+
+
+@txl.jit
+def _kv_tile(j, ns, lo, LOCAL: tl.constexpr):
+    # The KV tile of visit j (_local_range); without local masks visit j is tile j.
+    tile = j
+    if LOCAL:
+        tile = tl.where(j < ns, j, j - ns + lo)
+    return tile
+
+
+@txl.jit
+def _seq(off_hz, N_CTX, CU_Q, CU_K, NUM_HEADS, HEAD_DIM: tl.constexpr, H_Q_PER_KV: tl.constexpr,
+         VARLEN: tl.constexpr):
+    # Where head off_hz's sequence lives: (first Q/O row, Q/O column, first K/V row, K/V column, len_q, len_k).
+    # Dense: (B * H * N_CTX, HEAD_DIM) rows, one head after another. VARLEN: packed tokens, Q/O (total_q,
+    # NUM_HEADS * HEAD_DIM) and K/V (total_k, H_KV * HEAD_DIM), sequence b's tokens from CU_Q[b] / CU_K[b], a
+    # head's columns at head * HEAD_DIM.
+    if VARLEN:
+        b = off_hz // NUM_HEADS
+        h = off_hz - b * NUM_HEADS
+        q_tok = tl.load(CU_Q + b)
+        k_tok = tl.load(CU_K + b)
+        len_q = tl.load(CU_Q + b + 1) - q_tok
+        len_k = tl.load(CU_K + b + 1) - k_tok
+        q_x = h * HEAD_DIM
+        k_x = (h // H_Q_PER_KV) * HEAD_DIM
+    else:
+        q_tok = off_hz * N_CTX
+        k_tok = (off_hz // H_Q_PER_KV) * N_CTX
+        len_q = N_CTX
+        len_k = N_CTX
+        q_x = 0
+        k_x = 0
+    return q_tok, q_x, k_tok, k_x, len_q, len_k
+
+
+@txl.jit
 def _produce(bQ, bK, bV, q_full, k_full, v_full, k_empty, v_empty, desc_q, desc_k, desc_v, qo_y, off_kv, n_tiles,
              HALF_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, Q_BYTES: tl.constexpr,
              KV_BYTES: tl.constexpr):
@@ -65,63 +139,82 @@ def _produce(bQ, bK, bV, q_full, k_full, v_full, k_empty, v_empty, desc_q, desc_
 
 @txl.jit
 def _stream_kv(bK, bV, k_full, v_full, k_empty, v_empty, desc_k, desc_v, off_kv, n_tiles, s, phase,
-               BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, KV_BYTES: tl.constexpr):
-    # K and V of KV tiles 0 .. n_tiles - 1 (rows off_kv + j * BLOCK_N) through the rings, from ring position
-    # (s, phase); a stage is refilled once both consumers released it. Returns the next ring position.
+               BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, KV_BYTES: tl.constexpr, ns=0, lo=0, k_x=0,
+               LOCAL: tl.constexpr = False):
+    # K and V of KV tiles 0 .. n_tiles - 1 (rows off_kv + j * BLOCK_N; LOCAL: visit j is tile _kv_tile(j, ns, lo),
+    # columns k_x ..) through the rings, from ring position (s, phase); a stage is refilled once both consumers
+    # released it. Returns the next ring position.
     for j in range(0, n_tiles):
-        kv_y = off_kv + j * BLOCK_N
+        kv_y = off_kv + _kv_tile(j, ns, lo, LOCAL) * BLOCK_N
         txl.mbar_wait(txl.get_buffer(k_empty, s), phase)
         kf = txl.get_buffer(k_full, s)
         txl.mbar_expect(kf, KV_BYTES)
-        txl.tma_load(txl.get_buffer(bK, s), desc_k, [kv_y, 0], kf)
+        txl.tma_load(txl.get_buffer(bK, s), desc_k, [kv_y, k_x], kf)
         txl.mbar_wait(txl.get_buffer(v_empty, s), phase)
         vf = txl.get_buffer(v_full, s)
         txl.mbar_expect(vf, KV_BYTES)
-        txl.tma_load(txl.get_buffer(bV, s), desc_v, [kv_y, 0], vf)
+        txl.tma_load(txl.get_buffer(bV, s), desc_v, [kv_y, k_x], vf)
         s, phase = _advance(s, phase, NUM_STAGES)
     return s, phase
 
 
 @txl.jit
-def _softmax_step(qk, m_i, l_i, qk_scale):
+def _softmax_step(qk, m_i, l_i, qk_scale, SAFE: tl.constexpr = False):
     # Online softmax of one S tile in base 2: the new row max, P = exp2(S * scale - m) (one fma per element),
-    # alpha = exp2(m_old - m_new) that rescales what was accumulated so far, and the new row sum.
+    # alpha = exp2(m_old - m_new) that rescales what was accumulated so far, and the new row sum. SAFE (local
+    # masks, where a row may have seen no key yet): a row max still at -inf is subtracted as 0, so its P and alpha
+    # are 0 instead of NaN.
     m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-    p = tl.exp2(tl.fma(qk, qk_scale, -m_new[:, None]))
-    alpha = tl.exp2(m_i - m_new)
+    m_sub = m_new
+    if SAFE:
+        m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
+    p = tl.exp2(tl.fma(qk, qk_scale, -m_sub[:, None]))
+    alpha = tl.exp2(m_i - m_sub)
     l_i = l_i * alpha + tl.sum(p, 1)
     return p, m_new, l_i, alpha
 
 
 @txl.jit
-def _epilogue(acc, m_i, l_i, M, m_y, o_tile, desc_o, o_y, O, n_valid, ROWS: tl.constexpr, HEAD_DIM: tl.constexpr,
-              EVEN_N: tl.constexpr):
-    # O = acc / l (one reciprocal per row) into rows o_y.. of O; M = m + log2(l), the base-2 log-sum-exp of each
-    # query row, into M[m_y ..] (M has N_PAD rows per head, so every row has a slot). o_tile is the warpgroup's Q
-    # buffer (its last S GEMM has retired) or its own staging buffer. The O rows go through o_tile and one TMA
-    # store, except in a head's last query block when fewer than ROWS rows are real (n_valid < ROWS): O has
-    # N_CTX rows per head, the rows after them are the next head's, so the real ones are stored under a mask.
-    m_i = m_i + tl.log2(l_i)
-    acc = acc * (1.0 / l_i)[:, None]
-    tl.store(M + m_y + tl.arange(0, ROWS), m_i)
+def _epilogue(acc, m_i, l_i, M, m_y, o_tile, desc_o, o_y, o_x, O, o_stride, n_valid, ROWS: tl.constexpr,
+              HEAD_DIM: tl.constexpr, EVEN_N: tl.constexpr, SAFE: tl.constexpr = False,
+              M_MASKED: tl.constexpr = False):
+    # O = acc / l (one reciprocal per row) into rows o_y.. (columns o_x.., row stride o_stride) of O; M = m +
+    # log2(l), the base-2 log-sum-exp of each query row, into M[m_y ..] (M has N_PAD rows per head, so every row
+    # has a slot). o_tile is the warpgroup's Q buffer (its last S GEMM has retired) or its own staging buffer.
+    # The O rows go through o_tile and one TMA store, except when fewer than ROWS rows are real (n_valid < ROWS:
+    # a head's last query block, whose next rows are the next head's or sequence's): then the real ones are
+    # stored under a mask. SAFE: a row that saw no key (l = 0) gets O = 0 and M = +inf (so the backward's
+    # P = exp2(S - M) is 0 there). M_MASKED (packed sequences): only the n_valid real rows' M is stored (the slots
+    # after them are the next sequence's).
+    if SAFE:
+        empty = l_i == 0.0
+        m_i = tl.where(empty, float("inf"), m_i + tl.log2(l_i))
+        acc = acc * tl.where(empty, 0.0, 1.0 / l_i)[:, None]
+    else:
+        m_i = m_i + tl.log2(l_i)
+        acc = acc * (1.0 / l_i)[:, None]
+    if M_MASKED:
+        tl.store(M + m_y + tl.arange(0, ROWS), m_i, mask=tl.arange(0, ROWS) < n_valid)
+    else:
+        tl.store(M + m_y + tl.arange(0, ROWS), m_i)
     out = acc.to(desc_o.dtype)
     if EVEN_N:
-        _store_tile(out, o_tile, desc_o, o_y)
+        _store_tile(out, o_tile, desc_o, o_y, o_x)
     else:
         if n_valid >= ROWS:
-            _store_tile(out, o_tile, desc_o, o_y)
+            _store_tile(out, o_tile, desc_o, o_y, o_x)
         else:
             rows = tl.arange(0, ROWS)
             cols = tl.arange(0, HEAD_DIM)
-            base = O + o_y.to(tl.int64) * HEAD_DIM
-            tl.store(base + rows[:, None] * HEAD_DIM + cols[None, :], out, mask=rows[:, None] < n_valid)
+            base = O + o_y.to(tl.int64) * o_stride + o_x
+            tl.store(base + rows[:, None] * o_stride + cols[None, :], out, mask=rows[:, None] < n_valid)
 
 
 @txl.jit
-def _store_tile(out, o_tile, desc_o, o_y):
+def _store_tile(out, o_tile, desc_o, o_y, o_x=0):
     txl.smem_store(o_tile, out)
     txl.fence_proxy_async()
-    txl.tma_store(o_tile, desc_o, [o_y, 0])
+    txl.tma_store(o_tile, desc_o, [o_y, o_x])
     txl.tma_store_wait(0)
 
 

@@ -39,30 +39,45 @@ import txl
 import txl.language as tl
 
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _softmax_step, _stream_kv
+from txl.kernels._attention_common import (_advance, _epilogue, _kv_tile, _local_range, _mask_local, _mask_tile,
+                                           _seq, _softmax_step, _stream_kv)
 
 
 @txl.jit
-def _tile(t, n_m, N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
-    # Tile t -> (head, query block, KV tiles to visit). Causal: query blocks heaviest first, KV tiles up to the
-    # diagonal.
+def _tile(t, n_m, N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM: tl.constexpr,
+          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr,
+          VARLEN: tl.constexpr, LOCAL: tl.constexpr):
+    # Tile t -> (head, query block, KV visits, where the sequence lives (_seq), the local-mask visit map (ns, lo)).
+    # Causal: query blocks heaviest first, KV tiles up to the diagonal. LOCAL: the tiles _local_range gives.
     off_hz = t // n_m
-    if CAUSAL:
+    q_tok, q_x, k_tok, k_x, len_q, len_k = _seq(off_hz, N_CTX, CU_Q, CU_K, NUM_HEADS, HEAD_DIM, H_Q_PER_KV, VARLEN)
+    ns = 0
+    lo = 0
+    if LOCAL:
+        start_m = t % n_m
+        ns, lo, n_tiles = _local_range(start_m * BLOCK_M, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, BLOCK_M,
+                                       BLOCK_N)
+    elif CAUSAL:
         start_m = n_m - 1 - t % n_m
         n_tiles = (start_m * BLOCK_M + BLOCK_M) // BLOCK_N
     else:
         start_m = t % n_m
         n_tiles = tl.cdiv(N_CTX, BLOCK_N)
-    return off_hz, start_m, n_tiles
+    return off_hz, start_m, n_tiles, q_tok, q_x, k_tok, k_x, len_q, len_k, ns, lo
 
 
-@txl.jit(do_not_specialize=["N_CTX", "N_PAD", "BH"])
-def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD, BH,
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD", "BH", "NUM_HEADS", "WIN_LEFT", "WIN_RIGHT", "N_SINK"])
+def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD, BH, CU_Q, CU_K, NUM_HEADS,
+                    WIN_LEFT, WIN_RIGHT, N_SINK,
                     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                     NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
                     H_Q_PER_KV: tl.constexpr, PERSISTENT: tl.constexpr = False,
-                    CONSUMER_REGS: tl.constexpr = 240):
+                    CONSUMER_REGS: tl.constexpr = 240, VARLEN: tl.constexpr = False, WINDOW: tl.constexpr = False):
     tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
+    # Local masks (WINDOW: sliding window and sink tokens; VARLEN: packed sequences of their own lengths) take the
+    # general path: causal is then folded into WIN_RIGHT by the caller, one CTA per tile.
+    LOCAL: tl.constexpr = VARLEN or WINDOW
+    tl.static_assert(not LOCAL or not (CAUSAL or PERSISTENT), "local masks: causal is WIN_RIGHT = 0, no PERSISTENT")
     tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
     HALF_M: tl.constexpr = BLOCK_M // 2
     # setmaxnreg budgets: 128 producer threads + 256 consumer threads share 504 registers each of the 512 a
@@ -72,7 +87,10 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
     KV_BYTES: tl.constexpr = BLOCK_N * HEAD_DIM * 2
     dtype = desc_q.dtype
 
-    n_m = N_PAD // BLOCK_M  # query blocks per head
+    if VARLEN:
+        n_m = tl.cdiv(N_CTX, BLOCK_M)  # query blocks of the longest sequence (N_PAD is M's row length)
+    else:
+        n_m = N_PAD // BLOCK_M  # query blocks per head
     num_tiles = n_m * BH
     first = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
     step = tl.num_programs(0) * tl.num_programs(1)
@@ -100,12 +118,13 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
             for t in range(first, num_tiles, step):
                 qphase, s, phase = _producer_tile(
                     t, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_q, desc_k, desc_v,
-                    N_CTX, N_PAD, qphase, s, phase, HALF_M, BLOCK_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES, CAUSAL,
-                    H_Q_PER_KV)
+                    N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, qphase, s, phase, HEAD_DIM, HALF_M,
+                    BLOCK_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
         else:  # one tile: no loop (its loop-carried state would cost the consumers registers)
             _producer_tile(first, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_q, desc_k,
-                           desc_v, N_CTX, N_PAD, 1, 0, 1, HALF_M, BLOCK_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES,
-                           CAUSAL, H_Q_PER_KV)
+                           desc_v, N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, 1, 0, 1, HEAD_DIM,
+                           HALF_M, BLOCK_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES, CAUSAL, H_Q_PER_KV, VARLEN,
+                           LOCAL)
 
     # ---- WG1, WG2: consumers, HALF_M query rows of every tile each.
     if txl.is_warpgroup([1, 2]):
@@ -131,44 +150,50 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
             for t in range(first, num_tiles, step):
                 qphase, sk, phk, sv, phv = _consumer_tile(
                     t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_o, M,
-                    O, qk_scale, N_CTX, N_PAD, qphase, sk, phk, sv, phv, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES,
-                    CAUSAL, EVEN_N)
+                    O, qk_scale, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, qphase, sk, phk, sv,
+                    phv, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV, VARLEN, LOCAL)
         else:
             _consumer_tile(first, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty,
-                           desc_o, M, O, qk_scale, N_CTX, N_PAD, 0, 0, 0, 0, 0, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N,
-                           NUM_STAGES, CAUSAL, EVEN_N)
+                           desc_o, M, O, qk_scale, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, 0,
+                           0, 0, 0, 0, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV,
+                           VARLEN, LOCAL)
         if txl.is_warpgroup([1]):
             txl.bar_wait(8, 256)  # consume WG2's last hand-back: the barrier is left complete at exit
 
 
 @txl.jit
 def _producer_tile(t, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_q, desc_k, desc_v,
-                   N_CTX, N_PAD, qphase, s, phase, HALF_M: tl.constexpr, BLOCK_M: tl.constexpr,
-                   BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, Q_BYTES: tl.constexpr, KV_BYTES: tl.constexpr,
-                   CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr):
+                   N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, qphase, s, phase, HEAD_DIM: tl.constexpr,
+                   HALF_M: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr,
+                   Q_BYTES: tl.constexpr, KV_BYTES: tl.constexpr, CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr,
+                   VARLEN: tl.constexpr, LOCAL: tl.constexpr):
     # Q halves of tile t once the consumers released them, then its K and V tiles through the rings.
-    off_hz, start_m, n_tiles = _tile(t, n_m, N_CTX, BLOCK_M, BLOCK_N, CAUSAL)
-    qo_y = off_hz * N_CTX + start_m * BLOCK_M  # Q/K/V/O have N_CTX rows per head
-    off_kv = (off_hz // H_Q_PER_KV) * N_CTX
+    off_hz, start_m, n_tiles, q_tok, q_x, k_tok, k_x, len_q, len_k, ns, lo = _tile(
+        t, n_m, N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL,
+        H_Q_PER_KV, VARLEN, LOCAL)
+    qo_y = q_tok + start_m * BLOCK_M
     for h in tl.static_range(2):
         txl.mbar_wait(txl.get_buffer(q_empty, h), qphase)
         qb = txl.get_buffer(q_full, h)
         txl.mbar_expect(qb, Q_BYTES)
-        txl.tma_load(txl.get_buffer(bQ, h), desc_q, [qo_y + h * HALF_M, 0], qb)
-    s, phase = _stream_kv(bK, bV, k_full, v_full, k_empty, v_empty, desc_k, desc_v, off_kv, n_tiles, s, phase,
-                          BLOCK_N, NUM_STAGES, KV_BYTES)
+        txl.tma_load(txl.get_buffer(bQ, h), desc_q, [qo_y + h * HALF_M, q_x], qb)
+    s, phase = _stream_kv(bK, bV, k_full, v_full, k_empty, v_empty, desc_k, desc_v, k_tok, n_tiles, s, phase,
+                          BLOCK_N, NUM_STAGES, KV_BYTES, ns, lo, k_x, LOCAL)
     return qphase ^ 1, s, phase
 
 
 @txl.jit
 def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_o, M,
-                   O, qk_scale, N_CTX, N_PAD, qphase, sk, phk, sv, phv, HALF_M: tl.constexpr, HEAD_DIM: tl.constexpr,
-                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr,
-                   EVEN_N: tl.constexpr):
+                   O, qk_scale, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, qphase, sk, phk, sv,
+                   phv, HALF_M: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                   NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, H_Q_PER_KV: tl.constexpr,
+                   VARLEN: tl.constexpr, LOCAL: tl.constexpr):
     # One consumer warpgroup's HALF_M rows of tile t; returns the Q parity and K/V ring positions for the next.
-    off_hz, start_m, n_tiles = _tile(t, n_m, N_CTX, BLOCK_M, BLOCK_N, CAUSAL)
-    off_y = off_hz * N_CTX  # Q/K/V/O have N_CTX rows per head; M has N_PAD
+    off_hz, start_m, n_tiles, q_tok, q_x, k_tok, k_x, len_q, len_k, ns, lo = _tile(
+        t, n_m, N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL,
+        H_Q_PER_KV, VARLEN, LOCAL)
     q_row = start_m * BLOCK_M + row0  # first query row of this warpgroup within the head
+    off = len_k - len_q  # local masks: query i lines up with key i + off (bottom-right)
     txl.mbar_wait(txl.get_buffer(q_full, qi), qphase)
 
     # Peeled KV tile 0: S0 and its softmax.
@@ -179,10 +204,16 @@ def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full,
     if n_tiles == 1:
         txl.mbar_arrive(txl.get_buffer(q_empty, qi))  # Q's last S GEMM retired
     sk, phk = _advance(sk, phk, NUM_STAGES)
-    if CAUSAL or not EVEN_N:
+    if LOCAL:
+        qk = _mask_local(qk, q_row, _kv_tile(0, ns, lo, LOCAL) * BLOCK_N, len_k, off, WIN_LEFT, WIN_RIGHT, N_SINK,
+                         HALF_M, BLOCK_N)
+    elif CAUSAL or not EVEN_N:
         qk = _mask_tile(qk, 0, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
     m_i = tl.max(qk, 1) * qk_scale
-    p = tl.exp2(tl.fma(qk, qk_scale, -m_i[:, None]))
+    m_sub = m_i
+    if LOCAL:  # a row that sees no key of this tile: P = 0, not NaN (see _softmax_step)
+        m_sub = tl.where(m_i == float("-inf"), 0.0, m_i)
+    p = tl.exp2(tl.fma(qk, qk_scale, -m_sub[:, None]))
     l_i = tl.sum(p, 1)
     p_lo = p.to(q.dtype)
 
@@ -205,10 +236,13 @@ def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full,
             txl.bar_arrive(9, 256)
         else:
             txl.bar_arrive(8, 256)
-        if CAUSAL or not EVEN_N:
+        if LOCAL:
+            qk = _mask_local(qk, q_row, _kv_tile(j, ns, lo, LOCAL) * BLOCK_N, len_k, off, WIN_LEFT, WIN_RIGHT,
+                             N_SINK, HALF_M, BLOCK_N)
+        elif CAUSAL or not EVEN_N:
             qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
         # Online softmax of S_j while the PV wgmma runs.
-        p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
+        p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale, LOCAL)
         p_lo = p.to(q.dtype)
         txl.dot_wait(0)  # PV of tile j - 1 retired: V_{j-1} can be refilled
         txl.mbar_arrive(txl.get_buffer(v_empty, sv))
@@ -223,18 +257,27 @@ def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full,
     txl.dot_wait(0)
     txl.mbar_arrive(txl.get_buffer(v_empty, sv))
     sv, phv = _advance(sv, phv, NUM_STAGES)
-    _epilogue(acc, m_i, l_i, M, off_hz * N_PAD + q_row, o_tile, desc_o, off_y + q_row, O, N_CTX - q_row, HALF_M,
-              HEAD_DIM, EVEN_N)
+    if VARLEN:
+        # Packed (total_q, H * HEAD_DIM) rows; M is (H, N_PAD) over the packed tokens (flash-attn's LSE layout).
+        o_stride = NUM_HEADS * HEAD_DIM
+        m_y = (off_hz % NUM_HEADS) * N_PAD + q_tok + q_row
+    else:
+        o_stride = HEAD_DIM
+        m_y = off_hz * N_PAD + q_row
+    _epilogue(acc, m_i, l_i, M, m_y, o_tile, desc_o, q_tok + q_row, q_x, O, o_stride, len_q - q_row, HALF_M, HEAD_DIM,
+              EVEN_N and not VARLEN, LOCAL, VARLEN)
     return qphase ^ 1, sk, phk, sv, phv
 
+
 def signature(head_dim=128, block_m=128, block_n=128, dtype="bf16"):
-    return dict(_common.signature(head_dim, block_m // 2, block_n, dtype), BH="i32")
+    return dict(_common.signature(head_dim, block_m // 2, block_n, dtype), BH="i32", CU_Q="*i32", CU_K="*i32",
+                NUM_HEADS="i32", WIN_LEFT="i32", WIN_RIGHT="i32", N_SINK="i32")
 
 
 def constexprs(head_dim=128, causal=False, block_m=128, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1,
-               persistent=False, consumer_regs=240):
+               persistent=False, consumer_regs=240, varlen=False, window=False):
     return dict(_common.constexprs(head_dim, causal, block_m, block_n, num_stages, even_n, h_q_per_kv),
-                PERSISTENT=persistent, CONSUMER_REGS=consumer_regs)
+                PERSISTENT=persistent, CONSUMER_REGS=consumer_regs, VARLEN=varlen, WINDOW=window)
 
 
 SIGNATURE = signature()

@@ -95,8 +95,8 @@ def flash_attention_1wg(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N
         ps = s  # stage of tile j: free once this iteration's PV retired
         s, phase = _advance(s, phase, NUM_STAGES)
 
-    _epilogue(acc, m_i, l_i, M, off_hz * N_PAD + q_row, q, desc_o, off_y + q_row, O, N_CTX - q_row, BLOCK_M, HEAD_DIM,
-              EVEN_N)
+    _epilogue(acc, m_i, l_i, M, off_hz * N_PAD + q_row, q, desc_o, off_y + q_row, 0, O, HEAD_DIM, N_CTX - q_row,
+              BLOCK_M, HEAD_DIM, EVEN_N)
 
 
 def signature(head_dim=128, block_m=64, block_n=64, dtype="bf16"):

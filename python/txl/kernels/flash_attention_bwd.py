@@ -32,17 +32,21 @@ EVEN_N=False keys and queries >= N_CTX get P = 0 (their rows of Q/dO/K/V are the
 import txl
 import txl.language as tl
 
-from txl.kernels._attention_common import _advance
+from txl.kernels._attention_common import _advance, _kv_tile, _local_range, _seq, _visible
 
 
 @txl.jit
-def attention_bwd_preprocess(O, DO, Delta, N_CTX, N_PAD, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
+def attention_bwd_preprocess(O, DO, Delta, N_CTX, N_PAD, HEAD_STRIDE, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr,
+                             ROW_STRIDE: tl.constexpr):
     # Delta[bh, r] = sum_d O[r, d] * dO[r, d] in f32 for the real rows r < N_CTX of head bh, 0 for padded rows.
-    # O and dO are (B * H * N_CTX, HEAD_DIM) rows; Delta is (B * H, N_PAD). Grid (N_PAD / BLOCK, B * H).
+    # Row r of head bh starts at element bh * HEAD_STRIDE + r * ROW_STRIDE of O and dO: dense (B * H * N_CTX,
+    # HEAD_DIM) rows (HEAD_STRIDE = N_CTX * HEAD_DIM, ROW_STRIDE = HEAD_DIM), or packed (total, H, HEAD_DIM)
+    # tokens (bh = head, N_CTX = total, HEAD_STRIDE = HEAD_DIM, ROW_STRIDE = H * HEAD_DIM). Delta is (B * H, N_PAD)
+    # (packed: (H, N_PAD)). Grid (N_PAD / BLOCK, B * H).
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     bh = tl.program_id(1)
     cols = tl.arange(0, HEAD_DIM)
-    offs = (bh.to(tl.int64) * N_CTX + rows[:, None]) * HEAD_DIM + cols[None, :]
+    offs = bh.to(tl.int64) * HEAD_STRIDE + rows[:, None] * ROW_STRIDE + cols[None, :]
     mask = rows[:, None] < N_CTX
     o = tl.load(O + offs, mask=mask, other=0.0).to(tl.float32)
     do = tl.load(DO + offs, mask=mask, other=0.0).to(tl.float32)
@@ -50,52 +54,71 @@ def attention_bwd_preprocess(O, DO, Delta, N_CTX, N_PAD, HEAD_DIM: tl.constexpr,
 
 
 @txl.jit
-def attention_bwd_dq_convert(DQ_ACC, DQ, sm_scale, N_CTX, N_PAD, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
-    # dQ = sm_scale * DQ_ACC in dQ's dtype, dropping the padded rows: DQ_ACC is (B * H * N_PAD, HEAD_DIM) f32, DQ
-    # (B * H * N_CTX, HEAD_DIM). One pass (6 bytes per element) instead of torch's scale and cast (14).
-    # Grid (N_PAD / BLOCK, B * H).
+def attention_bwd_dq_convert(DQ_ACC, DQ, sm_scale, N_CTX, N_PAD, HEAD_STRIDE, HEAD_DIM: tl.constexpr,
+                             BLOCK: tl.constexpr, ROW_STRIDE: tl.constexpr):
+    # dQ = sm_scale * DQ_ACC in dQ's dtype, dropping the padded rows: DQ_ACC is (B * H * N_PAD, HEAD_DIM) f32, dQ's
+    # rows are laid out as attention_bwd_preprocess's O. One pass (6 bytes per element) instead of torch's scale
+    # and cast (14). Grid (N_PAD / BLOCK, B * H).
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     bh = tl.program_id(1).to(tl.int64)
     cols = tl.arange(0, HEAD_DIM)
     acc = tl.load(DQ_ACC + (bh * N_PAD + rows[:, None]) * HEAD_DIM + cols[None, :])
-    tl.store(DQ + (bh * N_CTX + rows[:, None]) * HEAD_DIM + cols[None, :], (acc * sm_scale).to(DQ.dtype.element_ty),
-             mask=rows[:, None] < N_CTX)
+    tl.store(DQ + bh * HEAD_STRIDE + rows[:, None] * ROW_STRIDE + cols[None, :],
+             (acc * sm_scale).to(DQ.dtype.element_ty), mask=rows[:, None] < N_CTX)
 
 
-@txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
-def attention_bwd_dq(Q, K, V, DO, DQ, M, Delta, sm_scale, N_CTX, N_PAD, HEAD_DIM: tl.constexpr,
-                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr):
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD", "NUM_HEADS", "WIN_LEFT", "WIN_RIGHT", "N_SINK"])
+def attention_bwd_dq(Q, K, V, DO, DQ, M, Delta, sm_scale, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT,
+                     N_SINK, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr, VARLEN: tl.constexpr = False,
+                     WINDOW: tl.constexpr = False):
     # dQ of one query block (deterministic=True: no reduce-adds, the key blocks are visited in order), written the
     # way a Triton user writes it (txl's loop pipeliner schedules it). Q, dO, dQ are (B * H * N_CTX, HEAD_DIM)
-    # rows, K, V (B * H_KV * N_CTX, HEAD_DIM), M and Delta (B * H, N_PAD). Grid (N_PAD / BLOCK_M, B * H).
+    # rows, K, V (B * H_KV * N_CTX, HEAD_DIM), M and Delta (B * H, N_PAD); VARLEN: packed tokens and M (H, N_PAD)
+    # as the forward's. Grid (N_PAD / BLOCK_M, B * H) (VARLEN: longest query sequence / BLOCK_M).
+    LOCAL: tl.constexpr = VARLEN or WINDOW
     start_m = tl.program_id(0) * BLOCK_M
     bh = tl.program_id(1)
-    q_base = bh.to(tl.int64) * N_CTX * HEAD_DIM
-    kv_base = (bh // H_Q_PER_KV).to(tl.int64) * N_CTX * HEAD_DIM
+    q_tok, q_x, k_tok, k_x, len_q, len_k = _seq(bh, N_CTX, CU_Q, CU_K, NUM_HEADS, HEAD_DIM, H_Q_PER_KV, VARLEN)
+    if VARLEN:
+        q_rs = NUM_HEADS * HEAD_DIM
+        k_rs = (NUM_HEADS // H_Q_PER_KV) * HEAD_DIM
+        m_base = (bh % NUM_HEADS) * N_PAD + q_tok
+    else:
+        q_rs = HEAD_DIM
+        k_rs = HEAD_DIM
+        m_base = bh * N_PAD
     offs_m = start_m + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, HEAD_DIM)
-    q_offs = q_base + offs_m[:, None] * HEAD_DIM + offs_d[None, :]
-    q_mask = offs_m[:, None] < N_CTX
+    q_offs = (q_tok + offs_m[:, None]).to(tl.int64) * q_rs + q_x + offs_d[None, :]
+    q_mask = offs_m[:, None] < len_q
     q = tl.load(Q + q_offs, mask=q_mask, other=0.0)
     do = tl.load(DO + q_offs, mask=q_mask, other=0.0)
-    m = tl.load(M + bh * N_PAD + offs_m)
-    delta = tl.load(Delta + bh * N_PAD + offs_m)
+    m = tl.load(M + m_base + offs_m)
+    delta = tl.load(Delta + m_base + offs_m)
     qk_scale = sm_scale * 1.44269504
     dq = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    if CAUSAL:
-        hi = tl.minimum(start_m + BLOCK_M, N_CTX)
+    ns = 0
+    lo = 0
+    if LOCAL:
+        ns, lo, n_visits = _local_range(start_m, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, BLOCK_M, BLOCK_N)
+    elif CAUSAL:
+        n_visits = tl.cdiv(tl.minimum(start_m + BLOCK_M, N_CTX), BLOCK_N)
     else:
-        hi = N_CTX
-    for start_n in range(0, hi, BLOCK_N):
-        offs_n = start_n + tl.arange(0, BLOCK_N)
-        kv_offs = kv_base + offs_n[:, None] * HEAD_DIM + offs_d[None, :]
-        kv_mask = offs_n[:, None] < N_CTX
+        n_visits = tl.cdiv(N_CTX, BLOCK_N)
+    for j in range(0, n_visits):
+        offs_n = _kv_tile(j, ns, lo, LOCAL) * BLOCK_N + tl.arange(0, BLOCK_N)
+        kv_offs = (k_tok + offs_n[:, None]).to(tl.int64) * k_rs + k_x + offs_d[None, :]
+        kv_mask = offs_n[:, None] < len_k
         k = tl.load(K + kv_offs, mask=kv_mask, other=0.0)
         v = tl.load(V + kv_offs, mask=kv_mask, other=0.0)
         p = tl.exp2(tl.dot(q, tl.trans(k)) * qk_scale - m[:, None])
-        keep = offs_n[None, :] < N_CTX
-        if CAUSAL:
-            keep = keep & (offs_m[:, None] >= offs_n[None, :])
+        if LOCAL:
+            keep = _visible(offs_m[:, None], offs_n[None, :], len_k, len_k - len_q, WIN_LEFT, WIN_RIGHT, N_SINK)
+        else:
+            keep = offs_n[None, :] < N_CTX
+            if CAUSAL:
+                keep = keep & (offs_m[:, None] >= offs_n[None, :])
         p = tl.where(keep, p, 0.0)
         dp = tl.dot(do, tl.trans(v))
         ds = p * (dp - delta[:, None])
@@ -103,11 +126,12 @@ def attention_bwd_dq(Q, K, V, DO, DQ, M, Delta, sm_scale, N_CTX, N_PAD, HEAD_DIM
     tl.store(DQ + q_offs, (dq * sm_scale).to(q.dtype), mask=q_mask)
 
 
-@txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD", "NUM_HEADS", "WIN_LEFT", "WIN_RIGHT", "N_SINK"])
 def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_dv, M, Delta, DK, DV, sm_scale,
-                        N_CTX, N_PAD, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                        NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
-                        H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240, DQ: tl.constexpr = True):
+                        N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM: tl.constexpr,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr,
+                        EVEN_N: tl.constexpr, H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240,
+                        DQ: tl.constexpr = True, VARLEN: tl.constexpr = False, WINDOW: tl.constexpr = False):
     tl.static_assert(BLOCK_N == 128, "two consumer warpgroups of 64 keys")
     tl.static_assert(BLOCK_M == 64, "query blocks of 64 rows (the transposed tiles' wgmma N)")
     tl.static_assert(NUM_STAGES >= 1, "the Q/dO ring needs a stage")
@@ -118,16 +142,13 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
     DQ_COLS: tl.constexpr = HEAD_DIM // 2 if HEAD_DIM > 64 else HEAD_DIM
     dtype = desc_q.dtype
 
-    n_blk = tl.program_id(0)  # key block; causal: block 0 has the most query blocks and starts first
-    off_bkv = tl.program_id(1)  # batch * H_KV + kv head
-    k_row = n_blk * BLOCK_N  # first key of the block within its head
-    kv_y = off_bkv * N_CTX + k_row
-    n_qb = tl.cdiv(N_CTX, BLOCK_M)
-    if CAUSAL:
-        q_start = k_row // BLOCK_M
-    else:
-        q_start = 0
-    per_head = n_qb - q_start
+    LOCAL: tl.constexpr = VARLEN or WINDOW
+    tl.static_assert(not (LOCAL and CAUSAL), "local masks: causal is WIN_RIGHT = 0")
+
+    k_row = tl.program_id(0) * BLOCK_N  # first key of the block within its head; causal: block 0 starts first
+    kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
+        k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
+        BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
     n_iter = per_head * H_Q_PER_KV
 
     bK = txl.smem_alloc([HALF_N, HEAD_DIM], dtype, num_stages=2)  # [W]: consumer W's keys
@@ -145,43 +166,101 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
         txl.reg_dealloc(PRODUCER_REGS)
         kb = txl.get_buffer(kv_full, 0)
         txl.mbar_expect(kb, 4 * KV_BYTES)
-        txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, 0], kb)
-        txl.tma_load(txl.get_buffer(bK, 1), desc_k, [kv_y + HALF_N, 0], kb)
-        txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, 0], kb)
-        txl.tma_load(txl.get_buffer(bV, 1), desc_v, [kv_y + HALF_N, 0], kb)
-        _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, off_bkv, q_start, per_head, n_iter, N_CTX,
-                     BLOCK_M, NUM_STAGES, Q_BYTES, H_Q_PER_KV)
+        txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, k_x], kb)
+        txl.tma_load(txl.get_buffer(bK, 1), desc_k, [kv_y + HALF_N, k_x], kb)
+        txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, k_x], kb)
+        txl.tma_load(txl.get_buffer(bV, 1), desc_v, [kv_y + HALF_N, k_x], kb)
+        _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride,
+                     q_start, per_head, n_iter, BLOCK_M, NUM_STAGES, Q_BYTES)
 
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
         if txl.is_warpgroup([1]):
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
-                      M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter,
-                      0, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV, DQ)
+                      M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
+                      n_iter, out_stride, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
+                      NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL)
         else:
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
-                      M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter,
-                      1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV, DQ)
+                      M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
+                      n_iter, out_stride, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
+                      NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL)
 
 
 @txl.jit
-def _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, off_bkv, q_start, per_head, n_iter, N_CTX,
-                 BLOCK_M: tl.constexpr, NUM_STAGES: tl.constexpr, TILE_BYTES: tl.constexpr, H_Q_PER_KV: tl.constexpr):
+def _bwd_block(k_row, off_bkv, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK,
+               HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+               H_Q_PER_KV: tl.constexpr, VARLEN: tl.constexpr, LOCAL: tl.constexpr):
+    # Where the key block (keys k_row .. k_row + BLOCK_N - 1 of kv head off_bkv = batch * H_KV + kv head) and its
+    # queries live. Query head g of the group (0 .. H_Q_PER_KV - 1), query block qb: Q/dO box at row
+    # q_base + g * q_gstride + qb * BLOCK_M, column q_x0 + g * x_gstride; its M/Delta/dQ-accumulator rows from
+    # m_base + g * N_PAD + qb * BLOCK_M. The blocks to visit: q_start .. q_start + per_head - 1 (causal: from the
+    # diagonal; LOCAL: the queries that see some key of the block under the local masks, none for a block past
+    # the sequence's end). dK/dV rows are out_stride elements apart. Dense: (B * H * N_CTX, HEAD_DIM) rows, M
+    # (B * H, N_PAD). VARLEN: packed tokens (as the forward's _seq), M (H, N_PAD) over the packed tokens.
+    if VARLEN:
+        h_kv = NUM_HEADS // H_Q_PER_KV
+        b = off_bkv // h_kv
+        hk = off_bkv - b * h_kv
+        q_tok = tl.load(CU_Q + b)
+        k_tok = tl.load(CU_K + b)
+        len_q = tl.load(CU_Q + b + 1) - q_tok
+        len_k = tl.load(CU_K + b + 1) - k_tok
+        kv_y = k_tok + k_row
+        k_x = hk * HEAD_DIM
+        q_base = q_tok
+        q_gstride = 0
+        q_x0 = hk * H_Q_PER_KV * HEAD_DIM
+        x_gstride = HEAD_DIM
+        m_base = hk * H_Q_PER_KV * N_PAD + q_tok
+        out_stride = h_kv * HEAD_DIM
+    else:
+        len_q = N_CTX
+        len_k = N_CTX
+        kv_y = off_bkv * N_CTX + k_row
+        k_x = 0
+        q_base = off_bkv * H_Q_PER_KV * N_CTX
+        q_gstride = N_CTX
+        q_x0 = 0
+        x_gstride = 0
+        m_base = off_bkv * H_Q_PER_KV * N_PAD
+        out_stride = HEAD_DIM
+    if LOCAL:
+        off = len_k - len_q
+        # First query that sees the block's first key; last one that sees its last key (every query sees a sink).
+        first = tl.maximum(k_row - off - WIN_RIGHT, 0)
+        last = tl.where(k_row < N_SINK, len_q - 1, k_row + BLOCK_N - 1 - off + WIN_LEFT)
+        q_start = first // BLOCK_M
+        per_head = tl.maximum(tl.cdiv(tl.maximum(tl.minimum(len_q, last + 1), 0), BLOCK_M) - q_start, 0)
+        per_head = tl.where(k_row < len_k, per_head, 0)
+    elif CAUSAL:
+        q_start = k_row // BLOCK_M
+        per_head = tl.cdiv(N_CTX, BLOCK_M) - q_start
+    else:
+        q_start = 0
+        per_head = tl.cdiv(N_CTX, BLOCK_M)
+    return kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride
+
+
+@txl.jit
+def _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride, q_start,
+                 per_head, n_iter, BLOCK_M: tl.constexpr, NUM_STAGES: tl.constexpr, TILE_BYTES: tl.constexpr):
     # The producer's Q/dO ring: iteration t is query block q_start + t % per_head of query head t // per_head of
-    # the kv head's group; a stage is refilled once both consumers released it (qdo_empty, 256 arrivals). The
-    # parity starts at 1, so the first pass over the ring does not wait.
+    # the kv head's group (boxes as _bwd_block says); a stage is refilled once both consumers released it
+    # (qdo_empty, 256 arrivals). The parity starts at 1, so the first pass over the ring does not wait.
     s = 0
     phase = 1
     for t in range(0, n_iter):
         g = t // per_head
-        q_y = (off_bkv * H_Q_PER_KV + g) * N_CTX + (q_start + t - g * per_head) * BLOCK_M
+        q_y = q_base + g * q_gstride + (q_start + t - g * per_head) * BLOCK_M
+        q_x = q_x0 + g * x_gstride
         txl.mbar_wait(txl.get_buffer(qdo_empty, s), phase)
         qf = txl.get_buffer(q_full, s)
         txl.mbar_expect(qf, TILE_BYTES)
-        txl.tma_load(txl.get_buffer(bQ, s), desc_q, [q_y, 0], qf)
+        txl.tma_load(txl.get_buffer(bQ, s), desc_q, [q_y, q_x], qf)
         df = txl.get_buffer(do_full, s)
         txl.mbar_expect(df, TILE_BYTES)
-        txl.tma_load(txl.get_buffer(bdO, s), desc_do, [q_y, 0], df)
+        txl.tma_load(txl.get_buffer(bdO, s), desc_do, [q_y, q_x], df)
         s, phase = _advance(s, phase, NUM_STAGES)
 
 
@@ -202,11 +281,27 @@ def _mask_bwd(pT, key0, q0, N_CTX, ROWS: tl.constexpr, COLS: tl.constexpr, CAUSA
 
 
 @txl.jit
+def _mask_bwd_local(pT, key0, q0, len_q, len_k, left, right, n_sink, ROWS: tl.constexpr, COLS: tl.constexpr):
+    # pT (keys key0.. as rows, queries q0.. as columns) under the local masks (the forward's _mask_local,
+    # transposed), queries >= len_q (the next sequence's, or padding) too; the rest gets P = 0. The scalar tests
+    # skip the elementwise mask for a tile wholly inside.
+    off = len_k - len_q
+    need = (key0 + ROWS > len_k) | (q0 + COLS > len_q) | (key0 + ROWS - 1 > q0 + off + right)
+    need = need | ((key0 + ROWS > n_sink) & (tl.maximum(key0, n_sink) < q0 + COLS - 1 + off - left))
+    if need:
+        keys = key0 + tl.arange(0, ROWS)
+        qs = q0 + tl.arange(0, COLS)
+        keep = _visible(qs[None, :], keys[:, None], len_k, off, left, right, n_sink) & (qs[None, :] < len_q)
+        pT = tl.where(keep, pT, 0.0)
+    return pT
+
+
+@txl.jit
 def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv, M, Delta,
-              DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter, W: tl.constexpr,
-              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, HALF_N: tl.constexpr, DQ_COLS: tl.constexpr,
-              NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, H_Q_PER_KV: tl.constexpr,
-              DQ: tl.constexpr):
+              DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head, n_iter, out_stride,
+              WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+              HALF_N: tl.constexpr, DQ_COLS: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr,
+              EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr):
     dtype = desc_dk.dtype
     qk_scale = sm_scale * 1.44269504  # exp(x * sm_scale) = exp2(x * qk_scale)
     key0 = k_row + W * HALF_N  # this consumer's first key within the head
@@ -221,8 +316,8 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
     for t in range(0, n_iter):
         g = t // per_head
         q0 = (q_start + t - g * per_head) * BLOCK_M  # first query row of the block within its head
-        bh_q = off_bkv * H_Q_PER_KV + g  # batch * H + query head
-        cols = bh_q * N_PAD + q0 + tl.arange(0, BLOCK_M)
+        m_y = m_base + g * N_PAD + q0  # the block's rows of M, Delta and the dQ accumulator
+        cols = m_y + tl.arange(0, BLOCK_M)
         q_s = txl.get_buffer(bQ, s)
         do_s = txl.get_buffer(bdO, s)
 
@@ -236,13 +331,16 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
         # mask's indices, past the 240 a consumer has.
         m = tl.load(M + cols)
         pT = tl.exp2(sT * qk_scale - m[None, :])
-        need_mask = False
-        if CAUSAL:
-            need_mask = key0 + HALF_N - 1 > q0  # some key of the tile is after some query
-        if not EVEN_N:
-            need_mask = need_mask | (q0 + BLOCK_M > N_CTX) | (key0 + HALF_N > N_CTX)
-        if need_mask:
-            pT = _mask_bwd(pT, key0, q0, N_CTX, HALF_N, BLOCK_M, CAUSAL, EVEN_N)
+        if LOCAL:
+            pT = _mask_bwd_local(pT, key0, q0, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, HALF_N, BLOCK_M)
+        else:
+            need_mask = False
+            if CAUSAL:
+                need_mask = key0 + HALF_N - 1 > q0  # some key of the tile is after some query
+            if not EVEN_N:
+                need_mask = need_mask | (q0 + BLOCK_M > len_q) | (key0 + HALF_N > len_q)
+            if need_mask:
+                pT = _mask_bwd(pT, key0, q0, len_q, HALF_N, BLOCK_M, CAUSAL, EVEN_N)
         delta = tl.load(Delta + cols)
         txl.dot_wait(0)  # dP^T retired
         dsT = (pT * (dpT - delta[None, :])).to(dtype)
@@ -255,7 +353,7 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
             txl.smem_store(txl.get_buffer(bdS, 2 * W + par), dsT)
             txl.fence_proxy_async()
             txl.bar_wait(8, 256)
-            dq_y = bh_q * N_PAD + q0
+            dq_y = m_y
             if DQ_COLS < HEAD_DIM:
                 # Split by columns: this consumer's DQ_COLS columns of dS_0 K_0 + dS_1 K_1.
                 k0c = txl.smem_slice(txl.get_buffer(bK, 0), W * DQ_COLS, DQ_COLS, dim=1)
@@ -286,19 +384,22 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
     # Epilogue: dV_W through V_W's buffer (read by this warpgroup only), dK_W through K_W's once the other
     # consumer's last dQ wgmma (which reads K_W's columns) has retired.
     out_y = kv_y + W * HALF_N
-    n_valid = N_CTX - key0
-    _store_rows(dv.to(dtype), v_w, desc_dv, DV, out_y, n_valid, HALF_N, HEAD_DIM, EVEN_N)
+    n_valid = len_k - key0
+    _store_rows(dv.to(dtype), v_w, desc_dv, DV, out_y, k_x, out_stride, n_valid, HALF_N, HEAD_DIM, EVEN_N)
     if DQ:
         txl.bar_wait(9, 256)
-    _store_rows((dk * sm_scale).to(dtype), k_w, desc_dk, DK, out_y, n_valid, HALF_N, HEAD_DIM, EVEN_N)
+    _store_rows((dk * sm_scale).to(dtype), k_w, desc_dk, DK, out_y, k_x, out_stride, n_valid, HALF_N, HEAD_DIM,
+                EVEN_N)
     txl.tma_store_wait(0)
 
 
-@txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD", "NUM_HEADS", "WIN_LEFT", "WIN_RIGHT", "N_SINK"])
 def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_dv, M, Delta, DK, DV, sm_scale,
-                              N_CTX, N_PAD, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                              N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK,
+                              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                               NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
-                              H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240, DQ: tl.constexpr = True):
+                              H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240, DQ: tl.constexpr = True,
+                              VARLEN: tl.constexpr = False, WINDOW: tl.constexpr = False):
     # Head dim 256: a consumer cannot hold dV and dK of 64 keys over all 256 columns (256 registers), so the two
     # consumers split the head dim instead of the keys. A CTA owns BLOCK_N = 64 keys; per query block consumer 0
     # computes S^T = K Q^T and P^T, consumer 1 dP^T = V dO^T and, with P^T from shared memory, dS^T; P^T and dS^T
@@ -312,15 +413,13 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
     TILE_BYTES: tl.constexpr = 64 * HEAD_DIM * 2
     dtype = desc_q.dtype
 
-    off_bkv = tl.program_id(1)
+    LOCAL: tl.constexpr = VARLEN or WINDOW
+    tl.static_assert(not (LOCAL and CAUSAL), "local masks: causal is WIN_RIGHT = 0")
+
     k_row = tl.program_id(0) * BLOCK_N
-    kv_y = off_bkv * N_CTX + k_row
-    n_qb = tl.cdiv(N_CTX, BLOCK_M)
-    if CAUSAL:
-        q_start = k_row // BLOCK_M
-    else:
-        q_start = 0
-    per_head = n_qb - q_start
+    kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
+        k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
+        BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
     n_iter = per_head * H_Q_PER_KV
 
     bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
@@ -339,31 +438,31 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
         txl.reg_dealloc(PRODUCER_REGS)
         kb = txl.get_buffer(kv_full, 0)
         txl.mbar_expect(kb, 2 * TILE_BYTES)
-        txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, 0], kb)
-        txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, 0], kb)
-        _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, off_bkv, q_start, per_head, n_iter, N_CTX,
-                     BLOCK_M, NUM_STAGES, TILE_BYTES, H_Q_PER_KV)
+        txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, k_x], kb)
+        txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, k_x], kb)
+        _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride,
+                     q_start, per_head, n_iter, BLOCK_M, NUM_STAGES, TILE_BYTES)
 
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
         if txl.is_warpgroup([1]):
             _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk,
-                            desc_dv, M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start,
-                            per_head, n_iter, 0, HEAD_DIM, COLS, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N,
-                            H_Q_PER_KV, DQ)
+                            desc_dv, M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k,
+                            q_start, per_head, n_iter, out_stride, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM, COLS,
+                            BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL)
         else:
             _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk,
-                            desc_dv, M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start,
-                            per_head, n_iter, 1, HEAD_DIM, COLS, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N,
-                            H_Q_PER_KV, DQ)
+                            desc_dv, M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k,
+                            q_start, per_head, n_iter, out_stride, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM, COLS,
+                            BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL)
 
 
 @txl.jit
 def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
-                    M, Delta, DK, DV, sm_scale, N_CTX, N_PAD, off_bkv, k_row, kv_y, q_start, per_head, n_iter,
-                    W: tl.constexpr, HEAD_DIM: tl.constexpr, COLS: tl.constexpr, BLOCK_M: tl.constexpr,
-                    BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
-                    H_Q_PER_KV: tl.constexpr, DQ: tl.constexpr):
+                    M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
+                    n_iter, out_stride, WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr,
+                    COLS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr,
+                    CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr):
     dtype = desc_dk.dtype
     qk_scale = sm_scale * 1.44269504
     k_all = txl.get_buffer(bK, 0)
@@ -378,8 +477,8 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
     for t in range(0, n_iter):
         g = t // per_head
         q0 = (q_start + t - g * per_head) * BLOCK_M
-        bh_q = off_bkv * H_Q_PER_KV + g
-        cols = bh_q * N_PAD + q0 + tl.arange(0, BLOCK_M)
+        m_y = m_base + g * N_PAD + q0  # the block's rows of M, Delta and the dQ accumulator
+        cols = m_y + tl.arange(0, BLOCK_M)
         q_s = txl.get_buffer(bQ, s)
         do_s = txl.get_buffer(bdO, s)
         p_s = txl.get_buffer(bP, t % 2)
@@ -391,13 +490,16 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
             txl.dot_wait(0)
             m = tl.load(M + cols)
             pT = tl.exp2(sT * qk_scale - m[None, :])
-            need_mask = False
-            if CAUSAL:
-                need_mask = k_row + BLOCK_N - 1 > q0
-            if not EVEN_N:
-                need_mask = need_mask | (q0 + BLOCK_M > N_CTX) | (k_row + BLOCK_N > N_CTX)
-            if need_mask:
-                pT = _mask_bwd(pT, k_row, q0, N_CTX, BLOCK_N, BLOCK_M, CAUSAL, EVEN_N)
+            if LOCAL:
+                pT = _mask_bwd_local(pT, k_row, q0, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, BLOCK_N, BLOCK_M)
+            else:
+                need_mask = False
+                if CAUSAL:
+                    need_mask = k_row + BLOCK_N - 1 > q0
+                if not EVEN_N:
+                    need_mask = need_mask | (q0 + BLOCK_M > len_q) | (k_row + BLOCK_N > len_q)
+                if need_mask:
+                    pT = _mask_bwd(pT, k_row, q0, len_q, BLOCK_N, BLOCK_M, CAUSAL, EVEN_N)
             txl.smem_store(p_s, pT.to(dtype))
             txl.fence_proxy_async()
             txl.bar_wait(8, 256)  # P^T written
@@ -425,7 +527,7 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
             dq_s = txl.get_buffer(bdQ, W)
             txl.tma_store_wait(0)
             txl.smem_store(dq_s, dq)
-            txl.tma_store(dq_s, desc_dq, [bh_q * N_PAD + q0, W * COLS], reduce="add")
+            txl.tma_store(dq_s, desc_dq, [m_y, W * COLS], reduce="add")
         else:
             txl.dot_wait(0)
             txl.mbar_arrive(txl.get_buffer(qdo_empty, s))
@@ -434,18 +536,18 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
     # Epilogue: once both consumers' last GEMMs have retired (consumer 0's S^T reads all of K, consumer 1's dP^T
     # all of V), dV and dK of this consumer's columns go out through its column block of V's and K's buffers.
     txl.bar_wait(10, 256)
-    n_valid = N_CTX - k_row
-    _store_cols(dv.to(dtype), txl.smem_slice(v_all, W * COLS, COLS, dim=1), desc_dv, DV, kv_y, W * COLS, n_valid,
-                BLOCK_N, COLS, HEAD_DIM, EVEN_N)
+    n_valid = len_k - k_row
+    _store_cols(dv.to(dtype), txl.smem_slice(v_all, W * COLS, COLS, dim=1), desc_dv, DV, kv_y, k_x + W * COLS,
+                out_stride, n_valid, BLOCK_N, COLS, EVEN_N)
     _store_cols((dk * sm_scale).to(dtype), txl.smem_slice(k_all, W * COLS, COLS, dim=1), desc_dk, DK, kv_y,
-                W * COLS, n_valid, BLOCK_N, COLS, HEAD_DIM, EVEN_N)
+                k_x + W * COLS, out_stride, n_valid, BLOCK_N, COLS, EVEN_N)
     txl.tma_store_wait(0)
 
 
 @txl.jit
-def _store_cols(out, tile, desc, OUT, y, x, n_valid, ROWS: tl.constexpr, COLS: tl.constexpr, LD: tl.constexpr,
+def _store_cols(out, tile, desc, OUT, y, x, LD, n_valid, ROWS: tl.constexpr, COLS: tl.constexpr,
                 EVEN_N: tl.constexpr):
-    # ROWS x COLS at (row y, column x) of OUT (row length LD), as _store_rows.
+    # ROWS x COLS at (row y, column x) of OUT (rows LD elements apart), as _store_rows.
     if EVEN_N:
         txl.smem_store(tile, out)
         txl.tma_store(tile, desc, [y, x])
@@ -470,22 +572,23 @@ def _add_dq(dq, dq_s, desc_dq, y, x):
 
 
 @txl.jit
-def _store_rows(out, tile, desc, OUT, y, n_valid, ROWS: tl.constexpr, HEAD_DIM: tl.constexpr,
+def _store_rows(out, tile, desc, OUT, y, x, stride, n_valid, ROWS: tl.constexpr, HEAD_DIM: tl.constexpr,
                 EVEN_N: tl.constexpr):
-    # ROWS rows at row y of OUT: through `tile` and one TMA store, or, when fewer than ROWS rows are real (the rows
-    # after them belong to the next head), a masked store of the real ones.
+    # ROWS rows at row y, columns x.. of OUT (rows stride elements apart): through `tile` and one TMA store, or,
+    # when fewer than ROWS rows are real (the rows after them belong to the next head or sequence), a masked store
+    # of the real ones.
     if EVEN_N:
         txl.smem_store(tile, out)
-        txl.tma_store(tile, desc, [y, 0])
+        txl.tma_store(tile, desc, [y, x])
     else:
         if n_valid >= ROWS:
             txl.smem_store(tile, out)
-            txl.tma_store(tile, desc, [y, 0])
+            txl.tma_store(tile, desc, [y, x])
         else:
             rows = tl.arange(0, ROWS)
             cols = tl.arange(0, HEAD_DIM)
-            base = OUT + y.to(tl.int64) * HEAD_DIM
-            tl.store(base + rows[:, None] * HEAD_DIM + cols[None, :], out, mask=rows[:, None] < n_valid)
+            base = OUT + y.to(tl.int64) * stride + x
+            tl.store(base + rows[:, None] * stride + cols[None, :], out, mask=rows[:, None] < n_valid)
 
 
 def signature(head_dim=128, block_m=64, block_n=128, dtype="bf16"):
@@ -502,14 +605,16 @@ def signature(head_dim=128, block_m=64, block_n=128, dtype="bf16"):
         "desc_dk": "tensordesc<%s[%d, %d]>" % (dtype, half, out_cols),
         "desc_dv": "tensordesc<%s[%d, %d]>" % (dtype, half, out_cols),
         "M": "*fp32", "Delta": "*fp32", "DK": "*%s" % dtype, "DV": "*%s" % dtype, "sm_scale": "fp32",
-        "N_CTX": "i32", "N_PAD": "i32",
+        "N_CTX": "i32", "N_PAD": "i32", "CU_Q": "*i32", "CU_K": "*i32", "NUM_HEADS": "i32", "WIN_LEFT": "i32",
+        "WIN_RIGHT": "i32", "N_SINK": "i32",
     }
 
 
 def constexprs(head_dim=128, causal=False, block_m=64, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1,
-               consumer_regs=240):
+               consumer_regs=240, varlen=False, window=False):
     return {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "NUM_STAGES": num_stages,
-            "CAUSAL": causal, "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv, "CONSUMER_REGS": consumer_regs}
+            "CAUSAL": causal, "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv, "CONSUMER_REGS": consumer_regs,
+            "VARLEN": varlen, "WINDOW": window}
 
 
 SIGNATURE = signature()

@@ -111,8 +111,8 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_
             if txl.is_warpgroup([1]):
                 txl.bar_wait(8, 256)  # consume WG2's last arrival on barrier 8
 
-        _epilogue(acc, m_i, l_i, M, off_hz * N_PAD + q_row, q, desc_o, qo_y + row0, O, N_CTX - q_row, HALF_M, HEAD_DIM,
-                  EVEN_N)
+        _epilogue(acc, m_i, l_i, M, off_hz * N_PAD + q_row, q, desc_o, qo_y + row0, 0, O, HEAD_DIM, N_CTX - q_row,
+                  HALF_M, HEAD_DIM, EVEN_N)
 
 
 def signature(head_dim=128, block_m=128, block_n=128, dtype="bf16"):

@@ -1,7 +1,10 @@
 """Ready-made operators on torch tensors, built on the DSL kernels in ``txl.kernels``.
 
-``txl.ops.flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3")``. torch is imported
-when an operator is first called, not when ``txl`` or ``txl.ops`` is imported.
+``txl.ops.flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3", deterministic=False,
+window=(-1, -1), num_sink_tokens=0)`` and ``txl.ops.flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k,
+max_seqlen_q, max_seqlen_k, ...)`` (packed sequences). torch is imported when an operator is first called, not when
+``txl`` or ``txl.ops`` is imported.
 """
 
 from .attention import KERNELS, flash_attention  # noqa: F401
+from .attention_varlen import flash_attention_varlen  # noqa: F401

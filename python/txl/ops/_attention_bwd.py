@@ -41,27 +41,67 @@ def check_supported(q, where="txl.ops.flash_attention backward"):
                                   % (where, D, ", ".join(map(str, BWD_HEAD_DIMS))))
 
 
-def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False):
-    """(dq, dk, dv) for o = flash_attention(q, k, v, causal, sm_scale) with m its (B * H, N_PAD) base-2 LSE."""
+def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=None):
+    """(dq, dk, dv) for o = flash_attention(q, k, v, causal, sm_scale) with m its (B * H, N_PAD) base-2 LSE;
+    ``local``: the forward's local masks (attention.local_masks()) or None."""
     import torch
-    import txl
-    from txl.kernels import flash_attention_bwd as kb
 
     check_supported(q)
     B, H, N, D = q.shape
     Hk = k.shape[1]
     n_pad = padded_len(N)
-    assert n_pad % BLOCK_N == 0 and BLOCK % BLOCK_M == 0
-    q2, k2, v2, o2, do2 = _rows(q), _rows(k), _rows(v), _rows(o), _rows(do)
-    delta = torch.empty((B * H, n_pad), dtype=torch.float32, device=q.device)
-    kb.attention_bwd_preprocess[(n_pad // PRE_BLOCK, B * H)](o2, do2, delta, N, n_pad, HEAD_DIM=D, BLOCK=PRE_BLOCK)
+    dq, dk, dv = torch.empty_like(q), torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device), \
+        torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device)
+    rows = [_rows(t) for t in (q, k, v, o, do)] + [dq.view(B * H * N, D), dk.view(B * Hk * N, D),
+                                                   dv.view(B * Hk * N, D)]
+    _run(rows, m, sm_scale, deterministic, causal, local, None, D=D, H=H, Hk=Hk, n_ctx=N, n_pad=n_pad, bh=B * H,
+         bkv=B * Hk, key_blocks=n_pad, query_blocks=n_pad, head_stride=N * D, row_stride=D)
+    return dq, dk, dv
 
-    dk = torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device)
-    dv = torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device)
-    dk2, dv2 = dk.view(B * Hk * N, D), dv.view(B * Hk * N, D)
+
+def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deterministic, local):
+    """(dq, dk, dv) of packed sequences (attention_varlen): q, o, do (total_q, H, D), k, v (total_k, H_KV, D), m
+    the forward's (H, M_LEN) base-2 LSE over the packed tokens."""
+    import torch
+
+    check_supported(q, "txl.ops.flash_attention_varlen backward")
+    total_q, H, D = q.shape
+    total_k, Hk, _ = k.shape
+    B = cu_q.numel() - 1
+    m_len = m.shape[1]
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    rows = [t.contiguous().view(t.shape[0], t.shape[1] * D) for t in (q, k, v, o, do, dq, dk, dv)]
+    _run(rows, m, sm_scale, deterministic, False, local, (cu_q, cu_k), D=D, H=H, Hk=Hk, n_ctx=total_q, n_pad=m_len,
+         bh=H, bkv=B * Hk, key_blocks=padded_len(max_k), query_blocks=padded_len(max_q), head_stride=D,
+         row_stride=H * D, max_q=max_q, batch=B)
+    return dq, dk, dv
+
+
+def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ctx, n_pad, bh, bkv, key_blocks,
+         query_blocks, head_stride, row_stride, max_q=None, batch=None):
+    """The three launches on (rows, columns) views: q2, k2, v2, o2, do2 read, dq2, dk2, dv2 written. Dense:
+    (B * H * N, D) rows, M (B * H, n_pad); packed (varlen = (cu_q, cu_k)): (total, heads * D) rows, M (H, n_pad)
+    over the packed tokens. bh: the rows of M; key_blocks / query_blocks: the padded longest sequences."""
+    import torch
+    import txl
+    from txl.kernels import flash_attention_bwd as kb
+    from txl.ops.attention import BIG, _dummy_i32
+
+    q2, k2, v2, o2, do2, dq2, dk2, dv2 = rows
+    assert n_pad % BLOCK_N == 0 and BLOCK % BLOCK_M == 0
+    delta = torch.empty((bh, n_pad), dtype=torch.float32, device=q2.device)
+    kb.attention_bwd_preprocess[(n_pad // PRE_BLOCK, bh)](o2, do2, delta, n_ctx, n_pad, head_stride, HEAD_DIM=D,
+                                                          BLOCK=PRE_BLOCK, ROW_STRIDE=row_stride)
+    cu_q, cu_k = varlen if varlen is not None else (_dummy_i32(m), _dummy_i32(m))
+    left, right, sinks = local if local is not None else (BIG, BIG, 0)
+    masks = (cu_q, cu_k, H, left, right, sinks)
+    mode = dict(VARLEN=True) if varlen is not None else dict(WINDOW=True) if local is not None else {}
+    even_n = varlen is None and n_ctx == n_pad
+    n_ctx_k = max_q if varlen is not None else n_ctx  # (unread by the packed path)
+
     dq_cols = D // 2 if D > 64 else D
     # (deterministic: a 64-row stand-in the kernel never touches; its descriptor must still describe a tensor)
-    dq_acc = torch.zeros((BLOCK_M if deterministic else B * H * n_pad, D), dtype=torch.float32, device=q.device)
+    dq_acc = torch.zeros((BLOCK_M if deterministic else bh * n_pad, D), dtype=torch.float32, device=q2.device)
     # Rows of K/V per box: a consumer's 64 keys (hd256: the CTA's 64 keys); dK/dV boxes are column halves at hd256.
     kv_box = 64
     out_cols = D // 2 if D == 256 else D
@@ -74,22 +114,19 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False):
              txl.TensorDescriptor(dv2, block_shape=[kv_box, out_cols])]
     if D == 256:
         block_n = 64
-        kernel, extra = kb.flash_attention_bwd_hd256, dict(DQ=not deterministic)
+        kernel = kb.flash_attention_bwd_hd256
     else:
         block_n = BLOCK_N
-        kernel, extra = kb.flash_attention_bwd, dict(DQ=not deterministic)
-    kernel[(n_pad // block_n, B * Hk)](*descs, m, delta, dk2, dv2, float(sm_scale), N, n_pad,
-                                       **kb.constexprs(D, bool(causal), BLOCK_M, block_n, NUM_STAGES[D], N == n_pad,
-                                                       H // Hk),
-                                       **extra, **kb.OPTIONS)
+        kernel = kb.flash_attention_bwd
+    cx = dict(kb.constexprs(D, bool(causal) and not mode, BLOCK_M, block_n, NUM_STAGES[D], even_n, H // Hk), **mode)
+    kernel[(key_blocks // block_n, bkv)](*descs, m, delta, dk2, dv2, float(sm_scale), n_ctx_k, n_pad, *masks,
+                                         DQ=not deterministic, **cx, **kb.OPTIONS)
     if deterministic:
-        dq = torch.empty_like(q)
-        kb.attention_bwd_dq[(n_pad // DQ_BLOCK, B * H)](q2, k2, v2, do2, dq.view(B * H * N, D), m, delta,
-                                                         float(sm_scale), N, n_pad, HEAD_DIM=D, BLOCK_M=DQ_BLOCK,
-                                                         BLOCK_N=DQ_BLOCK_N[D], CAUSAL=bool(causal), H_Q_PER_KV=H // Hk,
-                                                         num_warps=4, num_stages=2)
-        return dq, dk, dv
-    dq = torch.empty_like(q)
-    kb.attention_bwd_dq_convert[(n_pad // CONVERT_BLOCK, B * H)](dq_acc, dq.view(B * H * N, D), float(sm_scale), N,
-                                                                n_pad, HEAD_DIM=D, BLOCK=CONVERT_BLOCK)
-    return dq, dk, dv
+        kb.attention_bwd_dq[(query_blocks // DQ_BLOCK, batch * H if varlen is not None else bh)](
+            q2, k2, v2, do2, dq2, m, delta, float(sm_scale), n_ctx_k, n_pad, *masks, HEAD_DIM=D, BLOCK_M=DQ_BLOCK,
+            BLOCK_N=DQ_BLOCK_N[D], CAUSAL=bool(causal) and not mode, H_Q_PER_KV=H // Hk, num_warps=4, num_stages=2,
+            **mode)
+        return
+    kb.attention_bwd_dq_convert[(n_pad // CONVERT_BLOCK, bh)](dq_acc, dq2, float(sm_scale), n_ctx, n_pad,
+                                                               head_stride, HEAD_DIM=D, BLOCK=CONVERT_BLOCK,
+                                                               ROW_STRIDE=row_stride)

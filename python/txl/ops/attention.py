@@ -31,6 +31,7 @@ import math
 from txl.compiler.meta import MetaTensor
 
 BLOCK = 128  # N is padded to a multiple of this (every kernel's BLOCK_M and BLOCK_N divide it)
+BIG = 1 << 30  # an unbounded side of a sliding window, as the kernels take it
 HEAD_DIMS = (64, 128, 256)
 DTYPES = ("bfloat16", "float16")
 
@@ -83,9 +84,10 @@ def _make_pre_hook(block_m, block_n, head_dim):
     return hook
 
 
-def get_tuner(kernel, head_dim, causal=False):
-    """The txl.autotune wrapper of one kernel for one head dim and masking."""
-    key = (kernel, head_dim, bool(causal))
+def get_tuner(kernel, head_dim, causal=False, mode="dense"):
+    """The txl.autotune wrapper of one kernel for one head dim and masking. ``mode``: "dense", "window" (sliding
+    window / sink tokens: the fa3 kernel's local masks) or "varlen" (packed sequences, fa3)."""
+    key = (kernel, head_dim, bool(causal), mode)
     t = _tuners.get(key)
     if t is not None:
         return t
@@ -96,6 +98,8 @@ def get_tuner(kernel, head_dim, causal=False):
     fn = getattr(importlib.import_module(mod_name), fn_name)
     configs = []
     for cfg in cfgs[head_dim]:
+        if mode != "dense" and len(cfg) > 2 and cfg[2]:
+            continue  # local masks run one CTA per tile
         if causal and len(cfg) > 2 and cfg[2]:
             # The persistent schedule walks tiles round-robin; causal tiles range from 1 to N/BLOCK_N KV tiles,
             # so its CTAs finish unevenly: 452 TFLOP/s against 540 for one CTA per tile at (16,32,4096,128) on
@@ -104,6 +108,8 @@ def get_tuner(kernel, head_dim, causal=False):
             continue
         bn, ns = cfg[:2]
         kw = dict(KERNEL_CONSTEXPRS.get(kernel, {}), BLOCK_M=block_m, BLOCK_N=bn, NUM_STAGES=ns)
+        if mode != "dense":
+            kw["VARLEN" if mode == "varlen" else "WINDOW"] = True
         if len(cfg) > 2:
             kw["PERSISTENT"] = cfg[2]
         if len(cfg) > 3:
@@ -111,9 +117,9 @@ def get_tuner(kernel, head_dim, causal=False):
         configs.append(txl.Config(kw, num_warps=4, num_warpgroups=n_wg, pre_hook=_make_pre_hook(block_m, bn, head_dim)))
 
     class _AttentionTuner(Autotuner):
-        def _key_of(self, nargs):  # (N bucket, D, causal, dtype)
+        def _key_of(self, nargs):  # (N bucket, D, causal, dtype, mode)
             base = nargs["desc_q"].base
-            return (n_bucket(nargs["N_CTX"]), nargs["HEAD_DIM"], bool(nargs["CAUSAL"]), str(base.dtype))
+            return (n_bucket(nargs["N_CTX"]), nargs["HEAD_DIM"], bool(nargs["CAUSAL"]), str(base.dtype), mode)
 
     t = _tuners[key] = _AttentionTuner(fn, configs, key=["N_CTX", "HEAD_DIM", "CAUSAL"], warmup=10, rep=50,
                                        verbose=False)
@@ -131,16 +137,24 @@ def _num_sms():
         return 132
 
 
-def _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, n, n_pad, bh, head_dim, causal, group):
-    """(grid, args, kwargs) of one launch of ``kernel`` on (rows, D) tensors with n rows per head (m: (bh, n_pad))."""
+def _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, n, n_pad, bh, head_dim, causal, group, local=None,
+                 varlen=None):
+    """(grid, args, kwargs) of one launch of ``kernel`` on (rows, D) tensors with n rows per head (m: (bh, n_pad)).
+    ``local``: (left, right, sinks) of the local masks (window sides, BIG when unbounded; causal folded into right)
+    or None. ``varlen``: (cu_q, cu_k, heads) of packed sequences (q2/o2 (total_q, heads * D), k2/v2 (total_k,
+    kv heads * D), n the longest query sequence, m (heads, n_pad)); fa3 only."""
     import txl
 
     block_m = KERNELS[kernel][2]
     descs = [txl.TensorDescriptor(t, block_shape=[block_m, head_dim]) for t in (q2, k2, v2, o2)]
     args = tuple(descs) + (m, o2, float(sm_scale), int(n), int(n_pad))
-    if kernel == "fa3":
-        args += (int(bh),)
     kwargs = dict(HEAD_DIM=head_dim, CAUSAL=bool(causal), EVEN_N=(n == n_pad), H_Q_PER_KV=int(group))
+    if kernel == "fa3":
+        cu_q, cu_k, heads = varlen if varlen is not None else (_dummy_i32(m), _dummy_i32(m), 1)
+        left, right, sinks = local if local is not None else (BIG, BIG, 0)
+        args += (int(bh), cu_q, cu_k, int(heads), int(left), int(right), int(sinks))
+        if varlen is not None or local is not None:  # (the tuner's configs of the mode set VARLEN / WINDOW)
+            kwargs.update(CAUSAL=False, EVEN_N=kwargs["EVEN_N"] and varlen is None)
 
     def grid(meta):
         tiles = n_pad // meta["BLOCK_M"] * bh
@@ -149,6 +163,47 @@ def _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, n, n_pad, bh, head_dim, ca
         return (n_pad // meta["BLOCK_M"], bh)
 
     return grid, args, kwargs
+
+
+_dummies = {}
+
+
+def _dummy_i32(like):
+    """A 2-element int32 tensor on ``like``'s device: the cu_seqlens arguments of a launch without packed
+    sequences (read by no code path)."""
+    if isinstance(like, MetaTensor):
+        return MetaTensor((2,), "int32")
+    t = _dummies.get(like.device)
+    if t is None:
+        import torch
+
+        t = _dummies[like.device] = torch.zeros(2, dtype=torch.int32, device=like.device)
+    return t
+
+
+def local_masks(window, num_sink_tokens, causal, where="txl.ops.flash_attention"):
+    """(left, right, sinks) for the kernels' local masks from the user's ``window=(left, right)`` (-1: unbounded)
+    and ``num_sink_tokens``, causal folded into right; None when they reduce to plain (non-)causal attention."""
+    if (not isinstance(window, (tuple, list)) or len(window) != 2
+            or not all(isinstance(w, int) and not isinstance(w, bool) for w in window)):
+        raise TypeError("%s: window must be a pair of ints (left, right), -1 for an unbounded side; got %r"
+                        % (where, window))
+    if any(w < -1 for w in window):
+        raise ValueError("%s: window sides must be >= 0, or -1 for unbounded; got %r" % (where, tuple(window)))
+    if isinstance(num_sink_tokens, bool) or not isinstance(num_sink_tokens, int) or num_sink_tokens < 0:
+        raise ValueError("%s: num_sink_tokens must be an int >= 0, got %r" % (where, num_sink_tokens))
+    left = BIG if window[0] < 0 else min(window[0], BIG)
+    right = BIG if window[1] < 0 else min(window[1], BIG)
+    if causal:
+        right = min(right, 0)
+    sinks = 0 if left == BIG else min(num_sink_tokens, BIG)  # sinks add nothing to an unbounded left side
+    return (left, right, sinks)
+
+
+def _plain(local):
+    """Whether local masks (left, right, sinks) are plain non-causal or causal attention: (is_plain, causal)."""
+    left, right, sinks = local
+    return left == BIG and right in (0, BIG), right == 0
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -225,7 +280,7 @@ class _Plan:
     the first call of the shape (which validates, autotunes and compiles); later calls only allocate O and M and
     launch (runtime.FastLaunch re-encodes a TMA descriptor only for an address it has not seen)."""
 
-    def __init__(self, torch, kernel, q, k, v, causal, sm_scale):
+    def __init__(self, torch, kernel, q, k, v, causal, sm_scale, local=None):
         from txl.runtime.launcher import FastLaunch
 
         if torch.cuda.is_current_stream_capturing():
@@ -241,8 +296,8 @@ class _Plan:
         o2 = torch.empty((B * H * N, D), dtype=q.dtype, device=q.device)
         m = torch.empty((B * H, self.n_pad), dtype=torch.float32, device=q.device)
         grid, args, kwargs = _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, N, self.n_pad, B * H, D, causal,
-                                          H // Hk)
-        tuner = get_tuner(kernel, D, causal)
+                                          H // Hk, local)
+        tuner = get_tuner(kernel, D, causal, "dense" if local is None else "window")
         tuner[grid](*args, **kwargs)  # autotunes on the first call of its key; this launch's result is discarded
         config = tuner.best[tuner._key_of(tuner._bind_partial(args, kwargs))]
         nargs = tuner.fn.bind(args, dict(kwargs, **config.kwargs))
@@ -252,14 +307,14 @@ class _Plan:
         launcher = compiled.launcher()
         names = [p.name for p in launcher.params]
         expected = ["desc_q", "desc_k", "desc_v", "desc_o", "M", "O", "sm_scale", "N_CTX", "N_PAD"]
-        expected += ["BH"] if kernel == "fa3" else []
+        expected += ["BH", "CU_Q", "CU_K", "NUM_HEADS", "WIN_LEFT", "WIN_RIGHT", "N_SINK"] if kernel == "fa3" else []
         unnamed = ["arg%d" % i for i in range(len(expected))]  # a sidecar without txl.name: in signature order
         if names != expected and names != unnamed:
             raise RuntimeError("txl.ops.flash_attention: kernel %s has params %s, expected %s" % (kernel, names,
                                                                                                   expected))
         self.launch = FastLaunch(launcher, q.get_device())
         self.config = config
-        self.tail = (N, self.n_pad, B * H) if kernel == "fa3" else (N, self.n_pad)
+        self.tail = tuple(args[7:]) if kernel == "fa3" else (N, self.n_pad)
         # The plan's key holds the strides, so whether q, k, v can be read in place is known here.
         self.in_place = all(t.is_contiguous() for t in (q, k, v))
         self.q_rows, self.kv_rows = (B * H * N, D), (B * Hk * N, D)
@@ -288,21 +343,22 @@ class _Plan:
 _plans = {}
 
 
-def _plan_key(q, k, v, causal, kernel):
+def _plan_key(q, k, v, causal, kernel, local=None):
     # Everything a plan depends on; raises AttributeError for non-tensors (the checked path reports those).
     return (kernel, causal, q.shape, k.shape, q.dtype, k.dtype, v.dtype, q.get_device(), k.get_device(),
-            v.get_device(), q.stride(), k.stride(), v.stride(), v.shape)
+            v.get_device(), q.stride(), k.stride(), v.stride(), v.shape, local)
 
 
-def _forward(q, k, v, causal, sm_scale, kernel):
-    """(o (B, H, N, D), m (B * H, N_PAD) float32 base-2 log-sum-exp) of validated inputs."""
+def _forward(q, k, v, causal, sm_scale, kernel, local=None):
+    """(o (B, H, N, D), m (B * H, N_PAD) float32 base-2 log-sum-exp) of validated inputs; ``local``: the local
+    masks (local_masks()), None for plain attention."""
     import torch
 
-    key = _plan_key(q, k, v, causal, kernel)
+    key = _plan_key(q, k, v, causal, kernel, local)
     plan = _plans.get(key)
     if plan is None:
         with torch.cuda.device(q.device):
-            plan = _Plan(torch, kernel, q, k, v, causal, sm_scale)
+            plan = _Plan(torch, kernel, q, k, v, causal, sm_scale, local)
         if len(_plans) > 256:
             _plans.clear()
         _plans[key] = plan
@@ -329,36 +385,41 @@ def _custom_op():
         # The third output is the kernel's own statistic M ((B * H, N_PAD), base 2), saved for the backward so
         # that it reuses the forward's softmax statistics exactly (no recomputation, no round trip through lse).
         @torch.library.custom_op("txl::flash_attention", mutates_args=(), device_types="cuda")
+        # left/right/sinks: the local masks of local_masks() (left = BIG: none; causal is then the causal flag).
         def flash_attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, sm_scale: float,
-                               kernel: str, deterministic: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-            o, m = _forward(q, k, v, causal, sm_scale, kernel)
+                               kernel: str, deterministic: bool, left: int, right: int,
+                               sinks: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            o, m = _forward(q, k, v, causal, sm_scale, kernel, None if left == BIG else (left, right, sinks))
             return o, _lse(m, q.shape).contiguous(), m
 
         @flash_attention_op.register_fake
-        def _(q, k, v, causal, sm_scale, kernel, deterministic):
+        def _(q, k, v, causal, sm_scale, kernel, deterministic, left, right, sinks):
             B, H, N, D = q.shape
             return (q.new_empty((B, H, N, D)), q.new_empty((B, H, N), dtype=torch.float32),
                     q.new_empty((B * H, padded_len(N)), dtype=torch.float32))
 
         def setup_context(ctx, inputs, output):
-            q, k, v, causal, sm_scale, kernel, deterministic = inputs
+            q, k, v, causal, sm_scale, kernel, deterministic, left, right, sinks = inputs
             o, lse, m = output
             ctx.mark_non_differentiable(lse, m)
             ctx.save_for_backward(q, k, v, o, m)
             ctx.causal, ctx.sm_scale, ctx.deterministic = causal, sm_scale, deterministic
+            ctx.local = (left, right, sinks)
 
         # The backward is an op of its own, so that torch.compile traces it (with the fake) instead of running
         # the kernels on fake tensors.
         @torch.library.custom_op("txl::flash_attention_backward", mutates_args=(), device_types="cuda")
         def flash_attention_backward_op(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                                         o: torch.Tensor, m: torch.Tensor, causal: bool, sm_scale: float,
-                                        deterministic: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                                        deterministic: bool, left: int, right: int,
+                                        sinks: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
             from txl.ops import _attention_bwd
 
-            return _attention_bwd.backward(do, q, k, v, o, m, causal, sm_scale, deterministic)
+            return _attention_bwd.backward(do, q, k, v, o, m, causal, sm_scale, deterministic,
+                                           None if left == BIG else (left, right, sinks))
 
         @flash_attention_backward_op.register_fake
-        def _(do, q, k, v, o, m, causal, sm_scale, deterministic):
+        def _(do, q, k, v, o, m, causal, sm_scale, deterministic, left, right, sinks):
             return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
         def backward(ctx, do, dlse, dm):
@@ -366,22 +427,35 @@ def _custom_op():
 
             q, k, v, o, m = ctx.saved_tensors
             _attention_bwd.check_supported(q)
-            dq, dk, dv = flash_attention_backward_op(do, q, k, v, o, m, ctx.causal, ctx.sm_scale, ctx.deterministic)
-            return dq, dk, dv, None, None, None, None
+            dq, dk, dv = flash_attention_backward_op(do, q, k, v, o, m, ctx.causal, ctx.sm_scale, ctx.deterministic,
+                                                     *ctx.local)
+            return dq, dk, dv, None, None, None, None, None, None, None
 
         flash_attention_op.register_autograd(backward, setup_context=setup_context)
         _op = flash_attention_op
     return _op
 
 
-def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3", deterministic=False):
-    """softmax(q k^T * sm_scale [+ causal mask]) v; see the module docstring. sm_scale defaults to 1/sqrt(D).
+def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3", deterministic=False,
+                    window=(-1, -1), num_sink_tokens=0):
+    """softmax(q k^T * sm_scale [+ masks]) v; see the module docstring. sm_scale defaults to 1/sqrt(D).
     ``deterministic=True`` makes the backward's dQ bit-identical from run to run (a slower dQ pass instead of
-    fp32 reduce-adds in no fixed order)."""
+    fp32 reduce-adds in no fixed order). ``window=(left, right)``: query i sees keys i - left .. i + right (-1:
+    unbounded; causal caps right at 0), plus the first ``num_sink_tokens`` keys (attention sinks); a row that sees
+    no key gets 0 (lse +inf)."""
     import torch
 
     if sm_scale is None and type(q) is torch.Tensor and q.dim() == 4:
         sm_scale = 1.0 / math.sqrt(q.shape[-1])
+    local = None
+    if window != (-1, -1) or num_sink_tokens:
+        local = local_masks(window, num_sink_tokens, causal)
+        plain, plain_causal = _plain(local)
+        if plain:
+            local, causal = None, plain_causal
+        elif kernel != "fa3":
+            raise ValueError("txl.ops.flash_attention: window/num_sink_tokens run on kernel='fa3' only, got kernel=%r"
+                             % (kernel,))
     # Eager calls without gradients of a shape seen before: straight to its plan (the checks it passed hold for
     # every call with the same key; sm_scale and the flags are checked here).
     plan = None
@@ -389,7 +463,7 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
             and not torch.compiler.is_compiling()):
         try:
             if not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad)):
-                plan = _plans.get(_plan_key(q, k, v, causal, kernel))
+                plan = _plans.get(_plan_key(q, k, v, causal, kernel, local))
         except (AttributeError, TypeError):
             plan = None
     if plan is not None and q.get_device() == torch.cuda.current_device():
@@ -403,16 +477,17 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
                                                                       v.requires_grad)):
         if not isinstance(deterministic, bool):
             raise TypeError("txl.ops.flash_attention: deterministic must be a bool, got %r" % (deterministic,))
-        o, lse, _ = _custom_op()(q, k, v, causal, sm_scale, kernel, deterministic)
+        left, right, sinks = local if local is not None else (BIG, BIG, 0)
+        o, lse, _ = _custom_op()(q, k, v, causal, sm_scale, kernel, deterministic, left, right, sinks)
         return (o, lse) if return_lse else o
-    o, m = _forward(q, k, v, causal, sm_scale, kernel)
+    o, m = _forward(q, k, v, causal, sm_scale, kernel, local)
     return (o, _lse(m, q.shape)) if return_lse else o
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Precompiling (no torch, no GPU)
 # ---------------------------------------------------------------------------------------------------------------
-def precompile(kernel, head_dim, causal, dtype="bfloat16", n=4096, heads=2, kv_heads=None):
+def precompile(kernel, head_dim, causal, dtype="bfloat16", n=4096, heads=2, kv_heads=None, mode="dense"):
     """Compile every autotuning config of one call shape (through the cache) without launching: returns the
     CompiledKernels. Only the dtype, head dim, causal, whether n is a multiple of 128 and heads // kv_heads
     matter for the specialisation."""
@@ -423,6 +498,8 @@ def precompile(kernel, head_dim, causal, dtype="bfloat16", n=4096, heads=2, kv_h
     q2, o2 = (MetaTensor((heads * n, head_dim), dtype) for _ in range(2))
     k2, v2 = (MetaTensor((kv_heads * n, head_dim), dtype) for _ in range(2))
     m = MetaTensor((heads, n_pad), "float32")
+    local = (256, 0, 4) if mode == "window" else None
+    varlen = (MetaTensor((2,), "int32"), MetaTensor((2,), "int32"), heads) if mode == "varlen" else None
     grid, args, kwargs = _launch_args(kernel, q2, k2, v2, o2, m, 1.0 / math.sqrt(head_dim), n, n_pad, heads,
-                                      head_dim, causal, heads // kv_heads)
-    return get_tuner(kernel, head_dim, causal).warmup(*args, grid=grid, **kwargs)
+                                      head_dim, causal and mode == "dense", heads // kv_heads, local, varlen)
+    return get_tuner(kernel, head_dim, causal and mode == "dense", mode).warmup(*args, grid=grid, **kwargs)

@@ -45,10 +45,11 @@ def test_bwd_compiles_without_spills(head_dim, causal, even_n, dtype, group):
 
 
 def test_preprocess_compiles():
-    sig = {"O": "*bf16", "DO": "*bf16", "Delta": "*fp32", "N_CTX": "i32", "N_PAD": "i32"}
-    text = ir_of(kb.attention_bwd_preprocess, sig, {"HEAD_DIM": 128, "BLOCK": 64})
-    ptx, err = compile_ptx(text, emit="cubin")
-    assert "spill" not in err.lower(), err
+    sig = {"O": "*bf16", "DO": "*bf16", "Delta": "*fp32", "N_CTX": "i32", "N_PAD": "i32", "HEAD_STRIDE": "i32"}
+    for row_stride in (128, 32 * 128):  # dense rows; packed (total, 32 heads, 128) tokens
+        text = ir_of(kb.attention_bwd_preprocess, sig, {"HEAD_DIM": 128, "BLOCK": 64, "ROW_STRIDE": row_stride})
+        ptx, err = compile_ptx(text, emit="cubin")
+        assert "spill" not in err.lower(), err
 
 
 @pytest.mark.parametrize("head_dim,block_n", [(64, 64), (128, 32)])
@@ -57,12 +58,27 @@ def test_deterministic_dq_kernel_compiles(head_dim, block_n, causal):
     from txl.ops._attention_bwd import DQ_BLOCK_N
 
     assert DQ_BLOCK_N[head_dim] == block_n
-    sig = {"Q": "*bf16", "K": "*bf16", "V": "*bf16", "DO": "*bf16", "DQ": "*bf16", "M": "*fp32", "Delta": "*fp32",
-           "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32"}
     cx = dict(HEAD_DIM=head_dim, BLOCK_M=64, BLOCK_N=block_n, CAUSAL=causal, H_Q_PER_KV=2)
-    ptx, err = compile_ptx(ir_of(kb.attention_bwd_dq, sig, cx, num_warps=4, num_stages=2), emit="cubin")
+    ptx, err = compile_ptx(ir_of(kb.attention_bwd_dq, DQ_SIG, cx, num_warps=4, num_stages=2), emit="cubin")
     assert "wgmma.mma_async" in ptx
     assert "spill" not in err.lower(), err
+
+
+DQ_SIG = {"Q": "*bf16", "K": "*bf16", "V": "*bf16", "DO": "*bf16", "DQ": "*bf16", "M": "*fp32", "Delta": "*fp32",
+          "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32", "CU_Q": "*i32", "CU_K": "*i32", "NUM_HEADS": "i32",
+          "WIN_LEFT": "i32", "WIN_RIGHT": "i32", "N_SINK": "i32"}
+
+
+@pytest.mark.parametrize("mode", ["VARLEN", "WINDOW"])
+def test_deterministic_dq_kernel_local_masks_compile(mode):
+    # Local masks (sliding window / sinks, packed sequences): the visited key tiles come from _local_range and
+    # every tile is masked with _visible; the packed path reads the sequence offsets.
+    cx = dict(HEAD_DIM=128, BLOCK_M=64, BLOCK_N=32, CAUSAL=False, H_Q_PER_KV=2, **{mode: True})
+    text = ir_of(kb.attention_bwd_dq, DQ_SIG, cx, num_warps=4, num_stages=2)
+    assert (text.count("%CU_Q") > 1) == (mode == "VARLEN")  # only the packed path reads the offsets
+    assert text.count("%WIN_LEFT") > 1
+    ptx, err = compile_ptx(text, emit="cubin")
+    assert "wgmma.mma_async" in ptx and "spill" not in err.lower(), err
 
 
 def test_deterministic_mode_drops_the_reduce_add():
@@ -75,8 +91,10 @@ def test_deterministic_mode_drops_the_reduce_add():
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp16"])
 def test_dq_convert_compiles(dtype):
-    sig = {"DQ_ACC": "*fp32", "DQ": "*" + dtype, "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32"}
-    ptx, err = compile_ptx(ir_of(kb.attention_bwd_dq_convert, sig, {"HEAD_DIM": 128, "BLOCK": 32}), emit="cubin")
+    sig = {"DQ_ACC": "*fp32", "DQ": "*" + dtype, "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32",
+           "HEAD_STRIDE": "i32"}
+    cx = {"HEAD_DIM": 128, "BLOCK": 32, "ROW_STRIDE": 128}
+    ptx, err = compile_ptx(ir_of(kb.attention_bwd_dq_convert, sig, cx), emit="cubin")
     assert "ld.global" in ptx and "st.global" in ptx and "spill" not in err.lower()
 
 
@@ -89,3 +107,24 @@ def test_hd256_compiles_without_spills(causal, even_n):
     ptx, err = compile_ptx(text, emit="cubin")
     assert ptx.count("cp.reduce.async.bulk.tensor") >= 2  # each consumer adds its dQ columns
     assert "spill" not in err.lower(), err
+
+
+def _spill_bytes(err):
+    m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", err)
+    return (int(m.group(1)) + int(m.group(2))) if m else 0
+
+
+# Local masks (window / sinks: WINDOW, packed sequences: VARLEN): the key block visits the query blocks that see
+# it (_bwd_block), masks with _mask_bwd_local, and the packed path addresses (total, heads * D) rows by column.
+# hd64 has no spills; hd128 spills a few words (its range scalars next to dV, dK, S^T, dP^T), bounded here.
+@pytest.mark.parametrize("head_dim,max_spill", [(64, 0), (128, 128)])
+@pytest.mark.parametrize("mode", ["VARLEN", "WINDOW"])
+def test_local_masks_compile(head_dim, max_spill, mode):
+    from txl.ops._attention_bwd import NUM_STAGES
+
+    cx = dict(kb.constexprs(head_dim, False, num_stages=NUM_STAGES[head_dim], even_n=False, h_q_per_kv=2),
+              **{mode: True})
+    text = ir_of(kb.flash_attention_bwd, kb.signature(head_dim), cx, **kb.OPTIONS)
+    ptx, err = compile_ptx(text, emit="cubin")
+    assert ptx.count("cp.reduce.async.bulk.tensor") >= 1
+    assert _spill_bytes(err) <= max_spill, err

@@ -111,3 +111,29 @@ def test_kernel_configs_compile(kern, head_dim, block_n, num_stages, persistent,
     ptx, err = compile_ptx(text, emit="cubin")
     assert "wgmma.mma_async" in ptx
     assert "spill" not in err.lower(), err
+
+
+@pytest.mark.parametrize("mode", ["window", "varlen"])
+@pytest.mark.parametrize("head_dim", [64, 128, 256])
+def test_local_mask_modes_precompile(mode, head_dim):
+    # Sliding window / sinks (WINDOW) and packed sequences (VARLEN): every non-persistent fa3 config of the mode
+    # compiles through the tuner (as a call would), with the mode's constexpr set by the configs.
+    kernels = A.precompile("fa3", head_dim, True, n=1000, heads=4, kv_heads=2, mode=mode)
+    assert len(kernels) == len([c for c in A._FA3_CONFIGS[head_dim] if not c[2]])
+    for k in kernels:
+        assert "wgmma.mma_async" in k.asm["ptx"]
+
+
+def test_local_masks_reduce_to_plain_attention():
+    big = A.BIG
+    assert A.local_masks((-1, -1), 0, False) == (big, big, 0)
+    assert A._plain(A.local_masks((-1, -1), 8, True)) == (True, True)  # sinks add nothing without a left bound
+    assert A.local_masks((256, -1), 4, True) == (256, 0, 4)
+    assert A.local_masks((256, 10), 0, True) == (256, 0, 0)
+    assert A._plain(A.local_masks((256, 0), 0, False)) == (False, True)
+    with pytest.raises(TypeError, match="window must be a pair of ints"):
+        A.local_masks((1.5, 0), 0, False)
+    with pytest.raises(ValueError, match="window sides must be >= 0, or -1"):
+        A.local_masks((-2, 0), 0, False)
+    with pytest.raises(ValueError, match="num_sink_tokens must be an int >= 0"):
+        A.local_masks((4, 0), -1, False)

@@ -1,0 +1,172 @@
+"""``txl.ops.flash_attention_varlen``: flash attention over packed sequences of different lengths (flash-attn 2's
+varlen interface), forward and backward, on the fa3 kernels' packed path (VARLEN).
+
+    o = txl.ops.flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, causal=True)
+
+* q (total_q, H, D), k/v (total_k, H_KV, D) bf16/fp16 CUDA tensors, the tokens of sequence b at rows
+  cu_seqlens_q[b] .. cu_seqlens_q[b + 1] - 1 (int32 CUDA tensors of B + 1 offsets from 0); D in {64, 128, 256};
+  GQA as flash_attention. max_seqlen_* bound the sequences' lengths (they size the grids; a longer sequence is
+  not checked, since that would need the offsets on the host).
+* Masks as flash_attention, positions counted within each sequence; when a sequence's query and key lengths
+  differ, query i lines up with key i + len_k - len_q (bottom-right, as flash-attn >= 2.1): causal keeps keys
+  j <= i + len_k - len_q. ``window=(left, right)`` and ``num_sink_tokens`` as flash_attention. A query row that
+  sees no key gets O = 0 and lse = +inf.
+* ``return_lse``: also the (H, total_q) float32 log-sum-exp (natural log), flash-attn's varlen layout.
+* Differentiable (a torch custom op with its backward): dq, dk, dv through the FA3-style backward's packed path.
+  Each call goes through the autotuner's cache (no per-shape plan: the packed lengths change from call to call).
+"""
+
+import math
+
+from txl.ops.attention import (BIG, BLOCK, DTYPES, HEAD_DIMS, _launch_args, get_tuner, local_masks, padded_len)
+
+_WHERE = "txl.ops.flash_attention_varlen"
+
+
+def _check(torch, q, k, v, cu_q, cu_k, max_q, max_k, sm_scale):
+    for name, t in (("q", q), ("k", k), ("v", v), ("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError("%s: %s must be a torch.Tensor, got %s" % (_WHERE, name, type(t).__name__))
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.dim() != 3:
+            raise ValueError("%s: %s must be 3-D (total tokens, heads, head_dim), got shape %s"
+                             % (_WHERE, name, tuple(t.shape)))
+        if t.dtype != q.dtype or str(t.dtype).replace("torch.", "") not in DTYPES:
+            raise TypeError("%s: q, k, v must share one dtype of torch.bfloat16, torch.float16; got %s, %s, %s"
+                            % (_WHERE, q.dtype, k.dtype, v.dtype))
+        if t.device.type != "cuda" or t.device != q.device:
+            raise ValueError("%s: %s is on %s: q, k, v and the offsets must be on one CUDA device"
+                             % (_WHERE, name, t.device))
+    for name, t in (("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):
+        if t.dtype != torch.int32 or t.dim() != 1 or t.numel() < 2:
+            raise ValueError("%s: %s must be a 1-D torch.int32 tensor of B + 1 offsets, got %s of shape %s"
+                             % (_WHERE, name, t.dtype, tuple(t.shape)))
+        if t.device != q.device:
+            raise ValueError("%s: %s is on %s but q on %s" % (_WHERE, name, t.device, q.device))
+    if cu_q.numel() != cu_k.numel():
+        raise ValueError("%s: cu_seqlens_q has %d offsets and cu_seqlens_k %d: one per sequence + 1 each"
+                         % (_WHERE, cu_q.numel(), cu_k.numel()))
+    if k.shape != v.shape:
+        raise ValueError("%s: k %s and v %s must have the same shape" % (_WHERE, tuple(k.shape), tuple(v.shape)))
+    if k.shape[2] != q.shape[2] or q.shape[2] not in HEAD_DIMS:
+        raise ValueError("%s: head dims q %d, k %d: must be equal and one of %s"
+                         % (_WHERE, q.shape[2], k.shape[2], ", ".join(map(str, HEAD_DIMS))))
+    if k.shape[1] < 1 or q.shape[1] % k.shape[1]:
+        raise ValueError("%s: q has %d heads and k/v %d: the query head count must be a multiple of the kv head "
+                         "count (GQA)" % (_WHERE, q.shape[1], k.shape[1]))
+    for name, n in (("max_seqlen_q", max_q), ("max_seqlen_k", max_k)):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise TypeError("%s: %s must be an int >= 0, got %r" % (_WHERE, name, n))
+    if sm_scale is not None and (isinstance(sm_scale, bool) or not isinstance(sm_scale, (int, float))
+                                 or not (math.isfinite(sm_scale) and sm_scale > 0)):
+        raise ValueError("%s: sm_scale must be a positive finite float or None, got %r" % (_WHERE, sm_scale))
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.stride(-1) != 1:
+            raise ValueError("%s: %s must have its head dim contiguous (stride 1); call .contiguous()"
+                             % (_WHERE, name))
+
+
+def _m_len(total_q):
+    # M's row length: every packed token, plus a block so that a last query block's rows stay inside.
+    return padded_len(max(total_q, 1)) + BLOCK
+
+
+def _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, local):
+    """(o (total_q, H, D), m (H, M_LEN) float32 base-2 LSE over the packed tokens)."""
+    import torch
+
+    total_q, H, D = q.shape
+    total_k, Hk, _ = k.shape
+    B = cu_q.numel() - 1
+    q2 = q.contiguous().view(total_q, H * D)
+    k2 = k.contiguous().view(total_k, Hk * D)
+    v2 = v.contiguous().view(total_k, Hk * D)
+    o = torch.empty_like(q, memory_format=torch.contiguous_format)
+    o2 = o.view(total_q, H * D)
+    m = torch.empty((H, _m_len(total_q)), dtype=torch.float32, device=q.device)
+    n_pad = padded_len(max(max_q, 1))
+    grid, args, kwargs = _launch_args("fa3", q2, k2, v2, o2, m, sm_scale, max(max_q, 1), m.shape[1], B * H, D, False,
+                                      H // Hk, local, (cu_q, cu_k, H))
+
+    def packed_grid(meta):
+        return (n_pad // meta["BLOCK_M"], B * H)
+
+    with torch.cuda.device(q.device):
+        get_tuner("fa3", D, False, "varlen")[packed_grid](*args, **kwargs)
+    return o, m
+
+
+_op = None
+
+
+def _custom_op():
+    global _op
+    if _op is None:
+        import torch
+
+        @torch.library.custom_op("txl::flash_attention_varlen", mutates_args=(), device_types="cuda")
+        def varlen_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_q: torch.Tensor, cu_k: torch.Tensor,
+                      max_q: int, max_k: int, sm_scale: float, left: int, right: int, sinks: int,
+                      deterministic: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            o, m = _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, (left, right, sinks))
+            return o, (m[:, :q.shape[0]] * math.log(2.0)).contiguous(), m
+
+        @varlen_op.register_fake
+        def _(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, left, right, sinks, deterministic):
+            return (torch.empty_like(q), q.new_empty((q.shape[1], q.shape[0]), dtype=torch.float32),
+                    q.new_empty((q.shape[1], _m_len(q.shape[0])), dtype=torch.float32))
+
+        def setup_context(ctx, inputs, output):
+            q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, left, right, sinks, deterministic = inputs
+            o, lse, m = output
+            ctx.mark_non_differentiable(lse, m)
+            ctx.save_for_backward(q, k, v, o, m, cu_q, cu_k)
+            ctx.args = (max_q, max_k, sm_scale, deterministic, (left, right, sinks))
+
+        @torch.library.custom_op("txl::flash_attention_varlen_backward", mutates_args=(), device_types="cuda")
+        def varlen_backward_op(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
+                               m: torch.Tensor, cu_q: torch.Tensor, cu_k: torch.Tensor, max_q: int, max_k: int,
+                               sm_scale: float, left: int, right: int, sinks: int,
+                               deterministic: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            from txl.ops import _attention_bwd
+
+            return _attention_bwd.backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale,
+                                                  deterministic, (left, right, sinks))
+
+        @varlen_backward_op.register_fake
+        def _(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, left, right, sinks, deterministic):
+            return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+        def backward(ctx, do, dlse, dm):
+            q, k, v, o, m, cu_q, cu_k = ctx.saved_tensors
+            max_q, max_k, sm_scale, deterministic, local = ctx.args
+            dq, dk, dv = varlen_backward_op(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale,
+                                            *local, deterministic)
+            return dq, dk, dv, None, None, None, None, None, None, None, None, None
+
+        varlen_op.register_autograd(backward, setup_context=setup_context)
+        _op = varlen_op
+    return _op
+
+
+def flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, causal=False,
+                           sm_scale=None, window=(-1, -1), num_sink_tokens=0, return_lse=False, deterministic=False):
+    """Attention over packed sequences; see the module docstring."""
+    import torch
+
+    _check(torch, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, sm_scale)
+    if not isinstance(causal, bool) or not isinstance(return_lse, bool) or not isinstance(deterministic, bool):
+        raise TypeError("%s: causal, return_lse and deterministic must be bools" % _WHERE)
+    left, right, sinks = local_masks(window, num_sink_tokens, causal, _WHERE)
+    if sm_scale is None:
+        sm_scale = 1.0 / math.sqrt(q.shape[-1])
+    if q.shape[0] == 0 or k.shape[0] == 0:  # no queries, or no keys for any of them
+        o = torch.zeros_like(q)
+        lse = torch.full((q.shape[1], q.shape[0]), math.inf, dtype=torch.float32, device=q.device)
+        return (o, lse) if return_lse else o
+    o, lse, _ = _custom_op()(q, k, v, cu_seqlens_q, cu_seqlens_k, int(max_seqlen_q), int(max_seqlen_k),
+                             float(sm_scale), left, right, sinks, deterministic)
+    return (o, lse) if return_lse else o
+
+
+__all__ = ["flash_attention_varlen", "BIG"]
