@@ -36,7 +36,7 @@ import types
 from . import ir
 from .errors import CompilationError, SemanticError, ShapeMismatchError
 from ..language import core, semantic
-from ..language.core import block_type, constexpr, dtype, smem_type, tensor, tensordesc_type, _unwrap
+from ..language.core import block_type, constexpr, dtype, smem_type, tensor, tensordesc_type, _is_aggregate, _unwrap
 from ..language.triton_api import Refused
 
 
@@ -155,13 +155,19 @@ def _wrap(v):
 
 
 def _is_static(v):
-    return not isinstance(v, tensor) and not (isinstance(v, (tuple, list)) and any(not _is_static(x) for x in v))
+    return not isinstance(v, tensor) and not _is_aggregate(v) \
+        and not (isinstance(v, (tuple, list)) and any(not _is_static(x) for x in v))
 
 
 def _flatten(v, name):
-    """Leaves (tensors) of a value carried through control flow, and a function that rebuilds it."""
+    """Leaves (tensors) of a value carried through control flow, and a function that rebuilds it. A frontend
+    aggregate (a block pointer: ``core.block_pointer``) is flattened into its run-time fields (``_txl_fields``) and
+    rebuilt with its compile-time part (``_txl_rebuild``)."""
     if isinstance(v, tensor):
         return [v], lambda leaves: leaves[0]
+    if _is_aggregate(v):
+        leaves, rb = _flatten(tuple(v._txl_fields()), name)
+        return leaves, lambda ls: v._txl_rebuild(rb(ls))
     if isinstance(v, tuple):
         parts = [_flatten(x, name) for x in v]
         sizes = [len(p[0]) for p in parts]
@@ -174,6 +180,66 @@ def _flatten(v, name):
             return tuple(out)
         return [l for p in parts for l in p[0]], rebuild
     raise SemanticError("`%s` (%r) cannot be carried through run-time control flow" % (name, v))
+
+
+def _aggregate_fields(v):
+    """Per leaf of ``_flatten(v)``: whether it is a field of a frontend aggregate."""
+    if isinstance(v, tensor):
+        return [False]
+    if isinstance(v, tuple):
+        return [f for x in v for f in _aggregate_fields(x)]
+    if _is_aggregate(v):
+        return [True] * len(_flatten(v, "")[0])
+    return []
+
+
+def _static_key(v):
+    """The compile-time part of a value that goes through control flow (None for a tensor): both branches of an
+    ``if`` and every loop iteration must agree on it (a block pointer's element type, block shape and order)."""
+    if isinstance(v, tuple):
+        return tuple(_static_key(x) for x in v)
+    if _is_aggregate(v):
+        return (v._txl_static(), _static_key(tuple(v._txl_fields())))
+    return None
+
+
+def _kept(leaves, keep):
+    return [x for x, k in zip(leaves, keep) if k]
+
+
+def _rebuild_kept(init, name, keep, values):
+    """``init`` with its kept leaves replaced by the IR values ``values`` yields (block arguments, results); the
+    other leaves (unchanged aggregate fields) stay ``init``'s."""
+    leaves, rb = _flatten(init, name)
+    out = []
+    for leaf, k in zip(leaves, keep):
+        if k:
+            v = next(values)
+            out.append(tensor(v, v.type))
+        else:
+            out.append(leaf)
+    return rb(out)
+
+
+def _hinted(values, name):
+    """The IR values of an iterator, each named after the variable it becomes part of as it is taken."""
+    for v in values:
+        v.hint = name
+        yield v
+
+
+def _keep_mask(init, new, name):
+    """Which leaves of a value carried through control flow become iter_args / results: all of them, except the
+    fields of an aggregate that are the same value on both sides (the base, shape and strides of a block pointer
+    that the loop advances stay loop-invariant values, so the C++ analyses still see where they come from)."""
+    leaves = _flatten(init, name)[0]
+    try:
+        other = _flatten(new, name)[0]
+    except SemanticError:
+        return [True] * len(leaves)
+    if len(other) != len(leaves) or _static_key(init) != _static_key(new):
+        return [True] * len(leaves)
+    return [not (f and a.handle is b.handle) for f, a, b in zip(_aggregate_fields(init), leaves, other)]
 
 
 _PY_BINOPS = {
@@ -455,11 +521,10 @@ class CodeGenerator(ast.NodeVisitor):
                     binds[n] = tv
                     continue
             tv, ev = self._unify(node, n, tv, ev, then_block, else_block, "the `if` and the `else` branch")
-            tl_, rb = _flatten(tv, n)
-            el_, _ = _flatten(ev, n)
-            then_vals += tl_
-            else_vals += el_
-            rebuilders.append((n, rb, len(tl_)))
+            keep = _keep_mask(tv, ev, n)
+            then_vals += _kept(_flatten(tv, n)[0], keep)
+            else_vals += _kept(_flatten(ev, n)[0], keep)
+            rebuilders.append((n, tv, keep))
         types = [v.type for v in then_vals]
         for block, vals in ((then_block, then_vals), (else_block, else_vals)):
             if vals:
@@ -468,13 +533,9 @@ class CodeGenerator(ast.NodeVisitor):
         op = self.builder.create("", [cond.handle], types, regions=regions, attrs={"kind": "if"})
         op.attrs["rebuild"] = _if_template
         _if_template(op)
-        i = 0
-        for n, rb, k in rebuilders:
-            vals = [tensor(r, r.type) for r in op.results[i:i + k]]
-            for v in op.results[i:i + k]:
-                v.hint = n
-            binds[n] = rb(vals)
-            i += k
+        results = iter(op.results)
+        for n, tv, keep in rebuilders:
+            binds[n] = _rebuild_kept(tv, n, keep, _hinted(results, n))
         for n, v in binds.items():
             self.set(n, v)
         return binds.get(want) if want is not None else None
@@ -490,6 +551,15 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
             pairs = [self._unify(node, name, x, y, block_a, block_b, where) for x, y in zip(a, b)]
             return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+        if _is_aggregate(a) or _is_aggregate(b):
+            if not (_is_aggregate(a) and _is_aggregate(b)) or a._txl_static() != b._txl_static():
+                raise self.error(node, "`%s` is %s in %s but %s in the other" % (
+                    name, _kind(a), where.split(" and ")[0], _kind(b)),
+                    "give it the same kind of value on both paths (a block pointer with the same element type, "
+                    "block shape and order)")
+            fa, fb = self._unify(node, name, tuple(a._txl_fields()), tuple(b._txl_fields()), block_a, block_b,
+                                 where)
+            return a._txl_rebuild(fa), b._txl_rebuild(fb)
 
         def materialize(v, like, block):
             saved = self.builder.block
@@ -585,17 +655,12 @@ class CodeGenerator(ast.NodeVisitor):
 
         carried = self._carried(node, body, ity)
         liveins = dict(self.lscope)
-        inits = []
-        for n, init, _ in carried:
-            inits += _flatten(init, n)[0]
-        block = ir.Block([ity] + [v.type for v in inits], [var] + sum(
-            [[n] * len(_flatten(init, n)[0]) for n, init, _ in carried], []))
+        inits, hints = self._carried_inits(carried)
+        block = ir.Block([ity] + [v.type for v in inits], [var] + hints)
         scope = dict(liveins)
-        i = 1
-        for n, init, _ in carried:
-            leaves, rb = _flatten(init, n)
-            scope[n] = rb([tensor(a, a.type) for a in block.args[i:i + len(leaves)]])
-            i += len(leaves)
+        args = iter(block.args[1:])
+        for n, init, _, keep in carried:
+            scope[n] = _rebuild_kept(init, n, keep, args)
         iv = tensor(block.args[0], ity)
         self.loop_depth += 1
         try:
@@ -616,19 +681,25 @@ class CodeGenerator(ast.NodeVisitor):
         _for_template(op)
         self._bind_results(carried, op.results)
 
+    @staticmethod
+    def _carried_inits(carried):
+        """The initial values of the iter_args of ``carried`` (their kept leaves) and their names."""
+        inits, hints = [], []
+        for n, init, _, keep in carried:
+            kept = _kept(_flatten(init, n)[0], keep)
+            inits += kept
+            hints += [n] * len(kept)
+        return inits, hints
+
     def _bind_results(self, carried, results):
-        i = 0
-        for n, init, _ in carried:
-            leaves, rb = _flatten(init, n)
-            vals = results[i:i + len(leaves)]
-            for v in vals:
-                v.hint = n
-            self.set(n, rb([tensor(v, v.type) for v in vals]))
-            i += len(leaves)
+        results = iter(results)
+        for n, init, _, keep in carried:
+            self.set(n, _rebuild_kept(init, n, keep, _hinted(results, n)))
 
     def _carried(self, node, body_fn, ity, cond_fn=None):
         """Dry run of a loop body: the live-in variables it re-assigns, with their initial values converted to
-        the type the body gives them. Returns [(name, init_value, body_value)]."""
+        the type the body gives them. Returns [(name, init_value, body_value, keep)], ``keep`` saying which leaves
+        of the value are iter_args (``_keep_mask``: all but the unchanged fields of an aggregate)."""
         liveins = dict(self.lscope)
         scratch = ir.Block([ity] if ity is not None else [])
         self.loop_depth += 1
@@ -650,7 +721,7 @@ class CodeGenerator(ast.NodeVisitor):
             if _is_static(init) and _is_static(new) and _unwrap(init) == _unwrap(new) \
                     and type(_unwrap(init)) is type(_unwrap(new)):
                 continue
-            if not isinstance(init, tensor) and not isinstance(init, tuple):
+            if not isinstance(init, tensor) and not isinstance(init, tuple) and not _is_aggregate(init):
                 # A constexpr before the loop that the body changes: it becomes a run-time value of the type
                 # the body computes (Triton does the same).
                 like = new if isinstance(new, tensor) else None
@@ -665,6 +736,7 @@ class CodeGenerator(ast.NodeVisitor):
                         raise self.error(node, "`%s` is %r before the loop and changes in the loop body; only "
                                          "numbers and tensors can be loop-carried" % (n, _unwrap(init))) from None
             carried.append((n, init, new))
+        out = []
         for n, init, new in carried:
             a, b = _flatten(init, n)[0], None
             try:
@@ -673,7 +745,13 @@ class CodeGenerator(ast.NodeVisitor):
                 b = None
             if b is not None and [x.type for x in a] != [x.type for x in b]:
                 self._type_change_error(node, n, a, b)
-        return carried
+            if b is not None and _static_key(init) != _static_key(new):
+                raise self.error(node, "loop-carried variable `%s` is %s before the loop but %s at the end of the "
+                                 "body" % (n, _kind(init), _kind(new)),
+                                 "give it the same kind of value in every iteration (a block pointer keeps its "
+                                 "element type, block shape and order: tl.advance changes only its offsets)")
+            out.append((n, init, new, _keep_mask(init, new, n)))
+        return out
 
     def _type_change_error(self, node, n, before, after):
         tb = ", ".join(str(x.type) for x in before)
@@ -685,10 +763,10 @@ class CodeGenerator(ast.NodeVisitor):
 
     def _yields(self, node, carried, body_scope, block):
         out = []
-        for n, init, _ in carried:
+        for n, init, _, keep in carried:
             v = body_scope.get(n)
             init_leaves = _flatten(init, n)[0]
-            if not isinstance(v, (tensor, tuple)):
+            if not isinstance(v, (tensor, tuple)) and not _is_aggregate(v):
                 saved = self.builder.block
                 self.builder.block = block
                 try:
@@ -700,7 +778,15 @@ class CodeGenerator(ast.NodeVisitor):
             leaves = _flatten(v, n)[0]
             if [x.type for x in leaves] != [x.type for x in init_leaves]:
                 self._type_change_error(node, n, init_leaves, leaves)
-            out += leaves
+            if _static_key(v) != _static_key(init):
+                raise self.error(node, "loop-carried variable `%s` is %s before the loop but %s at the end of the "
+                                 "body" % (n, _kind(init), _kind(v)))
+            for x, y, k in zip(leaves, init_leaves, keep):
+                if not k and x.handle is not y.handle:  # the dry run said this field does not change
+                    raise self.error(node, "internal error of the txl frontend: a field of `%s` that the loop "
+                                     "leaves unchanged in its first compilation changed in the second" % n,
+                                     "please report it")
+            out += _kept(leaves, keep)
         return out
 
     def visit_While(self, node):
@@ -715,19 +801,13 @@ class CodeGenerator(ast.NodeVisitor):
 
         carried = self._carried(node, lambda _: self.visit_body(node.body), None, cond_fn)
         liveins = dict(self.lscope)
-        inits, hints = [], []
-        for n, init, _ in carried:
-            leaves = _flatten(init, n)[0]
-            inits += leaves
-            hints += [n] * len(leaves)
+        inits, hints = self._carried_inits(carried)
         types = [v.type for v in inits]
 
         def bind(block):
-            scope, i = dict(liveins), 0
-            for n, init, _ in carried:
-                leaves, rb = _flatten(init, n)
-                scope[n] = rb([tensor(a, a.type) for a in block.args[i:i + len(leaves)]])
-                i += len(leaves)
+            scope, args = dict(liveins), iter(block.args)
+            for n, init, _, keep in carried:
+                scope[n] = _rebuild_kept(init, n, keep, args)
             return scope
 
         before = ir.Block(types, hints)
@@ -750,11 +830,14 @@ class CodeGenerator(ast.NodeVisitor):
         # The condition may update carried state (a desc.load in it flips its phase): the body and the loop's
         # results see the values after the condition.
         args = []
-        for n, init, _ in carried:
+        for n, init, _, keep in carried:
             v = cond_scope.get(n)
-            leaves = _flatten(v, n)[0] if isinstance(v, (tensor, tuple)) else None
-            if leaves is None or [x.type for x in leaves] != [x.type for x in _flatten(init, n)[0]]:
-                leaves = [tensor(a, a.type) for a in before.args[len(args):len(args) + len(_flatten(init, n)[0])]]
+            leaves = _flatten(v, n)[0] if isinstance(v, (tensor, tuple)) or _is_aggregate(v) else None
+            if leaves is None or [x.type for x in leaves] != [x.type for x in _flatten(init, n)[0]] \
+                    or _static_key(v) != _static_key(init):
+                leaves = [tensor(a, a.type) for a in before.args[len(args):len(args) + sum(keep)]]
+            else:
+                leaves = _kept(leaves, keep)
             args += [x.handle for x in leaves]
         tmpl = "scf.condition({o[0]})"
         if args:
@@ -1188,6 +1271,8 @@ def _describe(node):
 def _kind(v):
     if isinstance(v, tensor):
         return "a value of type %s" % v.type
+    if _is_aggregate(v):
+        return v._txl_describe()
     return "%r" % (_unwrap(v),)
 
 

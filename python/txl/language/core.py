@@ -619,6 +619,71 @@ class tensor:
         raise SemanticError("block_shape is an attribute of TMA descriptors, this is %s" % self.type)
 
 
+class block_pointer:
+    """What ``tl.make_block_ptr`` returns: Triton's pointer to a block of a parent tensor (its
+    ``pointer_type(block_type)``), kept by the frontend as the scalars the user gave: ``base`` (a scalar pointer),
+    ``shape`` and ``strides`` (i64 scalars), ``offsets`` (i32 scalars), ``block_shape`` and ``order``
+    (compile-time ints). There is no IR type for it: ``tl.load`` / ``tl.store`` through it is one ``txl.load`` /
+    ``txl.store`` of the pointer tile ``base + sum_d (offsets[d] + arange(block_shape[d])) * strides[d]``
+    (masked on the ``boundary_check`` dimensions), ``tl.advance`` adds to the offsets.
+
+    It is a frontend aggregate: through run-time control flow (``scf.for`` iter_args, ``scf.if`` results) it
+    travels as its run-time fields (``_txl_fields``), and the code generator carries only those that change (a GEMM
+    loop that advances the block pointer along K carries one i32)."""
+
+    def __init__(self, base, shape, strides, offsets, block_shape, order):
+        self.base = base
+        self.shape = tuple(shape)
+        self.strides = tuple(strides)
+        self.offsets = tuple(offsets)
+        self.block_shape = tuple(int(s) for s in block_shape)
+        self.order = tuple(int(o) for o in order)
+
+    @property
+    def element_ty(self):
+        return self.base.type.element_ty
+
+    @property
+    def dtype(self):
+        return pointer_type(block_type(self.element_ty, self.block_shape))
+
+    type = dtype
+
+    # -- the aggregate protocol of the code generator (control flow) ---------------------------------------------
+    def _txl_fields(self):
+        """The run-time fields, as a tuple of tensors (the leaves carried through control flow)."""
+        return (self.base,) + self.shape + self.strides + self.offsets
+
+    def _txl_rebuild(self, fields):
+        n = len(self.block_shape)
+        fields = tuple(fields)
+        return block_pointer(fields[0], fields[1:1 + n], fields[1 + n:1 + 2 * n], fields[1 + 2 * n:1 + 3 * n],
+                             self.block_shape, self.order)
+
+    def _txl_static(self):
+        """What must agree between two values of one variable (if/else branches, loop iterations)."""
+        return ("block_pointer", self.element_ty, self.block_shape, self.order)
+
+    def _txl_describe(self):
+        return "a block pointer (tl.make_block_ptr) to %s blocks of %s with order %s" % (
+            "x".join(str(s) for s in self.block_shape), self.element_ty.name, self.order)
+
+    def __repr__(self):
+        return "<%s>" % self._txl_describe()
+
+    def __bool__(self):
+        raise SemanticError("a block pointer has no Python truth value", "compare its loaded values instead")
+
+    @builtin
+    def advance(self, offsets):
+        return _sem().advance(self, offsets)
+
+
+def _is_aggregate(v):
+    """A frontend aggregate (``block_pointer``): a value made of run-time fields that has no IR type of its own."""
+    return hasattr(type(v), "_txl_fields")
+
+
 def _shape_arg(shape):
     """Accepts f(2, 3) and f((2, 3)) / f([2, 3])."""
     shape = [_unwrap(s) for s in shape]

@@ -124,6 +124,21 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 
 @builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    """A pointer to a ``block_shape`` block of the parent tensor at ``base`` (``shape``, ``strides``), starting at
+    ``offsets``; ``order`` lists the dimensions from the fastest-varying in memory. ``tl.load(ptr,
+    boundary_check=(0, 1), padding_option="zero")`` / ``tl.store(ptr, x, boundary_check=...)`` read and write the
+    block, masking the elements outside ``[0, shape)`` on the checked dimensions; ``tl.advance`` moves it."""
+    return S.make_block_ptr(base, shape, strides, offsets, block_shape, order)
+
+
+@builtin
+def advance(base, offsets):
+    """The block pointer ``base`` moved by ``offsets`` (one per dimension, in elements)."""
+    return S.advance(base, offsets)
+
+
+@builtin
 def atomic_add(pointer, val, mask=None, sem=None, scope=None):
     return S.atomic_rmw("add", pointer, val, mask, sem, scope)
 

@@ -69,16 +69,12 @@ LANGUAGE = {
     "condition": no("txl has no while-loop condition annotation",
                     "write the condition directly: `while x < n:`"),
     # -- memory ---------------------------------------------------------------------------------------------
-    "load": ok("pointer tiles and scalars; block pointers (tl.make_block_ptr) are not supported"),
-    "store": ok("pointer tiles and scalars; block pointers (tl.make_block_ptr) are not supported"),
+    "load": ok("pointer tiles, scalars and block pointers (boundary_check, padding_option '' / 'zero' / 'nan')"),
+    "store": ok("pointer tiles, scalars and block pointers (boundary_check)"),
     "make_tensor_descriptor": ok(), "load_tensor_descriptor": ok(), "store_tensor_descriptor": ok(),
-    "make_block_ptr": no("block pointers are not lowered yet",
-                         "use tl.make_tensor_descriptor(base, shape, strides, block_shape) and desc.load([m, n]) / "
-                         "desc.store([m, n], x) (TMA; out-of-bounds rows read as zero), or pointer tiles with "
-                         "masks: base + rows[:, None] * stride + cols[None, :]"),
-    "advance": no("block pointers are not lowered yet",
-                  "with a tensor descriptor, pass the new offsets to desc.load([m, n + k]); with pointer tiles, "
-                  "add k * stride to the pointer tile"),
+    "make_block_ptr": ok("a frontend value: a load/store through it is one pointer-tile tl.load/tl.store with the "
+                         "boundary mask (no TMA)"),
+    "advance": ok(),
     "atomic_add": ok("pointer tiles and scalars, with mask, sem and scope (PTX atom/red); f16/bf16 too"),
     "atomic_and": ok(), "atomic_or": ok(), "atomic_xor": ok(), "atomic_xchg": ok(),
     "atomic_cas": ok(),
