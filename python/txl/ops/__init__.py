@@ -8,3 +8,4 @@ max_seqlen_q, max_seqlen_k, ...)`` (packed sequences). torch is imported when an
 
 from .attention import KERNELS, flash_attention  # noqa: F401
 from .attention_varlen import flash_attention_varlen  # noqa: F401
+from .rope import apply_rope  # noqa: F401

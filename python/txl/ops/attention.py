@@ -200,6 +200,12 @@ def local_masks(window, num_sink_tokens, causal, where="txl.ops.flash_attention"
     return (left, right, sinks)
 
 
+def _local_of(left, right, sinks):
+    """The custom ops' (left, right, sinks) ints back to local masks: (BIG, BIG, 0) stands for none (plain
+    attention never reaches the ops as local masks: flash_attention turns them into causal=True/False)."""
+    return None if (left, right) == (BIG, BIG) else (left, right, sinks)
+
+
 def _plain(local):
     """Whether local masks (left, right, sinks) are plain non-causal or causal attention: (is_plain, causal)."""
     left, right, sinks = local
@@ -368,6 +374,19 @@ def _forward(q, k, v, causal, sm_scale, kernel, local=None):
     return plan(q, k, v, sm_scale)
 
 
+def _rotate(q, k, rope, interleaved, where, **packed):
+    # RoPE runs as one pre-pass over q and k (txl.ops.rope): inside the attention kernel every K tile would be
+    # rotated once per query block that reads it (N / 128 times) and the TMA -> wgmma path would need a round
+    # trip through registers; the pre-pass reads and writes q and k once (memory-bound, ~4% of a causal
+    # (4, 32, 8192, 128) forward).
+    from txl.ops.rope import apply_rope
+
+    if not isinstance(rope, (tuple, list)) or len(rope) != 2:
+        raise TypeError("%s: rope must be a pair (cos, sin) of (seqlen, rotary_dim / 2) tensors, got %s"
+                        % (where, type(rope).__name__))
+    return apply_rope(q, k, rope[0], rope[1], interleaved=interleaved, **packed)
+
+
 def _lse(m, shape):
     B, H, N, _ = shape
     return m.view(B, H, -1)[:, :, :N] * math.log(2.0)  # base-2 M -> natural log
@@ -385,11 +404,11 @@ def _custom_op():
         # The third output is the kernel's own statistic M ((B * H, N_PAD), base 2), saved for the backward so
         # that it reuses the forward's softmax statistics exactly (no recomputation, no round trip through lse).
         @torch.library.custom_op("txl::flash_attention", mutates_args=(), device_types="cuda")
-        # left/right/sinks: the local masks of local_masks() (left = BIG: none; causal is then the causal flag).
+        # left/right/sinks: the local masks of local_masks(), (BIG, BIG, 0) for none (causal is then the flag).
         def flash_attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, sm_scale: float,
                                kernel: str, deterministic: bool, left: int, right: int,
                                sinks: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-            o, m = _forward(q, k, v, causal, sm_scale, kernel, None if left == BIG else (left, right, sinks))
+            o, m = _forward(q, k, v, causal, sm_scale, kernel, _local_of(left, right, sinks))
             return o, _lse(m, q.shape).contiguous(), m
 
         @flash_attention_op.register_fake
@@ -416,7 +435,7 @@ def _custom_op():
             from txl.ops import _attention_bwd
 
             return _attention_bwd.backward(do, q, k, v, o, m, causal, sm_scale, deterministic,
-                                           None if left == BIG else (left, right, sinks))
+                                           _local_of(left, right, sinks))
 
         @flash_attention_backward_op.register_fake
         def _(do, q, k, v, o, m, causal, sm_scale, deterministic, left, right, sinks):
@@ -437,13 +456,17 @@ def _custom_op():
 
 
 def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3", deterministic=False,
-                    window=(-1, -1), num_sink_tokens=0):
+                    window=(-1, -1), num_sink_tokens=0, rope=None, rope_interleaved=False):
     """softmax(q k^T * sm_scale [+ masks]) v; see the module docstring. sm_scale defaults to 1/sqrt(D).
     ``deterministic=True`` makes the backward's dQ bit-identical from run to run (a slower dQ pass instead of
     fp32 reduce-adds in no fixed order). ``window=(left, right)``: query i sees keys i - left .. i + right (-1:
     unbounded; causal caps right at 0), plus the first ``num_sink_tokens`` keys (attention sinks); a row that sees
-    no key gets 0 (lse +inf)."""
+    no key gets 0 (lse +inf). ``rope=(cos, sin)``: rotary embeddings applied to q and k first (``apply_rope``,
+    (N, ROT / 2) tables, ``rope_interleaved`` for GPT-J pairs), differentiable."""
     import torch
+
+    if rope is not None:
+        q, k = _rotate(q, k, rope, rope_interleaved, "txl.ops.flash_attention")
 
     if sm_scale is None and type(q) is torch.Tensor and q.dim() == 4:
         sm_scale = 1.0 / math.sqrt(q.shape[-1])

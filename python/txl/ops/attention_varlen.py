@@ -18,7 +18,8 @@ varlen interface), forward and backward, on the fa3 kernels' packed path (VARLEN
 
 import math
 
-from txl.ops.attention import (BIG, BLOCK, DTYPES, HEAD_DIMS, _launch_args, get_tuner, local_masks, padded_len)
+from txl.ops.attention import (BIG, BLOCK, DTYPES, HEAD_DIMS, _launch_args, _rotate, get_tuner, local_masks,
+                               padded_len)
 
 _WHERE = "txl.ops.flash_attention_varlen"
 
@@ -150,18 +151,25 @@ def _custom_op():
 
 
 def flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, causal=False,
-                           sm_scale=None, window=(-1, -1), num_sink_tokens=0, return_lse=False, deterministic=False):
-    """Attention over packed sequences; see the module docstring."""
+                           sm_scale=None, window=(-1, -1), num_sink_tokens=0, return_lse=False, deterministic=False,
+                           rope=None, rope_interleaved=False):
+    """Attention over packed sequences; see the module docstring. ``rope=(cos, sin)`` as flash_attention's, positions
+    counted within each sequence (needs cu_seqlens_k to be cu_seqlens_q)."""
     import torch
 
     _check(torch, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, sm_scale)
+    if rope is not None:
+        if cu_seqlens_k is not cu_seqlens_q:
+            raise ValueError("%s: rope needs the queries and keys packed alike: pass the same tensor as cu_seqlens_q "
+                             "and cu_seqlens_k, or apply txl.ops.apply_rope to q and k yourself" % _WHERE)
+        q, k = _rotate(q, k, rope, rope_interleaved, _WHERE, cu_seqlens=cu_seqlens_q, max_seqlen=max_seqlen_q)
     if not isinstance(causal, bool) or not isinstance(return_lse, bool) or not isinstance(deterministic, bool):
         raise TypeError("%s: causal, return_lse and deterministic must be bools" % _WHERE)
     left, right, sinks = local_masks(window, num_sink_tokens, causal, _WHERE)
     if sm_scale is None:
         sm_scale = 1.0 / math.sqrt(q.shape[-1])
-    if q.shape[0] == 0 or k.shape[0] == 0:  # no queries, or no keys for any of them
-        o = torch.zeros_like(q)
+    if q.shape[0] == 0 or k.shape[0] == 0:  # no queries, or no keys for any of them: zeros, zero gradients
+        o = q * 0.0 + (k.sum() + v.sum()) * 0.0
         lse = torch.full((q.shape[1], q.shape[0]), math.inf, dtype=torch.float32, device=q.device)
         return (o, lse) if return_lse else o
     o, lse, _ = _custom_op()(q, k, v, cu_seqlens_q, cu_seqlens_k, int(max_seqlen_q), int(max_seqlen_k),

@@ -5,8 +5,9 @@
     q_rot, k_rot = apply_rope(q, k, cos, sin, cu_seqlens=cu)           # packed q (total, H, D), k (total, H_KV, D)
 
 * q, k: bf16 or fp16 CUDA tensors of one dtype, head dim D even (at most 512) and the same for both; k may have
-  fewer (or more) heads than q. Any strides with the head dim contiguous are read in place (a head dim with
-  another stride is copied first); the outputs are new contiguous tensors of the inputs' shapes and dtype.
+  fewer (or more) heads than q. Contiguous inputs are read in place, strided views are copied first (the kernel
+  takes strides, but txl's launcher passes only contiguous tensors); the outputs are new contiguous tensors of
+  the inputs' shapes and dtype.
 * cos, sin: (seqlen_ro, ROT / 2) tensors of one dtype (float32, bf16 or fp16; float32 is what flash-attn's rotary
   tables usually are), seqlen_ro >= the sequence length, rotary dim ROT = 2 * cos.shape[1] <= D. A row of q or k
   at position p has its first ROT columns rotated by the angles of row p; columns ROT .. D - 1 are copied
@@ -22,6 +23,7 @@
 """
 
 from txl.compiler.meta import MetaTensor
+from txl.ops.attention import _dummy_i32
 
 DTYPES = ("bfloat16", "float16")
 COS_DTYPES = ("float32", "bfloat16", "float16")
@@ -81,8 +83,8 @@ def _check_inputs(torch, q, k, cos, sin, interleaved, cu_seqlens, max_seqlen):
     if D % 2 or D < 2 or D > MAX_HEAD_DIM:
         raise ValueError("%s: head dim %d is not supported: it must be even and at most %d"
                          % (_WHERE, D, MAX_HEAD_DIM))
-    if q.shape[-2] + k.shape[-2] > MAX_GRID_YZ:
-        raise ValueError("%s: q and k have %d heads together; at most %d" % (_WHERE, q.shape[-2] + k.shape[-2],
+    if q.shape[1] + k.shape[1] > MAX_GRID_YZ:
+        raise ValueError("%s: q and k have %d heads together; at most %d" % (_WHERE, q.shape[1] + k.shape[1],
                                                                              MAX_GRID_YZ))
     for name, t in (("cos", cos), ("sin", sin)):
         if t.dim() != 2:
@@ -152,7 +154,7 @@ def _launch_args(q, k, oq, ok, cos, sin, cu, interleaved, conjugate, max_seqlen)
     cx = kr.constexprs(D, rot, interleaved, conjugate, varlen)
     block = cx["BLOCK"]
     sq, sk, soq, sok = q.stride(), k.stride(), oq.stride(), ok.stride()
-    hq, hk = q.shape[-2], k.shape[-2]
+    hq, hk = q.shape[1], k.shape[1]  # heads: dim 1 of (B, H, N, D) and of packed (total, H, D)
     if varlen:  # (total, H, D): no batch stride, the position stride is the token stride
         strides = (0, sq[1], sq[0], 0, sk[1], sk[0], 0, soq[1], soq[0], 0, sok[1], sok[0])
         seqlen, n, z = 0, max_seqlen, cu.shape[0] - 1
@@ -167,23 +169,10 @@ def _launch_args(q, k, oq, ok, cos, sin, cu, interleaved, conjugate, max_seqlen)
     return grid, args, cx
 
 
-_dummies = {}
-
-
-def _dummy_i32(like):
-    """A 2-element int32 tensor on ``like``'s device: CU_SEQLENS of a dense launch (read by no code path)."""
-    if isinstance(like, MetaTensor):
-        return MetaTensor((2,), "int32")
-    t = _dummies.get(like.device)
-    if t is None:
-        import torch
-
-        t = _dummies[like.device] = torch.zeros(2, dtype=torch.int32, device=like.device)
-    return t
-
-
 def _head_dim_contiguous(t):
-    return t if t.stride(-1) == 1 else t.contiguous()
+    # The kernel takes strides, but txl's launcher passes only contiguous tensors (it refuses a strided view,
+    # unlike Triton, which passes any tensor's data pointer): strided inputs are copied first.
+    return t if t.is_contiguous() else t.contiguous()
 
 
 def _forward(q, k, cos, sin, interleaved, conjugate, cu_seqlens, max_seqlen):
