@@ -307,7 +307,8 @@ def _attention(B, H, N, D, causal, kernel="fa3", dtype="bfloat16", H_KV=None, co
         grid = (NP // BM, B * H)
         kw.update(A.KERNEL_CONSTEXPRS.get(kernel, {}))
         if kernel == "fa3":  # takes BH; persistent: fewer CTAs than tiles, each walks over several
-            args += (B * H,)
+            cu = T.full((2,), 0, "int32")  # no packed sequences, no window: unbounded sides, no sinks
+            args += (B * H, cu, cu, H, A.BIG, A.BIG, 0)
             kw["PERSISTENT"] = persistent
             if len(cfg) > 3:
                 kw["CONSUMER_REGS"] = cfg[3]

@@ -134,9 +134,10 @@ def test_sum_backward_and_backward_op_registration():
     from txl.ops import attention as A
 
     A._custom_op()
-    o, lse, m = torch.ops.txl.flash_attention(q, k, v, False, 0.125, "fa3", False)
+    big = A.BIG  # (BIG, BIG, 0): no window, no sinks
+    o, lse, m = torch.ops.txl.flash_attention(q, k, v, False, 0.125, "fa3", False, big, big, 0)
     torch.library.opcheck(torch.ops.txl.flash_attention_backward, (torch.randn_like(o), q, k, v, o, m, False, 0.125,
-                                                                   False), test_utils=("test_schema",
+                                                                   False, big, big, 0), test_utils=("test_schema",
                                                                                        "test_faketensor"))
 
 

@@ -32,7 +32,11 @@ def test_custom_op_is_registered_and_checked():
 
     op = A._custom_op()
     q, k, v = _qkv(1, 2, 256, 64)
-    torch.library.opcheck(op, (q, k, v, True, 0.125, "fa3", False), test_utils=("test_schema", "test_faketensor"))
+    torch.library.opcheck(op, (q, k, v, True, 0.125, "fa3", False, A.BIG, A.BIG, 0),
+                          test_utils=("test_schema", "test_faketensor"))
+    # A sliding window with sink tokens goes through the same op.
+    torch.library.opcheck(op, (q, k, v, False, 0.125, "fa3", False, 64, 0, 4), test_utils=("test_schema",
+                                                                                         "test_faketensor"))
     assert hasattr(torch.ops.txl, "flash_attention")
 
 
