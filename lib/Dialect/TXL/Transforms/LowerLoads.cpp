@@ -42,14 +42,16 @@
 // the last dimension, aligned to k, is one copy of k * elemBytes bytes (4, 8
 // or 16): in shared memory such a run stays contiguous under the NVMMA
 // swizzle, which permutes whole 16-byte chunks. In global memory the run is
-// trusted to be contiguous and aligned: `contiguity` bounds it when given,
-// otherwise the layout's run is used (the producer of the pointers chose
-// that layout for coalesced access). Masked-off elements are zero-filled
-// through the src-size operand; a run's src-size is the sum of its enabled
-// elements' bytes, exact for masks that are a prefix of each run (bounds
-// checks along either dimension). cp.async cannot fill with anything but
-// zero, so a non-zero `other` is rejected. The copies of one op form one
-// commit group.
+// trusted to be contiguous and aligned: `contiguity` bounds it when given
+// (the cp.async rings of txl-schedule-loops set it to what the AxisInfo
+// analysis proves of the pointers), otherwise the layout's run is used (the
+// producer of the pointers chose that layout for coalesced access). A copy
+// from an address not aligned to its size faults ("misaligned address").
+// Masked-off elements are zero-filled through the src-size operand; a run's
+// src-size is the sum of its enabled elements' bytes, exact for masks that
+// are a prefix of each run (bounds checks along either dimension). cp.async
+// cannot fill with anything but zero, so a non-zero `other` is rejected. The
+// copies of one op form one commit group.
 //
 // async_load_wait N is cp.async.wait_group N: afterwards this thread's
 // copies of all but the last N groups are visible to this thread only.

@@ -35,6 +35,13 @@
 // `async_load_wait (S - 2) * loads` (this iteration's groups are done, the
 // later iterations' may still fly), fences them for wgmma's async proxy and
 // syncs the group before the first read. Masked elements must read as zero.
+// Each cp.async moves 16, 8 or 4 bytes of consecutive elements and faults on
+// a source address not aligned to that size, so the width is what the
+// AxisInfo analysis (AxisInfo.h, shared with txl-vectorize-accesses) proves
+// of the pointers: recorded as the copy's `contiguity` (elements), which
+// bounds the layout's run when txl-lower-loads emits the copies. A load of
+// which not even 4 bytes are proven (fp16 rows whose stride is odd or
+// unknown) stays a plain load: the loop still pipelines the others.
 //
 // Loop-carried dots (the accumulator is an iter_arg, yielded straight back)
 // become async with `txl.dot_wait 1` after them and `txl.dot_wait 0` after
@@ -47,6 +54,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "txl/Dialect/TXL/Transforms/AxisInfo.h"
 #include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
@@ -180,11 +188,22 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     return loads;
   }
 
+  /// A pointer-tile load (tl.load) that gets a cp.async ring, and the
+  /// elements each of its copies may move (consecutive and aligned).
+  struct PointerLoad {
+    LoadOp load;
+    int64_t contiguity;
+  };
+
   /// Pointer-tile loads (tl.load) that feed a dot (directly or through
   /// tl.trans), as Triton pipelines them: cp.async copies into a ring. Masked
-  /// elements must read as zero (cp.async can only zero-fill).
-  SmallVector<LoadOp> findPointerLoads(scf::ForOp loop, llvm::SetVector<Operation *> &slice) {
-    SmallVector<LoadOp> loads;
+  /// elements must read as zero (cp.async can only zero-fill), and at least 4
+  /// bytes of consecutive elements must be proven aligned (cp.async's
+  /// narrowest copy), as Triton also requires before it uses cp.async.
+  SmallVector<PointerLoad> findPointerLoads(scf::ForOp loop, llvm::SetVector<Operation *> &slice) {
+    SmallVector<PointerLoad> loads;
+    // Fresh for each loop: scheduling an earlier loop rebuilt the IR.
+    AxisAnalysis axes;
     auto feedsDot = [](LoadOp load) {
       return llvm::any_of(load->getUsers(), [](Operation *user) {
         if (isa<TransOp>(user))
@@ -208,13 +227,16 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
             cache == CacheModifier::cg) ||
           (load.getOther() && !isZero(load.getOther())))
         continue;
+      int64_t run = getAlignedRun(axes, load.getPtr());
+      if (run * bits < 32)
+        continue;
       llvm::SetVector<Operation *> mine;
       bool ok = collectIssueSlice(loop, load.getPtr(), mine) &&
                 (!load.getMask() || collectIssueSlice(loop, load.getMask(), mine)) &&
                 (!load.getOther() || collectIssueSlice(loop, load.getOther(), mine));
       if (!ok)
         continue;
-      loads.push_back(load);
+      loads.push_back({load, run});
       slice.insert(mine.begin(), mine.end());
     }
     return loads;
@@ -234,7 +256,7 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     }
     llvm::SetVector<Operation *> slice;
     SmallVector<DescLoadOp> loads = findLoads(loop, slice);
-    SmallVector<LoadOp> ptrLoads;
+    SmallVector<PointerLoad> ptrLoads;
     if (pointerLoads)
       ptrLoads = findPointerLoads(loop, slice);
     if (loads.empty() && ptrLoads.empty())
@@ -281,8 +303,9 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     for (DescLoadOp load : loads)
       lowerLoad(rw, entry, loop, load, base, S, buffersFor(load), issue);
     SmallVector<Operation *> ringReads;
-    for (LoadOp load : ptrLoads)
-      ringReads.push_back(lowerPointerLoad(rw, entry, loop, load, base, buffersFor(load), issue));
+    for (PointerLoad &p : ptrLoads)
+      ringReads.push_back(
+          lowerPointerLoad(rw, entry, loop, p.load, p.contiguity, base, buffersFor(p.load), issue));
     if (!ringReads.empty()) {
       // Before the first read of iteration i's copies: this thread's copies of
       // iteration i are done (the groups of the S - 2 later iterations may
@@ -373,10 +396,11 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
   }
 
   /// Replaces a pointer-tile `load` by a read of its ring slot (stage S - 1)
-  /// and adds the cp.async that fills the slot (stage 0) to `issue`. Returns
-  /// the read.
+  /// and adds the cp.async that fills the slot (stage 0) to `issue`; each
+  /// copy moves at most `contiguity` elements. Returns the read.
   Operation *lowerPointerLoad(IRRewriter &rw, Block &entry, scf::ForOp loop, LoadOp load,
-                              Value base, int64_t buffers, DenseSet<Operation *> &issue) {
+                              int64_t contiguity, Value base, int64_t buffers,
+                              DenseSet<Operation *> &issue) {
     Location loc = load.getLoc();
     auto tile = cast<RankedTensorType>(load.getType());
     auto enc = NVMMASharedAttr::get(
@@ -401,8 +425,8 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     rw.setInsertionPoint(load);
     Operation *before = load->getPrevNode();
     Value view0 = GetBufferOp::create(rw, loc, ring, slotAt(loop.getInductionVar()));
-    AsyncLoadOp::create(rw, loc, load.getPtr(), view0, load.getMask(), load.getOther(),
-                        /*contiguity=*/-1, load.getCache(), load.getEvict());
+    AsyncLoadOp::create(rw, loc, load.getPtr(), view0, load.getMask(), load.getOther(), contiguity,
+                        load.getCache(), load.getEvict());
     for (Operation *op = before ? before->getNextNode() : &loop.getBody()->front(); op != load;
          op = op->getNextNode())
       issue.insert(op);

@@ -96,3 +96,95 @@ func.func @tile_loop_f32(%x: !txl.ptr<f32> {txl.divisibility = 16 : i32}, %strid
   }
   return
 }
+
+// -----
+
+#b8 = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#rows = #txl.slice<dim = 1, parent = #b8>
+#cols = #txl.slice<dim = 0, parent = #b8>
+
+// Rows of a 2-D f16 tile at x + row * stride + col. With a stride of
+// unknown divisibility only the first row is known to be aligned: one
+// element per access. (Row r starts at r * stride: the rows of a range are
+// 0, 1, 2, ..., so a product with a range is divisible by the other factor
+// only.) With the stride divisible by 16: 8 elements.
+// CHECK-LABEL: func.func @rows_of_unknown_stride
+// CHECK: txl.load
+// CHECK-NOT: txl.vector
+// CHECK-LABEL: func.func @rows_of_aligned_stride
+// CHECK: txl.load {{.*}} {txl.vector = 8 : i32}
+func.func @rows_of_unknown_stride(%x: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %stride: i32) {
+  %r = txl.make_range 0, 64 : tensor<64xi32, #rows>
+  %re = txl.expand_dims %r, 1 : tensor<64xi32, #rows> -> tensor<64x1xi32, #b8>
+  %ss = txl.splat %stride : i32 -> tensor<64x1xi32, #b8>
+  %ro = arith.muli %re, %ss : tensor<64x1xi32, #b8>
+  %rb = txl.broadcast %ro : tensor<64x1xi32, #b8> -> tensor<64x64xi32, #b8>
+  %c = txl.make_range 0, 64 : tensor<64xi32, #cols>
+  %ce = txl.expand_dims %c, 0 : tensor<64xi32, #cols> -> tensor<1x64xi32, #b8>
+  %cb = txl.broadcast %ce : tensor<1x64xi32, #b8> -> tensor<64x64xi32, #b8>
+  %o = arith.addi %rb, %cb : tensor<64x64xi32, #b8>
+  %xs = txl.splat %x : !txl.ptr<f16> -> tensor<64x64x!txl.ptr<f16>, #b8>
+  %p = txl.addptr %xs, %o : tensor<64x64x!txl.ptr<f16>, #b8>, tensor<64x64xi32, #b8>
+  %v = txl.load %p : tensor<64x64x!txl.ptr<f16>, #b8> -> tensor<64x64xf16, #b8>
+  return
+}
+func.func @rows_of_aligned_stride(%x: !txl.ptr<f16> {txl.divisibility = 16 : i32},
+                                  %stride: i32 {txl.divisibility = 16 : i32}) {
+  %r = txl.make_range 0, 64 : tensor<64xi32, #rows>
+  %re = txl.expand_dims %r, 1 : tensor<64xi32, #rows> -> tensor<64x1xi32, #b8>
+  %ss = txl.splat %stride : i32 -> tensor<64x1xi32, #b8>
+  %ro = arith.muli %re, %ss : tensor<64x1xi32, #b8>
+  %rb = txl.broadcast %ro : tensor<64x1xi32, #b8> -> tensor<64x64xi32, #b8>
+  %c = txl.make_range 0, 64 : tensor<64xi32, #cols>
+  %ce = txl.expand_dims %c, 0 : tensor<64xi32, #cols> -> tensor<1x64xi32, #b8>
+  %cb = txl.broadcast %ce : tensor<1x64xi32, #b8> -> tensor<64x64xi32, #b8>
+  %o = arith.addi %rb, %cb : tensor<64x64xi32, #b8>
+  %xs = txl.splat %x : !txl.ptr<f16> -> tensor<64x64x!txl.ptr<f16>, #b8>
+  %p = txl.addptr %xs, %o : tensor<64x64x!txl.ptr<f16>, #b8>, tensor<64x64xi32, #b8>
+  %v = txl.load %p : tensor<64x64x!txl.ptr<f16>, #b8> -> tensor<64x64xf16, #b8>
+  return
+}
+
+// -----
+
+#b8 = #txl.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// Loop-carried pointers (`ptrs += step` in the loop): the iter_arg is what
+// both its initial value and the yielded one are. A step of 1024 keeps the
+// runs 16-byte aligned (8 f16); a step of 4 elements keeps 8 bytes (4 f16);
+// a step of unknown divisibility leaves one element per access. A wrapped
+// range, (off + arange) % n with n divisible by 16, still runs by +1 over
+// groups of 16.
+// CHECK-LABEL: func.func @carried
+// CHECK: scf.for
+// CHECK: txl.load {{.*}} {txl.vector = 8 : i32}
+// CHECK: txl.load {{.*}} {txl.vector = 4 : i32}
+// CHECK: txl.load %{{[^{]*}} : tensor<1024x!txl.ptr<f16>
+// CHECK: scf.yield
+// CHECK: txl.load {{.*}} {txl.vector = 8 : i32}
+func.func @carried(%x: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %n: i32 {txl.divisibility = 16 : i32},
+                   %k: i32, %step: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = txl.make_range 0, 1024 : tensor<1024xi32, #b8>
+  %xs = txl.splat %x : !txl.ptr<f16> -> tensor<1024x!txl.ptr<f16>, #b8>
+  %p0 = txl.addptr %xs, %r : tensor<1024x!txl.ptr<f16>, #b8>, tensor<1024xi32, #b8>
+  %big = arith.constant dense<1024> : tensor<1024xi32, #b8>
+  %four = arith.constant dense<4> : tensor<1024xi32, #b8>
+  %steps = txl.splat %step : i32 -> tensor<1024xi32, #b8>
+  %res:3 = scf.for %i = %c0 to %k step %c1 iter_args(%p = %p0, %q = %p0, %s = %p0)
+      -> (tensor<1024x!txl.ptr<f16>, #b8>, tensor<1024x!txl.ptr<f16>, #b8>, tensor<1024x!txl.ptr<f16>, #b8>) : i32 {
+    %vp = txl.load %p : tensor<1024x!txl.ptr<f16>, #b8> -> tensor<1024xf16, #b8>
+    %vq = txl.load %q : tensor<1024x!txl.ptr<f16>, #b8> -> tensor<1024xf16, #b8>
+    %vs = txl.load %s : tensor<1024x!txl.ptr<f16>, #b8> -> tensor<1024xf16, #b8>
+    %p1 = txl.addptr %p, %big : tensor<1024x!txl.ptr<f16>, #b8>, tensor<1024xi32, #b8>
+    %q1 = txl.addptr %q, %four : tensor<1024x!txl.ptr<f16>, #b8>, tensor<1024xi32, #b8>
+    %s1 = txl.addptr %s, %steps : tensor<1024x!txl.ptr<f16>, #b8>, tensor<1024xi32, #b8>
+    scf.yield %p1, %q1, %s1 : tensor<1024x!txl.ptr<f16>, #b8>, tensor<1024x!txl.ptr<f16>, #b8>, tensor<1024x!txl.ptr<f16>, #b8>
+  }
+  %ns = txl.splat %n : i32 -> tensor<1024xi32, #b8>
+  %w = arith.remsi %r, %ns : tensor<1024xi32, #b8>
+  %pw = txl.addptr %xs, %w : tensor<1024x!txl.ptr<f16>, #b8>, tensor<1024xi32, #b8>
+  %vw = txl.load %pw : tensor<1024x!txl.ptr<f16>, #b8> -> tensor<1024xf16, #b8>
+  return
+}
