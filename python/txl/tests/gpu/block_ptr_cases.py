@@ -8,8 +8,10 @@ side is test_block_ptr.py), run by test_block_ptr_gpu.py and precompiled by ``py
 - ``bp_colmajor``: the same copy from a column-major parent (strides (1, M), order (0, 1)).
 - ``bp_gemm``: Triton's block-pointer tutorial GEMM (fp16 in, fp32 accumulate, fp16 out), both block pointers
   advanced along K in the loop, M, N, K not multiples of the blocks. ``bp_gemm`` runs with the default
-  num_stages=3 (the loads go through the cp.async ring) on rows that are 16-byte aligned; ``bp_gemm_odd`` has odd
-  K and N (rows not 16-byte aligned) and runs with num_stages=1 (plain pointer loads).
+  num_stages=3 on rows that are 16-byte aligned, but K = 216 and N = 184 are not multiples of 16, so the JIT
+  cannot promise that alignment and txl-schedule-loops keeps these loads out of the cp.async ring (as Triton
+  does; test_cp_async_alignment_gpu.py has ring cases); ``bp_gemm_odd`` has odd K and N (rows not 16-byte
+  aligned) and runs with num_stages=1 (plain pointer loads).
 
 Outputs whose tolerance has ``equal_nan`` may hold NaN (the nan padding); test_block_ptr_gpu.py checks those.
 """
