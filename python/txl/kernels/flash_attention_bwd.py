@@ -537,29 +537,11 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
     # all of V), dV and dK of this consumer's columns go out through its column block of V's and K's buffers.
     txl.bar_wait(10, 256)
     n_valid = len_k - k_row
-    _store_cols(dv.to(dtype), txl.smem_slice(v_all, W * COLS, COLS, dim=1), desc_dv, DV, kv_y, k_x + W * COLS,
+    _store_rows(dv.to(dtype), txl.smem_slice(v_all, W * COLS, COLS, dim=1), desc_dv, DV, kv_y, k_x + W * COLS,
                 out_stride, n_valid, BLOCK_N, COLS, EVEN_N)
-    _store_cols((dk * sm_scale).to(dtype), txl.smem_slice(k_all, W * COLS, COLS, dim=1), desc_dk, DK, kv_y,
+    _store_rows((dk * sm_scale).to(dtype), txl.smem_slice(k_all, W * COLS, COLS, dim=1), desc_dk, DK, kv_y,
                 k_x + W * COLS, out_stride, n_valid, BLOCK_N, COLS, EVEN_N)
     txl.tma_store_wait(0)
-
-
-@txl.jit
-def _store_cols(out, tile, desc, OUT, y, x, LD, n_valid, ROWS: tl.constexpr, COLS: tl.constexpr,
-                EVEN_N: tl.constexpr):
-    # ROWS x COLS at (row y, column x) of OUT (rows LD elements apart), as _store_rows.
-    if EVEN_N:
-        txl.smem_store(tile, out)
-        txl.tma_store(tile, desc, [y, x])
-    else:
-        if n_valid >= ROWS:
-            txl.smem_store(tile, out)
-            txl.tma_store(tile, desc, [y, x])
-        else:
-            rows = tl.arange(0, ROWS)
-            cols = tl.arange(0, COLS)
-            base = OUT + y.to(tl.int64) * LD + x
-            tl.store(base + rows[:, None] * LD + cols[None, :], out, mask=rows[:, None] < n_valid)
 
 
 @txl.jit
@@ -572,9 +554,9 @@ def _add_dq(dq, dq_s, desc_dq, y, x):
 
 
 @txl.jit
-def _store_rows(out, tile, desc, OUT, y, x, stride, n_valid, ROWS: tl.constexpr, HEAD_DIM: tl.constexpr,
+def _store_rows(out, tile, desc, OUT, y, x, stride, n_valid, ROWS: tl.constexpr, COLS: tl.constexpr,
                 EVEN_N: tl.constexpr):
-    # ROWS rows at row y, columns x.. of OUT (rows stride elements apart): through `tile` and one TMA store, or,
+    # ROWS x COLS at row y, columns x.. of OUT (rows stride elements apart): through `tile` and one TMA store, or,
     # when fewer than ROWS rows are real (the rows after them belong to the next head or sequence), a masked store
     # of the real ones.
     if EVEN_N:
@@ -586,7 +568,7 @@ def _store_rows(out, tile, desc, OUT, y, x, stride, n_valid, ROWS: tl.constexpr,
             txl.tma_store(tile, desc, [y, x])
         else:
             rows = tl.arange(0, ROWS)
-            cols = tl.arange(0, HEAD_DIM)
+            cols = tl.arange(0, COLS)
             base = OUT + y.to(tl.int64) * stride + x
             tl.store(base + rows[:, None] * stride + cols[None, :], out, mask=rows[:, None] < n_valid)
 

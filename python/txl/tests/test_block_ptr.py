@@ -18,6 +18,7 @@ import txl.language as tl
 from txl.compiler.errors import CompilationError
 
 from .dsl_helpers import check, check_not, compile_ptx, ir_of, run_opt
+from .gpu.block_ptr_cases import bp_gemm
 
 THIS = __file__.replace(".pyc", ".py")
 
@@ -140,27 +141,8 @@ def test_store_with_boundary_check_through_a_column_major_block_pointer():
 
 
 # -- the GEMM of Triton's block-pointer tutorial: two block pointers advanced along K ------------------------------
-@txl.jit
-def _gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    a_block_ptr = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(stride_am, stride_ak),
-                                    offsets=(pid_m * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))
-    b_block_ptr = tl.make_block_ptr(base=b_ptr, shape=(K, N), strides=(stride_bk, stride_bn),
-                                    offsets=(0, pid_n * BLOCK_N), block_shape=(BLOCK_K, BLOCK_N), order=(1, 0))
-    accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, K, BLOCK_K):
-        a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
-        b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
-        accumulator = tl.dot(a, b, accumulator)
-        a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
-        b_block_ptr = tl.advance(b_block_ptr, (BLOCK_K, 0))
-    c = accumulator.to(tl.float16)
-    c_block_ptr = tl.make_block_ptr(base=c_ptr, shape=(M, N), strides=(stride_cm, stride_cn),
-                                    offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N), block_shape=(BLOCK_M, BLOCK_N),
-                                    order=(1, 0))
-    tl.store(c_block_ptr, c, boundary_check=(0, 1))
+# (the kernel the GPU test runs, gpu/block_ptr_cases.bp_gemm: one source for both)
+_gemm = bp_gemm
 
 
 GEMM_SIG = {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp16:16", "M": "i32", "N": "i32", "K": "i32",

@@ -13,23 +13,9 @@ import txl.language as tl
 from txl.compiler.errors import CompilationError
 
 from .dsl_helpers import check, compile_ptx, ir_of
+from .gpu.triton_lang_cases import M32, philox_reference
 
-M32 = 0xFFFFFFFF
-
-
-def philox_reference(seed, c0, c1, c2, c3, n_rounds=10):
-    """Triton's philox(seed, c0..c3) on 32-bit counters, in Python integers."""
-    seed &= (1 << 64) - 1
-    k0, k1 = seed & M32, (seed >> 32) & M32
-    for _ in range(n_rounds):
-        _c0, _c2 = c0, c2
-        c0 = ((0xCD9E8D57 * _c2) >> 32) ^ c1 ^ k0
-        c2 = ((0xD2511F53 * _c0) >> 32) ^ c3 ^ k1
-        c1 = (0xCD9E8D57 * _c2) & M32
-        c3 = (0xD2511F53 * _c0) & M32
-        k0 = (k0 + 0x9E3779B9) & M32
-        k1 = (k1 + 0xBB67AE85) & M32
-    return c0, c1, c2, c3
+# Triton's philox(seed, c0..c3) on 32-bit counters in Python integers: the GPU cases' reference, shared.
 
 
 def randint4x_reference(seed, offset, offset_bits, n_rounds=10):
