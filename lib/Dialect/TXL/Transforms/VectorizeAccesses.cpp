@@ -42,20 +42,17 @@ namespace {
 
 /// The vector width of one access, 1 when nothing better is proven.
 int64_t vectorWidth(AxisAnalysis &axes, Value ptrs, Value mask) {
-  auto tile = dyn_cast<RankedTensorType>(ptrs.getType());
-  if (!tile || tile.getRank() == 0)
+  // getAlignedRun is 1 unless ptrs is a ranked tile of pointers to byte-sized
+  // elements (and at most 16 bytes long), so the layout is only read then.
+  int64_t run = getAlignedRun(axes, ptrs);
+  if (run == 1)
     return 1;
-  auto ptrType = dyn_cast<PtrType>(tile.getElementType());
-  if (!ptrType)
-    return 1;
-  unsigned bits = getElementBitWidth(ptrType.getPointeeType());
-  if (bits % 8 != 0 || bits > 64)
-    return 1;
+  auto tile = cast<RankedTensorType>(ptrs.getType());
   auto layout = LinearLayout::get(tile.getShape(), tile.getEncoding());
   if (failed(layout))
     return 1;
   int64_t last = tile.getRank() - 1;
-  int64_t width = pow2Gcd(registerRun(*layout, last), getAlignedRun(axes, ptrs));
+  int64_t width = pow2Gcd(registerRun(*layout, last), run);
   if (mask)
     width = pow2Gcd(width, axes.get(mask).constancy[last]);
   return std::max<int64_t>(width, 1);
