@@ -85,13 +85,13 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     import torch
     import txl
     from txl.kernels import flash_attention_bwd as kb
-    from txl.ops.attention import BIG, _dummy_i32
+    from txl.ops.attention import BIG, _dummy_i32, fast_launch as _launch
 
     q2, k2, v2, o2, do2, dq2, dk2, dv2 = rows
     assert n_pad % BLOCK_N == 0 and BLOCK % BLOCK_M == 0
     delta = torch.empty((bh, n_pad), dtype=torch.float32, device=q2.device)
-    kb.attention_bwd_preprocess[(n_pad // PRE_BLOCK, bh)](o2, do2, delta, n_ctx, n_pad, head_stride, HEAD_DIM=D,
-                                                          BLOCK=PRE_BLOCK, ROW_STRIDE=row_stride)
+    _launch(kb.attention_bwd_preprocess, (n_pad // PRE_BLOCK, bh), (o2, do2, delta, n_ctx, n_pad, head_stride),
+            dict(HEAD_DIM=D, BLOCK=PRE_BLOCK, ROW_STRIDE=row_stride))
     cu_q, cu_k = varlen if varlen is not None else (_dummy_i32(m), _dummy_i32(m))
     left, right, sinks = local if local is not None else (BIG, BIG, 0)
     masks = (cu_q, cu_k, H, left, right, sinks)
@@ -119,14 +119,14 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
         block_n = BLOCK_N
         kernel = kb.flash_attention_bwd
     cx = dict(kb.constexprs(D, bool(causal) and not mode, BLOCK_M, block_n, NUM_STAGES[D], even_n, H // Hk), **mode)
-    kernel[(key_blocks // block_n, bkv)](*descs, m, delta, dk2, dv2, float(sm_scale), n_ctx_k, n_pad, *masks,
-                                         DQ=not deterministic, **cx, **kb.OPTIONS)
+    _launch(kernel, (key_blocks // block_n, bkv), (*descs, m, delta, dk2, dv2, float(sm_scale), n_ctx_k, n_pad, *masks),
+            dict(cx, DQ=not deterministic, **kb.OPTIONS))
     if deterministic:
-        kb.attention_bwd_dq[(query_blocks // DQ_BLOCK, batch * H if varlen is not None else bh)](
-            q2, k2, v2, do2, dq2, m, delta, float(sm_scale), n_ctx_k, n_pad, *masks, HEAD_DIM=D, BLOCK_M=DQ_BLOCK,
-            BLOCK_N=DQ_BLOCK_N[D], CAUSAL=bool(causal) and not mode, H_Q_PER_KV=H // Hk, num_warps=4, num_stages=2,
-            **mode)
+        _launch(kb.attention_bwd_dq, (query_blocks // DQ_BLOCK, batch * H if varlen is not None else bh),
+                (q2, k2, v2, do2, dq2, m, delta, float(sm_scale), n_ctx_k, n_pad, *masks),
+                dict(HEAD_DIM=D, BLOCK_M=DQ_BLOCK, BLOCK_N=DQ_BLOCK_N[D], CAUSAL=bool(causal) and not mode,
+                     H_Q_PER_KV=H // Hk, num_warps=4, num_stages=2, **mode))
         return
-    kb.attention_bwd_dq_convert[(n_pad // CONVERT_BLOCK, bh)](dq_acc, dq2, float(sm_scale), n_ctx, n_pad,
-                                                               head_stride, HEAD_DIM=D, BLOCK=CONVERT_BLOCK,
-                                                               ROW_STRIDE=row_stride)
+    _launch(kb.attention_bwd_dq_convert, (n_pad // CONVERT_BLOCK, bh),
+            (dq_acc, dq2, float(sm_scale), n_ctx, n_pad, head_stride),
+            dict(HEAD_DIM=D, BLOCK=CONVERT_BLOCK, ROW_STRIDE=row_stride))
