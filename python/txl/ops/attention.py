@@ -209,7 +209,17 @@ def fast_launch(fn, grid, args, kwargs):
     if entry is None:
         compiled = fn.warmup(*args, grid=None, **kwargs)
         launcher = compiled.launcher()
-        entry = (FastLaunch(launcher, dev), [fn.arg_names.index(p.name) for p in launcher.params])
+        # The sidecar names its params after the kernel's (txl.name) or, unnamed, lists the runtime arguments in
+        # order; either way without the ints that specialisation folded into constants (== 1).
+        names = [p.name for p in launcher.params]
+        if not all(n in fn.arg_names for n in names):
+            bound = fn.bind(args, {n: v for n, v in kwargs.items() if n in fn.arg_names})
+            names = list(fn.specialize(bound)[0])
+        order = [fn.arg_names.index(n) for n in names]
+        if len(order) != len(names) or any(i >= len(args) for i in order):
+            raise TypeError("fast_launch(%s): the compiled kernel's params %s are not among the %d runtime arguments"
+                            % (fn.where, names, len(args)))
+        entry = (FastLaunch(launcher, dev), order)
         if len(_fast_launches) > 256:
             _fast_launches.clear()
         _fast_launches[key] = entry
