@@ -4,6 +4,7 @@
     python3 bench/triton_style.py                   # GPU host: check and time every kernel, print a markdown table
     python3 bench/triton_style.py --quick           # one shape and one config per kernel, shorter timings
     python3 bench/triton_style.py --only gemm_ptr,attn_fwd
+    python3 bench/triton_style.py --num-warps 8      # only the configs with 8 warps (two warpgroups split M)
     python3 bench/triton_style.py --compile-only    # no GPU, no torch: compile every kernel for sm_90a with txl
                                                     # (and Triton when installed); report rejections and spills
 
@@ -808,11 +809,16 @@ def cfg_text(cfg):
     return " ".join("%s=%s" % (k.replace("BLOCK_", "B").replace("num_", ""), v) for k, v in cfg.items())
 
 
+NUM_WARPS = None  # --num-warps: only the configs with this many warps
+
+
 def rows(cases, quick):
     """(case, shape, configs) in table order (--quick: the first shape and config of each kernel)."""
     for case in cases:
         for s in case.shapes[:1] if quick else case.shapes:
-            yield case, s, case.configs(s)[:1] if quick else case.configs(s)
+            configs = [c for c in case.configs(s) if NUM_WARPS is None or c.get("num_warps") == NUM_WARPS]
+            if configs:
+                yield case, s, configs[:1] if quick else configs
 
 
 def load_backends(tmpdir, compile_only):
@@ -926,7 +932,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="one shape and one config per kernel, shorter timings")
     ap.add_argument("--compile-only", action="store_true",
                     help="no GPU: compile each kernel for sm_90a under both backends and report")
+    ap.add_argument("--num-warps", type=int, help="only the configs with this many warps (e.g. 8)")
     args = ap.parse_args()
+    global NUM_WARPS
+    NUM_WARPS = args.num_warps
     cases = CASES
     if args.only:
         names = [n.strip() for n in args.only.split(",") if n.strip()]

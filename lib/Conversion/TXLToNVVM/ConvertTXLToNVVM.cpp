@@ -499,8 +499,13 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
     // reconcile-unrealized-casts.
     target.addDynamicallyLegalOp<UnrealizedConversionCastOp>(
         [&](UnrealizedConversionCastOp op) { return converter.isLegal(op); });
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    if (failed(applyPartialConversion(module, target, std::move(patterns)))) {
       signalPassFailure();
+      return;
+    }
+    // The role width was read by the lowering of barriers (getRoleWarps); the
+    // launch size is in nvvm.reqntid now.
+    module.walk([](LLVM::LLVMFuncOp f) { f->removeAttr(kRoleWarpsAttrName); });
   }
 };
 

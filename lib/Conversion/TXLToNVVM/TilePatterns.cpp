@@ -1068,20 +1068,21 @@ Value selectByLane(OpBuilder &b, Location loc, ArrayRef<int64_t> table, ArrayRef
 
 /// Synchronizes the `warps` warps of one layout group (the warps a layout
 /// spans; --txl-allocate-scratch checked that one of these fits): one warp
-/// with bar.warp.sync, a warpgroup with named barrier 1 + warpgroup id (the
-/// id tma_store_wait uses; other warpgroups may run other code), the whole
-/// CTA with barrier 0. All three order the group's shared-memory accesses.
+/// with bar.warp.sync; a group no wider than the executing role (a
+/// warpgroup, or the CTA of a num_warps = 8 kernel) with the role's named
+/// barrier (other warpgroups may run other code, and a group narrower than
+/// its role runs replicated in each of its warpgroups); a wider one with
+/// barrier 0. All three order the group's shared-memory accesses.
 void groupBarrier(OpBuilder &b, Location loc, int64_t warps) {
-  Type i32 = b.getI32Type();
   if (warps == 1) {
-    NVVM::SyncWarpOp::create(b, loc, intConst(b, loc, i32, -1));
-  } else if (warps == 4) {
-    Value wg = LLVM::UDivOp::create(b, loc, getThreadId(b, loc), intConst(b, loc, i32, 128));
-    Value id = LLVM::AddOp::create(b, loc, wg, intConst(b, loc, i32, 1));
-    NVVM::BarrierOp::create(b, loc, Type(), id, intConst(b, loc, i32, 128), nullptr, Value());
-  } else {
-    NVVM::Barrier0Op::create(b, loc);
+    NVVM::SyncWarpOp::create(b, loc, intConst(b, loc, b.getI32Type(), -1));
+    return;
   }
+  int64_t roleWarps = getRoleWarps(b.getInsertionBlock()->getParentOp());
+  if (warps <= roleWarps)
+    syncRole(b, loc, roleWarps);
+  else
+    NVVM::Barrier0Op::create(b, loc);
 }
 
 /// Stores `values` (1, 2, 4, ... elements) at `addr` as one access of

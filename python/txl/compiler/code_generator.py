@@ -1485,6 +1485,15 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
 
     if not isinstance(num_warps, int) or num_warps < 1:
         raise err("num_warps must be a positive integer, got %r" % (num_warps,))
+    # num_warps: the warps that run one copy of the body. 8 or 16 (Triton's meaning: warps per CTA) give
+    # warpgroups that split each dot's M; num_warpgroups > 1 is TXL's warp specialization, 4 warps per role.
+    if num_warps % 4 or num_warps > 32:
+        raise err("num_warps=%d: txl runs whole warpgroups, so num_warps is a multiple of 4 up to 32 (Triton also "
+                  "takes 1 and 2; use 4)" % num_warps)
+    if num_warps != 4 and num_warpgroups != 1:
+        raise err("num_warps=%d with num_warpgroups=%d: warp-specialized kernels run one warpgroup (num_warps=4) "
+                  "per role; use num_warps=4 with num_warpgroups, or num_warps=%d alone"
+                  % (num_warps, num_warpgroups, num_warps))
     if not isinstance(num_stages, int) or isinstance(num_stages, bool) or num_stages < 1:
         raise err("num_stages must be a positive integer (1: no pipelining), got %r" % (num_stages,))
     if not isinstance(num_warpgroups, int) or num_warpgroups < 1:
@@ -1541,12 +1550,37 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
         semantic.finalize_dots(ctx)
     entry.ops = builder.hoisted + entry.ops
     ir.eliminate_dead_ops(entry)
+    # One copy of the body on all the warps (their warpgroups split each dot's M), unless the kernel gives its
+    # warps or warpgroups roles of their own (TXL's warp specialization, txl.warpgroup_id()).
+    role_warps = num_warps if num_warps in (8, 16, 32) and not _uses_roles(entry) else 4
+    if role_warps != 4:
+        _single_role_slots(entry)
     return _print_module(info.name, entry, num_warps * num_warpgroups, num_stages, target,
                          semantic.global_scratch_bytes(ctx),
-                         gen.source_loc(fnode), entry_divisible)
+                         gen.source_loc(fnode), entry_divisible, role_warps=role_warps)
 
 
-def _print_module(name, entry, total_warps, num_stages, target, global_scratch=None, loc=None, divisible=()):
+_ROLE_OPS = ("txl.is_warp", "txl.is_warpgroup", "txl.warpgroup_id")
+
+
+def _uses_roles(block):
+    # (the warpgroup_id of a device descriptor's scratch slot is the frontend's own, not a role of the kernel's)
+    return any((op.name in _ROLE_OPS and not op.attrs.get("role_slot"))
+               or any(_uses_roles(b) for r in op.regions for b in r.blocks) for op in block.ops)
+
+
+def _single_role_slots(block):
+    """One role on all warps: its leader alone writes device descriptors, into the slot of warpgroup 0."""
+    for op in block.ops:
+        if op.attrs.get("role_slot"):
+            op.template, op.name = "arith.constant 0 : {r[0]}", "arith.constant"
+        for r in op.regions:
+            for b in r.blocks:
+                _single_role_slots(b)
+
+
+def _print_module(name, entry, total_warps, num_stages, target, global_scratch=None, loc=None, divisible=(),
+                  role_warps=4):
     p = ir.Printer()
 
     def arg(a):
@@ -1559,9 +1593,11 @@ def _print_module(name, entry, total_warps, num_stages, target, global_scratch=N
         return text
 
     args = ", ".join(arg(a) for a in entry.args)
+    # txl.role_warps: the warps of one copy of the body, when wider than a warpgroup (num_warps = 8).
+    role = ", txl.role_warps = %d : i32" % role_warps if role_warps != 4 else ""
     lines = ['module attributes {txl.target = "%s"} {' % target,
-             "  func.func @%s(%s) attributes {txl.kernel, txl.num_stages = %d : i32, txl.num_warps = %d : i32} {"
-             % (name, args, num_stages, total_warps)]
+             "  func.func @%s(%s) attributes {txl.kernel, txl.num_stages = %d : i32, txl.num_warps = %d : i32%s} {"
+             % (name, args, num_stages, total_warps, role)]
     body = "".join(p.print_op(op, 2) for op in entry.ops)
     lines.append(body + "    return")
     # The kernel's own location (its `def` line): kernel-wide errors (shared memory over 227 KB, register budgets)

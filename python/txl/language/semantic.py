@@ -41,7 +41,7 @@ class Context:
 
     def __init__(self, builder, num_warps, num_warpgroups, target, codegen=None):
         self.builder = builder
-        self.num_warps = num_warps  # per warpgroup, as in TXL
+        self.num_warps = num_warps  # warps per role: 4 (a warpgroup, TXL), or 8/16 whose warpgroups split M
         self.num_warpgroups = num_warpgroups
         self.target = target
         self.codegen = codegen  # the CodeGenerator: inlining combine functions, re-binding names after waits
@@ -1664,7 +1664,10 @@ def _descriptor_slot():
                  binary("*", _grid_value("num_programs", 0),
                         binary("+", _grid_value("program_id", 1),
                                binary("*", _grid_value("num_programs", 1), _grid_value("program_id", 2)))))
-    wg = cast(tensor(_b().create("txl.warpgroup_id", [], [core.int32], pure=True).result, core.int32), core.int64)
+    # Each warpgroup's leader writes its own slot; in a kernel whose role spans the warpgroups (num_warps = 8) the
+    # code generator makes this 0 (one leader, one slot used).
+    wg = cast(tensor(_b().create("txl.warpgroup_id", [], [core.int32], pure=True, attrs={"role_slot": True}).result,
+                     core.int32), core.int64)
     slot = binary("+", binary("*", binary("+", constant(index * warpgroups, core.int64), wg), ctas), cta)
     return addptr(tensor(st["arg"], st["arg"].type), binary("*", slot, constant(128, core.int64)))
 

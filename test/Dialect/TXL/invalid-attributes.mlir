@@ -1,6 +1,6 @@
 // RUN: txl-opt %s -split-input-file -verify-diagnostics
 
-// Verifier rules of the txl dialect: the discardable attributes (txl.target, txl.kernel, txl.num_warps, txl.num_stages, txl.vector, ...) and ops not grouped elsewhere.
+// Verifier rules of the txl dialect: the discardable attributes (txl.target, txl.kernel, txl.num_warps, txl.role_warps, txl.num_stages, txl.vector, ...) and ops not grouped elsewhere.
 // (One file per op group; invalid types and attributes are in invalid-types.mlir.)
 
 //===----------------------------------------------------------------------===//
@@ -52,6 +52,22 @@ func.func @f() attributes {txl.kernel, txl.num_warps = 6 : i32} {
 // txl.num_warps is at most 32 (1024 threads).
 // expected-error @+1 {{'txl.num_warps' must be an integer multiple of 4 in 4..32}}
 func.func @f() attributes {txl.kernel, txl.num_warps = 36 : i32} {
+  return
+}
+
+// -----
+
+// txl.role_warps (the warps of one copy of the body) is a power of two, 4..32.
+// expected-error @+1 {{'txl.role_warps' is 4, 8, 16 or 32 (warps per copy of the body) on a kernel function}}
+func.func @f() attributes {txl.kernel, txl.num_warps = 12 : i32, txl.role_warps = 12 : i32} {
+  return
+}
+
+// -----
+
+// A role wider than one warpgroup is the whole CTA.
+// expected-error @+1 {{'txl.role_warps' = 8 differs from the kernel's 16 warps ('txl.num_warps'): a role wider than one warpgroup is the whole CTA (roles of warp-specialized kernels are single warpgroups: drop 'txl.role_warps' there)}}
+func.func @f() attributes {txl.kernel, txl.num_warps = 16 : i32, txl.role_warps = 8 : i32} {
   return
 }
 

@@ -1,7 +1,8 @@
 //===- TXLDialect.cpp - txl dialect, types and attributes -----------------===//
 //
 // Registration, custom type syntax and the verifiers of types, attributes and
-// the dialect's discardable attributes (txl.target, txl.kernel, txl.num_warps).
+// the dialect's discardable attributes (txl.target, txl.kernel, txl.num_warps,
+// txl.role_warps).
 // Every verifier reports through the diagnostic engine: malformed input must
 // never reach an assert.
 //
@@ -518,6 +519,15 @@ static LogicalResult verifyKernelBody(FunctionOpInterface func) {
   if (auto n = func->getAttrOfType<IntegerAttr>(kNumWarpsAttrName))
     if (n.getValue().getSignificantBits() <= 32)
       warps = n.getValue().getSExtValue();
+  if (auto role = func->getAttrOfType<IntegerAttr>(kRoleWarpsAttrName))
+    if (role.getValue().getSignificantBits() <= 32 && role.getValue().getSExtValue() != warps)
+      return func->emitError() << "'" << kRoleWarpsAttrName
+                               << "' = " << role.getValue().getSExtValue()
+                               << " differs from the kernel's " << warps << " warps ('"
+                               << kNumWarpsAttrName
+                               << "'): a role wider than one warpgroup is the whole CTA (roles of "
+                                  "warp-specialized kernels are single warpgroups: drop '"
+                               << kRoleWarpsAttrName << "' there)";
   llvm::SmallDenseSet<Type> checked;
   auto checkType = [&](Type type, function_ref<InFlightDiagnostic()> emitError) -> LogicalResult {
     auto tile = dyn_cast<RankedTensorType>(type);
@@ -588,6 +598,15 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
       return op->emitError() << "'" << name
                              << "' must be an integer multiple of 4 in 4..32 (whole "
                                 "warpgroups, at most 1024 threads)";
+    return success();
+  }
+  if (name == kRoleWarpsAttrName) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    int64_t warps = n && n.getValue().getSignificantBits() <= 32 ? n.getValue().getSExtValue() : 0;
+    if (warps < 4 || warps > 32 || !llvm::isPowerOf2_64(warps) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name
+                             << "' is 4, 8, 16 or 32 (warps per copy of the body) on a kernel "
+                                "function";
     return success();
   }
   // Triton's pipeline depth: on a kernel (the launch option) or a loop

@@ -39,6 +39,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "txl/Dialect/TXL/IR/LinearLayout.h"
 #include "txl/Dialect/TXL/IR/TXLOps.h"
+#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
@@ -273,6 +274,18 @@ private:
                              "--txl-lower-tile-copies before --txl-assign-layouts)";
         return WalkResult::interrupt();
       }
+      // numWarps / 4 warpgroups split M in 64-row wgmma blocks (Triton's
+      // num_warps = 8: two warpgroups, each with half the accumulator).
+      int64_t rowsPerStep = 16 * int64_t(numWarps);
+      if (numWarps % 4 != 0 || acc.getDimSize(0) % rowsPerStep != 0) {
+        dot.emitOpError() << "M = " << acc.getDimSize(0) << " with " << numWarps
+                          << " warps: wgmma runs on whole warpgroups that split M in 64-row "
+                             "blocks, so M must be a multiple of "
+                          << rowsPerStep << " (launch with num_warps="
+                          << std::max<int64_t>(4, acc.getDimSize(0) / 16)
+                          << ", or a larger BLOCK_M)";
+        return WalkResult::interrupt();
+      }
       unsigned kInstr = 256 / getElementBitWidth(bType.getElementType());
       if (bType.getElementType().isF32())
         kInstr = 8;
@@ -487,7 +500,12 @@ struct AssignLayoutsPass : txl::impl::TXLAssignLayoutsBase<AssignLayoutsPass> {
                                 "helper functions first)";
           return signalPassFailure();
         }
-      if (failed(checkRanks(func)) || failed(LayoutAssigner(func, numWarps).run()) ||
+      // A role wider than a warpgroup (txl.role_warps, num_warps = 8) is what
+      // the layouts span; the option is for IR without it.
+      unsigned warps = numWarps;
+      if (func->hasAttr(kRoleWarpsAttrName))
+        warps = getRoleWarps(func);
+      if (failed(checkRanks(func)) || failed(LayoutAssigner(func, warps).run()) ||
           failed(checkDistributable(func)))
         return signalPassFailure();
     }

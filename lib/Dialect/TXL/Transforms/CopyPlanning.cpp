@@ -10,14 +10,18 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "txl/Dialect/TXL/IR/TXLOps.h"
+#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 
 using namespace mlir;
 using namespace mlir::txl;
 
 int64_t mlir::txl::getKernelWarpgroups(Operation *op) {
+  // Copies of the body that run independently: one per warpgroup, or one for
+  // a kernel whose role spans the CTA (txl.role_warps, num_warps = 8).
   auto func = op->getParentOfType<func::FuncOp>();
   auto warps = func ? func->getAttrOfType<IntegerAttr>("txl.num_warps") : IntegerAttr();
-  return warps ? std::max<int64_t>(1, (warps.getInt() + 3) / 4) : 1;
+  int64_t role = getRoleWarps(op);
+  return warps ? std::max<int64_t>(1, (warps.getInt() + role - 1) / role) : 1;
 }
 
 static int64_t getKernelThreads(Operation *op) {

@@ -103,7 +103,7 @@ struct LowerTmaLoad : OpConversionPattern<TmaLoadOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     TmaBox box = getTmaBox(op.getDesc().getType());
-    Value leader = isWarpgroupLeader(rewriter, loc);
+    Value leader = isRoleLeader(rewriter, loc, getRoleWarps(op));
     // The destination is in shared::cluster space (the CTA's own window).
     auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
     for (int64_t k = 0; k < box.pieces; ++k) {
@@ -132,14 +132,6 @@ NVVM::TMAReduxKind tmaReduxKind(TmaReduceKind kind) {
   llvm_unreachable("unknown TMA reduce kind");
 }
 
-/// bar.sync over the executing warpgroup: named barrier 1 + warpgroup id,
-/// 128 threads (ids 1..7 are reserved for the compiler).
-void syncWarpgroup(OpBuilder &b, Location loc) {
-  Value wg = LLVM::UDivOp::create(b, loc, getThreadId(b, loc), i32Const(b, loc, 128));
-  Value id = LLVM::AddOp::create(b, loc, wg, i32Const(b, loc, 1));
-  NVVM::BarrierOp::create(b, loc, Type(), id, i32Const(b, loc, 128), nullptr, Value());
-}
-
 struct LowerTmaStore : OpConversionPattern<TmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
@@ -153,8 +145,8 @@ struct LowerTmaStore : OpConversionPattern<TmaStoreOp> {
     // rows of O whenever warps drift apart: several CTAs per SM, or under
     // compute-sanitizer).
     fenceAsyncShared(rewriter, loc);
-    syncWarpgroup(rewriter, loc);
-    Value leader = isWarpgroupLeader(rewriter, loc);
+    syncRole(rewriter, loc, getRoleWarps(op));
+    Value leader = isRoleLeader(rewriter, loc, getRoleWarps(op));
     std::optional<TmaReduceKind> reduce = op.getReduce();
     for (int64_t k = 0; k < box.pieces; ++k) {
       Value src = addBytes(rewriter, loc, adaptor.getSrc(), k * box.pieceBytes);
@@ -187,7 +179,7 @@ struct LowerTmaStoreWait : OpConversionPattern<TmaStoreWaitOp> {
     NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, op.getPendings(), rewriter.getUnitAttr());
     // Only the leader waited: the warpgroup syncs so no thread overwrites
     // the tile before the copy has read it.
-    syncWarpgroup(rewriter, loc);
+    syncRole(rewriter, loc, getRoleWarps(op));
     rewriter.eraseOp(op);
     return success();
   }
@@ -354,7 +346,7 @@ struct LowerTmaGather : OpConversionPattern<TmaGatherOp> {
              << numRows << " rows, e.g. sizePerThread = [" << numRows << "]), got " << rowsTile;
 
     TmaBox box = getTmaBox(op.getDesc().getType());
-    Value leader = isWarpgroupLeader(rewriter, loc);
+    Value leader = isRoleLeader(rewriter, loc, getRoleWarps(op));
     auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
     // One gather4 per 4 rows and hardware box: box k of a wide row is column
     // block k (numRows x pieceBytes) of the buffer; rows are pieceBytes apart.
@@ -423,7 +415,7 @@ struct LowerMakeTensorDesc : OpConversionPattern<MakeTensorDescOp> {
 
     // Operands: $0 leader predicate, $1 slot, $2 base, then sizes (b32,
     // innermost first), byte strides (b64, dimension rank-2 down to 0).
-    SmallVector<Value> args{isWarpgroupLeader(rewriter, loc),
+    SmallVector<Value> args{isRoleLeader(rewriter, loc, getRoleWarps(op)),
                             LLVM::PtrToIntOp::create(rewriter, loc, i64, adaptor.getScratch()),
                             LLVM::PtrToIntOp::create(rewriter, loc, i64, adaptor.getBase())};
     std::string constraints = "b,l,l";

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::txl;
@@ -83,10 +84,25 @@ Value mlir::txl::getThreadId(OpBuilder &b, Location loc) {
   return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
 }
 
-Value mlir::txl::isWarpgroupLeader(OpBuilder &b, Location loc) {
+int64_t mlir::txl::getRoleWarps(Operation *op) {
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func)
+    func = op->getParentOfType<FunctionOpInterface>();
+  if (auto n = func ? func->getAttrOfType<IntegerAttr>(kRoleWarpsAttrName) : IntegerAttr())
+    return n.getInt(); // verified: 4, 8, 16 or 32
+  return 4;
+}
+
+Value mlir::txl::isRoleLeader(OpBuilder &b, Location loc, int64_t roleWarps) {
   Value tid = getThreadId(b, loc);
-  Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, 128));
+  Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, 32 * roleWarps));
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, lane, i32Const(b, loc, 0));
+}
+
+void mlir::txl::syncRole(OpBuilder &b, Location loc, int64_t roleWarps) {
+  Value role = LLVM::UDivOp::create(b, loc, getThreadId(b, loc), i32Const(b, loc, 32 * roleWarps));
+  Value id = LLVM::AddOp::create(b, loc, role, i32Const(b, loc, 1));
+  NVVM::BarrierOp::create(b, loc, Type(), id, i32Const(b, loc, 32 * roleWarps), nullptr, Value());
 }
 
 TmaBox mlir::txl::getTmaBox(TensorDescType desc) {

@@ -90,7 +90,7 @@ struct LowerMbarExpect : OpConversionPattern<MbarExpectOp> {
   LogicalResult matchAndRewrite(MbarExpectOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value pred = isWarpgroupLeader(rewriter, loc);
+    Value pred = isRoleLeader(rewriter, loc, getRoleWarps(op));
     if (adaptor.getPred())
       pred = LLVM::AndOp::create(rewriter, loc, pred, adaptor.getPred());
     NVVM::MBarrierArriveExpectTxOp::create(rewriter, loc, Type(), adaptor.getMbar(),

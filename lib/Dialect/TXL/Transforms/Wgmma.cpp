@@ -185,13 +185,26 @@ struct LowerDot : OpConversionPattern<DotOp> {
       return op.emitOpError() << "the wgmma lowering does not support " << inElt << " inputs";
     auto accLayout = LinearLayout::get(accType.getShape(), accType.getEncoding());
     auto mma = dyn_cast_or_null<NVMMAAttr>(accType.getEncoding());
-    if (failed(accLayout) || !mma || mma.getWarpsPerCTA()[0] != 4)
-      return op.emitOpError() << "accumulator must be in the wgmma layout of one warpgroup "
-                                 "(#txl.nvmma<warpsPerCTA = [4, 1]>); run --txl-assign-layouts";
+    if (failed(accLayout) || !mma || mma.getWarpsPerCTA()[0] % 4 != 0 ||
+        mma.getWarpsPerCTA()[1] != 1)
+      return op.emitOpError() << "accumulator must be in a wgmma layout of whole warpgroups "
+                                 "stacked along M (#txl.nvmma<warpsPerCTA = [4 * g, 1]>); run "
+                                 "--txl-assign-layouts";
     int64_t m = accType.getDimSize(0), n = accType.getDimSize(1), k = aShaped.getDimSize(1);
+    // The warpgroups of the layout split M: warpgroup w of g computes the
+    // 64-row blocks w, w + g, w + 2g, ... (the layout's warp bits above the
+    // first two are rows 64, 128, ...; its register bits above them further
+    // rows).
+    int64_t groups = mma.getWarpsPerCTA()[0] / 4;
+    if (m % (64 * groups) != 0)
+      return op.emitOpError() << "M = " << m << " on " << groups
+                              << " warpgroups: each warpgroup computes whole 64-row wgmma blocks, "
+                                 "so M must be a multiple of "
+                              << 64 * groups;
+    int64_t blocks = m / (64 * groups); // 64-row blocks per warpgroup
     int64_t kInstr = inElt.isF32() ? 8 : 256 / getElementBitWidth(inElt);
     int64_t regsPerBlock = n / 2; // f32 accumulator registers per 64-row block
-    if (accLayout->getNumRegs() != (m / 64) * regsPerBlock)
+    if (accLayout->getNumRegs() != blocks * regsPerBlock)
       return op.emitOpError() << "unexpected accumulator register count";
 
     // Operands.
@@ -206,7 +219,18 @@ struct LowerDot : OpConversionPattern<DotOp> {
                              /*isA=*/true);
       if (failed(aDesc))
         return failure();
-    } else if (failed(checkRegisterA(op))) {
+      if (groups > 1) {
+        // This warpgroup's first block: block offsets are linear in the block
+        // index, so block w starts w times block 1's offset further.
+        Value wg = LLVM::LShrOp::create(rewriter, loc, getThreadId(rewriter, loc),
+                                        i32Const(rewriter, loc, 7));
+        wg = LLVM::AndOp::create(rewriter, loc, wg, i32Const(rewriter, loc, groups - 1));
+        wg = LLVM::ZExtOp::create(rewriter, loc, rewriter.getI64Type(), wg);
+        Value step = LLVM::MulOp::create(rewriter, loc, wg,
+                                         i64Const(rewriter, loc, aDesc->offset(1, 0, kInstr) >> 4));
+        aDesc->base = LLVM::AddOp::create(rewriter, loc, aDesc->base, step);
+      }
+    } else if (failed(checkRegisterA(op, groups))) {
       return failure();
     }
 
@@ -230,12 +254,12 @@ struct LowerDot : OpConversionPattern<DotOp> {
       // 4 x 32-bit registers per K step (see the layout in LinearLayout.cpp).
       int64_t perReg = 32 / getElementBitWidth(inElt);
       Type elt = getTypeConverter()->convertType(inElt);
-      for (int64_t i = 0; i < (m / 64) * kSteps * 4; ++i)
+      for (int64_t i = 0; i < blocks * kSteps * 4; ++i)
         packedA.push_back(packRegs(rewriter, loc, adaptor.getA(), elt, i * perReg, perReg));
       packedA = emitTie(rewriter, loc, "", packedA);
     }
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    for (int64_t mi = 0; mi < m / 64; ++mi) {
+    for (int64_t mi = 0; mi < blocks; ++mi) {
       // This block's accumulator registers.
       Value block = LLVM::UndefOp::create(rewriter, loc, blockType);
       for (int64_t r = 0; r < regsPerBlock && !zeroAcc; ++r)
@@ -247,8 +271,9 @@ struct LowerDot : OpConversionPattern<DotOp> {
         bool clear = zeroAcc && ks == 0;
         Value descB = descAt(rewriter, loc, *bDesc, 0, ks, kInstr);
         if (!registerA && !useAcc) {
-          block = emitSS(rewriter, loc, block, descAt(rewriter, loc, *aDesc, mi, ks, kInstr), descB,
-                         *aDesc, *bDesc, n, kInstr, inElt, /*accumulate=*/!clear);
+          block =
+              emitSS(rewriter, loc, block, descAt(rewriter, loc, *aDesc, mi * groups, ks, kInstr),
+                     descB, *aDesc, *bDesc, n, kInstr, inElt, /*accumulate=*/!clear);
           continue;
         }
         if (clear)
@@ -258,7 +283,7 @@ struct LowerDot : OpConversionPattern<DotOp> {
           int64_t first = (mi * kSteps + ks) * 4;
           aRegs.append(packedA.begin() + first, packedA.begin() + first + 4);
         } else {
-          aRegs.push_back(descAt(rewriter, loc, *aDesc, mi, ks, kInstr));
+          aRegs.push_back(descAt(rewriter, loc, *aDesc, mi * groups, ks, kInstr));
         }
         block = emitAsm(rewriter, loc, block, aRegs, descB, useAcc, registerA ? nullptr : &*aDesc,
                         *bDesc, n, kInstr, inElt, *inName);
@@ -276,8 +301,9 @@ struct LowerDot : OpConversionPattern<DotOp> {
   }
 
   /// The register A tile must be in the wgmma operand layout whose register
-  /// order packRegs relies on: checked against the layout itself.
-  LogicalResult checkRegisterA(DotOp op) const {
+  /// order packRegs relies on (`groups` warpgroups stacked along M): checked
+  /// against the layout itself.
+  LogicalResult checkRegisterA(DotOp op, int64_t groups) const {
     auto type = cast<RankedTensorType>(op.getA().getType());
     auto layout = LinearLayout::get(type.getShape(), type.getEncoding());
     auto dotOp = dyn_cast_or_null<DotOperandAttr>(type.getEncoding());
@@ -287,12 +313,16 @@ struct LowerDot : OpConversionPattern<DotOp> {
     int64_t perReg = 32 / getElementBitWidth(type.getElementType());
     int64_t kInstr = 8 * perReg;
     int64_t k = type.getDimSize(1);
-    for (int64_t mi = 0; mi < type.getDimSize(0) / 64; ++mi)
+    if (layout->getNumWarps() != 4 * groups)
+      return op.emitOpError() << "register A operand spans " << layout->getNumWarps()
+                              << " warps but the accumulator " << 4 * groups;
+    for (int64_t mi = 0; mi < type.getDimSize(0) / (64 * groups); ++mi)
       for (int64_t ks = 0; ks < k / kInstr; ++ks)
         for (int64_t j = 0; j < 4; ++j)
           for (int64_t e = 0; e < perReg; ++e) {
             int64_t r = (mi * (k / kInstr) + ks) * 4 * perReg + j * perReg + e;
-            LinearLayout::Coord want{mi * 64 + 8 * (j % 2), ks * kInstr + (j / 2) * 4 * perReg + e};
+            LinearLayout::Coord want{mi * 64 * groups + 8 * (j % 2),
+                                     ks * kInstr + (j / 2) * 4 * perReg + e};
             if (layout->applyReg(r) != want)
               return op.emitOpError() << "register A layout does not match the wgmma fragment";
           }

@@ -134,6 +134,41 @@ module attributes {txl.target = "sm_90a"} {
 
 #sw128 = #txl.nvmma_shared<swizzle = 128>
 
+// A kernel whose role is 8 warps (num_warps = 8, txl.role_warps): the role
+// is the unit of TMA issue and of the sync before it. The barrier waits for
+// 256 threads (named barrier 1 + tid / 256) and only thread 0 of the 256
+// issues the copies: one leader per warpgroup would load the tile twice and
+// arrive twice on its mbarrier.
+// CHECK-LABEL: func.func @role_of_eight_warps
+// CHECK: %[[T0:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[R256:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK: %[[LANE:.*]] = llvm.urem %[[T0]], %[[R256]] : i32
+// CHECK: %[[L0:.*]] = llvm.icmp "eq" %[[LANE]], %{{.*}} : i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} predicate = %[[L0]]
+// CHECK: nvvm.fence.proxy
+// CHECK: %[[T1:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[D256:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK: %[[ROLE:.*]] = llvm.udiv %[[T1]], %[[D256]] : i32
+// CHECK: %[[ID:.*]] = llvm.add %[[ROLE]], %{{.*}} : i32
+// CHECK: %[[N256:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK: nvvm.barrier id = %[[ID]] number_of_threads = %[[N256]]
+// CHECK: %[[T2:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[LANE2:.*]] = llvm.urem %[[T2]], %{{.*}} : i32
+// CHECK: %[[L1:.*]] = llvm.icmp "eq" %[[LANE2]], %{{.*}} : i32
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta {{.*}} predicate = %[[L1]]
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @role_of_eight_warps(%d: !txl.tensordesc<128x128xbf16, #sw128>, %buf: !txl.smem<128x128xbf16, #sw128>, %bar: !txl.mbar, %m: i32, %n: i32) attributes {txl.kernel, txl.num_warps = 8 : i32, txl.role_warps = 8 : i32} {
+    txl.tma_load %d[%m, %n], %buf, %bar : !txl.tensordesc<128x128xbf16, #sw128>, !txl.smem<128x128xbf16, #sw128>
+    txl.tma_store %buf, %d[%m, %n] : !txl.smem<128x128xbf16, #sw128>, !txl.tensordesc<128x128xbf16, #sw128>
+    return
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+
 // A reducing tma_store (fp32 accumulation into global memory, e.g. dQ): the
 // same fence and warpgroup sync, then per hardware box (64 f32 = 256 bytes is
 // two 128-byte boxes) one cp.reduce.async.bulk.tensor add in an scf.if on the

@@ -250,3 +250,52 @@ module attributes {txl.target = "sm_90a"} {
     return %d : tensor<64x128xf32, #nv128>
   }
 }
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#nv8w = #txl.nvmma<version = 3, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]>
+
+// num_warps = 8: two warpgroups split M = 128, each runs the 4 k16 steps of
+// its own 64-row block. A's descriptor starts (tid >> 7) & 1 blocks (512 in
+// descriptor units, 8192 bytes) further; the accumulator holds one block.
+// CHECK-LABEL: func.func @ss_dot_two_warpgroups
+// CHECK: %[[A:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> to !llvm.ptr<3>
+// CHECK: llvm.ptrtoint %[[A]] : !llvm.ptr<3> to i64
+// CHECK: %[[DA:.*]] = llvm.or %{{.*}}, %{{.*}} : i64
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[SH:.*]] = llvm.lshr %[[TID]], %{{.*}} : i32
+// CHECK: %[[WG:.*]] = llvm.and %[[SH]], %{{.*}} : i32
+// CHECK: %[[WG64:.*]] = llvm.zext %[[WG]] : i32 to i64
+// CHECK: %[[BLK:.*]] = llvm.mlir.constant(512 : i64) : i64
+// CHECK: %[[OFF:.*]] = llvm.mul %[[WG64]], %[[BLK]] : i64
+// CHECK: %[[DAW:.*]] = llvm.add %[[DA]], %[[OFF]] : i64
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async %[[DAW]], %{{.*}}, <m = 64, n = 128, k = 16>
+// CHECK-COUNT-3: nvvm.wgmma.mma_async %{{.*}}, <m = 64, n = 128, k = 16>
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @ss_dot_two_warpgroups(%a: !txl.smem<128x64xbf16, #sw128>, %b: !txl.smem<64x128xbf16, #sw128T>, %acc: tensor<128x128xf32, #nv8w>) -> tensor<128x128xf32, #nv8w> attributes {txl.kernel, txl.num_warps = 8 : i32, txl.role_warps = 8 : i32} {
+    %d = txl.dot %a, %b, %acc {async} : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x128xbf16, #sw128T>, tensor<128x128xf32, #nv8w>
+    return %d : tensor<128x128xf32, #nv8w>
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#nv8w = #txl.nvmma<version = 3, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]>
+
+// Two warpgroups cannot split a 64-row accumulator into whole wgmma blocks.
+module attributes {txl.target = "sm_90a"} {
+  func.func @two_warpgroups_m64(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x64xbf16, #sw128T>, %acc: tensor<64x64xf32, #nv8w>) -> tensor<64x64xf32, #nv8w> attributes {txl.kernel, txl.num_warps = 8 : i32, txl.role_warps = 8 : i32} {
+    // expected-error @+2 {{failed to legalize operation 'txl.dot'}}
+    // expected-error @+1 {{M = 64 on 2 warpgroups: each warpgroup computes whole 64-row wgmma blocks, so M must be a multiple of 128}}
+    %d = txl.dot %a, %b, %acc {async} : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x64xbf16, #sw128T>, tensor<64x64xf32, #nv8w>
+    return %d : tensor<64x64xf32, #nv8w>
+  }
+}

@@ -43,6 +43,11 @@ constexpr StringLiteral kTargetAttrName = "txl.target";
 constexpr StringLiteral kKernelAttrName = "txl.kernel";
 /// Warps per block of a kernel (4 per warpgroup).
 constexpr StringLiteral kNumWarpsAttrName = "txl.num_warps";
+/// Warps that run one copy of the body together (a role) on a kernel whose
+/// role is wider than one warpgroup: 8, 16 or 32, equal to txl.num_warps (a
+/// Triton-style kernel launched with num_warps = 8: its two warpgroups split
+/// each dot's M). Absent: roles of one warpgroup (4 warps).
+constexpr StringLiteral kRoleWarpsAttrName = "txl.role_warps";
 /// The most elements a register tile may have: 2^20, Triton's limit
 /// (TRITON_MAX_TENSOR_NUMEL). Larger tiles cannot fit in registers anyway,
 /// and unrolling their per-register code exhausts the compiler's memory.

@@ -38,7 +38,9 @@ struct WarpgroupGroup {
 };
 WarpgroupGroup getWarpgroupGroup(Operation *op);
 
-/// Warpgroups of the kernel around `op` (its `txl.num_warps` / 4, at least 1).
+/// Independent copies of the body (roles) in the kernel around `op`: its
+/// `txl.num_warps` / 4 warpgroups, or 1 when its role spans the CTA
+/// (`txl.role_warps`).
 int64_t getKernelWarpgroups(Operation *op);
 
 /// The stage of the executing warpgroup in a per-warpgroup allocation:

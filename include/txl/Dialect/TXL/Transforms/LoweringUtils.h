@@ -51,8 +51,19 @@ Value i32Const(OpBuilder &b, Location loc, int64_t v);
 Value i64Const(OpBuilder &b, Location loc, int64_t v);
 /// threadIdx.x as i32.
 Value getThreadId(OpBuilder &b, Location loc);
-/// True in the first thread of each warpgroup (who issues TMA and expect_tx).
-Value isWarpgroupLeader(OpBuilder &b, Location loc);
+
+/// Warps that run one copy of the kernel body together (a "role"): one
+/// warpgroup (4) in TXL-style and warp-specialized kernels; all the CTA's
+/// warps in a Triton-style kernel launched with num_warps = 8 or 16 (the
+/// kernel function's txl.role_warps). The one place that decides who issues
+/// a role's TMA copies and which threads a role's barrier waits for.
+int64_t getRoleWarps(Operation *op);
+/// True in the first thread of each role (who issues TMA and expect_tx).
+Value isRoleLeader(OpBuilder &b, Location loc, int64_t roleWarps);
+/// bar.sync over the executing role: named barrier 1 + role index, 32 *
+/// roleWarps threads (ids 1..7 are reserved for the compiler; a role of the
+/// whole CTA uses id 1 as well, so that tma_store_wait's id is the same).
+void syncRole(OpBuilder &b, Location loc, int64_t roleWarps);
 
 /// Where this thread's registers of a tile live: coordinates are the XOR of
 /// a compile-time part (the register bits) and a run-time part (the lane and

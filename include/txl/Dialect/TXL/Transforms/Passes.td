@@ -110,7 +110,8 @@ def TXLAssignLayouts : Pass<"txl-assign-layouts", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"numWarps", "num-warps", "unsigned", "4",
-           "Warps per warpgroup that register layouts span">,
+           "Warps that register layouts span (one copy of the body: 4, or 8 "
+           "when two warpgroups split M); a kernel's txl.role_warps overrides it">,
   ];
   let dependentDialects = ["::mlir::txl::TXLDialect"];
 }

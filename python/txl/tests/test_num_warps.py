@@ -1,0 +1,96 @@
+"""num_warps means warps per copy of the body (Triton's warps per CTA when num_warpgroups is 1): 8 gives two
+warpgroups that split each dot's M (no GPU needed; the GPU test runs the same cases, gpu/num_warps8_cases.py).
+
+The frontend marks such a kernel ``txl.role_warps = 8``. The compiler then treats the 256 threads as one role: one
+TMA issuer (tid % 256 == 0), named barrier 1 over 256 threads before a TMA store and around the copy rings, one
+descriptor slot per CTA, and wgmma accumulators whose two warpgroups each compute every other 64-row block."""
+
+import re
+
+import pytest
+
+import txl
+import txl.language as tl
+from txl.tests.gpu import dsl_cases, num_warps8_cases
+from txl.tests.gpu.cp_async_alignment_cases import ptr_gemm
+
+from .dsl_helpers import TXLC, _need, ir_of
+
+
+def _compiled(case):
+    _need(TXLC)
+    _, compiled = dsl_cases.run_case(case, dsl_cases.MetaFactory(), launch=False)
+    return compiled
+
+
+@pytest.mark.parametrize("case", num_warps8_cases.CASES, ids=lambda c: c.name)
+def test_num_warps8_cases_compile_to_one_role_of_256_threads(case):
+    ptx = _compiled(case).asm["ptx"]
+    assert ".reqntid 256, 1, 1" in ptx
+    # every named barrier waits for the 256 threads of the role; none for a single warpgroup
+    named = re.findall(r"bar\.sync \t?(\S+), (\d+);", ptx)
+    assert all(count == "256" for _, count in named), named
+    # wgmma: each warpgroup issues m64 instructions for its own blocks only
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16", ptx)
+    assert "wgmma.wait_group" in ptx
+
+
+def test_tma_issue_and_descriptor_slot_belong_to_the_role():
+    case = next(c for c in num_warps8_cases.CASES if c.name == "nw8_device_desc_gemm")
+    ptx = _compiled(case).asm["ptx"]
+    # the leader predicate tid % 256 == 0 is tid == 0 once LLVM knows the block has 256 threads; a leader per
+    # warpgroup (tid % 128 == 0) would write the descriptor and issue each copy twice
+    tid = re.search(r"mov\.u32\s+(%r\d+), %tid\.x;", ptx).group(1)
+    assert re.search(r"setp\.eq\.b32\s+%p\d+, " + re.escape(tid) + ", 0;", ptx)
+    assert not re.search(r"(rem\.u32\s+%r\d+, %r\d+, 128;|and\.b32\s+%r\d+, %r\d+, 127;)", ptx)
+    # the descriptors' scratch slot is the role's (warpgroup 0's), not txl.warpgroup_id()'s
+    from txl.tests.gpu.device_desc_cases import device_desc_gemm
+    text = ir_of(device_desc_gemm, {"a_ptr": "*bf16:16", "b_ptr": "*bf16:16", "c_ptr": "*fp32:16", "M": "i32:16",
+                                    "N": "i32:16", "K": "i32:16"}, {"BM": 128, "BN": 128, "BK": 64}, num_warps=8)
+    assert "txl.role_warps = 8" in text and "txl.warpgroup_id" not in text
+
+
+def test_num_warps8_marks_the_role_in_the_ir():
+    text = ir_of(ptr_gemm, {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp16:16", "M": "i32:16",
+                            "N": "i32:16", "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16",
+                            "stride_cm": "i32:16"},
+                 {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "stride_ak": 1, "stride_bn": 1, "stride_cn": 1},
+                 num_warps=8, num_stages=3)
+    assert "txl.num_warps = 8 : i32, txl.role_warps = 8 : i32" in text
+    four = ir_of(ptr_gemm, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32",
+                            "K": "i32", "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"},
+                 {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "stride_ak": 1, "stride_bn": 1, "stride_cn": 1})
+    assert "txl.role_warps" not in four
+
+
+def _refused(kernel, match, **options):
+    with pytest.raises(Exception, match=match) as e:
+        ir_of(kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
+                       "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"},
+              {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "stride_ak": 1, "stride_bn": 1, "stride_cn": 1},
+              **options)
+    assert "cp_async_alignment_cases.py" in str(e.value)  # at the kernel's own file
+    return str(e.value)
+
+
+def test_num_warps_that_are_not_whole_warpgroups_are_refused():
+    _refused(ptr_gemm, r"num_warps=2: txl runs whole warpgroups, so num_warps is a multiple of 4 up to 32",
+             num_warps=2)
+
+
+@txl.jit
+def _warpgroup_rows(x_ptr):
+    wg = txl.warpgroup_id()
+    offs = wg * 128 + tl.arange(0, 128)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1.0)
+
+
+def test_kernels_with_warpgroup_roles_keep_one_role_per_warpgroup():
+    # txl.warpgroup_id() gives each warpgroup its own work (TXL's meaning): no txl.role_warps
+    text = ir_of(_warpgroup_rows, {"x_ptr": "*fp32"}, {}, num_warps=8)
+    assert "txl.num_warps = 8 : i32" in text and "txl.role_warps" not in text
+
+
+def test_num_warps8_with_warp_specialization_is_refused():
+    _refused(ptr_gemm, r"num_warps=8 with num_warpgroups=2: warp-specialized kernels run one warpgroup",
+             num_warps=8, num_warpgroups=2)
