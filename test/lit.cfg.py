@@ -41,3 +41,11 @@ ptxas = shutil.which("ptxas") or (
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# CUDA's libdevice is optional too: libdevice tests use `REQUIRES: libdevice` and `--libdevice=%libdevice`.
+libdevice = os.environ.get("TXL_LIBDEVICE") or next(
+    (p for p in ("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc",
+                 "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc") if os.path.exists(p)), None)
+if libdevice:
+    config.available_features.add("libdevice")
+    config.substitutions.append(("%libdevice", libdevice))

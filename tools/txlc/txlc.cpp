@@ -114,6 +114,11 @@ static cl::opt<bool> debugHangs("debug-hangs",
                                 cl::desc("Bound every mbarrier wait (2 s), then print the barrier, "
                                          "phase, block, thread and source location and trap"),
                                 cl::cat(txlcCategory));
+static cl::opt<std::string>
+    libdeviceOpt("libdevice",
+                 cl::desc("CUDA's libdevice.10.bc, linked when a kernel calls a __nv_* function "
+                          "(default: $TXL_LIBDEVICE, then the CUDA toolkit's)"),
+                 cl::value_desc("path"), cl::cat(txlcCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3, default 3)"),
                                   cl::Prefix, cl::init(3), cl::cat(txlcCategory));
 
@@ -434,14 +439,15 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::Cras
   guard.setStage("the LLVM translation and NVPTX back end");
   if (emit == "llvm") {
     FailureOr<std::string> ir =
-        mlir::txl::translateToOptimizedLLVMIR(*module, arch, ptxVersionOpt, optLevel);
+        mlir::txl::translateToOptimizedLLVMIR(*module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
     if (failed(ir))
       return 1;
     outputs.push_back({out, std::move(*ir)});
     return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
   }
 
-  FailureOr<std::string> ptx = mlir::txl::translateToPTX(*module, arch, ptxVersionOpt, optLevel);
+  FailureOr<std::string> ptx =
+      mlir::txl::translateToPTX(*module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
   if (failed(ptx))
     return 1;
   guard.setStage("the output");

@@ -67,18 +67,28 @@ LogicalResult prepareForLLVMTranslation(ModuleOp module);
 /// for `target`, runs the LLVM pipeline at `optLevel` (0-3) and returns the
 /// optimized LLVM IR as text: what the NVPTX back end would get.
 FailureOr<std::string> translateToOptimizedLLVMIR(ModuleOp module, StringRef arch,
-                                                  StringRef ptxVersion, int optLevel);
+                                                  StringRef ptxVersion, int optLevel,
+                                                  StringRef libdevice = "");
 
 /// Translates `module` (in place: see prepareForLLVMTranslation) to PTX for
 /// `arch` ("sm_90a" or "sm_100a") and `ptxVersion` ("ptx86"): LLVM IR, the
-/// LLVM O`optLevel` pipeline, then the NVPTX AsmPrinter. No libdevice is
-/// linked: a call to a function that is only declared is an error naming it.
-/// If `optimizedLLVMIR` is given it receives the LLVM IR the back end saw.
+/// LLVM O`optLevel` pipeline, then the NVPTX AsmPrinter. CUDA's libdevice
+/// is linked when the kernel calls a `__nv_*` function: from `libdevice` when
+/// given, else findLibdevice's places; any other call to a function that is
+/// only declared is an error naming it. If `optimizedLLVMIR` is given it
+/// receives the LLVM IR the back end saw.
 /// While LLVM runs, an LLVM fatal error is caught (a scoped fatal-error
 /// handler plus llvm::CrashRecoveryContext, both process-wide) and reported
 /// as an error; so do not run two translations on different threads.
 FailureOr<std::string> translateToPTX(ModuleOp module, StringRef arch, StringRef ptxVersion,
-                                      int optLevel, std::string *optimizedLLVMIR = nullptr);
+                                      int optLevel, StringRef libdevice = "",
+                                      std::string *optimizedLLVMIR = nullptr);
+
+/// Where CUDA's libdevice.10.bc is: $TXL_LIBDEVICE, then the CUDA toolkit's
+/// nvvm/libdevice/ under $CUDA_HOME, $CUDA_PATH and /usr/local/cuda, then
+/// Debian's nvidia-cuda-toolkit (/usr/lib/nvidia-cuda-toolkit/libdevice).
+/// Returns "" when none exists; `tried` receives the places looked at.
+std::string findLibdevice(SmallVectorImpl<std::string> &tried);
 
 /// Where ptxas is: $TXL_PTXAS, then ptxas on PATH, then
 /// /usr/local/cuda/bin/ptxas. Fails with a diagnostic at `loc`.

@@ -92,7 +92,8 @@ std::string requiredStage(Operation *op) {
 bool isLoweredScalarTxlOp(Operation *op) {
   return isa<TidOp, WarpIdOp, WarpgroupIdOp, LaneIdOp, CtaRankOp, ProgramIdOp, NumProgramsOp,
              IsWarpgroupOp, IsWarpOp, BarWaitOp, BarArriveOp, RegAllocOp, RegDeallocOp,
-             ReduceReturnOp>(op);
+             ReduceReturnOp>(op) ||
+         (isa<ExternElementwiseOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType()));
 }
 
 /// Ops that only pass tiles along (their operands/results convert with the
@@ -388,6 +389,37 @@ struct FoldStageCast : OpConversionPattern<UnrealizedConversionCastOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// libdevice calls
+//===----------------------------------------------------------------------===//
+
+/// A scalar txl.extern_elementwise (a tile one was split per register by the
+/// tile patterns) becomes an llvm.call of the libdevice function, declared
+/// once in the module; txlc's LLVM stage links libdevice.10.bc and inlines it.
+struct ExternElementwiseLowering : OpConversionPattern<ExternElementwiseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ExternElementwiseOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (isa<RankedTensorType>(op.getType()))
+      return failure(); // the tile patterns split it per register first
+    auto module = op->getParentOfType<ModuleOp>();
+    SmallVector<Type> argTypes(adaptor.getSrcs().getTypes());
+    auto fnType = LLVM::LLVMFunctionType::get(op.getType(), argTypes);
+    auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(op.getSymbol());
+    if (!fn) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      fn = LLVM::LLVMFuncOp::create(rewriter, module.getLoc(), op.getSymbol(), fnType);
+    } else if (fn.getFunctionType() != fnType) {
+      return op.emitOpError() << "calls '" << op.getSymbol() << "' as " << fnType
+                              << " but it is already declared as " << fn.getFunctionType()
+                              << " (libdevice has one signature per function)";
+    }
+    rewriter.replaceOpWithNewOp<LLVM::CallOp>(op, fn, adaptor.getSrcs());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Scalar math without libdevice
 //===----------------------------------------------------------------------===//
 
@@ -486,6 +518,7 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
                  SetMaxRegisterLowering<RegAllocOp, NVVM::SetMaxRegisterAction::increase>,
                  SetMaxRegisterLowering<RegDeallocOp, NVVM::SetMaxRegisterAction::decrease>,
                  FoldStageCast>(converter, ctx);
+    patterns.add<ExternElementwiseLowering>(converter, ctx);
     patterns.add<ApproxMathLowering<math::Log2Op>, ApproxMathLowering<math::LogOp>,
                  ApproxMathLowering<math::ExpOp>, ApproxMathLowering<math::Exp2Op>>(converter, ctx);
 

@@ -303,7 +303,8 @@ unsigned memoryBits(Type type) {
 
 bool isElementwiseTileOp(Operation *op) {
   if (!op->hasTrait<mlir::OpTrait::Elementwise>() ||
-      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+      !(isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        isa<ExternElementwiseOp>(op)))
     return false;
   auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
   return llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile);
@@ -1266,7 +1267,8 @@ bool isPackedTrunc(arith::TruncFOp op, Type resultElt) {
          (resultElt.isBF16() || resultElt.isF16());
 }
 
-/// Elementwise arith/math op on tiles: the same op on each register.
+/// Elementwise arith/math op (or libdevice call) on tiles: the same op on
+/// each register.
 struct ElementwiseTileLowering : ConversionPattern {
   ElementwiseTileLowering(const TypeConverter &converter, MLIRContext *ctx, PatternBenefit benefit)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), benefit, ctx) {}

@@ -3,9 +3,12 @@
 // Route B of docs/mlir22-nvptx-facts.md §3a: convert-nvvm-to-llvm and
 // reconcile-unrealized-casts, translateModuleToLLVMIR, the NVPTX triple and
 // data layout, LLVM's O3 pipeline (makeOptimizingTransformer), then the
-// NVPTX AsmPrinter. No libdevice is ever linked (txl kernels use
-// intrinsic-backed ops only), so an external call is reported as an error
-// here instead of as ptxas's "Unresolved extern function" later.
+// NVPTX AsmPrinter. CUDA's libdevice.10.bc is linked (only the functions
+// used, then internalized so that O3 inlines them) when a kernel calls a
+// `__nv_*` function (txl.extern_elementwise, tl.extra.cuda.libdevice), as
+// upstream's NVVM target links its bitcode libraries; any other external
+// call is reported as an error here instead of as ptxas's "Unresolved extern
+// function" later.
 //
 // LLVM reports some user-reachable problems by aborting the process
 // (`LLVM ERROR: PTX version 6.0 does not support target 'sm_90a'`). The
@@ -43,10 +46,16 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -391,10 +400,76 @@ static Location symbolLoc(ModuleOp module, StringRef name) {
   return module.getLoc();
 }
 
+std::string mlir::txl::findLibdevice(SmallVectorImpl<std::string> &tried) {
+  auto exists = [&](const std::string &path) {
+    tried.push_back(path);
+    return llvm::sys::fs::exists(path);
+  };
+  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("TXL_LIBDEVICE"))
+    return exists(*env) ? *env : std::string();
+  SmallVector<std::string> roots;
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (std::optional<std::string> root = llvm::sys::Process::GetEnv(var))
+      roots.push_back(*root);
+  roots.push_back("/usr/local/cuda");
+  for (const std::string &root : roots) {
+    llvm::SmallString<256> path(root);
+    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+    if (exists(std::string(path)))
+      return std::string(path);
+  }
+  std::string debian = "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc";
+  return exists(debian) ? debian : std::string();
+}
+
+/// Links the libdevice functions the module calls (declared `__nv_*`) into
+/// it, internalized so that the O3 pipeline inlines them and drops the rest.
+/// libdevice asks __nvvm_reflect("__CUDA_FTZ") whether to flush subnormals:
+/// no, as in Triton's default (NVPTX's NVVMReflect pass folds the answer).
+static LogicalResult linkLibdevice(LLVMState &state, ModuleOp module, StringRef explicitPath) {
+  StringRef first;
+  for (llvm::Function &fn : *state.module)
+    if (fn.isDeclaration() && !fn.use_empty() && fn.getName().starts_with("__nv_")) {
+      first = fn.getName();
+      break;
+    }
+  if (first.empty())
+    return success();
+  SmallVector<std::string> tried;
+  std::string path = explicitPath.empty() ? findLibdevice(tried) : explicitPath.str();
+  if (!explicitPath.empty() && !llvm::sys::fs::exists(path))
+    return emitError(symbolLoc(module, first))
+           << "the kernel calls libdevice's '" << first << "' but the libdevice given ('" << path
+           << "') does not exist";
+  if (path.empty()) {
+    InFlightDiagnostic diag = emitError(symbolLoc(module, first))
+                              << "the kernel calls libdevice's '" << first
+                              << "' but CUDA's libdevice.10.bc was not found (looked in: ";
+    llvm::interleaveComma(tried, diag);
+    diag << "); install the CUDA toolkit, or set TXL_LIBDEVICE (txlc --libdevice) to the path of "
+            "libdevice.10.bc";
+    return failure();
+  }
+  llvm::SMDiagnostic parseError;
+  std::unique_ptr<llvm::Module> lib = llvm::parseIRFile(path, parseError, *state.context);
+  if (!lib)
+    return emitError(module.getLoc())
+           << "cannot read libdevice '" << path << "': " << parseError.getMessage();
+  lib->setTargetTriple(state.module->getTargetTriple());
+  lib->setDataLayout(state.module->getDataLayout());
+  if (llvm::Linker::linkModules(*state.module, std::move(lib), llvm::Linker::LinkOnlyNeeded))
+    return emitError(module.getLoc()) << "linking libdevice '" << path << "' failed";
+  for (llvm::Function &fn : *state.module)
+    if (!fn.isDeclaration() && fn.getName().starts_with("__nv_"))
+      fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+  state.module->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(0));
+  return success();
+}
+
 /// Translates, sets the target and runs the LLVM pipeline; `state.module`
 /// holds the optimized module on success.
 static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, StringRef arch,
-                                          StringRef ptxVersion, int optLevel) {
+                                          StringRef ptxVersion, int optLevel, StringRef libdevice) {
   Location loc = module.getLoc();
   FailureOr<PTXTarget> target = checkPTXTarget(loc, arch, ptxVersion);
   if (failed(target))
@@ -432,6 +507,8 @@ static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, Str
                           << StringRef(verifierMessage).trim();
   state.module->setTargetTriple(triple);
   state.module->setDataLayout(state.machine->createDataLayout());
+  if (failed(linkLibdevice(state, module, libdevice)))
+    return failure();
 
   llvm::Error optError = llvm::Error::success();
   if (failed(runGuarded(state, loc, "optimizing the LLVM IR", [&] {
@@ -447,8 +524,9 @@ static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, Str
   if (state.diagnostics.hadError)
     return failure();
 
-  // No libdevice: any call that is still external after optimization would
-  // only fail later, in ptxas ("Unresolved extern function").
+  // Any call that is still external after optimization (libdevice's are
+  // defined by now) would only fail later, in ptxas ("Unresolved extern
+  // function").
   for (llvm::Function &fn : *state.module) {
     if (!fn.isDeclaration() || fn.isIntrinsic() || fn.use_empty() ||
         fn.getName() == "__nvvm_reflect" || // folded by NVPTX's NVVMReflect pass
@@ -460,11 +538,12 @@ static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, Str
         names.insert(inst->getFunction()->getName());
     InFlightDiagnostic diag = emitError(symbolLoc(module, fn.getName()))
                               << "the kernel calls '" << fn.getName()
-                              << "', which is only declared: txl links no libdevice or other "
-                                 "device library, so this call cannot be resolved (ptxas would "
-                                 "fail with 'Unresolved extern function'); use an op that "
-                                 "lowers to an instruction instead (e.g. math.exp2, which "
-                                 "becomes ex2.approx, rather than math.exp)";
+                              << "', which is only declared: txl links no device library but "
+                                 "libdevice (__nv_*), so this call cannot be resolved (ptxas would "
+                                 "fail with 'Unresolved extern "
+                                 "function'); use an op that lowers to an instruction instead "
+                                 "(e.g. math.exp2, which becomes ex2.approx, rather than "
+                                 "math.exp), or libdevice's function";
     if (!names.empty()) {
       Diagnostic &note = diag.attachNote();
       note << "called from: ";
@@ -476,9 +555,10 @@ static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, Str
 }
 
 FailureOr<std::string> mlir::txl::translateToOptimizedLLVMIR(ModuleOp module, StringRef arch,
-                                                             StringRef ptxVersion, int optLevel) {
+                                                             StringRef ptxVersion, int optLevel,
+                                                             StringRef libdevice) {
   LLVMState state(module.getLoc());
-  if (failed(translateAndOptimize(state, module, arch, ptxVersion, optLevel)))
+  if (failed(translateAndOptimize(state, module, arch, ptxVersion, optLevel, libdevice)))
     return failure();
   std::string ir;
   llvm::raw_string_ostream os(ir);
@@ -488,10 +568,11 @@ FailureOr<std::string> mlir::txl::translateToOptimizedLLVMIR(ModuleOp module, St
 
 FailureOr<std::string> mlir::txl::translateToPTX(ModuleOp module, StringRef arch,
                                                  StringRef ptxVersion, int optLevel,
+                                                 StringRef libdevice,
                                                  std::string *optimizedLLVMIR) {
   Location loc = module.getLoc();
   LLVMState state(loc);
-  if (failed(translateAndOptimize(state, module, arch, ptxVersion, optLevel)))
+  if (failed(translateAndOptimize(state, module, arch, ptxVersion, optLevel, libdevice)))
     return failure();
   if (optimizedLLVMIR) {
     optimizedLLVMIR->clear();

@@ -287,7 +287,33 @@ def _txlc_flags(target, num_warps, debug_hangs):
     flags = ["--arch=" + target, "--num-warps-per-layout=%d" % num_warps]
     if debug_hangs:
         flags.append("--debug-hangs")
+    libdevice = _triton_libdevice()
+    if libdevice:
+        flags.append("--libdevice=" + libdevice)
     return flags
+
+
+_LIBDEVICE = []
+
+
+def _triton_libdevice():
+    """Where no CUDA toolkit provides libdevice.10.bc (txlc looks for TXL_LIBDEVICE and the toolkit's copy
+    itself), the copy an installed Triton bundles, found without importing triton; else None."""
+    if not _LIBDEVICE:
+        found = None
+        cuda = [os.environ.get("TXL_LIBDEVICE")] + [os.path.join(r, "nvvm", "libdevice", "libdevice.10.bc") for r in
+                                                    (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"),
+                                                     "/usr/local/cuda") if r]
+        if not any(p and os.path.exists(p) for p in cuda):
+            import importlib.util
+            spec = importlib.util.find_spec("triton")
+            for loc in (spec.submodule_search_locations or []) if spec else []:
+                p = os.path.join(loc, "backends", "nvidia", "lib", "libdevice.10.bc")
+                if os.path.exists(p):
+                    found = p
+                    break
+        _LIBDEVICE.append(found)
+    return _LIBDEVICE[0]
 
 
 def _run_txlc(cmd, kernel, ir_path):

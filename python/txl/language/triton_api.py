@@ -225,7 +225,13 @@ LIBDEVICE_NAMES = (
     "ull2double_rd ull2double_rn ull2double_ru ull2double_rz ull2float_rd ull2float_rn ull2float_ru ull2float_rz "
     "y0 y1 yn").split()
 
-LIBDEVICE = {k: v for k, v in _libdevice().items() if k in set(LIBDEVICE_NAMES)}
+# The names txl implements as calls of CUDA's libdevice functions (txl.extern_elementwise; txlc links
+# libdevice.10.bc): every name the table above refused for want of libdevice, of a rounding mode or of an integer
+# intrinsic.
+LIBDEVICE_CALLS = sorted(n for n, (st, _, _) in _libdevice().items() if st == REFUSED and n in set(LIBDEVICE_NAMES))
+_LINKED = "a call of CUDA libdevice's function: needs libdevice.10.bc when compiling (the CUDA toolkit's, or TXL_LIBDEVICE)"
+LIBDEVICE = {k: (ok(_LINKED) if k in LIBDEVICE_CALLS else v) for k, v in _libdevice().items()
+             if k in set(LIBDEVICE_NAMES)}
 
 TABLES = {"txl.language": LANGUAGE, "txl.language.math": MATH, "txl.language.extra.cuda.libdevice": LIBDEVICE,
           "txl.language.extra.libdevice": LIBDEVICE}

@@ -426,3 +426,38 @@ func.func @f(%x: tensor<64x2xf32, #lanes>) {
   %a, %b = txl.split %x : tensor<64x2xf32, #lanes> -> tensor<64xf32, #any>
   return
 }
+
+// -----
+
+// Only libdevice functions can be called.
+func.func @extern_not_libdevice(%t: tensor<64xf32>) {
+  // expected-error @+1 {{'txl.extern_elementwise' op calls 'sinf': only CUDA libdevice functions (named __nv_*) can be called}}
+  %a = txl.extern_elementwise "sinf"(%t) : (tensor<64xf32>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+// Tile operands have the result's shape (the frontend broadcasts first).
+func.func @extern_shape_mismatch(%t: tensor<64xf32>, %u: tensor<32xf32>) {
+  // expected-error @+1 {{'txl.extern_elementwise' op all non-scalar operands/results must have the same shape and base type}}
+  %a = "txl.extern_elementwise"(%t, %u) {symbol = "__nv_atan2f"} : (tensor<64xf32>, tensor<32xf32>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+// Elements are ints or floats.
+func.func @extern_pointer(%p: !txl.ptr<f32>) {
+  // expected-error @+1 {{'txl.extern_elementwise' op operand 0 must be an integer or float scalar or tile, got '!txl.ptr<f32>'}}
+  %a = txl.extern_elementwise "__nv_sinf"(%p) : (!txl.ptr<f32>) -> f32
+  return
+}
+
+// -----
+
+func.func @extern_no_operands() {
+  // expected-error @+1 {{'txl.extern_elementwise' op needs at least one operand}}
+  %a = txl.extern_elementwise "__nv_sinf"() : () -> f32
+  return
+}

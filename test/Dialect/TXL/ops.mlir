@@ -435,3 +435,15 @@ func.func @atomic_ops(%p: !txl.ptr<i32>, %ps: tensor<128x!txl.ptr<f32>>, %v: ten
   %c2 = txl.atomic_cas acquire sys %p, %x, %x scratch(%s : !txl.smem<1xi32>) : !txl.ptr<i32>, i32
   return
 }
+
+// libdevice calls (tl.extra.cuda.libdevice): tiles, scalars, several operands.
+// CHECK-LABEL: func.func @extern_elementwise
+func.func @extern_elementwise(%t: tensor<64xf32>, %x: f64, %i: i32) {
+  // CHECK: txl.extern_elementwise "__nv_asinf"(%{{.*}}) : (tensor<64xf32>) -> tensor<64xf32>
+  %a = txl.extern_elementwise "__nv_asinf"(%t) : (tensor<64xf32>) -> tensor<64xf32>
+  // CHECK: txl.extern_elementwise "__nv_atan2f"(%{{.*}}, %{{.*}}) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %b = txl.extern_elementwise "__nv_atan2f"(%a, %t) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  // CHECK: txl.extern_elementwise "__nv_jn"(%{{.*}}, %{{.*}}) : (i32, f64) -> f64
+  %c = txl.extern_elementwise "__nv_jn"(%i, %x) : (i32, f64) -> f64
+  return
+}

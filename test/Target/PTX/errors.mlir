@@ -53,10 +53,11 @@
 // RUN: not txlc bad.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=PARSE
 // PARSE: bad.mlir:2:3: error:
 
-// A call to a libdevice function: reported by name, not left to ptxas.
+// A call to a function no library defines (libdevice's __nv_* are linked):
+// reported by name, not left to ptxas.
 // RUN: not txlc extern.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=EXTERN
 // RUN: not test -e out.ptx
-// EXTERN: extern.mlir:1:1: error: the kernel calls '__nv_expf', which is only declared: txl links no libdevice
+// EXTERN: extern.mlir:1:1: error: the kernel calls 'expf', which is only declared: txl links no device library but libdevice (__nv_*)
 // EXTERN: note: called from: k
 
 // An instruction the chosen PTX version lacks (the shared::cta TMA destination
@@ -93,9 +94,9 @@ llvm.func @k() attributes {nvvm.kernel} {
 }
 
 //--- extern.mlir
-llvm.func @__nv_expf(f32) -> f32
+llvm.func @expf(f32) -> f32
 llvm.func @k(%p: !llvm.ptr<1>, %x: f32) attributes {nvvm.kernel} {
-  %y = llvm.call @__nv_expf(%x) : (f32) -> f32
+  %y = llvm.call @expf(%x) : (f32) -> f32
   llvm.store %y, %p : f32, !llvm.ptr<1>
   llvm.return
 }

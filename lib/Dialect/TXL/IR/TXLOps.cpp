@@ -1061,3 +1061,27 @@ void ReduceOp::getEffects(
 Speculation::Speculatability ReduceOp::getSpeculatability() {
   return getScratch() ? Speculation::NotSpeculatable : Speculation::RecursivelySpeculatable;
 }
+
+//===----------------------------------------------------------------------===//
+// ExternElementwiseOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExternElementwiseOp::verify() {
+  if (!getSymbol().starts_with("__nv_") || getSymbol().size() <= 5)
+    return emitOpError() << "calls '" << getSymbol()
+                         << "': only CUDA libdevice functions (named __nv_*) can be called";
+  if (getSrcs().empty())
+    return emitOpError() << "needs at least one operand";
+  auto scalarOk = [](Type t) { return t.isIntOrFloat(); };
+  auto resultTile = dyn_cast<RankedTensorType>(getType());
+  if (!scalarOk(getElementTypeOrSelf(getType())) || (!resultTile && !scalarOk(getType())))
+    return emitOpError() << "result must be an integer or float scalar or tile, got " << getType();
+  // (The Elementwise trait has checked that tiles have the result's shape.)
+  for (auto [i, v] : llvm::enumerate(getSrcs())) {
+    Type t = v.getType();
+    if (!scalarOk(getElementTypeOrSelf(t)) || (!isa<RankedTensorType>(t) && !scalarOk(t)))
+      return emitOpError() << "operand " << i << " must be an integer or float scalar or tile, got "
+                           << t;
+  }
+  return success();
+}

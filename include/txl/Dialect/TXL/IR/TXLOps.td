@@ -745,6 +745,24 @@ def TXL_PrintOp : TXL_Op<"print"> {
   let assemblyFormat = "$prefix ($args^ `:` qualified(type($args)))? attr-dict";
 }
 
+def TXL_ExternElementwiseOp : TXL_Op<"extern_elementwise", [Pure, Elementwise]> {
+  let summary = "a libdevice function applied to every element (tl.extra.cuda.libdevice)";
+  let description = [{
+    Calls `symbol`, a function of CUDA's libdevice (`__nv_*`), once per
+    element: operands are scalars, or tiles of the result's shape (ints and
+    floats). txlc links libdevice.10.bc when a kernel uses it (--libdevice,
+    TXL_LIBDEVICE, or the CUDA toolkit's copy) and inlines the function.
+
+    ```mlir
+    %y = txl.extern_elementwise "__nv_asinf"(%x) : (tensor<128xf32>) -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$symbol, Variadic<AnyType>:$srcs);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$symbol `(` $srcs `)` attr-dict `:` functional-type($srcs, $result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Register tiles
 //===----------------------------------------------------------------------===//

@@ -1,9 +1,9 @@
 """``libdevice`` (``txl.language.extra.cuda.libdevice``; ``from txl.language.extra import libdevice``): the
 functions of Triton 3.6's ``triton.language.extra.cuda.libdevice`` that PTX computes with its own instructions
 (rounding, classification, bit casts, conversions, popc/clz, the ``fast_*`` approximations, the ``_rn``
-operations). txl does not link CUDA's libdevice yet, so the exact transcendental functions (``exp``, ``sin``,
-``tanh``, ``pow``, ``erf``...) and the directed-rounding variants are refused where the kernel names them, with
-the approximate alternative (see ``triton_api.LIBDEVICE``).
+operations), and the others (the exact transcendental functions ``exp``, ``sin``, ``tanh``, ``pow``, ``erf``...,
+the directed roundings, the integer intrinsics) as calls of CUDA's libdevice, which txlc links from
+libdevice.10.bc (see ``triton_api.LIBDEVICE``).
 
 Integer results follow libdevice: the classification functions (``isnan``, ``isinf``, ``finitef``,
 ``isfinited``, ``signbit``) and ``popc``/``clz``/``ffs`` return int32 (0 or 1 for the classifications).
@@ -17,6 +17,7 @@ from ... import semantic as S
 from ... import triton_api as _api
 from ...core import builtin, _unwrap
 from ...standard import abs, fma  # noqa: F401  (libdevice.abs / libdevice.fma are tl.abs / tl.fma)
+from .libdevice_table import SIGNATURES as _SIGS
 
 _F32, _F64 = _core.float32, _core.float64
 _I32, _U32, _I64, _U64 = _core.int32, _core.uint32, _core.int64, _core.uint64
@@ -323,6 +324,98 @@ def _install_conversions(g):
 
 
 _install_conversions(globals())
+
+
+# -- the rest of libdevice: calls of CUDA's libdevice functions ---------------------------------------------------
+# The transcendental functions, the directed roundings (add_rd, ...), the integer intrinsics (brev, sad, ...):
+# one txl.extern_elementwise per call; txlc links libdevice.10.bc (--libdevice, TXL_LIBDEVICE or the CUDA
+# toolkit's) and inlines the function. The symbol and its argument types come from libdevice itself
+# (libdevice_table.py): fp32 picks __nv_<name>f, fp64 __nv_<name> (add_rd: __nv_fadd_rd / __nv_dadd_rd), unsigned
+# integers the __nv_u<name> variant. fp16/bf16 operands compute in fp32 and the result is converted back.
+_LLVM_TO_DTYPE = {"float": _F32, "double": _F64, "i32": _I32, "i64": _I64}
+
+
+def _candidates(name):
+    if name.endswith(("_rd", "_ru", "_rz", "_rn")) and "2" not in name:
+        base, r = name[:-3], name[-2:]
+        spellings = ["f%s_%s" % (base, r), "%sf_%s" % (base, r), "d%s_%s" % (base, r), "%s_%s" % (base, r)]
+    else:
+        spellings = [name + "f", name, "u" + name, name + "ll"]
+    return ["__nv_" + c for c in spellings if "__nv_" + c in _SIGS]
+
+
+def _llvm_type(t):
+    d = t.dtype
+    if d.is_floating():
+        return "double" if d == _F64 else "float"
+    return "i64" if d.primitive_bitwidth == 64 else "i32"
+
+
+def _pick(name, args, weak):
+    """(symbol, its signature) for the call's argument dtypes; None when libdevice has no such variant."""
+    want = [_llvm_type(a) for a in args]
+    unsigned = any(a.dtype.is_int_unsigned() for a, w in zip(args, weak) if not w)
+    best = None
+    for sym in _candidates(name):
+        ret, params = _SIGS[sym]
+        if len(params) != len(args):
+            continue
+        # a Python number fits any parameter of its kind (an int also a float one)
+        if all(p == w_ or (wk and (p in ("float", "double") or w_ == p)) for p, w_, wk in zip(params, want, weak)):
+            if best is None or sym.startswith("__nv_u") == unsigned:
+                best = (sym, ret, params)
+                if sym.startswith("__nv_u") == unsigned:
+                    break
+    return best
+
+
+def _libdevice_call(name):
+    def fn(*xs):
+        if not xs:
+            raise SemanticError("libdevice.%s needs arguments" % name)
+        weak = [not isinstance(_unwrap(x), _core.tensor) for x in xs]
+        args = [S.to_tensor(x) for x in xs]
+        half = [a.dtype for a in args if a.dtype.is_floating() and a.dtype.primitive_bitwidth == 16]
+        args = [S.cast(a, _F32) if a.dtype.is_floating() and a.dtype.primitive_bitwidth == 16 else a for a in args]
+        picked = _pick(name, args, weak)
+        if picked is None:
+            sigs = ", ".join("%s(%s)" % (sym, ", ".join(_SIGS[sym][1])) for sym in _candidates(name))
+            raise SemanticError("libdevice.%s has no variant for (%s): libdevice defines %s"
+                                % (name, ", ".join(a.dtype.name for a in args), sigs),
+                                "convert the arguments, e.g. x.to(tl.float32)")
+        sym, ret, params = picked
+        args = [S.cast(a, _LLVM_TO_DTYPE[p]) if _llvm_type(a) != p or a.dtype.is_bool() else a
+                for a, p in zip(args, params)]
+        shape = None
+        for a in args:
+            if isinstance(a.type, _core.block_type):
+                shape = S._shape(a) if shape is None else S.broadcast_shapes(shape, S._shape(a), "libdevice." + name)
+        if shape is not None:
+            args = [S.broadcast_to(a, shape) for a in args]
+        rdt = _LLVM_TO_DTYPE[ret]
+        if rdt.is_int() and sym.startswith("__nv_u") and sym not in ("__nv_ull2float_rd",):
+            rdt = _U32 if ret == "i32" else _U64
+        rtype = _core.block_type(rdt, shape) if shape is not None else rdt
+        operands = ", ".join("{o[%d]}" % i for i in range(len(args)))
+        types = ", ".join("{t[%d]}" % i for i in range(len(args)))
+        op = S._b().create('txl.extern_elementwise "%s"(%s) : (%s) -> {r[0]}' % (sym, operands, types),
+                           [a.handle for a in args], [rtype], pure=True)
+        out = _core.tensor(op.result, rtype)
+        if half and rdt == _F32 and all(h == half[0] for h in half):
+            out = S.cast(out, half[0])
+        return out
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = "libdevice.%s: CUDA libdevice's %s (linked from libdevice.10.bc)." % (
+        name, " / ".join(_candidates(name)))
+    return builtin(fn)
+
+
+def _install_libdevice_calls(g):
+    for name in _api.LIBDEVICE_CALLS:
+        g[name] = _libdevice_call(name)
+
+
+_install_libdevice_calls(globals())
 _api.install_refusals(globals())
 
 
