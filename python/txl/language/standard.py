@@ -281,7 +281,13 @@ sin = _math("sin")
 cos = _math("cos")
 floor = _math("floor")
 ceil = _math("ceil")
-erf = _math("erf")
+
+
+@builtin
+def erf(x):
+    """The error function: CUDA libdevice's erf (linked from libdevice.10.bc; fp16/bf16 compute in fp32)."""
+    from .extra.cuda import libdevice
+    return libdevice.erf(x)
 
 
 @builtin

@@ -101,8 +101,7 @@ LANGUAGE = {
     "cos": ok("the approximate cos.approx.f32 (absolute error ~2^-21 in [-pi, pi]; Triton calls libdevice)"),
     "floor": ok(), "ceil": ok(), "fma": ok(), "sigmoid": ok(), "softmax": ok(), "fdiv": ok(), "div_rn": ok(),
     "umulhi": ok(), "swizzle2d": ok(),
-    "erf": no(_LIBDEVICE, "compute it from tl.exp (e.g. the Abramowitz-Stegun 7.1.26 polynomial) or use the "
-                          "tanh form of GELU: 0.5 * x * (1 + tanh(...)) with tanh = 2 * tl.sigmoid(2 * y) - 1"),
+    "erf": ok("CUDA libdevice's erf (needs libdevice.10.bc when compiling)"),
     "inline_asm_elementwise": no("the txl dialect has no inline-assembly operation yet",
                                  "use the tl / libdevice functions txl provides"),
     "map_elementwise": no("txl has no per-element function mapping yet",

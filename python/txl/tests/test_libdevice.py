@@ -115,3 +115,15 @@ def test_missing_libdevice_is_a_clear_error(monkeypatch, tmp_path):
     with pytest.raises(AssertionError, match=r"calls libdevice's '__nv_\w+' but CUDA's libdevice.10.bc was not "
                                              r"found \(looked in: .*nowhere.bc\); install the CUDA toolkit"):
         compile_ptx(ir_of(_variants, {"h_ptr": "*fp16", "u_ptr": "*u32", "y_ptr": "*fp16", "v_ptr": "*fp64"}))
+
+
+@txl.jit
+def _erf(x_ptr, y_ptr):
+    offs = tl.arange(0, 64)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, tl.erf(x) + tl.math.erf(x))
+
+
+def test_tl_erf_is_libdevices():
+    text = ir_of(_erf, {"x_ptr": "*bf16", "y_ptr": "*bf16"})
+    assert text.count('txl.extern_elementwise "__nv_erff"') == 2
