@@ -201,6 +201,15 @@ struct LowerDot : OpConversionPattern<DotOp> {
                               << " warpgroups: each warpgroup computes whole 64-row wgmma blocks, "
                                  "so M must be a multiple of "
                               << 64 * groups;
+    // The split needs the warpgroups to run one copy of the body: with a
+    // role per warpgroup each would compute only its share of its own dot.
+    if (groups > 1 && getRoleWarps(op) < 4 * groups)
+      return op.emitOpError() << "splits M over " << groups
+                              << " warpgroups, but this kernel gives each warpgroup a role of its "
+                                 "own (no txl.role_warps = "
+                              << 4 * groups
+                              << "; it uses txl.warpgroup_id, is_warpgroup or is_warp): use "
+                                 "num_warps=4 per warpgroup there";
     int64_t blocks = m / (64 * groups); // 64-row blocks per warpgroup
     int64_t kInstr = inElt.isF32() ? 8 : 256 / getElementBitWidth(inElt);
     int64_t regsPerBlock = n / 2; // f32 accumulator registers per 64-row block

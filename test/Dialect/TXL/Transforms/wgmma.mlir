@@ -299,3 +299,20 @@ module attributes {txl.target = "sm_90a"} {
     return %d : tensor<64x64xf32, #nv8w>
   }
 }
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#nv8w = #txl.nvmma<version = 3, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]>
+
+// Two warpgroups that are roles of their own (no txl.role_warps) cannot
+// split one dot between them.
+module attributes {txl.target = "sm_90a"} {
+  func.func @split_across_roles(%a: !txl.smem<128x64xbf16, #sw128>, %b: !txl.smem<64x128xbf16, #sw128T>, %acc: tensor<128x128xf32, #nv8w>) -> tensor<128x128xf32, #nv8w> attributes {txl.kernel, txl.num_warps = 8 : i32} {
+    // expected-error @+2 {{failed to legalize operation 'txl.dot'}}
+    // expected-error @+1 {{splits M over 2 warpgroups, but this kernel gives each warpgroup a role of its own (no txl.role_warps = 8; it uses txl.warpgroup_id, is_warpgroup or is_warp): use num_warps=4 per warpgroup there}}
+    %d = txl.dot %a, %b, %acc {async} : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x128xbf16, #sw128T>, tensor<128x128xf32, #nv8w>
+    return %d : tensor<128x128xf32, #nv8w>
+  }
+}
