@@ -259,7 +259,7 @@ class JITFunction:
 
     def specialize(self, bound):
         """(signature, constexprs) of a bound launch (see the module docstring). Checks tensors early, before
-        anything is compiled: a CPU tensor, a dtype the kernel cannot take or a non-contiguous tensor is an error
+        anything is compiled: a CPU tensor or a dtype the kernel cannot take is an error
         naming the kernel and the argument."""
         from .runtime import TensorDescriptor as EncodedDescriptor
         from .runtime import dtypes as _dt
@@ -324,9 +324,8 @@ class JITFunction:
                 raise ValueError("%s is %s whose innermost dimension is not contiguous (strides %s): TMA needs "
                                  "stride 1 there; call .contiguous()" % (where, what, list(info.strides)))
             return SIG_DTYPES[info.dtype]
-        if not info.is_contiguous():
-            raise ValueError("%s is a non-contiguous tensor (shape %s, strides %s): the kernel indexes it as "
-                             "row-major; call .contiguous()" % (where, list(info.shape), list(info.strides)))
+        # A pointer argument may have any strides (the kernel indexes through the strides it is passed, as in
+        # Triton); only TMA descriptors need a contiguous innermost dimension (above).
         return SIG_DTYPES[info.dtype]
 
     # -- compile and launch ------------------------------------------------------------------------------------

@@ -1125,12 +1125,11 @@ class CodeGenerator(ast.NodeVisitor):
         except TypeError as e:
             raise self.error(node, "bad arguments for %s: %s" % (info.name, e)) from None
         bound.apply_defaults()
-        consts = info.constexpr_params()
         scope = {}
+        # A run-time value for a tl.constexpr parameter of a device function binds as it is, as in Triton
+        # (its tutorial 06 passes offs_m = tl.arange(...) so): the annotation only matters for values that are
+        # compile-time already.
         for name, v in bound.arguments.items():
-            if name in consts and isinstance(v, tensor):
-                raise self.error(node, "argument `%s` of %s is a tl.constexpr but got a run-time value"
-                                 % (name, info.name), "pass a compile-time value (a literal or a constexpr)")
             scope[name] = _wrap(v)
         gen = CodeGenerator(info, self.ctx, scope, self.call_stack)
         gen.is_kernel = False

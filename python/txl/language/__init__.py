@@ -14,7 +14,7 @@ from .core import (bfloat16, float8e4nv, float8e5, float16, float32, float64, in
 from .standard import (PropagateNan, TRITON_MAX_TENSOR_NUMEL, abs, add, advance, arange, argmax, argmin, assume,
                        atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,
                        atomic_xor, broadcast,
-                       broadcast_to, cast, cat, cdiv, ceil, clamp, cos, div_rn, dot, erf, exp, exp2,
+                       broadcast_to, cast, cat, cdiv, ceil, clamp, cos, debug_barrier, div_rn, dot, erf, exp, exp2,
                        expand_dims, fdiv, floor, fma, full, interleave, join, load, load_tensor_descriptor, log, log2,
                        make_block_ptr, make_tensor_descriptor, max, max_constancy, max_contiguous, maximum, min,
                        minimum, mul,

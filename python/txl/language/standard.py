@@ -291,6 +291,13 @@ def erf(x):
 
 
 @builtin
+def debug_barrier():
+    """Every thread of the block waits for all the others (Triton's __syncthreads: bar.sync 0 over the block)."""
+    ctx = S.current()
+    S._b().create("txl.bar_wait 0, %d" % (32 * ctx.num_warps * ctx.num_warpgroups), [], [])
+
+
+@builtin
 def abs(x):
     return S.abs_(x)
 

@@ -131,8 +131,7 @@ LANGUAGE = {
                        "tl.store the values into a debug buffer and print it on the host"),
     "device_assert": no("the txl dialect has no device assertion yet",
                         "check on the host, or txl.print the offending values under an `if`"),
-    "debug_barrier": no("txl has no plain CTA barrier operation",
-                        "use txl.bar_wait(bar, num_threads) with a named barrier id >= 8"),
+    "debug_barrier": ok("bar.sync 0 over every thread of the block"),
 }
 
 MATH = {

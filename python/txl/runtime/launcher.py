@@ -15,7 +15,7 @@ descriptors and launches on torch's current stream. Parameter kinds:
 * ``tensordesc``: a CUDA tensor (encoded here with the param's block_shape/swizzle) or a ``TensorDescriptor``
   whose box, swizzle and dtype match the param's (a mismatched box would make the kernel wait for the wrong
   number of bytes and hang). Passed by value: 128 bytes, 64-byte aligned.
-* ``ptr``: a contiguous CUDA tensor of the param's dtype; the kernel gets its device address.
+* ``ptr``: a CUDA tensor of the param's dtype, any strides; the kernel gets its device address.
 * ``scalar``: a Python int/float (ints are range-checked against the dtype).
 
 Set ``TXL_LAUNCH_BLOCKING=1`` to synchronise after every launch and report asynchronous faults at the launch.
@@ -425,9 +425,8 @@ class Kernel:
         if p.dtype is not None and info.dtype != p.dtype:
             raise TypeError("%s got a %s tensor: convert it with .to(%s)" % (where, info.dtype_str,
                                                                             _dt.TORCH_NAMES.get(p.dtype, p.dtype)))
-        if not info.is_contiguous():
-            raise ValueError("%s got a non-contiguous tensor (shape %s, strides %s): the kernel indexes it as "
-                             "row-major; call .contiguous()" % (where, list(info.shape), list(info.strides)))
+        # Any strides: the kernel gets the address of element 0 and indexes through the strides it is given, as in
+        # Triton (matmul(a, b.T) passes a transposed view).
         _collect_device(packed, info.device_index, kname, p.name)
         packed.values.append(("ctype", ctypes.c_uint64(info.ptr)))
 

@@ -49,7 +49,7 @@ def test_the_list_is_complete_and_well_formed():
 def test_counts():
     # The report of issue 14's first tranche; update when names move from refused to implemented.
     counts = {m: (len(api.implemented_names(t)), len(api.refused_names(t))) for m, t in TABLES.items()}
-    assert counts == {"txl.language": (115, 25), "txl.language.math": (17, 0),
+    assert counts == {"txl.language": (116, 24), "txl.language.math": (17, 0),
                       "txl.language.extra.cuda.libdevice": (197, 0)}, counts
 
 
@@ -389,3 +389,35 @@ def _xor_of_floats(x_ptr):
 def test_reduce_errors(fn, expect):
     e = _compile_error(fn)
     assert e.file == __file__.replace(".pyc", ".py") and expect in e.message, str(e)
+
+
+@txl.jit
+def _debug_barrier(x_ptr):
+    offs = tl.arange(0, 128)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1.0)
+    tl.debug_barrier()
+    tl.store(x_ptr + offs, tl.load(x_ptr + 127 - offs))
+
+
+def test_debug_barrier_syncs_the_block():
+    text = ir_of(_debug_barrier, {"x_ptr": "*fp32"}, num_warps=8)
+    check(text, r"txl.store", r"txl.bar_wait 0, 256", r"txl.load")
+    ptx, _ = compile_ptx(text)
+    assert "bar.sync \t0, 256;" in ptx or "barrier.sync \t0, 256;" in ptx or "bar.sync \t0;" in ptx
+
+
+@txl.jit
+def _takes_offsets(x_ptr, offs: tl.constexpr):
+    return tl.load(x_ptr + offs)
+
+
+@txl.jit
+def _runtime_to_constexpr(x_ptr, y_ptr):
+    offs = tl.arange(0, 64)
+    tl.store(y_ptr + offs, _takes_offsets(x_ptr, offs))
+
+
+def test_a_run_time_value_for_a_device_functions_constexpr_parameter_binds_as_it_is():
+    # Triton's tutorial 06 passes offs_m = tl.arange(...) to `offs_m: tl.constexpr` of _attn_fwd_inner
+    text = ir_of(_runtime_to_constexpr, {"x_ptr": "*fp32", "y_ptr": "*fp32"})
+    check(text, r"txl.make_range 0, 64", r"txl.load", r"txl.store")
