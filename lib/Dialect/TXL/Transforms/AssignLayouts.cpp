@@ -242,10 +242,33 @@ private:
     });
   }
 
+  /// Whether two layouts distribute tiles alike. A #txl.nvmma's instrShape
+  /// only records the instruction of the dot that placed it (the lowering
+  /// reads the dot's own shapes): two dots of different N, e.g. the masked
+  /// and the full blocks of Triton's attention backward, whose row
+  /// statistics meet in one class, agree.
+  static bool sameDistribution(Attribute a, Attribute b) {
+    if (a == b)
+      return true;
+    if (auto ma = dyn_cast<NVMMAAttr>(a))
+      if (auto mb = dyn_cast<NVMMAAttr>(b))
+        return ma.getVersion() == mb.getVersion() && ma.getWarpsPerCTA() == mb.getWarpsPerCTA();
+    if (auto oa = dyn_cast<DotOperandAttr>(a))
+      if (auto ob = dyn_cast<DotOperandAttr>(b))
+        return oa.getOpIdx() == ob.getOpIdx() && oa.getKWidth() == ob.getKWidth() &&
+               sameDistribution(oa.getParent(), ob.getParent());
+    if (auto sa = dyn_cast<SliceAttr>(a))
+      if (auto sb = dyn_cast<SliceAttr>(b))
+        return sa.getDim() == sb.getDim() && sameDistribution(sa.getParent(), sb.getParent());
+    return false;
+  }
+
   LogicalResult setAnchor(Value v, Attribute layout, Operation *by) {
     Value l = leader(v);
     auto it = layoutOf.find(l);
-    if (it != layoutOf.end() && it->second != layout) {
+    if (it != layoutOf.end() && sameDistribution(it->second, layout))
+      return success(); // the first anchor's attribute stays
+    if (it != layoutOf.end()) {
       InFlightDiagnostic diag = by->emitOpError()
                                 << "needs layout " << layout << " for a tile that "
                                 << *anchoredBy[l] << " already placed in " << it->second

@@ -357,3 +357,34 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Two dots of different N whose rows meet in one class (a row statistic
+// broadcast into both, as in Triton's attention backward with a masked
+// 16-key block and a full 32-key block): their #txl.nvmma differ only in the
+// instrShape they record, which lowering does not read (txl-wgmma takes N
+// from the tile), so the class keeps the first one instead of reporting a
+// conflict.
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw32 = #txl.nvmma_shared<swizzle = 32>
+#sw64 = #txl.nvmma_shared<swizzle = 64>
+// CHECK-LABEL: func.func @dots_of_two_widths
+// CHECK: arith.constant dense<1.000000e+00> : tensor<128x1xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16]>>
+// CHECK: txl.dot {{.*}}, tensor<128x16xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16]>>
+// CHECK: txl.dot {{.*}}, tensor<128x32xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16]>>
+// CHECK: arith.subf {{.*}} : tensor<128x32xf32, #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @dots_of_two_widths(%a: !txl.smem<128x64xbf16, #sw128>, %b16: !txl.smem<64x16xbf16, #sw32>, %b32: !txl.smem<64x32xbf16, #sw64>, %p: !txl.ptr<f32>) attributes {txl.kernel, txl.num_warps = 4 : i32} {
+    %m = arith.constant dense<1.0> : tensor<128x1xf32>
+    %z16 = arith.constant dense<0.0> : tensor<128x16xf32>
+    %z32 = arith.constant dense<0.0> : tensor<128x32xf32>
+    %s16 = txl.dot %a, %b16, %z16 : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x16xbf16, #sw32>, tensor<128x16xf32>
+    %m16 = txl.broadcast %m : tensor<128x1xf32> -> tensor<128x16xf32>
+    %d16 = arith.subf %s16, %m16 : tensor<128x16xf32>
+    %s32 = txl.dot %a, %b32, %z32 : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x32xbf16, #sw64>, tensor<128x32xf32>
+    %m32 = txl.broadcast %m : tensor<128x1xf32> -> tensor<128x32xf32>
+    %d32 = arith.subf %s32, %m32 : tensor<128x32xf32>
+    return
+  }
+}
