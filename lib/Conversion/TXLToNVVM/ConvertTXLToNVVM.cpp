@@ -93,7 +93,8 @@ bool isLoweredScalarTxlOp(Operation *op) {
   return isa<TidOp, WarpIdOp, WarpgroupIdOp, LaneIdOp, CtaRankOp, ProgramIdOp, NumProgramsOp,
              IsWarpgroupOp, IsWarpOp, BarWaitOp, BarArriveOp, RegAllocOp, RegDeallocOp,
              ReduceReturnOp>(op) ||
-         (isa<ExternElementwiseOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType()));
+         (isa<ExternElementwiseOp, IntToPtrOp, PtrToIntOp>(op) &&
+          !isa<RankedTensorType>(op->getResult(0).getType()));
 }
 
 /// Ops that only pass tiles along (their operands/results convert with the
@@ -419,6 +420,21 @@ struct ExternElementwiseLowering : OpConversionPattern<ExternElementwiseOp> {
   }
 };
 
+/// Scalar address casts (tiles were split per register by the tile patterns).
+template <typename OpTy, typename LLVMOpTy> struct AddressCastLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (isa<RankedTensorType>(op.getType()))
+      return failure();
+    Type type = this->getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVMOpTy>(op, type, adaptor.getSrc());
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Scalar math without libdevice
 //===----------------------------------------------------------------------===//
@@ -518,7 +534,8 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
                  SetMaxRegisterLowering<RegAllocOp, NVVM::SetMaxRegisterAction::increase>,
                  SetMaxRegisterLowering<RegDeallocOp, NVVM::SetMaxRegisterAction::decrease>,
                  FoldStageCast>(converter, ctx);
-    patterns.add<ExternElementwiseLowering>(converter, ctx);
+    patterns.add<ExternElementwiseLowering, AddressCastLowering<IntToPtrOp, LLVM::IntToPtrOp>,
+                 AddressCastLowering<PtrToIntOp, LLVM::PtrToIntOp>>(converter, ctx);
     patterns.add<ApproxMathLowering<math::Log2Op>, ApproxMathLowering<math::LogOp>,
                  ApproxMathLowering<math::ExpOp>, ApproxMathLowering<math::Exp2Op>>(converter, ctx);
 

@@ -304,7 +304,7 @@ unsigned memoryBits(Type type) {
 bool isElementwiseTileOp(Operation *op) {
   if (!op->hasTrait<mlir::OpTrait::Elementwise>() ||
       !(isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-        isa<ExternElementwiseOp>(op)))
+        isa<ExternElementwiseOp, IntToPtrOp, PtrToIntOp>(op)))
     return false;
   auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
   return llvm::any_of(op->getOperandTypes(), isTile) || llvm::any_of(op->getResultTypes(), isTile);

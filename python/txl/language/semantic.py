@@ -365,6 +365,23 @@ def _unop(template, t, result_type, pure=True):
     return tensor(op.result, result_type)
 
 
+def _address_cast(t, src, dst, rt):
+    """Casts involving pointers, as Triton's: an int (sign-extended to 64 bits) to a pointer, a pointer to int64
+    (or to bool: != 0), a pointer to a pointer of another element type (the same address)."""
+    if src.is_ptr() and dst.is_ptr():
+        return _address_cast(_address_cast(t, src, core.int64, _with_elem(t.type, core.int64)), core.int64, dst, rt)
+    if src.is_ptr() and dst.is_bool():
+        return compare("!=", _address_cast(t, src, core.int64, _with_elem(t.type, core.int64)), 0)
+    if src.is_ptr() and dst.is_int() and dst.primitive_bitwidth == 64:
+        return _unop("txl.ptr_to_int {o[0]} : {t[0]} -> {r[0]}", t, rt)
+    if dst.is_ptr() and src.is_int() and not src.is_bool():
+        if src.primitive_bitwidth != 64 or src.is_int_unsigned():
+            t = cast(t, core.int64)
+        return _unop("txl.int_to_ptr {o[0]} : {t[0]} -> {r[0]}", t, rt)
+    raise SemanticError("cannot cast %s to %s: pointers convert to and from int64 (and to pointers of another "
+                        "element type)" % (src, dst), "cast through tl.int64")
+
+
 def cast(t, dst, bitcast=False):
     t = to_tensor(t)
     dst = _unwrap(dst)
@@ -377,7 +394,7 @@ def cast(t, dst, bitcast=False):
         return t
     rt = _with_elem(t.type, dst)
     if src.is_ptr() or dst.is_ptr():
-        unsupported("casting pointers (%s to %s)" % (src, dst))
+        return _address_cast(t, src, dst, rt)
     if bitcast:
         if src.primitive_bitwidth != dst.primitive_bitwidth:
             raise SemanticError("bitcast needs types of one width, got %s and %s" % (src.name, dst.name))

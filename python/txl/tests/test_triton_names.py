@@ -421,3 +421,19 @@ def test_a_run_time_value_for_a_device_functions_constexpr_parameter_binds_as_it
     # Triton's tutorial 06 passes offs_m = tl.arange(...) to `offs_m: tl.constexpr` of _attn_fwd_inner
     text = ir_of(_runtime_to_constexpr, {"x_ptr": "*fp32", "y_ptr": "*fp32"})
     check(text, r"txl.make_range 0, 64", r"txl.load", r"txl.store")
+
+
+@txl.jit
+def _pointer_table(table_ptr, out_ptr, G: tl.constexpr):
+    g = tl.arange(0, G)
+    src = tl.load(table_ptr + g).to(tl.pointer_type(tl.float16))  # Triton's tutorial 08 keeps int64 addresses
+    tl.store(out_ptr + g, tl.load(src).to(tl.float32) + (src.to(tl.int64) != 0).to(tl.float32))
+    tl.store(tl.load(table_ptr).to(tl.int32).to(tl.pointer_type(tl.float32)), 1.0)  # an int32 is widened first
+
+
+def test_pointers_cast_to_and_from_int64():
+    text = ir_of(_pointer_table, {"table_ptr": "*i64", "out_ptr": "*fp32"}, {"G": 16})
+    check(text, r"txl.int_to_ptr %\w+ : tensor<16xi64> -> tensor<16x!txl.ptr<f16>>",
+          r"txl.ptr_to_int %\w+ : tensor<16x!txl.ptr<f16>> -> tensor<16xi64>", r"arith.extsi",
+          r"txl.int_to_ptr %\w+ : i64 -> !txl.ptr<f32>")
+    compile_ptx(text)

@@ -461,3 +461,20 @@ func.func @extern_no_operands() {
   %a = txl.extern_elementwise "__nv_sinf"() : () -> f32
   return
 }
+
+// -----
+
+// Addresses are 64-bit.
+func.func @int_to_ptr_i32(%a: tensor<16xi32>) {
+  // expected-error @+1 {{'txl.int_to_ptr' op addresses are i64 (scalars or tiles), got 'tensor<16xi32>'}}
+  %p = txl.int_to_ptr %a : tensor<16xi32> -> tensor<16x!txl.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @ptr_to_int_of_an_int(%a: tensor<16xi64>) {
+  // expected-error @+1 {{'txl.ptr_to_int' op expects !txl.ptr elements, got 'tensor<16xi64>'}}
+  %p = txl.ptr_to_int %a : tensor<16xi64> -> tensor<16xi64>
+  return
+}

@@ -447,3 +447,15 @@ func.func @extern_elementwise(%t: tensor<64xf32>, %x: f64, %i: i32) {
   %c = txl.extern_elementwise "__nv_jn"(%i, %x) : (i32, f64) -> f64
   return
 }
+
+// Address casts (tl.cast between int64 and pointers).
+// CHECK-LABEL: func.func @address_casts
+func.func @address_casts(%a: tensor<16xi64>, %s: i64) {
+  // CHECK: txl.int_to_ptr %{{.*}} : tensor<16xi64> -> tensor<16x!txl.ptr<f16>>
+  %p = txl.int_to_ptr %a : tensor<16xi64> -> tensor<16x!txl.ptr<f16>>
+  // CHECK: txl.ptr_to_int %{{.*}} : tensor<16x!txl.ptr<f16>> -> tensor<16xi64>
+  %b = txl.ptr_to_int %p : tensor<16x!txl.ptr<f16>> -> tensor<16xi64>
+  // CHECK: txl.int_to_ptr %{{.*}} : i64 -> !txl.ptr<f32>
+  %q = txl.int_to_ptr %s : i64 -> !txl.ptr<f32>
+  return
+}

@@ -1085,3 +1085,27 @@ LogicalResult ExternElementwiseOp::verify() {
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// IntToPtrOp, PtrToIntOp
+//===----------------------------------------------------------------------===//
+
+/// `from` elements are i64 and `to` elements pointers (or the reverse), with
+/// one shape (the Elementwise trait has checked the shapes).
+static LogicalResult verifyAddressCast(Operation *op, Type intType, Type ptrType) {
+  if (!getElementTypeOrSelf(intType).isInteger(64))
+    return op->emitOpError() << "addresses are i64 (scalars or tiles), got " << intType;
+  if (!isa<PtrType>(getElementTypeOrSelf(ptrType)))
+    return op->emitOpError() << "expects !txl.ptr elements, got " << ptrType;
+  if (isa<RankedTensorType>(intType) != isa<RankedTensorType>(ptrType))
+    return op->emitOpError() << "converts a scalar to a tile (or the reverse): " << intType
+                             << " and " << ptrType;
+  return success();
+}
+
+LogicalResult IntToPtrOp::verify() {
+  return verifyAddressCast(*this, getSrc().getType(), getType());
+}
+LogicalResult PtrToIntOp::verify() {
+  return verifyAddressCast(*this, getType(), getSrc().getType());
+}

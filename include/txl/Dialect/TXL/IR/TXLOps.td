@@ -745,6 +745,32 @@ def TXL_PrintOp : TXL_Op<"print"> {
   let assemblyFormat = "$prefix ($args^ `:` qualified(type($args)))? attr-dict";
 }
 
+def TXL_IntToPtrOp : TXL_Op<"int_to_ptr", [Pure, Elementwise]> {
+  let summary = "int64 addresses as pointers (tl.cast of int64 to a pointer type)";
+  let description = [{
+    ```mlir
+    %p = txl.int_to_ptr %a : tensor<16xi64> -> tensor<16x!txl.ptr<f16>>
+    ```
+  }];
+  let arguments = (ins AnyType:$src);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def TXL_PtrToIntOp : TXL_Op<"ptr_to_int", [Pure, Elementwise]> {
+  let summary = "pointers as int64 addresses (tl.cast of a pointer to int64)";
+  let description = [{
+    ```mlir
+    %a = txl.ptr_to_int %p : !txl.ptr<f32> -> i64
+    ```
+  }];
+  let arguments = (ins AnyType:$src);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def TXL_ExternElementwiseOp : TXL_Op<"extern_elementwise", [Pure, Elementwise]> {
   let summary = "a libdevice function applied to every element (tl.extra.cuda.libdevice)";
   let description = [{
