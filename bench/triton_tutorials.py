@@ -14,11 +14,12 @@ travels to the GPU host with the working tree.
 
 The rewrite. Each tutorial is copied into a temporary folder with only its import lines changed, by the table
 REWRITES below (an import of triton that no rule covers is an error, so the table grows on purpose); the lines
-rewritten are printed. Host-side names the tutorials use and txl does not have are installed by the harness, each
-only while txl lacks it, and listed in the "txl host gaps" column (they are txl gaps to close; ``--strict``
-installs none): ``triton.runtime.driver.active`` (the torch device, the target, device properties),
-``triton.set_allocator`` (txl's launcher allocates the device-descriptor scratch itself) and the module
-``triton.tools.tensor_descriptor``. Benchmarks are cut: ``triton.testing.perf_report`` returns an object whose
+rewritten are printed. Triton's host API the tutorials use is txl's own (``txl.runtime.driver.active``,
+``txl.set_allocator``, ``txl.tools.tensor_descriptor``, CompiledKernel's ``_init_handles`` / ``n_regs`` /
+``metadata.shared``: docs/triton-tutorials.md); what txl still lacks of it gets a stand-in from the harness
+(HOST_SHIMS), installed only while txl lacks it and listed in the "txl host gaps" column of the runs that used it
+(they are txl gaps to close; ``--strict`` installs none): the ``extern_libs=`` launch keyword of 07, dropped (txl
+links CUDA's libdevice itself). Benchmarks are cut: ``triton.testing.perf_report`` returns an object whose
 ``run()`` does nothing, and 09's ``bench()`` (proton + 20000 launches per kernel) ends the run. 09's cuBLAS
 reference (``from triton._C.libtriton import nvidia``, Triton's C++ binding) is replaced by torch.matmul in the
 small module this script writes next to the copy; a missing ``tabulate`` (04 prints with it) gets a plain stand-in.
@@ -34,17 +35,19 @@ poisons only that tutorial's process. FAIL shows the first error line and where 
 
 Compile-only mode needs neither torch nor a GPU: it runs the tutorial's top-level imports, definitions and
 assignments (not its calls, loops or ``__main__`` block) with a stand-in ``torch`` (capability (9, 0), 132 SMs:
-enough for the autotune config lists), then compiles every kernel of the tutorial with the arguments its checks
+enough for the autotune config lists) and a stand-in H100 as ``txl.runtime.driver.active`` (H100Driver, installed
+with txl's ``driver.set_active``), then compiles every kernel of the tutorial with the arguments its checks
 launch it with, written down per tutorial in COMPILE_CASES (shape-only fake tensors, the real ints and
 constexprs): through the kernel's JITFunction.warmup (txl's own specialisation of the arguments), and for an
 autotuned kernel once per config the autotuner would try (after its early_config_prune, with its pre_hook
 applied). Limits: only the listed argument sets are compiled (a kernel launched elsewhere with other
 constexprs is not), run-time checks on the host (non-contiguous tensors, unknown launch keywords) show up as
-rejections at that argument set, and a decorator that fails at definition (08's autotune key) is reported and the
-kernel compiled with its @triton.jit alone, over the config list named in its case.
+rejections at that argument set, and a decorator that fails at definition is reported and the kernel compiled
+with its @triton.jit alone, over the config list named in its case. 02's use of the warmed-up kernel is checked
+too: the attributes it reads and the arguments of its launch ``kernel[grid](all arguments)``.
 
-Compile-only results (txl of 2026-11-23, Triton v3.6.0's tutorials; the table and every error are in
-docs/triton-tutorials.md): compiled: 01 add_kernel, 02 softmax_kernel, 04 _dropout and _seeded_dropout, 05
+Compile-only results (txl of 2026-11-23 at 5377612, Triton v3.6.0's tutorials; the table and every error are in
+docs/triton-tutorials.md, which also has the rows changed since): compiled: 01 add_kernel, 02 softmax_kernel, 04 _dropout and _seeded_dropout, 05
 _layer_norm_fwd_fused and _layer_norm_bwd_dwdb, 06 _attn_bwd_preprocess, 07 asin_kernel, 09's fp16 TMA,
 TMA-persistent and descriptor-persistent kernels (the configs that fit in 227 KB of shared memory), 09's fp16
 matmul_kernel / matmul_kernel_persistent when B is passed contiguous, 03 fp16 matmul_kernel (9 of 16 configs).
@@ -82,7 +85,8 @@ REWRITES = {
     "import triton.language as tl": "import txl.language as tl",
     "from triton.runtime import driver": "from txl.runtime import driver",
     "from triton.language.extra import libdevice": "from txl.language.extra import libdevice",
-    "from triton.tools.tensor_descriptor import TensorDescriptor": "from txl import TensorDescriptor",
+    "from triton.tools.tensor_descriptor import TensorDescriptor":
+        "from txl.tools.tensor_descriptor import TensorDescriptor",
     "import triton.profiler as proton": "import txl.profiler as proton",
     "import triton.profiler.viewer as proton_viewer": "import txl.profiler.viewer as proton_viewer",  # after bench()
     # Triton's C++ cuBLAS binding, the reference 09 compares with: torch.matmul (HOST_MODULE_SRC below).
@@ -147,44 +151,46 @@ def print_changes(name, changes):
 
 
 # ================================================================================================================
-# Host-side names txl lacks (installed only while txl lacks them; each one is a txl gap) and the benchmark cut
+# Host-side features txl lacks (a stand-in installed only while txl lacks it; each one is a txl gap), the benchmark
+# cut, and the H100 that compile-only mode describes
 # ================================================================================================================
-H100 = {"multiprocessor_count": 132, "max_num_regs": 65536, "max_shared_mem": 232448, "warpSize": 32,
-        "max_threads_per_sm": 2048}
+def _txl_has_extern_libs():
+    """Whether txl's @jit launches take Triton's ``extern_libs=`` keyword (jit.py names it)."""
+    import inspect
+
+    import txl  # noqa: F401
+
+    return "extern_libs" in inspect.getsource(sys.modules["txl.jit"])
 
 
-class _ActiveDriver:
-    """triton.runtime.driver.active: the torch device, the target and device properties."""
-
-    def __init__(self, torch):
-        self.torch = torch
-        self.utils = types.SimpleNamespace(get_device_properties=self._properties)
-
-    def get_active_torch_device(self):
-        if self.torch is None:
-            return types.SimpleNamespace(type="cuda", index=0)
-        return self.torch.device("cuda", self.torch.cuda.current_device())
-
-    def get_current_target(self):
-        major, minor = (9, 0) if self.torch is None else self.torch.cuda.get_device_capability()
-        return types.SimpleNamespace(backend="cuda", arch=major * 10 + minor, warp_size=32)
-
-    def _properties(self, index=0):
-        if self.torch is None:
-            return dict(H100)
-        p = self.torch.cuda.get_device_properties(index or 0)
-        return {"multiprocessor_count": p.multi_processor_count,
-                "max_num_regs": getattr(p, "regs_per_multiprocessor", H100["max_num_regs"]),
-                "max_shared_mem": getattr(p, "shared_memory_per_block_optin", H100["max_shared_mem"]),
-                "warpSize": getattr(p, "warp_size", 32),
-                "max_threads_per_sm": getattr(p, "max_threads_per_multi_processor", 2048)}
-
-
-def install_host_shims(torch, strict):
-    """Installs what txl lacks of Triton's host API (nothing with strict); returns the names installed. Always cuts
-    the benchmarks (txl.testing.perf_report / Benchmark)."""
+def _drop_extern_libs():
+    """``kernel[grid](..., extern_libs={'libdevice': path})`` (07): txl links CUDA's libdevice by itself, so the
+    stand-in drops the keyword (when the kernel has no parameter of that name)."""
     import txl
-    import txl.runtime.driver
+
+    run = txl.JITFunction.run
+    if getattr(run, "_drops_extern_libs", False):
+        return
+
+    def run_without_extern_libs(self, *args, **kwargs):
+        if "extern_libs" in kwargs and "extern_libs" not in self.arg_names:
+            kwargs.pop("extern_libs")
+            SHIMS_USED.add("extern_libs= launch keyword")
+        return run(self, *args, **kwargs)
+
+    run_without_extern_libs._drops_extern_libs = True
+    txl.JITFunction.run = run_without_extern_libs
+
+
+# name shown in the "txl host gaps" column -> (txl lacks it?, install the stand-in)
+HOST_SHIMS = {"extern_libs= launch keyword": (lambda: not _txl_has_extern_libs(), _drop_extern_libs)}
+SHIMS_USED = set()  # the names of the stand-ins that took effect (each stand-in adds its name when it does)
+
+
+def install_host_shims(strict):
+    """Installs stand-ins for what txl lacks of Triton's host API (nothing with strict); returns their names (a
+    run reports those that took effect: SHIMS_USED). Always cuts the benchmarks (txl.testing.perf_report /
+    Benchmark)."""
     import txl.testing
 
     class Benchmark:
@@ -198,24 +204,36 @@ def install_host_shims(torch, strict):
     if strict:
         return []
     installed = []
-    if not hasattr(txl.runtime.driver, "active"):
-        txl.runtime.driver.active = _ActiveDriver(torch)
-        installed.append("runtime.driver.active")
-    if "set_allocator" not in vars(txl):
-        txl.set_allocator = lambda alloc_fn: None
-        installed.append("set_allocator")
-    try:
-        import txl.tools.tensor_descriptor  # noqa: F401
-    except ImportError:
-        import txl.tools
-
-        mod = types.ModuleType("txl.tools.tensor_descriptor")
-        mod.TensorDescriptor = txl.TensorDescriptor
-        sys.modules[mod.__name__] = mod
-        txl.tools.tensor_descriptor = mod
-        txl.tools = sys.modules["txl.tools"]  # txl.tools is a namespace package: make it an attribute of txl
-        installed.append("tools.tensor_descriptor")
+    for name, (lacking, install) in HOST_SHIMS.items():
+        if lacking():
+            install()
+            installed.append(name)
     return installed
+
+
+class H100Driver:
+    """compile-only: what ``txl.runtime.driver.active`` answers on an H100 (SXM), installed with txl's
+    ``driver.set_active`` on a machine without a GPU, as the torch stand-in below describes one."""
+
+    PROPERTIES = {"max_shared_mem": 232448, "max_num_regs": 65536, "multiprocessor_count": 132, "warpSize": 32,
+                  "sm_clock_rate": 1980000, "mem_clock_rate": 2619000, "mem_bus_width": 5120}
+
+    def __init__(self):
+        self.utils = types.SimpleNamespace(get_device_properties=lambda device=None: dict(self.PROPERTIES))
+
+    def get_current_device(self):
+        return 0
+
+    def get_current_stream(self, device=None):
+        return 0
+
+    def get_active_torch_device(self):
+        return types.SimpleNamespace(type="cuda", index=0)
+
+    def get_current_target(self):
+        from txl.runtime import GPUTarget
+
+        return GPUTarget("cuda", 90, 32)
 
 
 def tutorial_dependency_standins(src):
@@ -397,7 +415,7 @@ def run_one(src_path, variant, strict, max_cases):
         print_changes(name, changes)
         import torch
 
-        res["gaps"] = install_host_shims(torch, strict)
+        install_host_shims(strict)
         with open(path) as f:
             res["standins"] = tutorial_dependency_standins(f.read())
         sys.argv = [path] + spec.variants[variant]
@@ -434,6 +452,7 @@ def run_one(src_path, variant, strict, max_cases):
     finally:
         sys.stdout = tee.stream
         shutil.rmtree(tmpdir, ignore_errors=True)
+        res["gaps"] = sorted(SHIMS_USED)  # the stand-ins for txl gaps that the run used
     return res
 
 
@@ -539,7 +558,8 @@ class Desc:
 class Case:
     """One launch of a kernel: its positional and keyword arguments (launch options included). ``configs`` names
     the tutorial's config list to use when the kernel's autotune decorator failed; ``host`` lists attributes the
-    tutorial reads from the compiled kernel (checked after compiling)."""
+    tutorial reads from the compiled kernel (checked after compiling, and then the arguments of the tutorial's launch
+    of that compiled kernel, all of the kernel's arguments in order, are checked as it would check them)."""
 
     def __init__(self, kernel, args, kwargs=None, label="", configs=None, host=()):
         self.kernel, self.args, self.kwargs, self.label = kernel, args, dict(kwargs or {}), label
@@ -741,6 +761,9 @@ def compile_case(ns, case):
                 if missing:
                     raise AttributeError("the compiled kernel (%s) has no %s, which the tutorial reads"
                                          % (type(ck).__name__, ", ".join(missing)))
+                if case.host:  # the tutorial launches it with all its arguments, constexprs included
+                    nargs = jf.bind(args, {k: v for k, v in kwargs.items() if k in jf.arg_names})
+                    ck.check_args(*[nargs[n] for n in jf.arg_names])
             else:
                 nargs = jf.bind(args, dict(kwargs, **cfg.kwargs))
                 if cfg.pre_hook is not None:
@@ -753,6 +776,8 @@ def compile_case(ns, case):
 
 
 def compile_all(files, args):
+    import txl.runtime.driver
+
     rows = []
     for path in files:
         name = os.path.basename(path)
@@ -762,7 +787,8 @@ def compile_all(files, args):
         try:
             copy, changes = write_copy(path, tmpdir)
             print_changes(name, changes)
-            gaps = install_host_shims(None, args.strict)
+            install_host_shims(args.strict)
+            txl.runtime.driver.set_active(H100Driver())  # no GPU here: the tutorials' top level queries an H100
             ns, notes = load_definitions(copy)
             cases = COMPILE_CASES.get(name, [])
             listed = {c.kernel for c in cases}
@@ -770,16 +796,21 @@ def compile_all(files, args):
                 if kname not in listed and type(ns.get(kname)).__name__ in ("Autotuner", "JITFunction") and \
                         not _is_helper(ns[kname], ns):
                     rows.append(dict(tutorial=name, kernel=kname, case="", result="not compiled",
-                                     error="no argument set in COMPILE_CASES", gaps=gaps))
+                                     error="no argument set in COMPILE_CASES", gaps=[]))
             for case in cases:
+                SHIMS_USED.clear()
                 ok, errors = compile_case(ns, case)
-                row = summarize_case(ok, errors, notes.get(case.kernel, ""))
+                gaps = sorted(SHIMS_USED)
+                note = "; ".join(([notes[case.kernel]] if case.kernel in notes else []) +
+                                 ["txl host gap shimmed: %s" % g for g in gaps])
+                row = summarize_case(ok, errors, note)
                 rows.append(dict(row, tutorial=name, kernel=case.kernel, case=case.label, gaps=gaps))
                 print("   %-38s %-22s %s" % (case.kernel, case.label, row["result"]), flush=True)
                 for msg, cfgs in row["kinds"]:
                     shown = "; ".join(cfgs[:3]) + (" (+%d more)" % (len(cfgs) - 3) if len(cfgs) > 3 else "")
                     print("      %s%s" % (msg, "\n        configs: " + shown if any(cfgs) else ""))
         finally:
+            txl.runtime.driver.reset_active()
             for k in spec_env:
                 os.environ.pop(k, None)
             shutil.rmtree(tmpdir, ignore_errors=True)

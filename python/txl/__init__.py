@@ -13,6 +13,13 @@ from .autotune import Config, autotune, heuristics, next_power_of_2  # noqa: E40
 from .autotune import cdiv as _host_cdiv  # noqa: E402
 from .jit import TensorDescriptor  # noqa: E402,F401  (logical tile; txl.runtime.TensorDescriptor is encoded)
 
+# Triton's host API: triton.runtime.driver.active (txl.runtime.driver.active), triton.set_allocator,
+# triton.tools.tensor_descriptor.TensorDescriptor (the class above), triton.OutOfResources. None touches the GPU here.
+from . import runtime  # noqa: E402,F401
+from . import tools  # noqa: E402,F401
+from .runtime._allocation import set_allocator  # noqa: E402,F401
+from .runtime.errors import OutOfResources  # noqa: E402,F401
+
 # The TXL builtins at the top level (txl.smem_alloc, txl.is_warpgroup, ...), as TXL kernels spell them, and
 # `txl.constexpr` for annotations. txl.language imports no torch/CUDA either.
 from . import language  # noqa: E402,F401

@@ -22,6 +22,7 @@ import json
 import os
 import sys
 import time
+import warnings
 
 from .compiler.cache import KernelCache
 
@@ -190,13 +191,20 @@ class Autotuner:
                 raise TypeError("txl.autotune(%s=%r) of %s takes a list of parameter names, e.g. %s=[%r]"
                                 % (what, names, fn.__name__, what, names))
             missing = [k for k in names if k not in fn.arg_names]
-            if missing:
+            if missing and what == "key":
+                # As Triton: a key that names no parameter is ignored (Triton's tutorial 08 has a typo in one).
+                warnings.warn("txl.autotune(key=%r) of %s: %s %s not a parameter and %s ignored, as Triton does "
+                              "(parameters: %s)" % (list(names), fn.__name__, ", ".join(missing),
+                                                    "is" if len(missing) == 1 else "are",
+                                                    "is" if len(missing) == 1 else "are", ", ".join(fn.arg_names)),
+                              stacklevel=3)
+            elif missing:
                 raise ValueError("txl.autotune(%s=%r) of %s: %s %s not a parameter (parameters: %s)"
                                  % (what, list(names), fn.__name__, ", ".join(missing),
                                     "is" if len(missing) == 1 else "are", ", ".join(fn.arg_names)))
         self.fn = fn
         self.configs = [Config.from_config(c) for c in configs]
-        self.key = list(key)
+        self.key = [k for k in key if k in fn.arg_names]
         self.warmup_ms = 25 if warmup is None else warmup
         self.rep_ms = 100 if rep is None else rep
         self.use_cuda_graph = use_cuda_graph  # accepted (Triton's); txl times with CUDA events either way
@@ -490,7 +498,8 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
              bench=None, verbose=True):
     """Decorator over a ``@txl.jit`` (or ``@txl.heuristics``) function; see the module docstring. Triton's
     arguments, in Triton's order: ``key`` (parameter names whose values select the tuning entry, plus every
-    tensor argument's dtype), ``prune_configs_by`` ({"perf_model", "top_k", "early_config_prune"}),
+    tensor argument's dtype; a name that is no parameter is ignored, with a warning, as Triton ignores it),
+    ``prune_configs_by`` ({"perf_model", "top_k", "early_config_prune"}),
     ``reset_to_zero`` / ``restore_value`` (parameter names), ``pre_hook`` / ``post_hook`` (replace the
     reset/restore hooks), ``warmup`` / ``rep`` (ms, default 25 / 100), ``use_cuda_graph`` (accepted; txl times
     with CUDA events), ``do_bench(kernel_call, quantiles)`` (replaces the timer), ``cache_results`` (txl's default

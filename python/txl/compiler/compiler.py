@@ -239,23 +239,97 @@ def _where(fn):
 # ---------------------------------------------------------------------------------------------------------------
 # The compiled kernel
 # ---------------------------------------------------------------------------------------------------------------
+_ARCH_RE = re.compile(r"sm_(\d+)")
+
+
+class KernelMetadata(dict):
+    """A compiled kernel's metadata: the sidecar txlc wrote (a dict: ``kernel``, ``arch``, ``threads``,
+    ``shared_bytes``, ``cluster``, ``params``, ...), readable as Triton's ``CompiledKernel.metadata`` too: its keys
+    and Triton's names are attributes. ``shared`` (bytes of dynamic shared memory a block gets), ``num_warps``
+    (warps of a block as launched), ``num_stages`` (as requested; None: the compiler's choice), ``num_ctas`` (CTAs
+    of a cluster), ``cluster_dims``, ``name``, ``hash``, ``target`` (GPUTarget), ``global_scratch_size`` (bytes per
+    CTA) / ``global_scratch_align``, ``profile_scratch_size`` (0), ``tmem_size`` (None), ``debug``,
+    ``launch_cooperative_grid`` / ``launch_pdl`` (False) and ``maxnreg`` (None)."""
+
+    def __init__(self, sidecar=(), options=None, key=None):
+        dict.__init__(self, sidecar)
+        options = dict(options or {})
+        threads = self.get("threads") or [128, 1, 1]
+        cluster = self.get("cluster") or [1, 1, 1]
+        m = _ARCH_RE.match(str(self.get("arch") or options.get("target", "sm_90a")))
+        scratch = [p for p in self.get("params", []) if isinstance(p, dict) and p.get("kind") == "global_scratch"]
+        from ..runtime.active_driver import GPUTarget
+
+        n_threads, n_ctas = 1, 1
+        for t in threads:
+            n_threads *= int(t)
+        for c in cluster:
+            n_ctas *= int(c)
+        self.__dict__["_triton"] = {
+            "name": self.get("kernel"), "hash": key, "shared": int(self.get("shared_bytes", 0)),
+            "num_warps": n_threads // 32, "num_stages": options.get("num_stages"),
+            "num_warpgroups": options.get("num_warpgroups", 1), "num_ctas": n_ctas, "cluster_dims": tuple(cluster),
+            "target": GPUTarget("cuda", int(m.group(1)) if m else 90, 32),
+            "global_scratch_size": int(scratch[0].get("bytes", 0)) if scratch else 0,
+            "global_scratch_align": 128 if scratch else 1, "profile_scratch_size": 0, "profile_scratch_align": 1,
+            "tmem_size": None, "debug": bool(options.get("debug_hangs", False)), "launch_cooperative_grid": False,
+            "launch_pdl": False, "maxnreg": None,
+        }
+
+    def __getattr__(self, name):
+        triton = self.__dict__.get("_triton", {})
+        if name in triton:
+            return triton[name]
+        if name in self:
+            return self[name]
+        raise AttributeError("the kernel metadata has no %r (sidecar keys: %s; Triton's names: %s)"
+                             % (name, ", ".join(map(str, self)), ", ".join(triton)))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("the kernel metadata is read-only (set %r in the sidecar dict instead: metadata[%r])"
+                             % (name, name))
+
+    def _asdict(self):
+        """Triton's names and the sidecar keys, as one dict (Triton's metadata is a namedtuple)."""
+        return dict(self.__dict__.get("_triton", {}), **self)
+
+
 class CompiledKernel:
     """A compiled specialisation.
 
     ``asm``: ``"txl"`` (frontend IR), ``"ptx"``, ``"cubin"`` (bytes; absent without ptxas), ``"json"`` (sidecar
-    text) and one entry per requested pipeline stage. ``metadata``: the sidecar dict. ``key``: the cache key.
+    text) and one entry per requested pipeline stage. ``metadata``: the sidecar dict, also readable as Triton's
+    metadata (``metadata.shared``, ``metadata.num_warps``, ...: KernelMetadata). ``key`` (and ``hash``): the cache
+    key.
+
+    Launching: ``compiled[grid](*args, stream=None)`` takes either the kernel's run-time arguments (the sidecar's
+    params, as the runtime's ``Kernel``; keywords by param name) or, as Triton's ``CompiledKernel``, every argument
+    of the ``@jit`` function in order, constexprs included (those must equal the values it was compiled with and
+    are not passed). ``txl.TensorDescriptor`` arguments go as their tensors (the launcher encodes them).
+
+    Triton's handles: ``_init_handles()`` loads the kernel on the current device (a GPU is needed) and sets
+    ``module``, ``function``, ``n_regs`` (registers per thread), ``n_spills`` (local memory per thread / 4, as
+    Triton's) and ``n_max_threads``; it raises OutOfResources when a block is too large for the device. Before it,
+    ``n_regs`` / ``n_spills`` come from ``ptxas -v`` on the PTX where ptxas is installed (no GPU needed).
     """
 
-    def __init__(self, name, asm, metadata, options, key, compiler_id=None, cache_path=None, where=None):
+    def __init__(self, name, asm, metadata, options, key, compiler_id=None, cache_path=None, where=None, *,
+                 arg_names=None, signature=None, constants=None):
         self.name = name
         self.asm = asm
-        self.metadata = metadata
+        self.metadata = metadata if isinstance(metadata, KernelMetadata) else KernelMetadata(metadata, options, key)
         self.options = options
-        self.key = key
+        self.key = self.hash = key
         self.compiler_id = compiler_id
         self.cache_path = cache_path
         self.where = where or name
+        # The @jit function's parameters, and which of them are run-time (signature) or compile-time (constants).
+        self.arg_names = list(arg_names) if arg_names is not None else None
+        self.signature = dict(signature or {})
+        self.constants = dict(constants or {})
         self._kernel = None
+        self.module = self.function = None
+        self._resources = None  # {"n_regs", "n_spills", ...}: from the driver after _init_handles, else ptxas
 
     def launcher(self):
         """The ``txl.runtime.Kernel`` (created once; the GPU module loads on the first launch)."""
@@ -269,7 +343,108 @@ class CompiledKernel:
         return self._kernel
 
     def __getitem__(self, grid):
-        return self.launcher()[grid]
+        kernel = self.launcher()
+
+        def runner(*args, stream=None, **kwargs):
+            args, kwargs = self._launch_args(kernel, args, kwargs)
+            return kernel.launch(grid, *args, stream=stream, **kwargs)
+
+        return runner
+
+    def check_args(self, *args, **kwargs):
+        """Check a launch's arguments as ``compiled[grid](*args, **kwargs)`` would, without a GPU (TypeError /
+        ValueError on a bad one); returns the runtime's packed arguments."""
+        kernel = self.launcher()
+        args, kwargs = self._launch_args(kernel, args, kwargs)
+        return kernel.check_args(*args, **kwargs)
+
+    def _launch_args(self, kernel, args, kwargs):
+        """The runtime Kernel's arguments of a launch (see the class docstring)."""
+        from ..jit import TensorDescriptor
+
+        n_params = len(kernel.params)
+        names = self.arg_names
+        if names is not None and not kwargs and len(args) == len(names) and len(names) != n_params:
+            given = dict(zip(names, args))
+            for n, want in self.constants.items():
+                v = given.get(n)
+                v = getattr(v, "value", v) if type(v).__name__ == "constexpr" else v
+                try:
+                    same = v is want or bool(v == want)
+                except Exception:
+                    same = True
+                if not same:
+                    raise ValueError("%s: argument '%s' is %r, but this kernel was compiled with %s=%r (a "
+                                     "compile-time value): compile (or warm up) the kernel for %s=%r"
+                                     % (self.where, n, v, n, want, n, v))
+            # The sidecar names the params after the @jit parameters, or (IR without names) they are the run-time
+            # parameters in order, as JITFunction.run maps them.
+            run_time = [p.name for p in kernel.params]
+            if not all(n in given for n in run_time):
+                run_time = [n for n in names if n in self.signature]
+            if len(run_time) != n_params:
+                raise TypeError("%s: the compiled kernel takes %d run-time arguments but its signature has %d (%s)"
+                                % (self.where, n_params, len(run_time), ", ".join(run_time)))
+            args = [given[n] for n in run_time]
+        unwrap = lambda v: v.base if isinstance(v, TensorDescriptor) else v  # noqa: E731
+        return [unwrap(a) for a in args], {k: unwrap(v) for k, v in kwargs.items()}
+
+    # -- Triton's handles and resource counts --------------------------------------------------------------------
+    def _init_handles(self, device=None):
+        """Load the kernel on ``device`` (default: the current one) and read its resource use from the driver
+        (Triton's CompiledKernel._init_handles). Needs a GPU: without a driver or a device it raises the runtime's
+        TxlDriverNotFoundError / TxlNoDeviceError."""
+        if self.function is not None:
+            return
+        from ..runtime import OutOfResources
+
+        kernel = self.launcher()
+        self.module, self.function = kernel.load(device)
+        attrs = kernel.function_attributes(device)
+        self._resources = {"n_regs": attrs["n_regs"], "n_spills": attrs["local_bytes"] // 4,
+                           "n_max_threads": attrs["max_threads"]}
+        threads = self.metadata.num_warps * 32
+        if threads > attrs["max_threads"]:
+            raise OutOfResources(threads, attrs["max_threads"], "threads")
+
+    def _static_resources(self):
+        """{"n_regs", "n_spills"} from ``ptxas -v`` on the PTX (stack frame bytes / 4 as the spills, as the
+        driver's local size), or None without ptxas."""
+        if self._resources is None:
+            ptxas = find_ptxas()
+            if ptxas is None or "ptx" not in self.asm:
+                return None
+            arch = self.metadata.get("arch") or self.options.get("target", "sm_90a")
+            work = tempfile.mkdtemp(prefix="txl-ptxas-")
+            try:
+                src = os.path.join(work, "k.ptx")
+                with open(src, "w") as f:
+                    f.write(self.asm["ptx"])
+                r = subprocess.run([ptxas, "-v", "-arch=" + arch, src, "-o", os.path.join(work, "k.cubin")],
+                                   capture_output=True, text=True)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+            out = r.stdout + r.stderr
+            entry = out.split("Compiling entry function '%s'" % self.name)[-1]
+            regs = re.search(r"Used (\d+) registers", entry)
+            frame = re.search(r"(\d+) bytes stack frame", entry)
+            if r.returncode or regs is None:
+                return None
+            self._resources = {"n_regs": int(regs.group(1)),
+                               "n_spills": int(frame.group(1)) // 4 if frame else 0}
+        return self._resources
+
+    def _resource(self, name):
+        res = self._resources if self.function is not None else self._static_resources()
+        if res is None or name not in res:
+            raise AttributeError("%s: %s is known after kernel._init_handles(), which loads the kernel on a GPU "
+                                 "(or, without a GPU, from ptxas -v, which is not installed here)"
+                                 % (self.where, name))
+        return res[name]
+
+    n_regs = property(lambda self: self._resource("n_regs"))
+    n_spills = property(lambda self: self._resource("n_spills"))
+    n_max_threads = property(lambda self: self._resource("n_max_threads"))
 
     @property
     def params(self):
@@ -416,7 +591,9 @@ def compile(fn, signature=None, constexprs=None, *, num_warps=4, num_warpgroups=
             job.add_stages(asm, want, dump_ir, diff_select)
         if job.keep:
             job.keep_outputs(asm)
-        return CompiledKernel(kname, asm, json.loads(asm["json"]), options, job.key, used_cid, cache_path, where)
+        return CompiledKernel(kname, asm, json.loads(asm["json"]), options, job.key, used_cid, cache_path, where,
+                              arg_names=None if isinstance(fn, str) else getattr(fn, "arg_names", None),
+                              signature=signature, constants=constexprs)
     except TxlCompileError:
         job.keep = True  # keep the IR: the error message points at it and gives the command to reproduce
         raise

@@ -6,10 +6,14 @@ context and current stream are shared) but never imported by this package.
     from txl.runtime import load_kernel, TensorDescriptor
     k = load_kernel("gemm.json")
     k[(grid_m, grid_n)](a, c, M, 0.5)            # a: bf16 CUDA tensor encoded with the param's box/swizzle
+
+Triton's host names: ``txl.runtime.driver.active`` (device, stream, target, device properties; active_driver.py)
+and ``txl.set_allocator`` (the global scratch of kernels that build TMA descriptors on the device; _allocation.py).
 """
 
 from .errors import (  # noqa: F401
     CudaError,
+    OutOfResources,
     TxlDriverNotFoundError,
     TxlLaunchError,
     TxlModuleLoadError,
@@ -18,10 +22,13 @@ from .errors import (  # noqa: F401
     TxlSidecarError,
 )
 from .driver import CudaDriver, TensorDescriptor, TensorMapPlan, get_driver, plan_tensor_map  # noqa: F401
+from .driver import GPUTarget  # noqa: F401
+from ._allocation import set_allocator  # noqa: F401
 from .launcher import Kernel, KernelMeta, Param, load_kernel, normalize_grid, parse_sidecar  # noqa: F401
 
 __all__ = [
-    "CudaDriver", "CudaError", "Kernel", "KernelMeta", "Param", "TensorDescriptor", "TensorMapPlan",
+    "CudaDriver", "CudaError", "GPUTarget", "Kernel", "KernelMeta", "OutOfResources", "Param", "TensorDescriptor",
+    "TensorMapPlan", "set_allocator",
     "TxlDriverNotFoundError", "TxlLaunchError", "TxlModuleLoadError", "TxlNoDeviceError", "TxlRuntimeError",
     "TxlSidecarError", "get_driver", "load_kernel", "normalize_grid", "parse_sidecar", "plan_tensor_map",
 ]

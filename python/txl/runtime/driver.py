@@ -38,13 +38,20 @@ CUDA_ERROR_NO_BINARY_FOR_GPU = 209
 
 CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1
 CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8
+CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10
+CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK = 12
+CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13
 CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
+CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36
+CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37
+CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
 
 CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0
 CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1
+CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3
 CU_FUNC_ATTRIBUTE_NUM_REGS = 4
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
@@ -651,3 +658,26 @@ class TensorDescriptor:
     def __repr__(self):
         return "TensorDescriptor(shape=%s, dtype=%s, block_shape=%s, swizzle=%d)" % (
             list(self.shape), self.dtype, list(self.block_shape), self.swizzle)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Triton's triton.runtime.driver.active (host queries: device, stream, target, properties; active_driver.py)
+# ---------------------------------------------------------------------------------------------------------------
+from .active_driver import CudaDriver as _ActiveCudaDriver  # noqa: E402
+from .active_driver import GPUTarget  # noqa: E402,F401
+
+default = _ActiveCudaDriver()  # creating it touches neither torch nor the GPU
+active = default
+
+
+def set_active(d):
+    """Make ``d`` what ``txl.runtime.driver.active`` returns (Triton's ``driver.set_active``), e.g. a stand-in
+    that describes a GPU on a machine without one."""
+    global active
+    active = d
+
+
+def reset_active():
+    """Back to txl's own driver object (Triton's ``driver.reset_active``)."""
+    global active
+    active = default

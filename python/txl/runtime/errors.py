@@ -12,6 +12,7 @@ Hierarchy::
         TxlNoDeviceError          the driver loads but there is no usable GPU (cuInit etc. failed)
         TxlModuleLoadError        cuModuleLoadData failed; .log holds the PTX JIT error log
         TxlLaunchError            cuLaunchKernel(Ex) or the synchronisation after it failed
+      OutOfResources              a compiled kernel needs more threads / shared memory than the device has
 
 Argument problems found before a launch are plain ``TypeError`` / ``ValueError`` so that they read naturally.
 """
@@ -126,3 +127,13 @@ class TxlModuleLoadError(CudaError):
 
 class TxlLaunchError(CudaError):
     """A kernel launch (or the synchronisation that reports its asynchronous failure) failed."""
+
+
+class OutOfResources(TxlRuntimeError):
+    """A compiled kernel needs more of a resource than the device has (Triton's ``OutOfResources``: the same
+    message and the attributes ``required``, ``limit``, ``name``). An autotuner skips such a config."""
+
+    def __init__(self, required, limit, name):
+        self.required, self.limit, self.name = required, limit, name
+        super().__init__("out of resource: %s, Required: %d, Hardware limit: %d. Reducing block sizes or "
+                         "`num_stages` may help." % (name, required, limit))

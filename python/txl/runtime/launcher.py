@@ -29,10 +29,14 @@ import os
 import struct
 import sys
 
+from . import _allocation
 from . import dtypes as _dt
 from .driver import (
+    CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
     CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+    CU_FUNC_ATTRIBUTE_NUM_REGS,
     CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
     CUDA_ERROR_INVALID_IMAGE,
     CUDA_ERROR_NO_BINARY_FOR_GPU,
@@ -459,6 +463,26 @@ class Kernel:
         self._loaded[dev] = (mod, func)
         return func
 
+    def load(self, device=None):
+        """Load the module on CUDA device ``device`` (default: the current one, torch's when torch is loaded)
+        unless it is loaded there already; returns (CUmodule, CUfunction). Launches do this themselves."""
+        drv = get_driver()
+        dev = _dt._current_torch_device() if device is None else int(device)
+        drv.set_device(dev)
+        self._function(drv, dev)
+        return self._loaded[dev]
+
+    def function_attributes(self, device=None):
+        """What the driver says of the kernel loaded on ``device`` (loading it first): ``n_regs`` (registers per
+        thread), ``local_bytes`` (local memory per thread: spills and stack), ``max_threads`` (the most threads a
+        block of it can have) and ``static_shared`` (bytes of static shared memory)."""
+        _, func = self.load(device)
+        drv = get_driver()
+        return {"n_regs": drv.func_attribute(func, CU_FUNC_ATTRIBUTE_NUM_REGS),
+                "local_bytes": drv.func_attribute(func, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
+                "max_threads": drv.func_attribute(func, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+                "static_shared": drv.func_attribute(func, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)}
+
     def _check_signature(self, drv, func):
         """Compare the sidecar's params with the parameter sizes the driver reports for the PTX entry."""
         m = self.meta
@@ -557,7 +581,7 @@ class Kernel:
                 addrs.append(ctypes.addressof(entry[1]))
         s = _stream_handle(stream, dev)
         if m.global_scratch is not None:
-            ptr = _scratch_param(m, g, dev, stream, holders)
+            ptr = _scratch_param(m, g, dev, stream, holders, s)
             addrs.insert(m.global_scratch[0], ctypes.addressof(ptr))
         params = (ctypes.c_void_p * max(len(addrs), 1))(*addrs)
         what = "launching %s with grid %s, block %s, %d bytes of dynamic shared memory%s" % (
@@ -679,7 +703,7 @@ class FastLaunch:
                 self.drv.set_device(self.dev)
             s = self.raw_stream(self.dev) if stream is None and self.raw_stream else _stream_handle(stream, self.dev)
             if m.global_scratch is not None:
-                self.params[m.global_scratch[0]] = ctypes.addressof(_scratch_param(m, grid, self.dev, stream, keep))
+                self.params[m.global_scratch[0]] = ctypes.addressof(_scratch_param(m, grid, self.dev, stream, keep, s))
             if m.cluster != (1, 1, 1):
                 self.drv.launch(self.func, grid, m.threads, m.shared_bytes, s, self.params, m.cluster, self.what)
             else:
@@ -701,12 +725,17 @@ def _stream_handle(stream, dev):
     return int(stream.cuda_stream) if hasattr(stream, "cuda_stream") else int(stream)
 
 
-def _scratch_param(meta, grid, dev, stream, keep):
+def _scratch_param(meta, grid, dev, stream, keep, handle=None):
     """The value of a kernel's global-scratch parameter for one launch over ``grid``: a pointer (ctypes) to fresh
-    scratch of the sidecar's bytes per CTA; the scratch and the pointer are appended to ``keep``, which the caller
-    holds until the launch is queued."""
-    scratch = _global_scratch(meta.global_scratch[1] * math.prod(grid), dev, stream)
-    ptr = ctypes.c_uint64(scratch.data_ptr())
+    scratch of the sidecar's bytes per CTA, from the allocator set with ``txl.set_allocator`` (called as
+    ``alloc(size, alignment, handle)``, ``handle`` the launch's CUstream) or else torch's caching allocator; the
+    scratch and the pointer are appended to ``keep``, which the caller holds until the launch is queued."""
+    nbytes = meta.global_scratch[1] * math.prod(grid)
+    if handle is None:
+        handle = _stream_handle(stream, dev)
+    scratch, addr = _allocation.allocate(nbytes, _allocation.GLOBAL_SCRATCH_ALIGN, handle,
+                                         lambda n: _global_scratch(n, dev, stream))
+    ptr = ctypes.c_uint64(addr)
     keep.extend((scratch, ptr))
     return ptr
 
