@@ -186,9 +186,10 @@ LogicalResult checkOp(Operation *op, const TypeConverter &converter) {
                               "math, cf, func, index and ub ops; LLVM and NVVM ops pass through)";
   // A float type whose registers are not floats (fp8: raw i8 bytes) has no
   // arith/math lowering: the LLVM op would be ill-typed (llvm.fpext on i8).
-  // Moving the bytes (constants, bitcasts, selects) is fine.
+  // Moving the bytes (constants, bitcasts, selects) is fine, and so are the
+  // tile conversions the tile patterns lower with PTX's cvt.
   if (isa_and_present<arith::ArithDialect, math::MathDialect>(dialect) &&
-      !isa<arith::ConstantOp, arith::BitcastOp, arith::SelectOp>(op))
+      !isa<arith::ConstantOp, arith::BitcastOp, arith::SelectOp>(op) && !isFp8TileConversion(op))
     for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes())) {
       Type elt = getElementTypeOrSelf(t);
       if (isa<FloatType>(elt) && !isa_and_present<FloatType>(converter.convertType(elt)))

@@ -518,6 +518,17 @@ LogicalResult checkAtomic(Operation *op, Value ptr, ArrayRef<Value> values, Valu
 
 } // namespace
 
+bool mlir::txl::isFp8TileConversion(Operation *op) {
+  if (!isa<arith::TruncFOp, arith::ExtFOp>(op) ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
+    return false;
+  Type src = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type dst = getElementTypeOrSelf(op->getResult(0).getType());
+  auto fp8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  return isa<arith::TruncFOp>(op) ? src.isF32() && fp8(dst)
+                                  : fp8(src) && (dst.isF16() || dst.isF32());
+}
+
 bool mlir::txl::isLowerableTileOp(Operation *op) {
   if (isElementwiseTileOp(op))
     return true;
@@ -1267,6 +1278,54 @@ bool isPackedTrunc(arith::TruncFOp op, Type resultElt) {
          (resultElt.isBF16() || resultElt.isF16());
 }
 
+/// f32 registers to e4m3 / e5m2 bytes (LLVM has no fp8 type: the bytes are
+/// i8), two at a time: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 packs a pair
+/// into 16 bits, its first operand in the high byte (as Triton converts:
+/// round to nearest, saturated to the largest finite value).
+SmallVector<Value> truncToFp8(OpBuilder &b, Location loc, ArrayRef<Value> regs, bool e4m3) {
+  Type i8 = b.getI8Type(), i16 = b.getI16Type();
+  auto name = b.getStringAttr(e4m3 ? "llvm.nvvm.ff.to.e4m3x2.rn" : "llvm.nvvm.ff.to.e5m2x2.rn");
+  Value zero = LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0.0));
+  SmallVector<Value> out;
+  for (size_t r = 0; r < regs.size(); r += 2) {
+    Value hi = r + 1 < regs.size() ? regs[r + 1] : zero;
+    Value pair =
+        LLVM::CallIntrinsicOp::create(b, loc, i16, name, ValueRange{hi, regs[r]}).getResult(0);
+    out.push_back(LLVM::TruncOp::create(b, loc, i8, pair));
+    if (r + 1 < regs.size())
+      out.push_back(LLVM::TruncOp::create(
+          b, loc, i8, LLVM::LShrOp::create(b, loc, pair, intConst(b, loc, i16, 8))));
+  }
+  return out;
+}
+
+/// e4m3 / e5m2 bytes to f16 (then f32 if asked), two at a time:
+/// cvt.rn.f16x2.{e4m3x2,e5m2x2} (exact: every fp8 value is an f16 value).
+SmallVector<Value> extFromFp8(OpBuilder &b, Location loc, ArrayRef<Value> regs, bool e4m3,
+                              Type dstElt) {
+  Type i16 = b.getI16Type(), i32 = b.getI32Type(), f16 = b.getF16Type();
+  auto name =
+      b.getStringAttr(e4m3 ? "llvm.nvvm.e4m3x2.to.f16x2.rn" : "llvm.nvvm.e5m2x2.to.f16x2.rn");
+  auto pairType = VectorType::get({2}, f16);
+  SmallVector<Value> out;
+  for (size_t r = 0; r < regs.size(); r += 2) {
+    Value lo = LLVM::ZExtOp::create(b, loc, i16, regs[r]);
+    Value bytes = lo;
+    if (r + 1 < regs.size()) {
+      Value hi = LLVM::ZExtOp::create(b, loc, i16, regs[r + 1]);
+      hi = LLVM::ShlOp::create(b, loc, hi, intConst(b, loc, i16, 8));
+      bytes = LLVM::OrOp::create(b, loc, lo, hi);
+    }
+    Value halves =
+        LLVM::CallIntrinsicOp::create(b, loc, pairType, name, ValueRange{bytes}).getResult(0);
+    for (size_t i = 0; i < 2 && r + i < regs.size(); ++i) {
+      Value h = LLVM::ExtractElementOp::create(b, loc, halves, intConst(b, loc, i32, i));
+      out.push_back(dstElt.isF16() ? h : Value(LLVM::FPExtOp::create(b, loc, dstElt, h)));
+    }
+  }
+  return out;
+}
+
 /// Elementwise arith/math op (or libdevice call) on tiles: the same op on
 /// each register.
 struct ElementwiseTileLowering : ConversionPattern {
@@ -1298,6 +1357,20 @@ struct ElementwiseTileLowering : ConversionPattern {
       }
     }
     SmallVector<Value> results;
+    Type srcElt = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type dstElt = resultType.getElementType();
+    if (isFp8TileConversion(op) && isa<arith::TruncFOp>(op)) {
+      rewriter.replaceOp(op,
+                         pack(rewriter, loc, structType,
+                              truncToFp8(rewriter, loc, regs[0], isa<Float8E4M3FNType>(dstElt))));
+      return success();
+    }
+    if (isFp8TileConversion(op)) {
+      rewriter.replaceOp(
+          op, pack(rewriter, loc, structType,
+                   extFromFp8(rewriter, loc, regs[0], isa<Float8E4M3FNType>(srcElt), dstElt)));
+      return success();
+    }
     if (auto trunc = dyn_cast<arith::TruncFOp>(op); trunc && isPackedTrunc(trunc, eltType)) {
       // f32 -> bf16/f16 two registers at a time: a <2 x float> fptrunc is
       // what NVPTX selects cvt.rn.{bf16x2,f16x2}.f32 from (one instruction

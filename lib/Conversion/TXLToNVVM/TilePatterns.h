@@ -22,6 +22,10 @@ namespace mlir::txl {
 /// relayout, addptr, load, store, reduce} (pointer ops also on scalars).
 bool isLowerableTileOp(Operation *op);
 
+/// A tile arith.truncf f32 -> e4m3/e5m2 or arith.extf e4m3/e5m2 -> f16/f32:
+/// fp8 registers are raw bytes, these convert them with cvt.*.e4m3x2/e5m2x2.
+bool isFp8TileConversion(Operation *op);
+
 /// Emits an error on `op` and fails when the tile op `op` cannot be lowered
 /// (mismatched layouts, data in another thread, unsupported element types).
 /// Succeeds for every op that isLowerableTileOp() does not claim.

@@ -382,6 +382,29 @@ def _address_cast(t, src, dst, rt):
                         "element type)" % (src, dst), "cast through tl.int64")
 
 
+_FP8_CVT = ("fp8e4nv", "fp8e5")  # the formats PTX converts (cvt.*.e4m3x2 / e5m2x2): float8e4nv, float8e5
+
+
+def _fp8_cast(t, src, dst, rt):
+    """Tiles to and from fp8 e4m3 / e5m2: through f32 (cvt.rn.satfinite, as Triton rounds) and f16 (exact)."""
+    if not isinstance(t.type, block_type) or any(d.is_fp8() and d.name not in _FP8_CVT for d in (src, dst)):
+        raise UnsupportedError("converting %s values to %s is not supported yet: txl converts tiles between "
+                               "float8e4nv / float8e5 and the float types" % (src.name, dst.name),
+                               "convert on the host (torch: x.to(torch.float8_e4m3fn)), or bitcast with "
+                               ".to(tl.uint8, bitcast=True) to move the bytes")
+    if src.is_fp8() and dst.is_fp8():
+        return cast(cast(t, core.float16), dst)
+    if dst.is_fp8():
+        if not src.is_floating():
+            t = cast(t, core.float32)
+        elif src != core.float32:
+            t = cast(t, core.float32)
+        return _unop("arith.truncf {o[0]} : {t[0]} to {r[0]}", t, rt)
+    if dst in (core.float16, core.float32):
+        return _unop("arith.extf {o[0]} : {t[0]} to {r[0]}", t, rt)
+    return cast(_unop("arith.extf {o[0]} : {t[0]} to {r[0]}", t, _with_elem(t.type, core.float32)), dst)
+
+
 def cast(t, dst, bitcast=False):
     t = to_tensor(t)
     dst = _unwrap(dst)
@@ -407,12 +430,7 @@ def cast(t, dst, bitcast=False):
             return constant(bool(cv), dst)
         return constant(int(cv), dst)
     if src.is_fp8() or dst.is_fp8():
-        # fp8 registers are raw bytes to the back end (no cvt.e4m3/e5m2 lowering yet): refused here, at the
-        # user's line, instead of failing inside the LLVM lowering.
-        raise UnsupportedError("converting %s values to %s is not supported yet: fp8 tiles can be loaded, stored "
-                               "and fed to tl.dot, not converted or computed with" % (src.name, dst.name),
-                               "convert on the host (torch: x.to(torch.float8_e4m3fn)), or bitcast with "
-                               ".to(tl.uint8, bitcast=True) to move the bytes")
+        return _fp8_cast(t, src, dst, rt)
     if src.is_floating() and dst.is_floating():
         op = "extf" if dst.primitive_bitwidth > src.primitive_bitwidth else "truncf"
         if dst.primitive_bitwidth == src.primitive_bitwidth:  # fp16 <-> bf16 goes through f32
