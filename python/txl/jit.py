@@ -349,9 +349,13 @@ class JITFunction:
                              "launch with num_ctas=1" % (self.where, num_ctas))
         if debug_hangs is None:
             debug_hangs = env_flag(b"TXL_DEBUG_HANGS")
+        libdevice = None
+        if "extern_libs" not in self.arg_names and "extern_libs" in kwargs:
+            libdevice = self._libdevice_of(kwargs.pop("extern_libs"))
         fkey = None
         if _launch and not self.diff_mode:
-            fkey = self._fingerprint(args, kwargs, (num_warps, num_warpgroups, num_stages, bool(debug_hangs)))
+            fkey = self._fingerprint(args, kwargs, (num_warps, num_warpgroups, num_stages, bool(debug_hangs),
+                                                    libdevice))
             fast = self._fast.get(fkey) if fkey is not None else None
             if fast is not None:
                 return fast(grid, args, kwargs, stream)
@@ -359,6 +363,8 @@ class JITFunction:
         sig, consts = self.specialize(bound)
         options = dict(num_warps=num_warps, num_warpgroups=num_warpgroups, num_stages=num_stages,
                        debug_hangs=bool(debug_hangs))
+        if libdevice:
+            options["libdevice"] = libdevice
         # Check the grid before a possibly long compilation (the runtime checks it again against the cluster).
         launch = _launch and not self.diff_mode
         if launch:
@@ -386,6 +392,22 @@ class JITFunction:
         if fkey is not None:  # checked once: later launches with the same fingerprint take the fast path
             self._remember_fast(fkey, k, names, args, kwargs)
         return result
+
+    def _libdevice_of(self, extern_libs):
+        """Triton's ``extern_libs={"libdevice": path}`` launch option: the libdevice.10.bc to link when that file
+        exists (Triton's tutorial 07 names its source tree's copy, which an installed package lacks: then txlc's
+        own search, TXL_LIBDEVICE or the CUDA toolkit's, decides). Other libraries are refused."""
+        if extern_libs is None:
+            return None
+        if not isinstance(extern_libs, dict):
+            raise TypeError("%s: extern_libs must be a dict {name: path of a bitcode library}, got %r"
+                            % (self.where, extern_libs))
+        other = sorted(set(extern_libs) - {"libdevice"})
+        if other:
+            raise ValueError("%s: extern_libs names %s: txl links only CUDA's libdevice ({'libdevice': path})"
+                             % (self.where, ", ".join(map(repr, other))))
+        path = extern_libs.get("libdevice")
+        return os.path.abspath(path) if isinstance(path, str) and os.path.exists(path) else None
 
     # -- the fast path of repeated launches --------------------------------------------------------------------
     def _fingerprint(self, args, kwargs, options):

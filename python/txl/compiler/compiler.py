@@ -458,11 +458,11 @@ class CompiledKernel:
 # ---------------------------------------------------------------------------------------------------------------
 # Running txlc
 # ---------------------------------------------------------------------------------------------------------------
-def _txlc_flags(target, num_warps, debug_hangs):
+def _txlc_flags(target, num_warps, debug_hangs, libdevice=None):
     flags = ["--arch=" + target, "--num-warps-per-layout=%d" % num_warps]
     if debug_hangs:
         flags.append("--debug-hangs")
-    libdevice = _triton_libdevice()
+    libdevice = libdevice or _triton_libdevice()
     if libdevice:
         flags.append("--libdevice=" + libdevice)
     return flags
@@ -544,14 +544,15 @@ def _env_flag(name):
 
 def compile(fn, signature=None, constexprs=None, *, num_warps=4, num_warpgroups=1, target="sm_90a",
             debug_hangs=False, num_stages=None, stages=(), dump_ir=None, diff_select=None, log_dir=None,
-            cache_dir=None, use_cache=True):
+            cache_dir=None, use_cache=True, libdevice=None):
     """Compile one specialisation of ``fn`` and return a CompiledKernel. No GPU, no torch.
 
     ``fn``: a ``@txl.jit`` function (run through the frontend with ``signature`` {param: "*bf16" | "i32" | ...}
     and ``constexprs`` {param: value}), or txl IR given as text or as a path to an ``.mlir`` file.
     ``stages``: pipeline stage names (or "all") whose IR to put in ``asm``; ``dump_ir`` (default: env
     ``TXL_DUMP_IR``) prints the IR after every stage; ``diff_select=k`` prints what stage k changed;
-    ``log_dir`` (or env ``TXL_KEEP_TEMPS=1``) keeps the intermediate files. Raises TxlCompileError when txlc
+    ``log_dir`` (or env ``TXL_KEEP_TEMPS=1``) keeps the intermediate files; ``libdevice``: the libdevice.10.bc
+    to link (default: txlc's search). Raises TxlCompileError when txlc
     rejects the kernel (nothing is cached then) and TxlCompilerNotFoundError when there is no txlc and no cache
     entry.
     """
@@ -559,6 +560,8 @@ def compile(fn, signature=None, constexprs=None, *, num_warps=4, num_warpgroups=
                "debug_hangs": bool(debug_hangs)}
     if num_stages is not None:
         options["num_stages"] = num_stages
+    if libdevice:
+        options["libdevice"] = str(libdevice)
     if isinstance(fn, str):
         ir = fn
         if "\n" not in fn and fn.endswith(".mlir") and os.path.exists(fn):
@@ -622,7 +625,7 @@ class _Job:
         with open(self.ir_path, "w") as f:
             f.write(ir)
         o = options
-        self.flags = _txlc_flags(o["target"], o["num_warps"], o["debug_hangs"])
+        self.flags = _txlc_flags(o["target"], o["num_warps"], o["debug_hangs"], o.get("libdevice"))
 
     def path(self, ext):
         return os.path.join(self.work, self.kname + ext)

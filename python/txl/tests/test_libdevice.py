@@ -127,3 +127,16 @@ def _erf(x_ptr, y_ptr):
 def test_tl_erf_is_libdevices():
     text = ir_of(_erf, {"x_ptr": "*bf16", "y_ptr": "*bf16"})
     assert text.count('txl.extern_elementwise "__nv_erff"') == 2
+
+
+def test_extern_libs_launch_option(tmp_path):
+    # Triton's tutorial 07 launches with extern_libs={'libdevice': <its source tree's copy>}
+    from txl.compiler.compiler import _txlc_flags
+
+    bc = tmp_path / "libdevice.10.bc"
+    bc.write_bytes(b"BC")
+    assert _variants._libdevice_of({"libdevice": str(bc)}) == str(bc)
+    assert _variants._libdevice_of({"libdevice": str(tmp_path / "missing.bc")}) is None  # txlc searches itself
+    with pytest.raises(ValueError, match="txl links only CUDA's libdevice"):
+        _variants._libdevice_of({"ocml": "ocml.bc"})
+    assert "--libdevice=" + str(bc) in _txlc_flags("sm_90a", 4, False, str(bc))
