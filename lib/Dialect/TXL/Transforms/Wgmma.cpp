@@ -216,6 +216,25 @@ struct LowerDot : OpConversionPattern<DotOp> {
     if (accLayout->getNumRegs() != blocks * regsPerBlock)
       return op.emitOpError() << "unexpected accumulator register count";
 
+    // wgmma transposes (reads MN-major) 16-bit operands only: an 8-bit or
+    // tf32 operand in shared memory must hold K contiguous.
+    if (getElementBitWidth(inElt) != 16) {
+      auto kMajor = [](SmemType t, bool isA) {
+        auto enc = dyn_cast_or_null<NVMMASharedAttr>(t.getEncoding());
+        bool transposed = enc && enc.getTransposed();
+        return isA ? !transposed : transposed;
+      };
+      bool aOk = isa<RankedTensorType>(aShaped) || kMajor(cast<SmemType>(aShaped), true);
+      if (!aOk || !kMajor(bType, false))
+        return op.emitOpError()
+               << "reads " << (aOk ? "B" : "A") << " (" << inElt
+               << ") with its M/N dimension contiguous, but wgmma transposes only 16-bit "
+                  "operands: give the "
+               << (aOk ? "B operand K contiguous (load B^T, K x N from an N x K tensor, and "
+                         "pass its .T as tl.dot does with a K-major descriptor)"
+                       : "A operand K contiguous")
+               << ", or convert the operands to fp16/bf16";
+    }
     // Operands.
     FailureOr<SmemOperand> bDesc =
         makeDescriptor(rewriter, loc, op, adaptor.getB(), bType, /*isA=*/false);

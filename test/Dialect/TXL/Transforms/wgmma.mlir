@@ -316,3 +316,21 @@ module attributes {txl.target = "sm_90a"} {
     return %d : tensor<128x128xf32, #nv8w>
   }
 }
+
+// -----
+
+#sw64 = #txl.nvmma_shared<swizzle = 64>
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#nv = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 32]>
+
+// wgmma reads 8-bit operands K-major only: an fp8 B stored N-contiguous
+// (not transposed) is refused at the dot, before any IR is built, with what
+// to do (Triton's fp8 GEMMs pass B^T).
+module attributes {txl.target = "sm_90a"} {
+  func.func @fp8_b_mn_major(%a: !txl.smem<64x64xf8E4M3FN, #sw64>, %b: !txl.smem<64x128xf8E4M3FN, #sw128>, %acc: tensor<64x128xf32, #nv>) -> tensor<64x128xf32, #nv> attributes {txl.kernel} {
+    // expected-error @+2 {{failed to legalize operation 'txl.dot'}}
+    // expected-error @+1 {{reads B ('f8E4M3FN') with its M/N dimension contiguous, but wgmma transposes only 16-bit operands}}
+    %d = txl.dot %a, %b, %acc {async} : !txl.smem<64x64xf8E4M3FN, #sw64>, !txl.smem<64x128xf8E4M3FN, #sw128>, tensor<64x128xf32, #nv>
+    return %d : tensor<64x128xf32, #nv>
+  }
+}
