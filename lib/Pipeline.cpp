@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "txl/Pipeline.h"
+
 #include "txl/Conversion/Passes.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 

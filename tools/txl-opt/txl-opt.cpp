@@ -13,9 +13,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
-#include "txl/Conversion/Passes.h"
-#include "txl/Dialect/TXL/Transforms/Passes.h"
 #include "txl/InitAllDialects.h"
+#include "txl/InitAllPasses.h"
 #include "txl/Support/CrashGuard.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -30,9 +29,7 @@ int main(int argc, char **argv) {
   mlir::txl::registerTXLDialects(registry);
   // Upstream canonicalize, cse, licm, inline, symbol-dce, ... for tests and pipelines.
   mlir::registerTransformsPasses();
-  mlir::txl::registerTXLPasses();
-  mlir::txl::registerTXLConversionPasses();
-  mlir::txl::registerTXLPipeline();
+  mlir::txl::registerAllTXLPasses();
 
   // Crash recovery only covers the thread it runs on, and the verifier and
   // pass manager would otherwise fan out to a thread pool.

@@ -2,7 +2,7 @@
 //
 // The stages of the software pipeliner (TXL's txlgpu-pipeline, one pass per
 // stage) and the passes around it. The order lives in one place:
-// buildTXLPipeline() in lib/Dialect/TXL/Transforms/Pipeline.cpp.
+// buildTXLPipeline() in lib/Pipeline.cpp (declared in txl/Pipeline.h).
 //
 // Stages lower their txl ops to NVVM/LLVM ops directly. Buffers cross stage
 // boundaries as `builtin.unrealized_conversion_cast`s between the txl type

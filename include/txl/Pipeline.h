@@ -1,0 +1,51 @@
+//===- Pipeline.h - the compile pipeline, in one place ---------*- C++ -*-===//
+//
+// The ordered stages from txl IR to NVVM + LLVM (lib/Pipeline.cpp is the one
+// place that knows the order): txlc runs them all (and --stop-after any
+// stage), txl-opt registers --txl-software-pipeliner.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXL_PIPELINE_H
+#define TXL_PIPELINE_H
+
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace mlir::txl {
+
+/// Options of the whole compile pipeline.
+struct PipelineOptions {
+  /// Warps that register layouts span: one copy of the body (4, a
+  /// warpgroup; 8 when two warpgroups split M). A kernel's txl.role_warps
+  /// overrides it.
+  unsigned numWarps = 4;
+  /// Bound mbarrier waits (2 s) and trap with where they hung.
+  bool debugHangs = false;
+};
+
+/// One stage of the pipeline: its name (as printed in "After <name>") and
+/// the pass that implements it.
+struct PipelineStage {
+  std::string name;
+  std::function<std::unique_ptr<Pass>()> create;
+  /// A software-pipeliner stage (run by --txl-software-pipeliner); false for
+  /// the conversion that follows the stages.
+  bool pipeliner = true;
+};
+
+/// The ordered stages from txl IR to NVVM + LLVM (the pipeliner stages, then
+/// the conversion): the one place that knows the order.
+SmallVector<PipelineStage> getTXLPipelineStages(const PipelineOptions &options);
+/// Adds every stage to `pm`, in order.
+void buildTXLPipeline(OpPassManager &pm, const PipelineOptions &options);
+/// Registers `--txl-software-pipeliner` (the pipeliner stages, optionally
+/// printing the IR after each).
+void registerTXLPipeline();
+
+} // namespace mlir::txl
+
+#endif // TXL_PIPELINE_H
