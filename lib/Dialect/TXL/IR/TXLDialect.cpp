@@ -64,6 +64,12 @@ StringRef mlir::txl::getTargetArch(Operation *op) {
   return "sm_90a";
 }
 
+int64_t mlir::txl::getMmaInstrK(Type t) {
+  if (t.isF32())
+    return 8; // tf32
+  return 256 / getElementBitWidth(t);
+}
+
 unsigned mlir::txl::getElementBitWidth(Type elementType) {
   if (isa<PtrType>(elementType))
     return 64;

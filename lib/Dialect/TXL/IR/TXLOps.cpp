@@ -458,13 +458,6 @@ LogicalResult AsyncLoadOp::verify() {
 // Matrix multiply
 //===----------------------------------------------------------------------===//
 
-/// K of one MMA instruction for an input type: 32 bytes of K per row.
-static int64_t instrK(Type t) {
-  if (t.isF32())
-    return 8; // tf32
-  return 256 / getElementBitWidth(t);
-}
-
 static bool isMmaInput(Type t) {
   return t.isF16() || t.isBF16() || t.isF32() || isa<Float8E4M3FNType, Float8E5M2Type>(t) ||
          t.isSignlessInteger(8);
@@ -508,9 +501,9 @@ static LogicalResult verifyMmaOperands(Operation *op, ShapedType a, ShapedType b
     return op->emitOpError() << "cannot accumulate " << ta << " products in " << c.getElementType()
                              << " (f32 always works; f16 for f16/fp8 "
                              << "inputs; i32 for i8)";
-  if (k % instrK(ta) != 0)
-    return op->emitOpError() << "K = " << k << " must be a multiple of " << instrK(ta) << " for "
-                             << ta << " inputs";
+  if (k % getMmaInstrK(ta) != 0)
+    return op->emitOpError() << "K = " << k << " must be a multiple of " << getMmaInstrK(ta)
+                             << " for " << ta << " inputs";
   return success();
 }
 

@@ -309,9 +309,7 @@ private:
                           << ", or a larger BLOCK_M)";
         return WalkResult::interrupt();
       }
-      unsigned kInstr = 256 / getElementBitWidth(bType.getElementType());
-      if (bType.getElementType().isF32())
-        kInstr = 8;
+      auto kInstr = static_cast<unsigned>(getMmaInstrK(bType.getElementType()));
       auto mma = NVMMAAttr::get(ctx, 3, {numWarps, 1},
                                 {16, static_cast<unsigned>(acc.getDimSize(1)), kInstr});
       if (failed(setAnchor(dot.getResult(), mma, dot)))

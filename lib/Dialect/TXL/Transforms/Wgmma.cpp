@@ -211,7 +211,7 @@ struct LowerDot : OpConversionPattern<DotOp> {
                               << "; it uses txl.warpgroup_id, is_warpgroup or is_warp): use "
                                  "num_warps=4 per warpgroup there";
     int64_t blocks = m / (64 * groups); // 64-row blocks per warpgroup
-    int64_t kInstr = inElt.isF32() ? 8 : 256 / getElementBitWidth(inElt);
+    int64_t kInstr = getMmaInstrK(inElt);
     int64_t regsPerBlock = n / 2; // f32 accumulator registers per 64-row block
     if (accLayout->getNumRegs() != blocks * regsPerBlock)
       return op.emitOpError() << "unexpected accumulator register count";
@@ -339,7 +339,7 @@ struct LowerDot : OpConversionPattern<DotOp> {
       return op.emitOpError() << "register A operand must be in the wgmma operand layout "
                                  "(#txl.dot_operand); run --txl-assign-layouts";
     int64_t perReg = 32 / getElementBitWidth(type.getElementType());
-    int64_t kInstr = 8 * perReg;
+    int64_t kInstr = getMmaInstrK(type.getElementType());
     int64_t k = type.getDimSize(1);
     if (layout->getNumWarps() != 4 * groups)
       return op.emitOpError() << "register A operand spans " << layout->getNumWarps()

@@ -61,6 +61,11 @@ Type getI1SameShape(Type type);
 /// Size in bits of a tile element (pointers count 64).
 unsigned getElementBitWidth(Type elementType);
 
+/// K of one wgmma (and tcgen05) instruction for an input element type: 32
+/// bytes of K per row (k16 for 16-bit, k32 for 8-bit), k8 for tf32 (f32).
+/// The one place this hardware convention lives.
+int64_t getMmaInstrK(Type inputElementType);
+
 } // namespace mlir::txl
 
 #endif // TXL_DIALECT_TXL_IR_TXLDIALECT_H
