@@ -535,7 +535,7 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
   if (auto cst = dyn_cast<arith::ConstantOp>(op))
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
-             ReduceOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp, AtomicCASOp>(op);
+             ReduceOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp, AtomicCASOp, PrintOp>(op);
 }
 
 LogicalResult mlir::txl::checkTileOp(Operation *op) {
@@ -2275,6 +2275,138 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
 
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// Device printf
+//===----------------------------------------------------------------------===//
+
+/// txl.print (tl.device_print, TXL's txl.print): one vprintf per value in
+/// every thread, as Triton prints: "pid (x, y, z) [idx (i, j)] <prefix><v>"
+/// with the element's coordinates for a tile (each register of each thread;
+/// a replicated element prints once per copy). vprintf takes a format string
+/// in global memory and its arguments packed in a local buffer, C-style:
+/// floats as f64, 16-bit floats first widened, ints as i32/i64. The CUDA
+/// driver provides vprintf (txlc's external-call check lets it through).
+struct PrintLowering : OpConversionPattern<PrintOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(PrintOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    Type i32 = rewriter.getI32Type();
+    SmallVector<Value> pid;
+    pid.push_back(NVVM::BlockIdXOp::create(rewriter, loc, i32));
+    pid.push_back(NVVM::BlockIdYOp::create(rewriter, loc, i32));
+    pid.push_back(NVVM::BlockIdZOp::create(rewriter, loc, i32));
+    std::string head = "pid (%d, %d, %d) ";
+    // The prefix is text: a '%' in it is not a conversion.
+    std::string prefix;
+    for (char c : op.getPrefix())
+      prefix += c == '%' ? std::string("%%") : std::string(1, c);
+    if (op.getArgs().empty()) {
+      emitPrintf(rewriter, loc, module, head + prefix + "\n", pid);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    for (auto [orig, conv] : llvm::zip(op.getArgs(), adaptor.getArgs())) {
+      Type elt = getElementTypeOrSelf(orig.getType());
+      std::string spec = formatOf(elt, op.getHex());
+      auto tile = dyn_cast<RankedTensorType>(orig.getType());
+      if (!tile) {
+        SmallVector<Value> args(pid);
+        args.push_back(promote(rewriter, loc, conv, elt));
+        emitPrintf(rewriter, loc, module, head + prefix + spec + "\n", args);
+        continue;
+      }
+      auto layout = layoutOf(tile);
+      if (failed(layout))
+        return op.emitOpError() << "prints a tile without a usable layout: " << tile;
+      std::string idx = "idx (";
+      for (unsigned d = 0; d < tile.getRank(); ++d)
+        idx += d ? ", %d" : "%d";
+      idx += ") ";
+      std::string format = head + idx + prefix + spec + "\n";
+      ThreadCoords tc(rewriter, loc, *layout);
+      SmallVector<Value> regs = unpack(rewriter, loc, conv);
+      for (auto [r, reg] : llvm::enumerate(regs)) {
+        SmallVector<Value> args(pid);
+        for (unsigned d = 0; d < tile.getRank(); ++d)
+          args.push_back(tc.get(rewriter, loc, r, d));
+        args.push_back(promote(rewriter, loc, reg, elt));
+        emitPrintf(rewriter, loc, module, format, args);
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  static std::string formatOf(Type elt, bool hex) {
+    if (isa<FloatType>(elt))
+      return hex ? "%llx" : "%f";
+    bool wide = getElementBitWidth(elt) == 64;
+    if (hex)
+      return wide ? "%llx" : "%x";
+    return wide ? "%lld" : "%d";
+  }
+
+  /// The C varargs form of a value: f64 for floats, i32 (or i64) for ints;
+  /// with hex, a float's bits.
+  static Value promote(OpBuilder &b, Location loc, Value v, Type elt) {
+    Type t = v.getType();
+    if (isa<FloatType>(t)) {
+      if (!t.isF64())
+        v = LLVM::FPExtOp::create(b, loc, b.getF64Type(), v);
+      return v;
+    }
+    if (auto ptr = dyn_cast<LLVM::LLVMPointerType>(t))
+      return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+    unsigned bits = t.getIntOrFloatBitWidth();
+    if (bits < 32)
+      return elt.isUnsignedInteger() || bits == 1
+                 ? Value(LLVM::ZExtOp::create(b, loc, b.getI32Type(), v))
+                 : Value(LLVM::SExtOp::create(b, loc, b.getI32Type(), v));
+    return v;
+  }
+
+  /// vprintf(format, args): the format as a constant global (one per text),
+  /// the arguments in a local buffer.
+  static void emitPrintf(OpBuilder &b, Location loc, ModuleOp module, StringRef format,
+                         ArrayRef<Value> args) {
+    MLIRContext *ctx = b.getContext();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto vprintfType = LLVM::LLVMFunctionType::get(b.getI32Type(), {ptr, ptr});
+    auto vprintf = module.lookupSymbol<LLVM::LLVMFuncOp>("vprintf");
+    OpBuilder top(module.getBodyRegion());
+    if (!vprintf)
+      vprintf = LLVM::LLVMFuncOp::create(top, loc, "vprintf", vprintfType);
+    std::string text = format.str();
+    text.push_back('\0');
+    std::string name = "txl_printf_" + std::to_string(llvm::hash_value(text) & 0xffffffff);
+    auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+    if (!global) {
+      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+      global = LLVM::GlobalOp::create(top, loc, type, /*isConstant=*/true, LLVM::Linkage::Internal,
+                                      name, b.getStringAttr(text));
+    }
+    Value fmt = LLVM::AddressOfOp::create(b, loc, global);
+    Value buffer = LLVM::ZeroOp::create(b, loc, ptr);
+    if (!args.empty()) {
+      SmallVector<Type> types;
+      for (Value a : args)
+        types.push_back(a.getType());
+      auto structType = LLVM::LLVMStructType::getLiteral(ctx, types);
+      Value one = LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(1));
+      buffer = LLVM::AllocaOp::create(b, loc, ptr, structType, one, /*alignment=*/8);
+      for (auto [i, a] : llvm::enumerate(args)) {
+        Value field = LLVM::GEPOp::create(b, loc, ptr, structType, buffer,
+                                          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+        LLVM::StoreOp::create(b, loc, a, field);
+      }
+    }
+    LLVM::CallOp::create(b, loc, vprintf, ValueRange{fmt, buffer});
+  }
+};
+
 void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
                                            RewritePatternSet &patterns, PatternBenefit benefit) {
   MLIRContext *ctx = patterns.getContext();
@@ -2285,6 +2417,6 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
            RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
            RegisterSelectLowering<TransOp, mapTrans>, RegisterSelectLowering<ReshapeOp, mapReshape>,
            JoinLowering, SplitLowering, RelayoutLowering, AddPtrLowering, LoadLowering,
-           StoreLowering, ReduceLowering, AtomicRMWLowering, AtomicCASLowering>(converter, ctx,
-                                                                                benefit);
+           StoreLowering, ReduceLowering, AtomicRMWLowering, AtomicCASLowering, PrintLowering>(
+          converter, ctx, benefit);
 }

@@ -418,6 +418,8 @@ def static_print(*values, sep=" ", end="\n", file=None, flush=False):
 
 @builtin
 def device_print(prefix, *args, hex=False):
+    """Triton's device printf: every thread prints ``pid (x, y, z) [idx (...)] <prefix><value>`` for each value
+    it holds (vprintf; the output appears when the kernel finishes)."""
     from .txl_builtins import print as txl_print
     return txl_print(prefix, list(args), hex=hex)
 

@@ -49,7 +49,7 @@ def test_the_list_is_complete_and_well_formed():
 def test_counts():
     # The report of issue 14's first tranche; update when names move from refused to implemented.
     counts = {m: (len(api.implemented_names(t)), len(api.refused_names(t))) for m, t in TABLES.items()}
-    assert counts == {"txl.language": (116, 24), "txl.language.math": (17, 0),
+    assert counts == {"txl.language": (117, 23), "txl.language.math": (17, 0),
                       "txl.language.extra.cuda.libdevice": (197, 0)}, counts
 
 
@@ -437,3 +437,26 @@ def test_pointers_cast_to_and_from_int64():
           r"txl.ptr_to_int %\w+ : tensor<16x!txl.ptr<f16>> -> tensor<16xi64>", r"arith.extsi",
           r"txl.int_to_ptr %\w+ : i64 -> !txl.ptr<f32>")
     compile_ptx(text)
+
+
+@txl.jit
+def _device_print(x_ptr, n):
+    offs = tl.arange(0, 64)
+    x = tl.load(x_ptr + offs)
+    tl.device_print("x 100% = ", x)
+    tl.device_print("n ", n, hex=True)
+    txl.print("m_i = ", tl.max(x, 0))
+
+
+def test_device_print_is_vprintf():
+    text = ir_of(_device_print, {"x_ptr": "*fp32", "n": "i32"})
+    check(text, r'txl.print "x 100% = " %x : tensor<64xf32>', r'txl.print "n " %n : i32 \{hex\}',
+          r'txl.print "m_i = " %\w+ : f32')
+    ptx, _ = compile_ptx(text, emit="cubin")  # ptxas resolves vprintf
+    ptx, _ = compile_ptx(text)
+    assert "vprintf" in ptx and "cvt.f64.f32" in ptx
+    # the format strings (the array holds one byte more: the NUL PTX zero-fills); the prefix's "%" is text: "%%"
+    formats = [bytes(int(b) for b in m.split(", "))
+               for m in re.findall(r"\.b8 txl_printf_\d+\[\d+\] = \{([\d, ]+)\}", ptx)]
+    assert b"pid (%d, %d, %d) idx (%d) x 100%% = %f\n" in formats, formats
+    assert b"pid (%d, %d, %d) n %x\n" in formats, formats

@@ -92,14 +92,6 @@ func.func @scf(%n: index) {
 
 // -----
 
-func.func @print(%x: i32) {
-  // expected-error @+1 {{'txl.print' is not supported by convert-txl-to-nvvm yet}}
-  txl.print "x = " %x : i32
-  return
-}
-
-// -----
-
 // fp8 registers are raw bytes: converting or computing with them is refused
 // (it once became llvm.fpext on i8, then a crash of this pass).
 func.func @fp8_extf(%x: f8E4M3FN) -> f32 {
