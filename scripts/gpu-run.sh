@@ -1,0 +1,35 @@
+#!/bin/bash
+# One step of a GPU session on the lent H100 (the device tool runs this in the repository root; each step fits in
+# one 10-minute command). Needs the fullstatic txlc carried as .device/txlc.xz (and, for `tutorials*`, the Triton
+# tutorials in .device/tutorials: docs/triton-tutorials.md says how to get them):
+#
+#   here:   scripts/build-wheel.sh (it builds build-fullstatic/bin/txlc), then
+#           strip -o /tmp/txlc build-fullstatic/bin/txlc && xz -T2 -3 -c /tmp/txlc > .device/txlc.xz
+#   device: bash scripts/gpu-run.sh pending        (carry [".device"])
+#
+# Steps: pending (the GPU tests written without a GPU: num_warps=8, libdevice, fp8), suite (every GPU test),
+# triton-style (bench/triton_style.py --quick and --num-warps 8), tutorials-a / tutorials-b (Triton's tutorials
+# 01-05 / 06-09), variants (bench/variants.py at (4, 32, 8192, 128)). Output goes to stdout and $OUT/<step>.log.
+set -o pipefail
+step=${1:?usage: scripts/gpu-run.sh pending|suite|triton-style|tutorials-a|tutorials-b|variants}
+mkdir -p /tmp/txlbin && xz -dc .device/txlc.xz > /tmp/txlbin/txlc && chmod +x /tmp/txlbin/txlc || exit 1
+export TXL_TXLC=/tmp/txlbin/txlc PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 TXL_CACHE_DIR=${TXL_CACHE_DIR:-/tmp/txlcache}
+log=${OUT:-/tmp}/$step.log
+nvidia-smi --query-gpu=name --format=csv,noheader
+case $step in
+  pending)
+    (cd python && timeout 540 python3 -m pytest -q -p no:cacheprovider -p no:logging txl/tests/gpu/test_num_warps8_gpu.py \
+      txl/tests/gpu/test_libdevice_gpu.py txl/tests/gpu/test_fp8_gpu.py) 2>&1 | tail -30 | tee "$log" ;;
+  suite)
+    (cd python && timeout 570 python3 -m pytest -q -p no:cacheprovider -p no:logging txl/tests/gpu) 2>&1 | tail -40 | tee "$log" ;;
+  triton-style)
+    { timeout 280 python3 bench/triton_style.py --quick; timeout 280 python3 bench/triton_style.py --num-warps 8; } 2>&1 \
+      | grep -v "^module\|^\^\|warning: ptxas" | tee "$log" ;;
+  tutorials-a)
+    timeout 570 python3 bench/triton_tutorials.py --tutorials .device/tutorials --only 01,02,03,04,05 --timeout 240 2>&1 | tee "$log" ;;
+  tutorials-b)
+    timeout 570 python3 bench/triton_tutorials.py --tutorials .device/tutorials --only 06,07,08,09 --timeout 240 2>&1 | tee "$log" ;;
+  variants)
+    timeout 570 python3 bench/variants.py 2>&1 | grep -v "^module\|^\^\|warning" | tee "$log" ;;
+  *) echo "unknown step '$step'"; exit 2 ;;
+esac
