@@ -395,9 +395,7 @@ def _fp8_cast(t, src, dst, rt):
     if src.is_fp8() and dst.is_fp8():
         return cast(cast(t, core.float16), dst)
     if dst.is_fp8():
-        if not src.is_floating():
-            t = cast(t, core.float32)
-        elif src != core.float32:
+        if src != core.float32:
             t = cast(t, core.float32)
         return _unop("arith.truncf {o[0]} : {t[0]} to {r[0]}", t, rt)
     if dst in (core.float16, core.float32):
