@@ -108,6 +108,10 @@ FailureOr<SmallVector<KernelSignature>> mlir::txl::collectKernelSignatures(Modul
         // The host encodes the CUtensorMap with the box the hardware moves,
         // which for a tile wider than the swizzle span is one column block.
         TmaBox box = getTmaBox(desc);
+        if (llvm::any_of(box.box, [](int64_t d) { return d > 256; }))
+          return unsupported("whose inner dimension needs a swizzled layout to move as TMA boxes "
+                             "of at most 256 elements (a buffer read only by registers gets none: "
+                             "use a tile of at most 256 columns)");
         param.blockShape.assign(box.box.begin(), box.box.end());
         param.swizzle = box.swizzle;
       } else if (Attribute scratch = fn.getArgAttr(i, kGlobalScratchAttrName)) {

@@ -299,10 +299,12 @@ def _check_tma_box(block_shape, element_ty):
     """The TMA box rules of !txl.tensordesc's verifier (TensorDescType::verify), checked where the kernel names
     the box so the error points at the user's line, not at the frontend's IR."""
     from ..compiler.errors import SemanticError
-    for d in block_shape:
-        if not 1 <= d <= 256:
-            raise SemanticError("TMA block dimensions must be in 1..256, got %s" % (block_shape,),
-                                "split the tile into several loads of at most 256 per dimension")
+    for i, d in enumerate(block_shape):
+        # the innermost may be wider: a swizzled tile moves as several boxes of one swizzle span (the compiler
+        # refuses it where the buffer gets no swizzle)
+        if d < 1 or (d > 256 and i + 1 < len(block_shape)):
+            raise SemanticError("TMA block dimensions must be in 1..256 (the innermost may be wider), got %s"
+                                % (block_shape,), "split the tile into several loads of at most 256 per dimension")
     bits = element_ty.primitive_bitwidth
     inner = block_shape[-1] * bits // 8 if block_shape else 0
     if block_shape and inner % 16:

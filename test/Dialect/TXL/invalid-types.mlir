@@ -110,14 +110,21 @@ func.func private @f(!txl.tensordesc<1x1x1x1x1x16xf32>)
 
 // -----
 
-// TMA box dimensions are at most 256.
-// expected-error @+1 {{TMA box dimensions must be in 1..256, got 512; split the tile into several loads}}
+// TMA box dimensions are at most 256 (the innermost may be wider, below).
+// expected-error @+1 {{TMA box dimensions must be in 1..256 (the innermost may be wider when a swizzle splits it), got 512; split the tile into several loads}}
 func.func private @f(!txl.tensordesc<512x64xbf16>)
 
 // -----
 
+// A wider inner dimension moves as several boxes of one swizzle span: without
+// a swizzle it cannot.
+// expected-error @+1 {{a TMA box of 512 elements in its inner dimension needs a swizzled layout (which moves it as several boxes); without a swizzle the box has at most 256}}
+func.func private @f(!txl.tensordesc<64x512xbf16, #txl.nvmma_shared<swizzle = 0>>)
+
+// -----
+
 // TMA box dimensions are positive.
-// expected-error @+1 {{TMA box dimensions must be in 1..256, got 0}}
+// expected-error @+1 {{TMA box dimensions must be in 1..256 (the innermost may be wider when a swizzle splits it), got 0}}
 func.func private @f(!txl.tensordesc<0x64xbf16>)
 
 // -----

@@ -292,10 +292,18 @@ LogicalResult TensorDescType::verify(function_ref<InFlightDiagnostic()> emitErro
     return emitError() << "TMA moves 8-, 16-, 32- or 64-bit elements, got " << elementType;
   if (blockShape.empty() || blockShape.size() > 5)
     return emitError() << "TMA boxes have 1 to 5 dimensions, got " << blockShape.size();
-  for (int64_t d : blockShape)
-    if (d < 1 || d > 256)
-      return emitError() << "TMA box dimensions must be in 1..256, got " << d
-                         << "; split the tile into several loads";
+  // The hardware box has at most 256 elements per dimension. The inner
+  // dimension of a swizzled tile may be wider: it moves as several boxes of
+  // one swizzle span each (getTmaBox); whether it is swizzled is known once
+  // txl-smem-allocs has chosen the encoding (the sidecar and the device
+  // descriptor lowering check the box then).
+  for (auto [i, d] : llvm::enumerate(blockShape)) {
+    bool inner = i + 1 == blockShape.size();
+    if (d < 1 || (d > 256 && !inner))
+      return emitError() << "TMA box dimensions must be in 1..256 (the innermost may be wider when "
+                            "a swizzle splits it), got "
+                         << d << "; split the tile into several loads";
+  }
   int64_t innerBytes = blockShape.back() * bits / 8;
   if (innerBytes % 16 != 0)
     return emitError() << "the TMA box's inner dimension must be a multiple of 16 bytes, got "
@@ -310,6 +318,10 @@ LogicalResult TensorDescType::verify(function_ref<InFlightDiagnostic()> emitErro
   // The hardware box's inner dimension may not exceed the swizzle span; a
   // wider tile is moved as several boxes, so it must be a whole number of them.
   unsigned swizzle = nvmma.getSwizzle();
+  if (swizzle == 0 && blockShape.back() > 256)
+    return emitError() << "a TMA box of " << blockShape.back()
+                       << " elements in its inner dimension needs a swizzled layout (which moves "
+                          "it as several boxes); without a swizzle the box has at most 256";
   if (swizzle > 0 && innerBytes > swizzle && innerBytes % swizzle != 0)
     return emitError() << "a TMA box with a " << swizzle << "-byte swizzle moves rows of at most "
                        << swizzle << " bytes (or a multiple, as several boxes), got " << innerBytes

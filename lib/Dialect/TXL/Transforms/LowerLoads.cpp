@@ -404,6 +404,12 @@ struct LowerMakeTensorDesc : OpConversionPattern<MakeTensorDescOp> {
     Location loc = op.getLoc();
     TensorDescType desc = op.getType();
     TmaBox box = getTmaBox(desc);
+    if (llvm::any_of(box.box, [](int64_t d) { return d > 256; }))
+      return op.emitOpError() << "builds a descriptor whose inner dimension ("
+                              << desc.getBlockShape().back()
+                              << " elements) needs a swizzled layout to move as TMA boxes of at "
+                                 "most 256 (its buffer gets none: use a tile of at most 256 "
+                                 "columns)";
     int64_t rank = box.box.size();
     int64_t elemBytes = getElementBitWidth(desc.getElementType()) / 8;
     unsigned swizzleMode = box.swizzle == 128  ? 3
