@@ -2295,6 +2295,10 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
     auto module = op->getParentOfType<ModuleOp>();
     Type i32 = rewriter.getI32Type();
     SmallVector<Value> pid;
+    // Every tile's layout first: nothing is built for an op that cannot lower.
+    for (Value v : op.getArgs())
+      if (auto tile = dyn_cast<RankedTensorType>(v.getType()); tile && failed(layoutOf(tile)))
+        return op.emitOpError() << "prints a tile without a usable layout: " << tile;
     pid.push_back(NVVM::BlockIdXOp::create(rewriter, loc, i32));
     pid.push_back(NVVM::BlockIdYOp::create(rewriter, loc, i32));
     pid.push_back(NVVM::BlockIdZOp::create(rewriter, loc, i32));
@@ -2309,63 +2313,56 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
       return success();
     }
     for (auto [orig, conv] : llvm::zip(op.getArgs(), adaptor.getArgs())) {
-      Type elt = getElementTypeOrSelf(orig.getType());
-      std::string spec = formatOf(elt, op.getHex());
       auto tile = dyn_cast<RankedTensorType>(orig.getType());
       if (!tile) {
         SmallVector<Value> args(pid);
-        args.push_back(promote(rewriter, loc, conv, elt));
+        std::string spec = vararg(rewriter, loc, conv, op.getHex(), args);
         emitPrintf(rewriter, loc, module, head + prefix + spec + "\n", args);
         continue;
       }
-      auto layout = layoutOf(tile);
-      if (failed(layout))
-        return op.emitOpError() << "prints a tile without a usable layout: " << tile;
       std::string idx = "idx (";
       for (unsigned d = 0; d < tile.getRank(); ++d)
         idx += d ? ", %d" : "%d";
       idx += ") ";
-      std::string format = head + idx + prefix + spec + "\n";
+      FailureOr<LinearLayout> layout = layoutOf(tile);
       ThreadCoords tc(rewriter, loc, *layout);
-      SmallVector<Value> regs = unpack(rewriter, loc, conv);
-      for (auto [r, reg] : llvm::enumerate(regs)) {
+      for (auto [r, reg] : llvm::enumerate(unpack(rewriter, loc, conv))) {
         SmallVector<Value> args(pid);
         for (unsigned d = 0; d < tile.getRank(); ++d)
           args.push_back(tc.get(rewriter, loc, r, d));
-        args.push_back(promote(rewriter, loc, reg, elt));
-        emitPrintf(rewriter, loc, module, format, args);
+        std::string spec = vararg(rewriter, loc, reg, op.getHex(), args);
+        emitPrintf(rewriter, loc, module, head + idx + prefix + spec + "\n", args);
       }
     }
     rewriter.eraseOp(op);
     return success();
   }
 
-  static std::string formatOf(Type elt, bool hex) {
-    if (isa<FloatType>(elt))
-      return hex ? "%llx" : "%f";
-    bool wide = getElementBitWidth(elt) == 64;
-    if (hex)
-      return wide ? "%llx" : "%x";
-    return wide ? "%lld" : "%d";
-  }
-
-  /// The C varargs form of a value: f64 for floats, i32 (or i64) for ints;
-  /// with hex, a float's bits.
-  static Value promote(OpBuilder &b, Location loc, Value v, Type elt) {
+  /// Appends one register to `args` in its C varargs form and returns its
+  /// conversion: a float as %f of an f64 (with hex, %x / %llx of its own
+  /// bits), an integer as %d / %lld (%x / %llx), widened to 32 bits (fp8
+  /// registers are raw bytes: printed as integers), a pointer as %llx.
+  static std::string vararg(OpBuilder &b, Location loc, Value v, bool hex,
+                            SmallVectorImpl<Value> &args) {
     Type t = v.getType();
-    if (isa<FloatType>(t)) {
-      if (!t.isF64())
-        v = LLVM::FPExtOp::create(b, loc, b.getF64Type(), v);
-      return v;
+    if (isa<LLVM::LLVMPointerType>(t)) {
+      args.push_back(LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v));
+      return "%llx";
     }
-    if (auto ptr = dyn_cast<LLVM::LLVMPointerType>(t))
-      return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
     unsigned bits = t.getIntOrFloatBitWidth();
-    if (bits < 32)
-      return elt.isUnsignedInteger() || bits == 1
-                 ? Value(LLVM::ZExtOp::create(b, loc, b.getI32Type(), v))
-                 : Value(LLVM::SExtOp::create(b, loc, b.getI32Type(), v));
-    return v;
+    if (isa<FloatType>(t) && !hex) {
+      args.push_back(t.isF64() ? v : Value(LLVM::FPExtOp::create(b, loc, b.getF64Type(), v)));
+      return "%f";
+    }
+    if (isa<FloatType>(t))
+      v = LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), v);
+    if (bits < 32) // the bits of a float or a narrow int, zero-extended for hex
+      v = hex || bits == 1 ? Value(LLVM::ZExtOp::create(b, loc, b.getI32Type(), v))
+                           : Value(LLVM::SExtOp::create(b, loc, b.getI32Type(), v));
+    args.push_back(v);
+    if (bits == 64)
+      return hex ? "%llx" : "%lld";
+    return hex ? "%x" : "%d";
   }
 
   /// vprintf(format, args): the format as a constant global (one per text),

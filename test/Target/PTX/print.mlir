@@ -7,7 +7,9 @@
 // txl.print (tl.device_print) becomes vprintf calls, as Triton prints: every
 // thread prints "pid (x, y, z) idx (i) <prefix><value>" for each register of
 // a tile, and the program id plus the value for a scalar (f32 widened to f64,
-// as C varargs are). The format strings are constant globals.
+// as C varargs are; with hex, a float's own 32 bits as %x). The format
+// strings are constant globals.
+// CHECK-DAG: .global .align 1 .b8 txl_printf_{{[0-9]+}}[28] = {112, 105, 100, 32, 40, 37, 100, 44, 32, 37, 100, 44, 32, 37, 100, 41, 32, 98, 105, 116, 115, 32, 61, 32, 37, 120, 10}
 // CHECK-DAG: .extern .func  (.param .b32 func_retval0) vprintf
 // CHECK-DAG: .global .align 1 .b8 txl_printf_{{[0-9]+}}[{{[0-9]+}}] = {112, 105, 100, 32, 40, 37, 100
 // CHECK: .entry print_values(
@@ -22,6 +24,8 @@ module attributes {txl.target = "sm_90a"} {
     %v = txl.load %xps : tensor<128x!txl.ptr<f32>> -> tensor<128xf32>
     txl.print "x = " %v : tensor<128xf32>
     txl.print "s = " %s : i32
+    %f = arith.sitofp %s : i32 to f32
+    txl.print "bits = " %f : f32 {hex}
     txl.print "hello"
     return
   }
