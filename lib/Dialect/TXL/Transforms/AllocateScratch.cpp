@@ -292,9 +292,11 @@ private:
       groupWarps = layout->getNumWarps();
       shape.assign(tile.getShape().begin(), tile.getShape().end());
     } else {
-      // A warpgroup, or the warp of a txl.is_warp region, or the whole CTA
-      // of a kernel of fewer than 4 warps.
-      groupWarps = std::min<int64_t>(4, kernelWarps);
+      // The role that runs one copy of the body (a warpgroup; all 8 warps of
+      // a num_warps = 8 kernel, txl.role_warps: one owner per warpgroup
+      // there would take a spin lock twice and hang), or the warp of a
+      // txl.is_warp region, or the whole CTA of a kernel of fewer than 4 warps.
+      groupWarps = std::min<int64_t>(getRoleWarps(op), kernelWarps);
       for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
         auto ifOp = dyn_cast<scf::IfOp>(p);
         if (!ifOp)

@@ -170,3 +170,18 @@ func.func @atomics(%p: tensor<64x!txl.ptr<i32>, #b1>, %v: tensor<64xi32, #b1>,
   }
   return %a, %c, %d : tensor<64xi32, #b1>, tensor<128xi32, #b1>, i64
 }
+
+// -----
+
+// A num_warps = 8 kernel (txl.role_warps = 8) runs one copy of its body on
+// 8 warps: a scalar atomic has one owner for all of them (Triton's tutorial
+// 05 takes a spin lock with atomic_cas; an owner per warpgroup took it twice
+// and hung).
+// CHECK-LABEL: func.func @scalar_atomic_role_of_8(
+// CHECK: %[[S:.*]] = txl.smem_alloc : !txl.smem<1xi32, stages = 1>
+// CHECK: txl.atomic_cas acq_rel gpu %{{.*}}, %{{.*}}, %{{.*}} scratch(%{{.*}} : !txl.smem<1xi32>) {txl.group_warps = 8 : i32} : !txl.ptr<i32>, i32
+func.func @scalar_atomic_role_of_8(%s: !txl.ptr<i32>, %x: i32) -> i32
+    attributes {txl.kernel, txl.num_warps = 8 : i32, txl.role_warps = 8 : i32} {
+  %d = txl.atomic_cas acq_rel gpu %s, %x, %x : !txl.ptr<i32>, i32
+  return %d : i32
+}
