@@ -14,7 +14,7 @@ import txl.language as tl
 from txl.tests.gpu import dsl_cases, num_warps8_cases
 from txl.tests.gpu.cp_async_alignment_cases import ptr_gemm
 
-from .dsl_helpers import TXLC, _need, ir_of
+from .dsl_helpers import TXLC, _need, compile_ptx, ir_of
 
 
 def _compiled(case):
@@ -94,3 +94,20 @@ def test_kernels_with_warpgroup_roles_keep_one_role_per_warpgroup():
 def test_num_warps8_with_warp_specialization_is_refused():
     _refused(ptr_gemm, r"num_warps=8 with num_warpgroups=2: warp-specialized kernels run one warpgroup",
              num_warps=8, num_warpgroups=2)
+
+
+def test_a_scalar_atomic_runs_once_per_role_of_8_warps():
+    # Triton's tutorial 05 takes a spin lock with tl.atomic_cas; an owner per warpgroup took it twice per CTA and
+    # hung at the next bar.sync (the GPU test, gpu/test_spin_lock_gpu.py, runs this kernel)
+    from txl.tests.gpu.spin_lock_child import locked_sum
+    text = ir_of(locked_sum, {"x_ptr": "*fp32", "lock_ptr": "*i32", "total_ptr": "*fp32", "n": "i32"},
+                 {"BLOCK": 1024}, num_warps=8)
+    ptx, _ = compile_ptx(text)
+    assert ".reqntid 256, 1, 1" in ptx
+    cas = re.search(r"@(%p\d+) atom\.acq_rel\.gpu\.global\.cas\.b32", ptx)
+    assert cas and len(re.findall(r"atom\.[a-z_.]*\.cas", ptx)) == 1, ptx
+    # its owner is thread 0 of the 256 (tid & 255 == 0 is tid == 0 once LLVM knows the block size), never one
+    # thread per warpgroup (tid & 127)
+    tid = re.search(r"mov\.u32\s+(%r\d+), %tid\.x;", ptx).group(1)
+    assert re.search(r"setp\.eq\.b32\s+" + re.escape(cas.group(1)) + ", " + re.escape(tid) + ", 0;", ptx), ptx
+    assert not re.search(r"and\.b32\s+%r\d+, %r\d+, 127;", ptx)
