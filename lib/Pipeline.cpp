@@ -15,6 +15,7 @@
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -37,6 +38,11 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
       {"txl-partition-warpgroups", [] { return createTXLPartitionWarpgroups(); }},
       {"txl-assign-layouts", [layouts] { return createTXLAssignLayouts(layouts); }},
       {"txl-remove-layout-conversions", [] { return createTXLRemoveLayoutConversions(); }},
+      // Upstream LICM: what the layouts made loop-invariant leaves the loop
+      // (a loaded Q tile's relayout into the dot's operand layout ran in
+      // every iteration of attention's loop, through a shared-memory round
+      // trip) before txl-allocate-scratch gives relayouts their scratch.
+      {"loop-invariant-code-motion", [] { return createLoopInvariantCodeMotionPass(); }},
       // Before txl-smem-allocs, which plans the scratch like any other buffer.
       {"txl-allocate-scratch", [] { return createTXLAllocateScratch(); }},
       {"txl-smem-allocs", [] { return createTXLSmemAllocs(); }},

@@ -19,6 +19,9 @@
 //   txl.dot    -> an operand that is a plain register copy of a staging
 //                 buffer (smem_load, maybe through a 2-D txl.trans) is read
 //                 from that buffer instead: SS wgmma, no layout conversion.
+//                 A register A computed before the dot's loop (a Q tile)
+//                 is stored once, before the loop, to a buffer the dot then
+//                 reads in every iteration (the dot stays async).
 //                 A register B that is not gets a staging buffer of its own
 //                 (wgmma reads B from shared memory): sync, store, fence,
 //                 sync. Such dots run synchronously: the buffer is reused by
@@ -240,11 +243,14 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
 
   LogicalResult lowerDotOperands(RewriterBase &rw, Block &entry, DotOp dot) {
     bool folded = false;
-    if (isa<RankedTensorType>(dot.getA().getType()))
+    if (isa<RankedTensorType>(dot.getA().getType())) {
       if (Value view = getStagedView(rw, dot.getA(), dot)) {
         dropDeadCopy(rw, dot.getA(), [&] { dot.getAMutable().assign(view); });
         folded |= !getRootAlloc(view)->hasAttr("txl.ring");
+      } else if (Value view = stageInvariantA(rw, entry, dot)) {
+        dot.getAMutable().assign(view); // written before the loop: the dot stays async
       }
+    }
     if (isa<RankedTensorType>(dot.getB().getType())) {
       if (Value view = getStagedView(rw, dot.getB(), dot)) {
         dropDeadCopy(rw, dot.getB(), [&] { dot.getBMutable().assign(view); });
@@ -271,6 +277,51 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
       def = isa_and_nonnull<SmemLoadOp, TransOp>(next) ? next : nullptr;
     }
   }
+
+  /// A register A that a loop's dot reads in every iteration but that is
+  /// computed before the loop (attention's Q tile, loaded once) is stored to
+  /// a buffer of its own right after it is computed, once, and the dot reads
+  /// it from there (SS wgmma, as Triton does): it no longer holds registers
+  /// through the loop (64 per thread for a 128 x 128 fp16 Q on one
+  /// warpgroup) nor needs a relayout into the wgmma operand layout. Every
+  /// dot of the value shares the buffer. Null when A is not such a tile.
+  Value stageInvariantA(RewriterBase &rw, Block &entry, DotOp dot) {
+    Value a = dot.getA();
+    auto loop = dot->getParentOfType<LoopLikeOpInterface>();
+    if (!loop || loop->isAncestor(a.getParentRegion()->getParentOp()))
+      return {};
+    WarpgroupGroup group = getWarpgroupGroup(dot);
+    if (group.isWarp)
+      return {};
+    if (Value view = stagedA.lookup(a))
+      return view;
+    Location loc = a.getLoc();
+    auto tile = cast<RankedTensorType>(a.getType());
+    auto enc = NVMMASharedAttr::get(
+        rw.getContext(), getWidestSwizzle(tile.getShape(), tile.getElementType()), false);
+    auto bufType =
+        SmemType::get(rw.getContext(), tile.getShape(), tile.getElementType(), group.count, enc);
+    Value buf = allocAtEntry(rw, entry, loc, bufType);
+    OpBuilder::InsertionGuard guard(rw);
+    if (Operation *def = a.getDefiningOp())
+      rw.setInsertionPointAfter(def);
+    else
+      rw.setInsertionPointToStart(cast<BlockArgument>(a).getOwner());
+    Value view = GetBufferOp::create(rw, loc, buf, getGroupStage(rw, loc, group));
+    // An enclosing loop stages the next value in its next iteration: the
+    // dots of this one were retired after their loop (txl.dot_wait 0), and
+    // the sync waits for every warp's; then every warp's part must be in
+    // place and visible to wgmma's async proxy.
+    emitGroupSync(rw, loc, dot, group);
+    SmemStoreOp::create(rw, loc, a, view);
+    FenceProxyAsyncOp::create(rw, loc);
+    emitGroupSync(rw, loc, dot, group);
+    stagedA[a] = view;
+    return view;
+  }
+
+  /// The staged views of loop-invariant A operands (stageInvariantA).
+  DenseMap<Value, Value> stagedA;
 
   LogicalResult stageB(RewriterBase &rw, Block &entry, DotOp dot) {
     Location loc = dot.getLoc();

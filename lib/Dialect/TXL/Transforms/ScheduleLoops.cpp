@@ -9,7 +9,8 @@
 // ahead (their backward slice in the body is pure arithmetic, scalar loads
 // and iter_args updated by such ops), with the loop's `num_stages` S >= 2:
 //
-//   before the kernel:  ring = smem_alloc R stages {txl.ring}, bars = mbar_alloc <R>
+//   before the loop:    ring = smem_alloc R stages {txl.ring}
+//   before the kernel:  bars = mbar_alloc <R>
 //   stage 0     (issue, iteration i + S - 1, predicated past the end):
 //       g = base + (iv - lb) / step       the loads issued before this one
 //       slot = g % R; expect bars[slot]; tma_load desc[...] -> ring[slot]
@@ -47,6 +48,12 @@
 // become async with `txl.dot_wait 1` after them and `txl.dot_wait 0` after
 // the loop (Triton's async wgmma: the tensor cores overlap the next
 // iteration's loads and arithmetic).
+//
+// After the loop, a drain (`async_load_wait 0` where cp.async rings exist,
+// then the CTA barrier): the rings are idle from there on, which is what
+// txl-smem-allocs needs to give their bytes to later buffers. Each ring is
+// allocated right before the loop's top-level op, so its live range starts
+// there.
 //
 // Order in the pipelined body: the consume stage in program order, the
 // barrier, then the issue stage (as Triton places its async copies after the
@@ -319,6 +326,17 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     }
     ++numLoops;
 
+    // The drain: after the loop no copy writes a ring and no thread reads one
+    // (the copies issued past the end still zero-fill their slots: wait for
+    // them; the async dots are retired by the `txl.dot_wait 0` that
+    // makeAsync puts right after the loop, before these). txl-smem-allocs
+    // then lets the bytes of the rings serve the buffers of later code, e.g.
+    // the rings of the next loop (causal attention's two loops).
+    rw.setInsertionPointAfter(loop);
+    if (!ringReads.empty())
+      AsyncLoadWaitOp::create(rw, loc, 0);
+    emitGroupSync(rw, loc, loop, group);
+
     // Loop-carried accumulators: async, retired one iteration later.
     for (auto dot : llvm::make_early_inc_range(body->getOps<DotOp>()))
       makeAsync(rw, loop, dot);
@@ -356,10 +374,11 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     Value ring, bars;
     {
       OpBuilder::InsertionGuard guard(rw);
-      rw.setInsertionPointToStart(&entry);
+      rw.setInsertionPoint(entry.findAncestorOpInBlock(*loop));
       auto alloc = SmemAllocOp::create(rw, loc, ringType, /*mutable_=*/false);
       alloc->setAttr("txl.ring", rw.getUnitAttr());
       ring = alloc;
+      rw.setInsertionPointToStart(&entry);
       bars = MbarAllocOp::create(rw, loc, MbarType::get(rw.getContext(), buffers), 1);
     }
     rw.setInsertionPoint(loop);
@@ -410,7 +429,7 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     Value ring;
     {
       OpBuilder::InsertionGuard guard(rw);
-      rw.setInsertionPointToStart(&entry);
+      rw.setInsertionPoint(entry.findAncestorOpInBlock(*loop));
       auto alloc = SmemAllocOp::create(rw, loc, ringType, /*mutable_=*/false);
       alloc->setAttr("txl.ring", rw.getUnitAttr());
       ring = alloc;

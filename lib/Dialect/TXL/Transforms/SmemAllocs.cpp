@@ -11,7 +11,9 @@
 //    TMEM address slot (tmem_alloc) gets a byte offset in the kernel's one
 //    shared array. Buffers at the kernel's top level have a live range (from
 //    the alloc to the last top-level op that uses them); two buffers whose
-//    ranges do not overlap may share bytes. Buffers in nested regions are
+//    ranges do not overlap may share bytes (async copies and MMAs keep a
+//    buffer live to the end, except in a pipeliner ring: txl.ring, drained
+//    after its loop by txl-schedule-loops). Buffers in nested regions are
 //    live for the whole kernel: warp-specialized regions run concurrently, so
 //    program order says nothing about them. Placement is first-fit by
 //    decreasing size, aligned to 1024 bytes for swizzled tiles (the swizzle
@@ -200,10 +202,13 @@ LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
       forEachUse(op->getResult(0), [&](OpOperand &use) {
         Operation *user = use.getOwner();
         // The hardware may still read or write the buffer after an async
-        // op's position (until a later wait): keep it live to the end.
+        // op's position (until a later wait): keep it live to the end;
+        // except a loop pipeliner's ring, which is drained right after the
+        // top-level op that holds its loop (txl-schedule-loops).
         bool async = isa<TmaLoadOp, TmaStoreOp, TmaGatherOp, AsyncLoadOp, DotXOp>(user) ||
                      (isa<DotOp>(user) && cast<DotOp>(user).getAsync());
-        slot.end = std::max(slot.end, async ? whole : topLevelIndex(user));
+        bool drained = op->hasAttr("txl.ring");
+        slot.end = std::max(slot.end, async && !drained ? whole : topLevelIndex(user));
       });
     }
     slots.push_back(slot);

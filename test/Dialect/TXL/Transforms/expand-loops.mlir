@@ -105,8 +105,8 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK: txl.desc_load
 // BOTH-LABEL: func.func @from_the_frontend
 // BOTH-SAME: (%[[A:[^:]*]]: !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, %[[K:.*]]: i32)
-// BOTH:      %[[RING:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>
 // BOTH:      %[[BARS:.*]] = txl.mbar_alloc count 1 : !txl.mbar<2>
+// BOTH:      %[[RING:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>
 // BOTH:      %[[P0:.*]] = arith.cmpi slt, %{{.*}}, %[[K]] : i32
 // BOTH:      scf.if %[[P0]] {
 // BOTH-NEXT:   txl.mbar_expect %{{.*}}, 8192

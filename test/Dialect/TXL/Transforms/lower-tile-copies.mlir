@@ -342,6 +342,58 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
+!ring = !txl.smem<64x64xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>
+!view = !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+
+// A register A computed before the loops that read it (attention's Q): stored
+// once, right after it is computed, to a buffer of its own (CTA sync, store,
+// fence, sync) that the dots of both loops read; they stay async. A register
+// A computed in the loop (P) stays in registers.
+// CHECK-LABEL: func.func @invariant_a
+// CHECK:      %[[QBUF:.*]] = txl.smem_alloc {txl.staging} : !txl.smem<64x64xbf16, stages = 1, #txl.nvmma_shared<swizzle = 128>>
+// CHECK:      %[[Q:.*]] = arith.addf
+// CHECK-NEXT: %[[ST:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[QV:.*]] = txl.get_buffer %[[QBUF]][%[[ST]]]
+// CHECK-NEXT: txl.bar_wait 0, 128
+// CHECK-NEXT: txl.smem_store %[[Q]], %[[QV]]
+// CHECK-NEXT: txl.fence_proxy_async
+// CHECK-NEXT: txl.bar_wait 0, 128
+// CHECK:      scf.for
+// CHECK:        txl.dot %[[QV]], %{{.*}}, %{{.*}} {async} : !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, tensor<64x64xf32>
+// CHECK:        %[[P:.*]] = arith.truncf
+// CHECK:        txl.dot %[[P]], %{{.*}}, %{{.*}} {async} : tensor<64x64xbf16>, !txl.smem
+// CHECK:      scf.for
+// CHECK:        txl.dot %[[QV]], %{{.*}}, %{{.*}} {async} : !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+// CHECK-NOT:  txl.smem_store
+module attributes {txl.target = "sm_90a"} {
+  func.func @invariant_a(%q0: tensor<64x64xbf16>, %n: i32) -> tensor<64x64xf32> attributes {txl.kernel, txl.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %z = arith.constant dense<0.0> : tensor<64x64xf32>
+    %ring = txl.smem_alloc {txl.ring} : !ring
+    %q = arith.addf %q0, %q0 : tensor<64x64xbf16>
+    %r1 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32>) : i32 {
+      %kv = txl.get_buffer %ring[%c0] : !ring
+      %k = txl.smem_load %kv : !view -> tensor<64x64xbf16>
+      %s = txl.dot %q, %k, %z {async} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+      %sw = txl.dot_wait 0, %s : tensor<64x64xf32>
+      %p = arith.truncf %sw : tensor<64x64xf32> to tensor<64x64xbf16>
+      %o = txl.dot %p, %k, %acc {async} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+      scf.yield %o : tensor<64x64xf32>
+    }
+    %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %r1) -> (tensor<64x64xf32>) : i32 {
+      %kv = txl.get_buffer %ring[%c0] : !ring
+      %k = txl.smem_load %kv : !view -> tensor<64x64xbf16>
+      %s = txl.dot %q, %k, %acc {async} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+      scf.yield %s : tensor<64x64xf32>
+    }
+    %w = txl.dot_wait 0, %r2 : tensor<64x64xf32>
+    return %w : tensor<64x64xf32>
+  }
+}
+
+// -----
+
 !desc = !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
 
 // In a loop of a txl.is_warp region only some warps of the warpgroup run:

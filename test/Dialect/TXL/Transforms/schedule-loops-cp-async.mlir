@@ -26,6 +26,11 @@
 // CHECK:   txl.async_load %[[PB]], %{{.*}} mask %{{.*}} : tensor<64x64xi1> other %{{.*}} : tensor<64x64xf16> {contiguity = 8 : i32, txl.order = {{[0-9]+}} : i32, txl.stage = 0 : i32}
 // CHECK:   txl.dot %{{.*}}, %{{.*}}, %{{.*}} {async, txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32}
 // CHECK: } {txl.num_stages = 3 : i32}
+// The drain after the loop: the copies issued past the end still zero-fill
+// their slots; wait for them, then the CTA barrier (the rings are idle).
+// CHECK-NEXT: txl.dot_wait 0
+// CHECK-NEXT: txl.async_load_wait 0{{$}}
+// CHECK-NEXT: txl.bar_wait 0, 128{{$}}
 module attributes {txl.target = "sm_90a"} {
   func.func @aligned(%a: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %b: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %k: i32 {txl.divisibility = 16 : i32},
       %sa: i32 {txl.divisibility = 16 : i32}, %sb: i32 {txl.divisibility = 16 : i32}) -> tensor<64x64xf32>
@@ -96,6 +101,9 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK:   txl.async_load %[[PB]], %{{.*}} mask %{{.*}} : tensor<64x64xi1> other %{{.*}} : tensor<64x64xf16> {contiguity = 4 : i32, txl.order = {{[0-9]+}} : i32, txl.stage = 0 : i32}
 // CHECK:   txl.dot %{{.*}}, %{{.*}}, %{{.*}} {async, txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32}
 // CHECK: } {txl.num_stages = 3 : i32}
+// CHECK-NEXT: txl.dot_wait 0
+// CHECK-NEXT: txl.async_load_wait 0{{$}}
+// CHECK-NEXT: txl.bar_wait 0, 128{{$}}
 module attributes {txl.target = "sm_90a"} {
   func.func @stride_div4(%a: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %b: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %k: i32 {txl.divisibility = 16 : i32},
       %sa: i32 {txl.divisibility = 4 : i32}, %sb: i32 {txl.divisibility = 4 : i32}) -> tensor<64x64xf32>
@@ -167,6 +175,9 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK:   txl.async_load %[[PB]], %{{.*}} mask %{{.*}} : tensor<64x64xi1> other %{{.*}} : tensor<64x64xf16> {contiguity = 2 : i32, txl.order = {{[0-9]+}} : i32, txl.stage = 0 : i32}
 // CHECK:   txl.dot %{{.*}}, %{{.*}}, %{{.*}} {async, txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32}
 // CHECK: } {txl.num_stages = 3 : i32}
+// CHECK-NEXT: txl.dot_wait 0
+// CHECK-NEXT: txl.async_load_wait 0{{$}}
+// CHECK-NEXT: txl.bar_wait 0, 128{{$}}
 module attributes {txl.target = "sm_90a"} {
   func.func @stride_div2(%a: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %b: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %k: i32 {txl.divisibility = 16 : i32},
       %sa: i32 {txl.divisibility = 2 : i32}, %sb: i32 {txl.divisibility = 2 : i32}) -> tensor<64x64xf32>
@@ -237,6 +248,9 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK:   txl.async_load_wait 1 {txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32}
 // CHECK:   txl.dot %{{.*}}, %{{.*}}, %{{.*}} {async, txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32}
 // CHECK: } {txl.num_stages = 3 : i32}
+// CHECK-NEXT: txl.dot_wait 0
+// CHECK-NEXT: txl.async_load_wait 0{{$}}
+// CHECK-NEXT: txl.bar_wait 0, 128{{$}}
 module attributes {txl.target = "sm_90a"} {
   func.func @stride_unknown(%a: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %b: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %k: i32 {txl.divisibility = 16 : i32},
       %sa: i32, %sb: i32 {txl.divisibility = 16 : i32}) -> tensor<64x64xf32>
@@ -308,6 +322,9 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK:   txl.async_load %[[PB]], %{{.*}} mask %{{.*}} : tensor<64x64xi1> other %{{.*}} : tensor<64x64xf16> {contiguity = 8 : i32, txl.order = {{[0-9]+}} : i32, txl.stage = 0 : i32}
 // CHECK:   txl.dot %{{.*}}, %{{.*}}, %{{.*}} {async, txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32}
 // CHECK: } {txl.num_stages = 3 : i32}
+// CHECK-NEXT: txl.dot_wait 0
+// CHECK-NEXT: txl.async_load_wait 0{{$}}
+// CHECK-NEXT: txl.bar_wait 0, 128{{$}}
 module attributes {txl.target = "sm_90a"} {
   func.func @wrapped_cols(%a: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %b: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %k: i32 {txl.divisibility = 16 : i32},
       %sa: i32 {txl.divisibility = 16 : i32}, %sb: i32 {txl.divisibility = 16 : i32}, %n: i32 {txl.divisibility = 16 : i32}) -> tensor<64x64xf32>
@@ -386,6 +403,9 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK:   txl.load %[[PB]] mask %{{.*}} other %{{.*}} {txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32} : tensor<64x64x!txl.ptr<f16>> -> tensor<64x64xf16>
 // CHECK:   txl.dot %{{.*}}, %{{.*}}, %{{.*}} {async, txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32}
 // CHECK: } {txl.num_stages = 3 : i32}
+// CHECK-NEXT: txl.dot_wait 0
+// CHECK-NEXT: txl.async_load_wait 0{{$}}
+// CHECK-NEXT: txl.bar_wait 0, 128{{$}}
 module attributes {txl.target = "sm_90a"} {
   func.func @wrapped_cols_unknown(%a: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %b: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %k: i32 {txl.divisibility = 16 : i32},
       %sa: i32 {txl.divisibility = 16 : i32}, %sb: i32 {txl.divisibility = 16 : i32}, %n: i32) -> tensor<64x64xf32>

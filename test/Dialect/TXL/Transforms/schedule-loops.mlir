@@ -17,13 +17,15 @@
 // the previous iteration), then the issue stage follows (txl.order).
 // CHECK-LABEL: func.func @gemm_loop
 // CHECK-SAME: (%[[A:.*]]: !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, %[[B:.*]]: !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>, %[[K:.*]]: i32)
-// CHECK: %[[RB:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
+// The mbarriers are allocated first in the kernel, each ring right before
+// its loop (its live range starts there).
 // CHECK: %[[BB:.*]] = txl.mbar_alloc count 1 : !txl.mbar<3>
-// CHECK: %[[RA:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
 // CHECK: %[[BA:.*]] = txl.mbar_alloc count 1 : !txl.mbar<3>
 // CHECK: %[[BASE:.*]] = arith.constant 0 : i32
+// CHECK: %[[RA:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
 // CHECK: %[[C3:.*]] = arith.constant 3 : i32
 // CHECK: %[[C1:.*]] = arith.constant 1 : i32
+// CHECK: %[[RB:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
 // CHECK: %[[R:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[K]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x64xf32>)
 // Issue of A (stage 0): slot = (base + iteration) % 3.
 // CHECK:   %[[G0:.*]] = arith.addi %[[BASE]], %{{.*}} {txl.order = {{[0-9]+}} : i32, txl.stage = 0 : i32} : i32
@@ -51,8 +53,11 @@
 // CHECK:   txl.bar_wait 0, 128 {txl.order = 22 : i32, txl.stage = 2 : i32}
 // CHECK:   scf.yield %[[D]] : tensor<64x64xf32>
 // CHECK: } {txl.num_stages = 3 : i32}
+// After the loop: the last async dot is retired, then the drain's CTA barrier
+// (no thread reads a ring any more: txl-smem-allocs may reuse its bytes).
 // CHECK: %[[W:.*]] = txl.dot_wait 0, %[[R]] : tensor<64x64xf32>
-// CHECK: return %[[W]]
+// CHECK-NEXT: txl.bar_wait 0, 128{{$}}
+// CHECK-NEXT: return %[[W]]
 // CHECK-NOT: txl.desc_load
 module attributes {txl.target = "sm_90a"} {
   func.func @gemm_loop(%a: !desc, %b: !desc, %k: i32) -> tensor<64x64xf32> attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_stages = 3 : i32} {
@@ -77,8 +82,8 @@ module attributes {txl.target = "sm_90a"} {
 // loop's own txl.num_stages (tl.range(..., num_stages=4)) wins over the
 // kernel's (none here): rings of 3, consumed in stage 3.
 // CHECK-LABEL: func.func @sum_loop
-// CHECK: txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
 // CHECK: txl.mbar_alloc count 1 : !txl.mbar<3>
+// CHECK: txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
 // CHECK: scf.for
 // CHECK:   txl.mbar_expect %{{.*}}, 8192 {txl.order = {{[0-9]+}} : i32, txl.stage = 0 : i32}
 // CHECK:   txl.tma_load {{.*}}txl.stage = 0 : i32}
@@ -89,6 +94,7 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK:   txl.bar_wait 0, 128 {{.*}}txl.stage = 3 : i32}
 // CHECK-NEXT: scf.yield
 // CHECK: } {txl.num_stages = 4 : i32}
+// CHECK-NEXT: txl.bar_wait 0, 128{{$}}
 // CHECK-NOT: txl.dot_wait
 module attributes {txl.target = "sm_90a"} {
   func.func @sum_loop(%a: !desc, %k: i32) -> tensor<64x64xf32> attributes {txl.kernel, txl.num_warps = 4 : i32} {
@@ -115,8 +121,8 @@ module attributes {txl.target = "sm_90a"} {
 // continue where the previous execution stopped; a CTA barrier before the
 // inner loop keeps its prologue from refilling slots still being read.
 // CHECK-LABEL: func.func @nested
-// CHECK: %[[RING:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: %[[RING:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2
 // CHECK: %{{.*}}:2 = scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[BASE:.*]] = %[[ZERO]]) -> (tensor<64x64xf32>, i32)
 // CHECK-NEXT: txl.bar_wait 0, 128{{$}}
 // CHECK:   %[[IN:.*]] = scf.for %[[J:.*]] = %{{.*}} to %[[KK:.*]] step %{{.*}} iter_args
@@ -125,6 +131,7 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK:     arith.addi %[[BASE]], %{{.*}} {txl.order = 2 : i32, txl.stage = 2 : i32} : i32
 // CHECK:     txl.mbar_wait {{.*}}txl.stage = 2 : i32}
 // CHECK:   } {txl.num_stages = 3 : i32}
+// CHECK-NEXT: txl.bar_wait 0, 128{{$}}
 // CHECK:   %[[TRIPS:.*]] = arith.maxsi
 // CHECK:   %[[NEXT:.*]] = arith.addi %[[BASE]], %[[TRIPS]] : i32
 // CHECK:   scf.yield %[[IN]], %[[NEXT]] : tensor<64x64xf32>, i32

@@ -251,3 +251,53 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A copy or an async MMA may still use its buffer after the op's position,
+// so such a buffer is live to the end of the kernel; a loop pipeliner's ring
+// (txl.ring) is not: txl-schedule-loops drains it right after its loop. The
+// rings of two loops in a row share offset 0 (causal attention's two loops);
+// the same buffers without txl.ring take 2 x 16384 bytes.
+// CHECK-LABEL: func.func @rings_of_two_loops_share
+// CHECK-SAME: txl.shared_bytes = 16384 : i64
+// CHECK-LABEL: func.func @copy_targets_do_not_share
+// CHECK-SAME: txl.shared_bytes = 32768 : i64
+module attributes {txl.target = "sm_90a"} {
+  func.func @rings_of_two_loops_share(%p: tensor<64x64x!txl.ptr<bf16>>, %n: i32) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r1 = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %v = txl.get_buffer %r1[%c0] : !txl.smem<64x64xbf16, stages = 2>
+      txl.async_load %p, %v : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+    }
+    txl.async_load_wait 0
+    txl.bar_wait 0, 128
+    %r2 = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %v = txl.get_buffer %r2[%c0] : !txl.smem<64x64xbf16, stages = 2>
+      txl.async_load %p, %v : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+    }
+    txl.async_load_wait 0
+    txl.bar_wait 0, 128
+    return
+  }
+  func.func @copy_targets_do_not_share(%p: tensor<64x64x!txl.ptr<bf16>>, %n: i32) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r1 = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 2>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %v = txl.get_buffer %r1[%c0] : !txl.smem<64x64xbf16, stages = 2>
+      txl.async_load %p, %v : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+    }
+    txl.async_load_wait 0
+    txl.bar_wait 0, 128
+    %r2 = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 2>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %v = txl.get_buffer %r2[%c0] : !txl.smem<64x64xbf16, stages = 2>
+      txl.async_load %p, %v : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+    }
+    return
+  }
+}
