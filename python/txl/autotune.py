@@ -9,7 +9,10 @@
     attn_fwd[grid](desc_q, ..., N_CTX, HEAD_DIM=128)     # BLOCK_M/BLOCK_N come from the chosen config
 
 The first launch with a new key value benchmarks every config (CUDA events via torch), printing one line per
-config with its time or the error that ruled it out (a config that does not compile is skipped, not fatal). The
+config with its time or the error that ruled it out (a config that does not compile is skipped, not fatal). Before
+benchmarking, the configs are compiled concurrently in threads (txlc and ptxas run as subprocesses, so they overlap):
+``TXL_AUTOTUNE_JOBS`` threads, default min(configs, CPUs, 16); ``TXL_AUTOTUNE_JOBS=1`` compiles each config when
+it is benchmarked, as before. Benchmarking stays sequential, in config order. The
 best config is remembered per key, in memory and as JSON under the cache directory, so the next process does
 not benchmark again. ``pre_hook(nargs)`` runs before every launch of a config with the arguments by name (config
 values included); as in TXL it may replace entries, e.g. build the TMA descriptors with the config's block shape
@@ -17,6 +20,8 @@ values included); as in TXL it may replace entries, e.g. build the TMA descripto
 left it.
 """
 
+import concurrent.futures
+import copy
 import hashlib
 import json
 import os
@@ -169,6 +174,48 @@ def context_lost():
         return "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
 
 
+def _reason(e):
+    """How a config's failure is reported: the exception's type and the first line of its message."""
+    return "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
+
+
+def compile_jobs(n):
+    """How many of ``n`` configs compile at once: ``TXL_AUTOTUNE_JOBS``, else min(n, CPUs, 16)."""
+    env = os.environ.get("TXL_AUTOTUNE_JOBS", "").strip()
+    if not env:
+        return min(n, os.cpu_count() or 1, 16)
+    try:
+        jobs = int(env)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise ValueError("TXL_AUTOTUNE_JOBS=%r: give the number of configs txl.autotune compiles at once, >= 1 "
+                         "(1: each config compiles when it is benchmarked)" % env)
+    return min(jobs, n)
+
+
+def _snapshot(v):
+    """A copy of a txl.TensorDescriptor that later changes to ``v`` (its block shape, swizzle) do not reach;
+    any other value as it is."""
+    from .jit import TensorDescriptor
+
+    if not isinstance(v, TensorDescriptor):
+        return v
+    c = copy.copy(v)
+    c.block_shape = list(v.block_shape)
+    return c
+
+
+def _jit_of(fn):
+    """The @txl.jit function an autotuner launches, through txl.heuristics wrappers; None for anything else (an
+    autotuner under txl.heuristics compiles its own configs when it is launched)."""
+    from .jit import JITFunction
+
+    while isinstance(fn, Heuristics):
+        fn = fn.fn
+    return fn if isinstance(fn, JITFunction) else None
+
+
 def _device_name():
     torch = sys.modules.get("torch")
     try:
@@ -295,10 +342,15 @@ class Autotuner:
         return cache.autotune_path(self.fn.__name__, h.hexdigest())
 
     def _launch(self, config, grid, args, kwargs, checked=True):
+        args, kwargs = self._call_args(config, args, kwargs, checked)
+        return self.fn.run(*args, grid=grid, **kwargs)
+
+    def _call_args(self, config, args, kwargs, checked=True):
+        """(args, kwargs) of the config's launch, after its pre_hook (the same for compiling it alone)."""
         # Launched the same way on both paths, so they share one JIT fingerprint. A pre_hook sees the arguments by
         # name: bound (and checked) the first time, assembled directly for an argument form bound before.
         if config.pre_hook is None:
-            return self.fn.run(*args, grid=grid, **dict(kwargs, **config.kwargs, **config.options))
+            return args, dict(kwargs, **config.kwargs, **config.options)
         if checked:
             nargs = self.fn.bind(args, dict(kwargs, **config.kwargs))
         else:
@@ -308,7 +360,7 @@ class Autotuner:
             nargs.update(config.kwargs)
         config.pre_hook(nargs)
         # A kernel parameter named like a launch option (num_warps) is in nargs too: the config's value wins.
-        return self.fn.run(grid=grid, **dict(nargs, **config.options))
+        return (), dict(nargs, **config.options)
 
     def _fast_key(self, args, kwargs):
         """The JIT fingerprint of the arguments plus the key arguments' values (None: no fast path). It is finer
@@ -382,10 +434,13 @@ class Autotuner:
         results = []
         n = len(configs)
         faulted = self._faulted(key)
+        earlier = [faulted.get(json.dumps(c.to_dict(), sort_keys=True)) for c in configs]
+        failed = self._precompile(grid, args, kwargs, [(i, c) for i, c in enumerate(configs) if earlier[i] is None])
         for i, c in enumerate(configs):
-            earlier = faulted.get(json.dumps(c.to_dict(), sort_keys=True))
-            if earlier is not None:
-                ms, reason = None, "faulted in an earlier process: " + earlier
+            if earlier[i] is not None:
+                ms, reason = None, "faulted in an earlier process: " + earlier[i]
+            elif i in failed:
+                ms, reason = None, failed[i]
             else:
                 ms, reason = self._try(key, c, grid, args, kwargs)
             results.append((c, ms, reason))
@@ -410,6 +465,52 @@ class Autotuner:
                 print("txl.autotune %s: could not save the result in %s: %s" % (self.fn.__name__, path, e))
         return best
 
+    def _precompile(self, grid, args, kwargs, configs):
+        """Compiles the (index, config) pairs without launching, ``compile_jobs`` at a time in threads: each
+        compile spends its time in txlc and ptxas subprocesses, so they overlap (the Python frontend runs one at a
+        time). The JIT function keeps each compiled kernel, so the benchmark's launch finds it. Returns {index:
+        reason} of the configs that failed to compile; _tune reports them, in config order, as _try would have.
+
+        A config's pre_hook runs here first, in this thread and in config order, on its own copy of the
+        arguments, so the config compiles with the arguments it will launch with (e.g. TensorDescriptors of its
+        block shape, new or changed in place: see _snapshot); it runs again before every benchmarked launch, as
+        always. A config whose arguments cannot
+        be prepared (the hook or the binding raises) is left to _try, which reports that error as before.
+        Not done with one compile thread (TXL_AUTOTUNE_JOBS=1), for a kernel that dumps its IR or diffs a stage
+        (its output would interleave), or under something other than a @txl.jit function: then each config
+        compiles when it is benchmarked."""
+        jit = _jit_of(self.fn)
+        jobs = compile_jobs(len(configs)) if configs else 0
+        if (jobs <= 1 or jit is None or jit.diff_mode or jit.debug
+                or os.environ.get("TXL_DUMP_IR", "") not in ("", "0")):
+            return {}
+        calls = {}
+        for i, c in configs:
+            try:
+                a, kw = self._call_args(c, args, kwargs)
+            except Exception:
+                continue  # _try runs the hook again and reports its error
+            # Triton's hooks (tutorials 06, 09) set nargs["desc"].block_shape on the one descriptor every config
+            # shares: the next config's hook changes it while this one compiles. So each compile gets copies of
+            # the descriptors as they are now, after this config's hook (and the earlier configs' hooks, as when
+            # this config is launched after them).
+            calls[i] = (tuple(_snapshot(v) for v in a), {k: _snapshot(v) for k, v in kw.items()})
+        failed = {}
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="txl-autotune")
+        try:
+            futures = {i: pool.submit(lambda a, kw: self.fn.warmup(*a, grid=grid, **kw), a, kw)
+                       for i, (a, kw) in calls.items()}
+            for i, f in futures.items():
+                e = f.exception()
+                if e is not None:
+                    if not isinstance(e, Exception):  # KeyboardInterrupt, SystemExit: not a config's failure
+                        raise e
+                    failed[i] = _reason(e)
+        finally:
+            # On an interrupt, start no more compiles (the running ones finish: they are subprocesses).
+            pool.shutdown(wait=True, cancel_futures=True)
+        return failed
+
     def _try(self, key, config, grid, args, kwargs):
         """(ms, None), or (None, reason) for a config that failed (e.g. did not compile). A config that deadlocked
         or left the CUDA context unusable ends the tuning: it is recorded, and the error says to restart."""
@@ -432,7 +533,7 @@ class Autotuner:
         try:
             return self._bench(call), None
         except Exception as e:
-            reason = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
+            reason = _reason(e)
             if isinstance(e, ConfigHang):  # the kernel still runs: touching the context would block
                 what = "deadlocked"
             elif self.bench is None and not isinstance(e, (TypeError, ValueError)) and context_lost():

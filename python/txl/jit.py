@@ -35,6 +35,7 @@ import inspect
 import os
 import sys
 import textwrap
+import threading
 import types
 
 from .runtime.driver import env_flag
@@ -209,6 +210,7 @@ class JITFunction:
         self.diff_select = diff_select
         self.log_dir = log_dir
         self.cache = {}  # specialisation key -> CompiledKernel
+        self._compiling = {}  # specialisation key -> the lock held while it compiles (see _compile_once)
         # Fast path: per position / name, how a launch argument is fingerprinted ("c" constexpr, "n" not
         # specialised, "s" specialised), the defaults, and fingerprint -> _FastEntry.
         cexpr = set(self.constexpr_names)
@@ -373,8 +375,7 @@ class JITFunction:
         key = (tuple(sig.items()), tuple((k, _freeze(v)) for k, v in consts.items()), tuple(options.items()))
         compiled = self.cache.get(key)
         if compiled is None or self.diff_mode:
-            compiled = self._compile(sig, consts, options)
-            self.cache[key] = compiled
+            compiled = self._compile_once(key, sig, consts, options)
         if not launch:
             return compiled
         k = compiled.launcher()
@@ -451,6 +452,21 @@ class JITFunction:
         g = grid(meta) if callable(grid) else grid
         return normalize_grid(g, types.SimpleNamespace(kernel=self.where, cluster=(1, 1, 1)))
 
+    def _compile_once(self, key, sig, consts, options):
+        """Compile a specialisation and keep it in ``self.cache``. txl.autotune compiles its configs in threads
+        and two configs can share a key (e.g. differing only in maxnreg): the second waits for the first's
+        result instead of running txlc again. diff_mode compiles (and prints) every time."""
+        if self.diff_mode:
+            compiled = self.cache[key] = self._compile(sig, consts, options)
+            return compiled
+        with _COMPILING_GUARD:
+            lock = self._compiling.setdefault(key, threading.Lock())
+        with lock:
+            compiled = self.cache.get(key)
+            if compiled is None:  # not compiled by a thread that held the lock first
+                compiled = self.cache[key] = self._compile(sig, consts, options)
+        return compiled
+
     def _compile(self, sig, consts, options):
         from .compiler.compiler import compile as txl_compile
         from .compiler.compiler import find_txlc, pipeline_stages
@@ -464,6 +480,9 @@ class JITFunction:
         if self.diff_mode:
             sys.stdout.write("txl: %s was compiled in diff_mode and is not launched\n" % self.where)
         return compiled
+
+
+_COMPILING_GUARD = threading.Lock()  # guards every JITFunction's _compiling dict
 
 
 class _NoFastPath(Exception):

@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 from .cache import KernelCache, frontend_key
 
@@ -65,25 +66,30 @@ class TxlCompilerNotFoundError(RuntimeError):
 
 
 _error_cls = None
+_error_cls_lock = threading.Lock()
 
 
 def _compile_error_class():
     """TxlCompileError, made a subclass of the frontend's ``txl.compiler.errors.CompilationError`` too when that
     module exists, so that ``except CompilationError`` catches back-end and front-end errors alike."""
     global _error_cls
-    if _error_cls is None:
-        _error_cls = TxlCompileError
-        try:
-            from .errors import CompilationError
-        except Exception:
-            CompilationError = None
-        if isinstance(CompilationError, type) and not issubclass(TxlCompileError, CompilationError):
+    # Under a lock, assigned once: compiles run in threads (txl.autotune), and a thread must neither see a half-made
+    # choice nor make a second class.
+    with _error_cls_lock:
+        if _error_cls is None:
+            cls = TxlCompileError
             try:
-                _error_cls = type("TxlCompileError", (TxlCompileError, CompilationError),
-                                  {"__init__": TxlCompileError.__init__, "__str__": TxlCompileError.__str__,
-                                   "__module__": __name__})
-            except TypeError:  # incompatible layouts: keep ours
-                pass
+                from .errors import CompilationError
+            except Exception:
+                CompilationError = None
+            if isinstance(CompilationError, type) and not issubclass(TxlCompileError, CompilationError):
+                try:
+                    cls = type("TxlCompileError", (TxlCompileError, CompilationError),
+                               {"__init__": TxlCompileError.__init__, "__str__": TxlCompileError.__str__,
+                                "__module__": __name__})
+                except TypeError:  # incompatible layouts: keep ours
+                    pass
+            _error_cls = cls
     return _error_cls
 
 
@@ -214,6 +220,8 @@ def frontend_ir(fn, signature, constexprs, num_warps=4, num_warpgroups=1, target
         ir = str(ir)
     return ir
 
+
+_FRONTEND_LOCK = threading.RLock()  # see compile(); reentrant in case a frontend callback compiles again
 
 _KERNEL_RE = re.compile(r"func\.func\s+@([\w$.]+)\s*\(")
 
@@ -569,7 +577,10 @@ def compile(fn, signature=None, constexprs=None, *, num_warps=4, num_warpgroups=
                 ir = f.read()
         kname = where = _ir_kernel_name(ir)
     else:
-        ir = frontend_ir(fn, signature, constexprs, num_warps, num_warpgroups, target, num_stages)
+        # One frontend at a time: it keeps the kernel being built in module state (language.semantic's context
+        # stack), and it is pure Python, so threads would gain nothing there. txlc, below, runs concurrently.
+        with _FRONTEND_LOCK:
+            ir = frontend_ir(fn, signature, constexprs, num_warps, num_warpgroups, target, num_stages)
         kname = _ir_kernel_name(ir) if "txl.kernel" in ir else fn.__name__
         where = _where(fn)
     if dump_ir is None:
