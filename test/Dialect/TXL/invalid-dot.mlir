@@ -93,10 +93,10 @@ func.func @f(%a: !txl.smem<64x16xf8E4M3FN>, %b: !txl.smem<16x64xf8E5M2>, %c: ten
 
 // -----
 
-// wgmma M is a multiple of 64.
-func.func @f(%a: !txl.smem<32x16xbf16>, %b: !txl.smem<16x64xbf16>, %c: tensor<32x64xf32>) {
-  // expected-error @+1 {{'txl.dot' op wgmma M must be a multiple of 64 (one warpgroup per 64 rows), got 32}}
-  %d = txl.dot %a, %b, %c : !txl.smem<32x16xbf16>, !txl.smem<16x64xbf16>, tensor<32x64xf32>
+// M is a multiple of 16 (mma.sync; wgmma for multiples of 64).
+func.func @f(%a: !txl.smem<24x16xbf16>, %b: !txl.smem<16x64xbf16>, %c: tensor<24x64xf32>) {
+  // expected-error @+1 {{'txl.dot' op M must be a multiple of 16 (mma.sync m16n8k16; wgmma takes multiples of 64), got 24}}
+  %d = txl.dot %a, %b, %c : !txl.smem<24x16xbf16>, !txl.smem<16x64xbf16>, tensor<24x64xf32>
   return
 }
 

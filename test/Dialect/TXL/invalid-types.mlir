@@ -201,8 +201,14 @@ func.func private @f(tensor<64x64xf32, #txl.blocked<sizePerThread = [1, 8], thre
 
 // -----
 
-// #txl.nvmma describes Hopper wgmma (version 3).
-// expected-error @+1 {{#txl.nvmma version must be 3 (Hopper wgmma), got 2}}
+// #txl.nvmma describes mma.sync (version 2) or Hopper wgmma (version 3).
+// expected-error @+1 {{#txl.nvmma version must be 2 (mma.sync) or 3 (Hopper wgmma), got 1}}
+func.func private @f(tensor<64x64xf32, #txl.nvmma<version = 1, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>)
+
+// -----
+
+// mma.sync computes 16 x 8 tiles per warp and instruction.
+// expected-error @+1 {{#txl.nvmma version 2 (mma.sync) instrShape must be [16, 8, K] with K in {8, 16, 32}}}
 func.func private @f(tensor<64x64xf32, #txl.nvmma<version = 2, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>>)
 
 // -----

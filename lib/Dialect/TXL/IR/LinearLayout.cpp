@@ -13,6 +13,12 @@
 // which are the same map for 16-bit A and f32 accumulators of equal shape:
 // that is why P of flash attention needs no shuffles.
 //
+// mma.sync m16n8k16 (#txl.nvmma version 2) uses the same per-warp fragments
+// for C and A (one 16-row block per warp); its B (K x N) fragment is
+//   b0,b1 = (k = 2*(lane%4) .. +1, n = lane/4), b2,b3 = (k + 8 .., n)
+// and its warps split M (16 rows each), then N (8 columns each): warps along
+// N hold copies of A, warps along M copies of B.
+//
 //===----------------------------------------------------------------------===//
 
 #include "txl/Dialect/TXL/IR/LinearLayout.h"
@@ -79,14 +85,39 @@ static LogicalResult fail(std::string *why, const Twine &msg) {
 
 static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout, std::string *why);
 
-/// wgmma accumulator (and, with `kWidth`, register-A operand): [rows, cols].
-/// `elemsPerReg` consecutive columns share one 32-bit register pair slot.
+/// The B operand of mma.sync (K x N): `kWidth` consecutive K elements per
+/// register, two register groups 4 * kWidth apart, quads along K, lanes / 4
+/// along N; warps along N (8 columns each), copies along M.
+static FailureOr<LinearLayout> buildMmaSyncB(ArrayRef<int64_t> shape, ArrayRef<unsigned> warps,
+                                             unsigned kWidth) {
+  BasisBuilder b(shape);
+  for (unsigned i = 0; i < llvm::Log2_32(kWidth); ++i)
+    b.reg.push_back(b.at(0, 1 << i));
+  b.reg.push_back(b.at(0, 4 * kWidth));
+  b.lane.push_back(b.at(0, kWidth));
+  b.lane.push_back(b.at(0, 2 * kWidth));
+  b.lane.push_back(b.at(1, 1));
+  b.lane.push_back(b.at(1, 2));
+  b.lane.push_back(b.at(1, 4));
+  for (unsigned i = 0; i < llvm::Log2_32(warps[0]); ++i)
+    b.warp.push_back(Coord(2, 0));
+  for (unsigned i = 0; i < llvm::Log2_32(warps[1]); ++i)
+    b.warp.push_back(b.at(1, 8 << i));
+  for (int64_t k = 8 * kWidth; k < shape[0]; k *= 2)
+    b.reg.push_back(b.at(0, k));
+  for (int64_t c = 8 * int64_t(warps[1]); c < shape[1]; c *= 2)
+    b.reg.push_back(b.at(1, c));
+  return LinearLayout(SmallVector<int64_t>(shape), b.reg, b.lane, b.warp);
+}
+
+/// wgmma or mma.sync accumulator (and, with `kWidth`, register-A operand):
+/// [rows, cols]. `kWidth` consecutive columns share one 32-bit register
+/// pair slot. Warps along N (mma.sync only) split the accumulator's
+/// columns in groups of 8 and hold copies of A.
 static FailureOr<LinearLayout> buildMma(ArrayRef<int64_t> shape, ArrayRef<unsigned> warps,
-                                        unsigned kWidth, std::string *why) {
+                                        unsigned kWidth, bool isA, std::string *why) {
   if (shape.size() != 2)
-    return fail(why, "wgmma layouts are 2-D");
-  if (warps[1] != 1)
-    return fail(why, "wgmma layouts with warps along N are not supported");
+    return fail(why, "MMA layouts are 2-D");
   BasisBuilder b(shape);
   // Within one 8-column group a thread owns kWidth consecutive columns...
   for (unsigned i = 0; i < llvm::Log2_32(kWidth); ++i)
@@ -100,11 +131,14 @@ static FailureOr<LinearLayout> buildMma(ArrayRef<int64_t> shape, ArrayRef<unsign
   b.lane.push_back(b.at(0, 1));
   b.lane.push_back(b.at(0, 2));
   b.lane.push_back(b.at(0, 4));
-  // each warp owns 16 rows,
+  // each warp owns 16 rows (then 8 columns, or a copy of A),
   for (unsigned i = 0; i < llvm::Log2_32(warps[0]); ++i)
     b.warp.push_back(b.at(0, 16 << i));
-  // registers step across the columns in groups of 4*kWidth,
-  for (int64_t c = 4 * kWidth; c < shape[1]; c *= 2)
+  for (unsigned i = 0; i < llvm::Log2_32(warps[1]); ++i)
+    b.warp.push_back(isA ? Coord(2, 0) : b.at(1, 8 << i));
+  // registers step across the columns in groups of 4*kWidth (of the warps'
+  // columns for the accumulator),
+  for (int64_t c = 4 * kWidth * (isA ? 1 : int64_t(warps[1])); c < shape[1]; c *= 2)
     b.reg.push_back(b.at(1, c));
   // and then across further 16*warps-row blocks (M = 128 on one warpgroup).
   for (int64_t r = 16 * warps[0]; r < shape[0]; r *= 2)
@@ -136,16 +170,27 @@ static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout, 
     return LinearLayout(SmallVector<int64_t>(shape), b.reg, b.lane, b.warp);
   }
   if (auto mma = dyn_cast<NVMMAAttr>(layout)) {
-    if (!llvm::isPowerOf2_32(mma.getWarpsPerCTA()[0]))
-      return fail(why, "#txl.nvmma warps must be a power of two");
+    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+    if (!llvm::isPowerOf2_32(warps[0]) || !llvm::isPowerOf2_32(warps[1]))
+      return fail(why, "#txl.nvmma warps must be powers of two");
+    if (mma.getVersion() == 3 && warps[1] != 1)
+      return fail(why, "wgmma layouts with warps along N are not supported");
     // The accumulator: two f32 (or packed f16) columns per register pair.
-    return buildMma(shape, mma.getWarpsPerCTA(), 2, why);
+    return buildMma(shape, warps, 2, /*isA=*/false, why);
   }
   if (auto op = dyn_cast<DotOperandAttr>(layout)) {
     auto mma = dyn_cast<NVMMAAttr>(op.getParent());
-    if (!mma || op.getOpIdx() != 0)
-      return fail(why, "register operands are supported for A of a wgmma only");
-    return buildMma(shape, mma.getWarpsPerCTA(), op.getKWidth(), why);
+    if (!mma || (op.getOpIdx() != 0 && mma.getVersion() != 2))
+      return fail(why, "register operands are A of a wgmma or A and B of an mma.sync");
+    if (shape.size() != 2)
+      return fail(why, "MMA layouts are 2-D");
+    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+    if (!llvm::isPowerOf2_32(warps[0]) || !llvm::isPowerOf2_32(warps[1]) ||
+        (mma.getVersion() == 3 && warps[1] != 1))
+      return fail(why, "#txl.nvmma warps must be powers of two, along M for wgmma");
+    if (op.getOpIdx() == 1)
+      return buildMmaSyncB(shape, warps, op.getKWidth());
+    return buildMma(shape, warps, op.getKWidth(), /*isA=*/true, why);
   }
   if (auto slice = dyn_cast<SliceAttr>(layout)) {
     // The parent on the tile with the sliced dimension of size 1: every basis

@@ -390,10 +390,21 @@ LogicalResult BlockedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult NVMMAAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned version,
                                 ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> instrShape) {
-  if (version != 3)
-    return emitError() << "#txl.nvmma version must be 3 (Hopper wgmma), got " << version;
+  if (version != 2 && version != 3)
+    return emitError() << "#txl.nvmma version must be 2 (mma.sync) or 3 (Hopper wgmma), got "
+                       << version;
   if (warpsPerCTA.size() != 2 || warpsPerCTA[0] == 0 || warpsPerCTA[1] == 0)
     return emitError() << "#txl.nvmma warpsPerCTA must be two positive counts";
+  if (version == 2) {
+    // mma.sync: each warp computes 16 x 8 tiles; warps split M, then N.
+    if (!llvm::isPowerOf2_32(warpsPerCTA[0] * warpsPerCTA[1]))
+      return emitError() << "#txl.nvmma version 2 needs a power-of-two number of warps";
+    if (instrShape.size() != 3 || instrShape[0] != 16 || instrShape[1] != 8 ||
+        !llvm::is_contained(ArrayRef<unsigned>{8, 16, 32}, instrShape[2]))
+      return emitError() << "#txl.nvmma version 2 (mma.sync) instrShape must be [16, 8, K] with K "
+                            "in {8, 16, 32}";
+    return success();
+  }
   if ((warpsPerCTA[0] * warpsPerCTA[1]) % 4 != 0)
     return emitError() << "#txl.nvmma needs whole warpgroups (warps a multiple of 4)";
   if (instrShape.size() != 3 || instrShape[0] != 16 || instrShape[1] < 8 || instrShape[1] > 256 ||

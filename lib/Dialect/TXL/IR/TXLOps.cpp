@@ -516,8 +516,11 @@ LogicalResult DotOp::verify() {
   int64_t m, n, k;
   if (failed(verifyMmaOperands(*this, a, b, c, m, n, k)))
     return failure();
-  if (m % 64 != 0)
-    return emitOpError() << "wgmma M must be a multiple of 64 (one warpgroup per 64 rows), got "
+  // M a multiple of 64: wgmma (a warpgroup per 64 rows); else mma.sync, 16
+  // rows per warp and instruction (txl-assign-layouts decides).
+  if (m % 16 != 0)
+    return emitOpError() << "M must be a multiple of 16 (mma.sync m16n8k16; wgmma takes "
+                            "multiples of 64), got "
                          << m;
   if (n < 8 || n > 256 || n % 8 != 0)
     return emitOpError() << "wgmma N must be in 8..256 in steps of 8, got " << n;

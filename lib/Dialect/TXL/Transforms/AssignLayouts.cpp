@@ -102,14 +102,32 @@ private:
   }
   Value leader(Value v) { return classes.getLeaderValue(v); }
 
-  /// Register A operands of txl.dot get their own value (and layout).
+  /// A dot whose M is not a whole number of wgmma steps of this role (64
+  /// rows per warpgroup) runs on mma.sync (usesMmaSync, from the IR's role).
+  bool isMmaSync(DotOp dot) const {
+    return cast<ShapedType>(dot.getAcc().getType()).getDimSize(0) % (16 * int64_t(numWarps)) != 0;
+  }
+
+  /// Register operands of txl.dot get their own value (and layout): A of
+  /// wgmma; A and B of mma.sync, which reads both from registers (a shared
+  /// view is loaded into them).
   void insertOperandRelayouts() {
     func.walk([&](DotOp dot) {
-      if (!isTile(dot.getA()) || dot.getA().getDefiningOp<RelayoutOp>())
-        return;
-      OpBuilder b(dot);
-      Value a = RelayoutOp::create(b, dot.getLoc(), dot.getA().getType(), dot.getA());
-      dot.getAMutable().assign(a);
+      bool sync = isMmaSync(dot);
+      for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
+        if (operand->getOperandNumber() == 1 && !sync)
+          continue;
+        Value v = operand->get();
+        OpBuilder b(dot);
+        if (auto view = dyn_cast<SmemType>(v.getType())) {
+          if (sync)
+            operand->set(SmemLoadOp::create(
+                b, dot.getLoc(), RankedTensorType::get(view.getShape(), view.getElementType()), v));
+          continue;
+        }
+        if (!v.getDefiningOp<RelayoutOp>())
+          operand->set(RelayoutOp::create(b, dot.getLoc(), v.getType(), v));
+      }
     });
   }
 
@@ -280,6 +298,31 @@ private:
     return success();
   }
 
+  /// mma.sync (m16n8k16): warps split M in 16-row blocks first, then N in
+  /// 8-column blocks (#txl.nvmma version 2); A and B in its register
+  /// operand layouts.
+  LogicalResult anchorMmaSync(DotOp dot) {
+    MLIRContext *ctx = func.getContext();
+    auto acc = cast<RankedTensorType>(dot.getAcc().getType());
+    Type in = getElementTypeOrSelf(dot.getA().getType());
+    if (!in.isF16() && !in.isBF16())
+      return dot.emitOpError() << "M = " << acc.getDimSize(0)
+                               << " runs on mma.sync (wgmma needs M a multiple of " << 16 * numWarps
+                               << " with " << numWarps
+                               << " warps), which txl supports for fp16 and bf16 operands; got "
+                               << in << ": use a BLOCK_M that is a multiple of " << 16 * numWarps
+                               << ", or convert the operands to fp16/bf16";
+    if (!acc.getElementType().isF32())
+      return dot.emitOpError() << "mma.sync accumulates in f32 here, got " << acc.getElementType();
+    unsigned wm = std::min<unsigned>(numWarps, acc.getDimSize(0) / 16);
+    auto mma = NVMMAAttr::get(ctx, 2, {wm, numWarps / wm}, {16, 8, 16});
+    if (failed(setAnchor(dot.getResult(), mma, dot)) ||
+        failed(setAnchor(dot.getA(), DotOperandAttr::get(ctx, 0, mma, 2), dot)) ||
+        failed(setAnchor(dot.getB(), DotOperandAttr::get(ctx, 1, mma, 2), dot)))
+      return failure();
+    return success();
+  }
+
   LogicalResult anchor() {
     // Layouts the author wrote.
     for (Value v : tiles)
@@ -290,6 +333,8 @@ private:
     MLIRContext *ctx = func.getContext();
     WalkResult result = func.walk([&](DotOp dot) {
       auto acc = cast<RankedTensorType>(dot.getAcc().getType());
+      if (isMmaSync(dot))
+        return failed(anchorMmaSync(dot)) ? WalkResult::interrupt() : WalkResult::advance();
       auto bType = dyn_cast<SmemType>(dot.getB().getType());
       if (!bType) {
         dot.emitOpError() << "B is a register tile; wgmma reads B from shared memory, so "

@@ -16,7 +16,8 @@
 //   desc_store -> wait for this warpgroup's previous bulk store, registers to
 //                 a staging buffer, fence.proxy.async, TMA store, wait again
 //                 (the op is complete when it returns, as the user expects).
-//   txl.dot    -> an operand that is a plain register copy of a staging
+//   txl.dot    -> (an mma.sync dot, usesMmaSync, keeps its register
+//                 operands; for wgmma:) an operand that is a plain register copy of a staging
 //                 buffer (smem_load, maybe through a 2-D txl.trans) is read
 //                 from that buffer instead: SS wgmma, no layout conversion.
 //                 A register A computed before the dot's loop (a Q tile)
@@ -32,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
+#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -242,6 +244,9 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
   }
 
   LogicalResult lowerDotOperands(RewriterBase &rw, Block &entry, DotOp dot) {
+    // mma.sync reads both operands from registers: they stay as loaded.
+    if (usesMmaSync(dot))
+      return success();
     bool folded = false;
     if (isa<RankedTensorType>(dot.getA().getType())) {
       if (Value view = getStagedView(rw, dot.getA(), dot)) {

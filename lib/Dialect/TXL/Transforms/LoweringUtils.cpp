@@ -93,6 +93,11 @@ int64_t mlir::txl::getRoleWarps(Operation *op) {
   return 4;
 }
 
+bool mlir::txl::usesMmaSync(DotOp dot) {
+  int64_t m = cast<ShapedType>(dot.getAcc().getType()).getDimSize(0);
+  return m % (16 * getRoleWarps(dot)) != 0;
+}
+
 Value mlir::txl::isRoleLeader(OpBuilder &b, Location loc, int64_t roleWarps) {
   Value tid = getThreadId(b, loc);
   Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, 32 * roleWarps));

@@ -9,6 +9,12 @@
 //  1. relayout(x : L) -> L         ==>  x
 //  2. relayout(relayout(x))        ==>  relayout(x)   (one conversion)
 //  3. relayout(cheap(...)) -> L    ==>  cheap(...) built in layout L
+//  4. relayout(smem_load(v)) -> L  ==>  smem_load(v) -> L, and through a
+//     transpose: relayout(trans(smem_load(v))) ==> smem_load(smem_trans(v));
+//     the tile is read from shared memory straight into the layout its user
+//     needs (an mma.sync operand from a pipeline ring) instead of a round
+//     trip through a scratch. The new load sits where the old one was (so
+//     it reads the same bytes) and replaces it, which must have no other use.
 //
 // "Cheap" tiles are those every thread can compute for its own elements in
 // any layout: txl.splat, txl.make_range, dense arith.constant, and
@@ -86,6 +92,37 @@ Value rematerialize(PatternRewriter &rewriter, Value v, Attribute layout) {
   return ExpandDimsOp::create(rewriter, loc, type, src, ed.getAxis());
 }
 
+/// smem_load of the view that `tile` was read from (directly, or through a 2-D
+/// txl.trans of the read: then of the transposed view), built where that read
+/// is, with type `type`; null if `tile` is no such read.
+Value loadInLayout(PatternRewriter &rewriter, Value tile, RankedTensorType type) {
+  Value read = tile;
+  auto trans = tile.getDefiningOp<TransOp>();
+  if (trans) {
+    if (trans.getOrder() != ArrayRef<int32_t>{1, 0} || !trans.getSrc().hasOneUse())
+      return {};
+    read = trans.getSrc();
+  }
+  auto load = read.getDefiningOp<SmemLoadOp>();
+  if (!load)
+    return {};
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(load);
+  Value view = load.getSrc();
+  if (trans) {
+    auto vt = cast<SmemType>(view.getType());
+    auto enc = dyn_cast_or_null<NVMMASharedAttr>(vt.getEncoding());
+    if (!enc)
+      return {};
+    auto tt = SmemType::get(
+        rewriter.getContext(), {vt.getShape()[1], vt.getShape()[0]}, vt.getElementType(), 0,
+        NVMMASharedAttr::get(rewriter.getContext(), enc.getSwizzle(), !enc.getTransposed()));
+    view = SmemTransOp::create(rewriter, load.getLoc(), tt, view,
+                               rewriter.getDenseI32ArrayAttr({1, 0}));
+  }
+  return SmemLoadOp::create(rewriter, load.getLoc(), type, view);
+}
+
 struct FoldRelayout : OpRewritePattern<RelayoutOp> {
   FoldRelayout(MLIRContext *ctx, Pass::Statistic &folded, Pass::Statistic &remat)
       : OpRewritePattern(ctx), folded(folded), remat(remat) {}
@@ -113,6 +150,13 @@ struct FoldRelayout : OpRewritePattern<RelayoutOp> {
       ++remat;
       return success();
     }
+    // 4. Read it in the layout needed.
+    if (layout && src.hasOneUse())
+      if (Value load = loadInLayout(rewriter, src, op.getType())) {
+        rewriter.replaceOp(op, load);
+        ++folded;
+        return success();
+      }
     return rewriter.notifyMatchFailure(op, "a real conversion");
   }
 
@@ -139,7 +183,8 @@ struct RemoveLayoutConversionsPass
     // them), operands before their definitions.
     SmallVector<Operation *> dead;
     getOperation().walk([&](Operation *op) {
-      if (isa<RelayoutOp>(op) || (op->getNumResults() == 1 && isCheap(op->getResult(0))))
+      if (isa<RelayoutOp, SmemLoadOp, TransOp>(op) ||
+          (op->getNumResults() == 1 && isCheap(op->getResult(0))))
         dead.push_back(op);
     });
     for (Operation *op : llvm::reverse(dead))

@@ -63,6 +63,7 @@
 
 #include "txl/Dialect/TXL/Transforms/AxisInfo.h"
 #include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
+#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -459,7 +460,8 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
   /// iter_arg that only this dot reads, and its result is only yielded back.
   static bool isCarriedDot(scf::ForOp loop, Operation *op) {
     auto dot = dyn_cast<DotOp>(op);
-    if (!dot || dot->getBlock() != loop.getBody() || dot.getAsync())
+    // (mma.sync is synchronous: nothing to overlap or retire.)
+    if (!dot || dot->getBlock() != loop.getBody() || dot.getAsync() || usesMmaSync(dot))
       return false;
     auto arg = dyn_cast<BlockArgument>(dot.getAcc());
     if (!arg || arg.getOwner() != loop.getBody() || arg == loop.getInductionVar() ||

@@ -1,4 +1,4 @@
-//===- Wgmma.cpp - txl.dot to wgmma -----------------------------------------===//
+//===- Wgmma.cpp - txl.dot to wgmma (or mma.sync) ---------------------------===//
 //
 // 1. Waits that carry the accumulators (TXL's asyncLaunchDots). A wgmma's
 //    results are written asynchronously; LLVM sees only the values, so it
@@ -22,6 +22,10 @@
 //    The SS form uses upstream nvvm.wgmma.mma_async. The RS form (A from
 //    registers, e.g. P*V of flash attention) and a run-time use_acc have no
 //    upstream op, so they are inline asm (docs/mlir22-nvptx-facts.md §1c).
+// 3. A dot whose M is not a whole number of 64-row wgmma steps of its role
+//    (usesMmaSync: M = 16 or 32) has the mma.sync layouts (#txl.nvmma
+//    version 2) and becomes upstream nvvm.mma.sync m16n8k16 instructions, one
+//    per warp, 16-row block, 8-column block and K step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -174,6 +178,8 @@ struct LowerDot : OpConversionPattern<DotOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto accType = cast<RankedTensorType>(op.getAcc().getType());
+    if (auto v2 = dyn_cast_or_null<NVMMAAttr>(accType.getEncoding()); v2 && v2.getVersion() == 2)
+      return failure(); // LowerMmaSyncDot
     auto aShaped = cast<ShapedType>(op.getA().getType());
     auto bType = cast<SmemType>(op.getB().getType());
     Type inElt = bType.getElementType();
@@ -499,6 +505,128 @@ public:
   }
 };
 
+/// A dot in the mma.sync layouts (#txl.nvmma version 2): per warp, per
+/// 16-row block and 8-column block of its accumulator, K / 16
+/// `mma.sync.aligned.m16n8k16.row.col.f32` (upstream nvvm.mma.sync). The
+/// registers of each instruction are found through the three layouts: the
+/// coordinates a thread's register holds relative to lane 0 of warp 0 (its
+/// register bits) name the fragment element, e.g. A's a2/a3 pair is (row + 8,
+/// k .. k + 1) of the block (LinearLayout.cpp lists the fragments).
+struct LowerMmaSyncDot : OpConversionPattern<DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto accType = cast<RankedTensorType>(op.getAcc().getType());
+    auto mma = dyn_cast_or_null<NVMMAAttr>(accType.getEncoding());
+    if (!mma || mma.getVersion() != 2)
+      return failure(); // LowerDot
+    auto aType = dyn_cast<RankedTensorType>(op.getA().getType());
+    auto bType = dyn_cast<RankedTensorType>(op.getB().getType());
+    auto isOperand = [&](RankedTensorType t, unsigned idx) {
+      auto enc = t ? dyn_cast_or_null<DotOperandAttr>(t.getEncoding()) : DotOperandAttr();
+      return enc && enc.getOpIdx() == idx && enc.getParent() == mma && enc.getKWidth() == 2;
+    };
+    if (!isOperand(aType, 0) || !isOperand(bType, 1))
+      return op.emitOpError() << "mma.sync reads A and B from registers in its operand layouts "
+                                 "(#txl.dot_operand<opIdx = 0 / 1, parent = the accumulator's "
+                                 "#txl.nvmma version 2, kWidth = 2>); run --txl-assign-layouts";
+    Type in = aType.getElementType();
+    if ((!in.isF16() && !in.isBF16()) || bType.getElementType() != in ||
+        !accType.getElementType().isF32())
+      return op.emitOpError() << "mma.sync lowering takes fp16/bf16 operands and an f32 "
+                                 "accumulator";
+    if (op.getUseAcc())
+      return op.emitOpError() << "a run-time use_acc is a wgmma form; mma.sync dots always add "
+                                 "the accumulator";
+    auto accLayout = LinearLayout::get(accType.getShape(), mma);
+    auto aLayout = LinearLayout::get(aType.getShape(), aType.getEncoding());
+    auto bLayout = LinearLayout::get(bType.getShape(), bType.getEncoding());
+    if (failed(accLayout) || failed(aLayout) || failed(bLayout))
+      return op.emitOpError() << "operand shapes do not distribute over the mma.sync layouts";
+    // Register index of each (row, col) a thread holds, relative to lane 0.
+    auto registerMap = [](const LinearLayout &ll) {
+      DenseMap<std::pair<int64_t, int64_t>, int64_t> map;
+      for (int64_t r = 0; r < ll.getNumRegs(); ++r) {
+        LinearLayout::Coord c = ll.applyReg(r);
+        map[{c[0], c[1]}] = r;
+      }
+      return map;
+    };
+    auto accRegs = registerMap(*accLayout), aRegs = registerMap(*aLayout),
+         bRegs = registerMap(*bLayout);
+    int64_t m = accType.getDimSize(0), n = accType.getDimSize(1), k = aType.getDimSize(1);
+    int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
+    int64_t rowBlocks = std::max<int64_t>(1, m / (16 * wm));
+    int64_t colBlocks = std::max<int64_t>(1, n / (8 * wn));
+    if (k % 16 != 0)
+      return op.emitOpError() << "mma.sync m16n8k16 needs K a multiple of 16, got " << k;
+
+    Type elt = getTypeConverter()->convertType(in);
+    auto pairType = VectorType::get({2}, elt);
+    Type operandType = in.isBF16() ? Type(rewriter.getI32Type()) : Type(pairType);
+    // Two elements of a tile (registers found by coordinates) as one operand.
+    bool missing = false;
+    auto pack = [&](Value tile, const DenseMap<std::pair<int64_t, int64_t>, int64_t> &regs,
+                    std::pair<int64_t, int64_t> first, std::pair<int64_t, int64_t> second) {
+      Value vec = LLVM::UndefOp::create(rewriter, loc, pairType);
+      std::pair<int64_t, int64_t> coords[2] = {first, second};
+      for (auto [i, c] : llvm::enumerate(coords)) {
+        auto it = regs.find(c);
+        if (it == regs.end()) {
+          missing = true;
+          return vec;
+        }
+        Value e = LLVM::ExtractValueOp::create(rewriter, loc, tile, it->second);
+        vec = LLVM::InsertElementOp::create(rewriter, loc, vec, e, i32Const(rewriter, loc, i));
+      }
+      return in.isBF16() ? Value(LLVM::BitcastOp::create(rewriter, loc, operandType, vec)) : vec;
+    };
+    auto f32 = rewriter.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(getContext(), {f32, f32, f32, f32});
+    auto ptx = in.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Value acc = adaptor.getAcc();
+    for (int64_t mi = 0; mi < rowBlocks; ++mi) {
+      for (int64_t ni = 0; ni < colBlocks; ++ni) {
+        int64_t row = 16 * wm * mi, col = 8 * wn * ni;
+        // c0..c3: (row, col), (row, col + 1), (row + 8, col), (row + 8, col + 1).
+        SmallVector<int64_t, 4> cIdx;
+        for (auto c : {std::pair{row, col}, {row, col + 1}, {row + 8, col}, {row + 8, col + 1}}) {
+          auto it = accRegs.find(c);
+          if (it == accRegs.end())
+            return op.emitOpError() << "accumulator layout misses a fragment element";
+          cIdx.push_back(it->second);
+        }
+        SmallVector<Value> c;
+        for (int64_t r : cIdx)
+          c.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, r));
+        for (int64_t k0 = 0; k0 < k; k0 += 16) {
+          Value a[4] = {pack(adaptor.getA(), aRegs, {row, k0}, {row, k0 + 1}),
+                        pack(adaptor.getA(), aRegs, {row + 8, k0}, {row + 8, k0 + 1}),
+                        pack(adaptor.getA(), aRegs, {row, k0 + 8}, {row, k0 + 9}),
+                        pack(adaptor.getA(), aRegs, {row + 8, k0 + 8}, {row + 8, k0 + 9})};
+          Value b[2] = {pack(adaptor.getB(), bRegs, {k0, col}, {k0 + 1, col}),
+                        pack(adaptor.getB(), bRegs, {k0 + 8, col}, {k0 + 9, col})};
+          if (missing)
+            return op.emitOpError() << "operand layouts miss a fragment element";
+          Value d = NVVM::MmaOp::create(
+              rewriter, loc, resultType, ValueRange(a), ValueRange(b), ValueRange(c),
+              ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{ptx, ptx},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+          for (int64_t i = 0; i < 4; ++i)
+            c[i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
+        }
+        for (auto [r, v] : llvm::zip(cIdx, c))
+          acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, r);
+      }
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
 struct LowerDotWait : OpConversionPattern<DotWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(DotWaitOp op, OpAdaptor adaptor,
@@ -537,7 +665,7 @@ struct WgmmaPass : txl::impl::TXLWgmmaBase<WgmmaPass> {
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     target.addIllegalOp<DotOp, DotWaitOp>();
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerDot, LowerDotWait>(converter, &getContext());
+    patterns.add<LowerDot, LowerMmaSyncDot, LowerDotWait>(converter, &getContext());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

@@ -58,6 +58,12 @@ Value getThreadId(OpBuilder &b, Location loc);
 /// kernel function's txl.role_warps). The one place that decides who issues
 /// a role's TMA copies and which threads a role's barrier waits for.
 int64_t getRoleWarps(Operation *op);
+/// A txl.dot runs on mma.sync (m16n8k16, one 16 x 8 tile per warp and
+/// instruction) instead of wgmma when its M is not a whole number of the
+/// role's wgmma steps (64 rows per warpgroup): M = 16 or 32 (the 16 query
+/// heads of one KV group in NSA), or M = 64 on a role of 8 warps. Its
+/// operands are then register tiles in the mma.sync operand layouts.
+bool usesMmaSync(DotOp dot);
 /// True in the first thread of each role (who issues TMA and expect_tx).
 Value isRoleLeader(OpBuilder &b, Location loc, int64_t roleWarps);
 /// bar.sync over the executing role: named barrier 1 + role index, 32 *
