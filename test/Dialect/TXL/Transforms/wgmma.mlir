@@ -334,3 +334,39 @@ module attributes {txl.target = "sm_90a"} {
     return %d : tensor<64x128xf32, #nv>
   }
 }
+
+// -----
+
+// mma.sync (#txl.nvmma version 2): M = 16 on 4 warps, one along M and 4
+// along N (8 columns each). C = 16 x 64: each thread holds 2 column blocks
+// (columns 0..7 and 32..39 of its warp's pattern) of 4 f32; K = 32 is two
+// K steps: 2 x 2 = 4 nvvm.mma.sync m16n8k16 (bf16 in i32 pairs, f32
+// accumulator), each reading 4 A and 2 B registers; no wgmma.
+#mma2 = #txl.nvmma<version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8, 16]>
+#opA2 = #txl.dot_operand<opIdx = 0, parent = #mma2, kWidth = 2>
+#opB2 = #txl.dot_operand<opIdx = 1, parent = #mma2, kWidth = 2>
+// CHECK-LABEL: func.func @mma_sync_m16
+// CHECK-COUNT-4: nvvm.mma.sync A[{{.*}}, {{.*}}, {{.*}}, {{.*}}] B[{{.*}}, {{.*}}] C[{{.*}}, {{.*}}, {{.*}}, {{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-NOT: wgmma
+module attributes {txl.target = "sm_90a"} {
+  func.func @mma_sync_m16(%a: tensor<16x32xbf16, #opA2>, %b: tensor<32x64xbf16, #opB2>, %acc: tensor<16x64xf32, #mma2>) -> tensor<16x64xf32, #mma2> attributes {txl.kernel} {
+    %d = txl.dot %a, %b, %acc : tensor<16x32xbf16, #opA2>, tensor<32x64xbf16, #opB2>, tensor<16x64xf32, #mma2>
+    return %d : tensor<16x64xf32, #mma2>
+  }
+}
+
+// -----
+
+// mma.sync takes its operands in its register layouts.
+#mma2 = #txl.nvmma<version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8, 16]>
+#opA2 = #txl.dot_operand<opIdx = 0, parent = #mma2, kWidth = 2>
+#bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {txl.target = "sm_90a"} {
+  func.func @mma_sync_blocked_b(%a: tensor<16x32xbf16, #opA2>, %b: tensor<32x64xbf16, #bl>, %acc: tensor<16x64xf32, #mma2>) -> tensor<16x64xf32, #mma2> attributes {txl.kernel} {
+    // expected-error @+2 {{failed to legalize operation 'txl.dot'}}
+    // expected-error @+1 {{'txl.dot' op mma.sync reads A and B from registers in its operand layouts (#txl.dot_operand<opIdx = 0 / 1, parent = the accumulator's #txl.nvmma version 2, kWidth = 2>); run --txl-assign-layouts}}
+    %d = txl.dot %a, %b, %acc : tensor<16x32xbf16, #opA2>, tensor<32x64xbf16, #bl>, tensor<16x64xf32, #mma2>
+    return %d : tensor<16x64xf32, #mma2>
+  }
+}
