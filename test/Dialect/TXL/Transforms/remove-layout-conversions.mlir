@@ -84,3 +84,32 @@ func.func @real(%p: tensor<64x32x!txl.ptr<f32>, #blocked>) -> tensor<64x32xf32, 
   %y = txl.relayout %x : tensor<64x32xf32, #blocked> -> tensor<64x32xf32, #mma>
   return %y : tensor<64x32xf32, #mma>
 }
+
+// -----
+
+#blocked = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma2 = #txl.nvmma<version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8, 16]>
+#opB = #txl.dot_operand<opIdx = 1, parent = #mma2, kWidth = 2>
+#sw = #txl.nvmma_shared<swizzle = 128>
+// A tile read from shared memory only to be converted is read in the layout
+// needed, where the read was (an mma.sync operand from a pipeline ring):
+// directly, or through a transpose of the read (smem_trans of the view). A
+// read with another use is converted as before.
+// CHECK-LABEL: func.func @read_in_layout(
+// CHECK-SAME: %[[V:.*]]: !txl.smem<64x128xbf16, #txl.nvmma_shared<swizzle = 128>>
+// CHECK-NEXT: %[[B:.*]] = txl.smem_load %[[V]] : !txl.smem<64x128xbf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<64x128xbf16, #txl.dot_operand<opIdx = 1, {{.*}}>>
+// CHECK-NEXT: %[[T:.*]] = txl.smem_trans %[[V]] [1, 0] : !txl.smem<64x128xbf16, #txl.nvmma_shared<swizzle = 128>> -> !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>
+// CHECK-NEXT: %[[BT:.*]] = txl.smem_load %[[T]] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>> -> tensor<128x64xbf16, #txl.dot_operand<opIdx = 1, {{.*}}>>
+// CHECK-NEXT: %[[R:.*]] = txl.smem_load %[[V]] : {{.*}} -> tensor<64x128xbf16, #txl.blocked<{{.*}}>>
+// CHECK-NEXT: %[[C:.*]] = txl.relayout %[[R]]
+// CHECK-NEXT: return %[[B]], %[[BT]], %[[C]], %[[R]]
+func.func @read_in_layout(%v: !txl.smem<64x128xbf16, #sw>) -> (tensor<64x128xbf16, #opB>, tensor<128x64xbf16, #opB>, tensor<64x128xbf16, #opB>, tensor<64x128xbf16, #blocked>) {
+  %r = txl.smem_load %v : !txl.smem<64x128xbf16, #sw> -> tensor<64x128xbf16, #blocked>
+  %b = txl.relayout %r : tensor<64x128xbf16, #blocked> -> tensor<64x128xbf16, #opB>
+  %r2 = txl.smem_load %v : !txl.smem<64x128xbf16, #sw> -> tensor<64x128xbf16, #blocked>
+  %t = txl.trans %r2, [1, 0] : tensor<64x128xbf16, #blocked> -> tensor<128x64xbf16, #txl.linear<register = [[1, 0], [2, 0], [4, 0], [0, 8], [0, 16], [0, 32]], lane = [[8, 0], [16, 0], [32, 0], [64, 0], [0, 1]], warp = [[0, 2], [0, 4]]>>
+  %bt = txl.relayout %t : tensor<128x64xbf16, #txl.linear<register = [[1, 0], [2, 0], [4, 0], [0, 8], [0, 16], [0, 32]], lane = [[8, 0], [16, 0], [32, 0], [64, 0], [0, 1]], warp = [[0, 2], [0, 4]]>> -> tensor<128x64xbf16, #opB>
+  %r3 = txl.smem_load %v : !txl.smem<64x128xbf16, #sw> -> tensor<64x128xbf16, #blocked>
+  %c = txl.relayout %r3 : tensor<64x128xbf16, #blocked> -> tensor<64x128xbf16, #opB>
+  return %b, %bt, %c, %r3 : tensor<64x128xbf16, #opB>, tensor<128x64xbf16, #opB>, tensor<64x128xbf16, #opB>, tensor<64x128xbf16, #blocked>
+}
