@@ -26,11 +26,14 @@
 //    there, the operand gets the default layout (a real conversion).
 // 5. Defaults. Any class still without a layout gets a blocked layout for
 //    its largest tile that reads 16 bytes (of its pointer tiles' pointee)
-//    per thread along the contiguous dimension (coalesced global access),
+//    per thread along the contiguous dimension (coalesced global access: the
+//    last, or the first where AxisInfo proves the pointers more contiguous
+//    there),
 //    with the warps of one warpgroup stacked along rows.
 //
 //===----------------------------------------------------------------------===//
 
+#include "txl/Dialect/TXL/Transforms/AxisInfo.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -64,6 +67,9 @@ struct SliceRelation {
 class LayoutAssigner {
 public:
   LayoutAssigner(func::FuncOp func, unsigned numWarps) : func(func), numWarps(numWarps) {}
+
+  /// Contiguity of pointer tiles (the default layouts' order).
+  AxisAnalysis axes;
 
   LogicalResult run() {
     insertOperandRelayouts();
@@ -389,7 +395,10 @@ private:
     return failure(result.wasInterrupted());
   }
 
-  /// A blocked layout reading 16 bytes per thread along the last dimension.
+  /// A blocked layout reading 16 bytes per thread along the contiguous
+  /// dimension: the last, or the first of a 2-D class whose pointers are
+  /// contiguous there (B^T of an N x K tensor loaded as K x N), as Triton's
+  /// coalescing orders its layouts by the pointers' contiguity.
   Attribute defaultLayout(Value anyMember) {
     // The class's largest tile sets the shape (a broadcast's 64x1 source must
     // not give the 64x64 tiles of its class a one-column layout). The vector
@@ -398,15 +407,18 @@ private:
     // width of bf16 loads), else its widest element.
     auto type = cast<RankedTensorType>(anyMember.getType());
     unsigned memBits = 0, eltBits = 8;
+    SmallVector<Value> ptrs; // the pointer tiles
     for (auto it = classes.findLeader(anyMember); it != classes.member_end(); ++it) {
       auto t = cast<RankedTensorType>((*it).getType());
       if (t.getNumElements() > type.getNumElements())
         type = t;
       Type elt = t.getElementType();
-      if (auto ptr = dyn_cast<PtrType>(elt))
+      if (auto ptr = dyn_cast<PtrType>(elt)) {
         memBits = std::max(memBits, getElementBitWidth(ptr.getPointeeType()));
-      else
+        ptrs.push_back(*it);
+      } else {
         eltBits = std::max(eltBits, getElementBitWidth(elt));
+      }
     }
     unsigned bits = std::max(8u, memBits ? memBits : eltBits);
     ArrayRef<int64_t> shape = type.getShape();
@@ -414,8 +426,22 @@ private:
     SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;
     for (unsigned d = rank; d-- > 0;)
       order.push_back(d);
-    unsigned last = rank - 1;
-    spt[last] = std::max<int64_t>(1, std::min<int64_t>(shape[last], 128 / bits));
+    if (rank == 2) {
+      // The longest runs of consecutive addresses any full-size pointer tile
+      // of the class has, per dimension (a splat base has none).
+      int64_t run[2] = {1, 1};
+      for (Value p : ptrs) {
+        if (cast<RankedTensorType>(p.getType()).getShape() != shape)
+          continue;
+        AxisInfo info = axes.get(p);
+        run[0] = std::max(run[0], info.contiguity[0]);
+        run[1] = std::max(run[1], info.contiguity[1]);
+      }
+      if (run[0] > run[1])
+        order = {0, 1};
+    }
+    unsigned fast = order.front();
+    spt[fast] = std::max<int64_t>(1, std::min<int64_t>(shape[fast], 128 / bits));
     unsigned threads = 32;
     for (unsigned d : order) {
       int64_t want = std::max<int64_t>(1, shape[d] / spt[d]);

@@ -316,7 +316,7 @@ AxisInfo AxisAnalysis::add(const AxisInfo &l, const AxisInfo &r, int64_t scale, 
 
 int64_t mlir::txl::pow2Gcd(int64_t a, int64_t b) { return pow2Divisor(gcd(a, b)); }
 
-int64_t mlir::txl::getAlignedRun(AxisAnalysis &axes, Value ptrs) {
+int64_t mlir::txl::getAlignedRun(AxisAnalysis &axes, Value ptrs, int64_t dim) {
   auto tile = dyn_cast<RankedTensorType>(ptrs.getType());
   if (!tile || tile.getRank() == 0)
     return 1;
@@ -327,7 +327,7 @@ int64_t mlir::txl::getAlignedRun(AxisAnalysis &axes, Value ptrs) {
   if (bits % 8 != 0 || bits > 128)
     return 1;
   int64_t elemBytes = bits / 8;
-  int64_t last = tile.getRank() - 1;
+  int64_t last = dim < 0 ? tile.getRank() - 1 : dim;
   AxisInfo p = axes.get(ptrs);
   int64_t run = pow2Gcd(p.contiguity[last], std::max<int64_t>(1, p.divisibility[last] / elemBytes));
   run = std::min<int64_t>(run, std::max<int64_t>(1, 16 / elemBytes));

@@ -252,12 +252,11 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
     unsigned bits = getElementBitWidth(view.getElementType());
     int64_t elemBytes = bits / 8;
     unsigned rank = ptrs.getRank();
-    // Runs along the last dimension are contiguous in shared memory unless
-    // the view is stored transposed.
+    // Runs along the last dimension are contiguous in shared memory, along
+    // the first in a transposed 2-D view (a K-major B tile of a K x N load).
     auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
-    int64_t run = bits % 8 == 0 && !(enc && enc.getTransposed() && rank == 2)
-                      ? registerRun(*layout, rank - 1)
-                      : 1;
+    unsigned contig = enc && enc.getTransposed() && rank == 2 ? 0 : rank - 1;
+    int64_t run = bits % 8 == 0 ? registerRun(*layout, contig) : 1;
     if (int64_t c = static_cast<int32_t>(op.getContiguity()); c > 0)
       run = std::min(run, c);
     run = std::min<int64_t>(run, 16 / std::max<int64_t>(elemBytes, 1));
@@ -267,7 +266,7 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
              << "cp.async copies 4, 8 or 16 bytes, but only " << run << " contiguous "
              << view.getElementType()
              << " element(s) per copy are known here; use a layout with more contiguous "
-                "elements per thread along the last dimension (and contiguity >= "
+                "elements per thread along the view's contiguous dimension (and contiguity >= "
              << std::max<int64_t>(1, 4 / std::max<int64_t>(elemBytes, 1)) << ")";
     // .cg (L2 only) exists for 16-byte copies alone.
     if (bytes != 16)

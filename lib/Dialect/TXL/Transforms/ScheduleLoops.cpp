@@ -201,6 +201,11 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
   struct PointerLoad {
     LoadOp load;
     int64_t contiguity;
+    /// The dimension the copies run along: the last, or the first of a 2-D
+    /// tile whose addresses are contiguous there (B^T of an N x K tensor
+    /// loaded as K x N): its ring is stored transposed (K-major), which is
+    /// also what wgmma needs for 8-bit B.
+    unsigned dim;
   };
 
   /// Pointer-tile loads (tl.load) that feed a dot (directly or through
@@ -235,7 +240,12 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
             cache == CacheModifier::cg) ||
           (load.getOther() && !isZero(load.getOther())))
         continue;
+      unsigned dim = tile.getRank() - 1;
       int64_t run = getAlignedRun(axes, load.getPtr());
+      if (int64_t first = getAlignedRun(axes, load.getPtr(), 0); first > run) {
+        run = first;
+        dim = 0;
+      }
       if (run * bits < 32)
         continue;
       llvm::SetVector<Operation *> mine;
@@ -244,7 +254,7 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
                 (!load.getOther() || collectIssueSlice(loop, load.getOther(), mine));
       if (!ok)
         continue;
-      loads.push_back({load, run});
+      loads.push_back({load, run, dim});
       slice.insert(mine.begin(), mine.end());
     }
     return loads;
@@ -312,8 +322,7 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
       lowerLoad(rw, entry, loop, load, base, S, buffersFor(load), issue);
     SmallVector<Operation *> ringReads;
     for (PointerLoad &p : ptrLoads)
-      ringReads.push_back(
-          lowerPointerLoad(rw, entry, loop, p.load, p.contiguity, base, buffersFor(p.load), issue));
+      ringReads.push_back(lowerPointerLoad(rw, entry, loop, p, base, buffersFor(p.load), issue));
     if (!ringReads.empty()) {
       // Before the first read of iteration i's copies: this thread's copies of
       // iteration i are done (the groups of the S - 2 later iterations may
@@ -418,13 +427,19 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
   /// Replaces a pointer-tile `load` by a read of its ring slot (stage S - 1)
   /// and adds the cp.async that fills the slot (stage 0) to `issue`; each
   /// copy moves at most `contiguity` elements. Returns the read.
-  Operation *lowerPointerLoad(IRRewriter &rw, Block &entry, scf::ForOp loop, LoadOp load,
-                              int64_t contiguity, Value base, int64_t buffers,
-                              DenseSet<Operation *> &issue) {
+  Operation *lowerPointerLoad(IRRewriter &rw, Block &entry, scf::ForOp loop, const PointerLoad &p,
+                              Value base, int64_t buffers, DenseSet<Operation *> &issue) {
+    LoadOp load = p.load;
+    int64_t contiguity = p.contiguity;
     Location loc = load.getLoc();
     auto tile = cast<RankedTensorType>(load.getType());
-    auto enc = NVMMASharedAttr::get(
-        rw.getContext(), getWidestSwizzle(tile.getShape(), tile.getElementType()), false);
+    // Rows of the ring run along the copies' dimension.
+    bool transposed = p.dim == 0 && tile.getRank() == 2;
+    SmallVector<int64_t> rows(tile.getShape());
+    if (transposed)
+      std::swap(rows[0], rows[1]);
+    auto enc = NVMMASharedAttr::get(rw.getContext(), getWidestSwizzle(rows, tile.getElementType()),
+                                    transposed);
     auto ringType =
         SmemType::get(rw.getContext(), tile.getShape(), tile.getElementType(), buffers, enc);
     Value ring;

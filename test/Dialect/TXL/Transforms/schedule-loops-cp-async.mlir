@@ -91,6 +91,79 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
+// B read K-major (B^T of an N x K tensor, K contiguous: Triton's fp8 GEMM
+// loads b.T): its pointers are contiguous along dim 0, so its ring is stored
+// transposed (K-major, what wgmma needs for 8-bit B) and each cp.async moves
+// 8 elements down a column. A stays row-major.
+// CHECK-LABEL: func.func @k_major_b
+// CHECK: txl.smem_alloc {txl.ring} : !txl.smem<64x64xf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>
+// CHECK: txl.smem_alloc {txl.ring} : !txl.smem<64x64xf16, stages = 3, #txl.nvmma_shared<swizzle = 128, transposed = true>>
+// CHECK: scf.for
+// CHECK:   txl.async_load {{.*}}{contiguity = 8 : i32, {{.*}} : tensor<64x64x!txl.ptr<f16>>, !txl.smem<64x64xf16, #txl.nvmma_shared<swizzle = 128>>
+// CHECK:   txl.async_load_wait 2
+// CHECK:   txl.async_load {{.*}}{contiguity = 8 : i32, {{.*}} : tensor<64x64x!txl.ptr<f16>>, !txl.smem<64x64xf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>
+// CHECK: } {txl.num_stages = 3 : i32}
+// CHECK: txl.async_load_wait 0
+// CHECK: txl.bar_wait 0, 128
+module attributes {txl.target = "sm_90a"} {
+  func.func @k_major_b(%a: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %b: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %k: i32 {txl.divisibility = 16 : i32},
+      %sa: i32 {txl.divisibility = 16 : i32}, %sb: i32 {txl.divisibility = 16 : i32}) -> tensor<64x64xf32>
+      attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_stages = 3 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %ara = txl.make_range 0, 64 : tensor<64xi32>
+    %arows = txl.expand_dims %ara, 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %arb = txl.make_range 0, 64 : tensor<64xi32>
+    %acols = txl.expand_dims %arb, 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %sas = txl.splat %sa : i32 -> tensor<64x1xi32>
+    %am = arith.muli %arows, %sas : tensor<64x1xi32>
+    %amb = txl.broadcast %am : tensor<64x1xi32> -> tensor<64x64xi32>
+    %acb = txl.broadcast %acols : tensor<1x64xi32> -> tensor<64x64xi32>
+    %ao = arith.addi %amb, %acb : tensor<64x64xi32>
+    %as = txl.splat %a : !txl.ptr<f16> -> tensor<64x64x!txl.ptr<f16>>
+    %pa0 = txl.addptr %as, %ao : tensor<64x64x!txl.ptr<f16>>, tensor<64x64xi32>
+    %bra = txl.make_range 0, 64 : tensor<64xi32>
+    %brows = txl.expand_dims %bra, 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %brb = txl.make_range 0, 64 : tensor<64xi32>
+    %bcols = txl.expand_dims %brb, 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %sbs = txl.splat %sb : i32 -> tensor<1x64xi32>
+    %bn = arith.muli %bcols, %sbs : tensor<1x64xi32>
+    %bcb = txl.broadcast %bn : tensor<1x64xi32> -> tensor<64x64xi32>
+    %bkb = txl.broadcast %brows : tensor<64x1xi32> -> tensor<64x64xi32>
+    %bo = arith.addi %bkb, %bcb : tensor<64x64xi32>
+    %bs = txl.splat %b : !txl.ptr<f16> -> tensor<64x64x!txl.ptr<f16>>
+    %pb0 = txl.addptr %bs, %bo : tensor<64x64x!txl.ptr<f16>>, tensor<64x64xi32>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %res:3 = scf.for %i = %c0 to %k step %c64 iter_args(%acc = %zero, %pa = %pa0, %pb = %pb0)
+        -> (tensor<64x64xf32>, tensor<64x64x!txl.ptr<f16>>, tensor<64x64x!txl.ptr<f16>>) : i32 {
+      %left = arith.subi %k, %i : i32
+      %kr = txl.make_range 0, 64 : tensor<64xi32>
+      %kc = txl.expand_dims %kr, 0 : tensor<64xi32> -> tensor<1x64xi32>
+      %lr = txl.splat %left : i32 -> tensor<1x64xi32>
+      %mr = arith.cmpi slt, %kc, %lr : tensor<1x64xi32>
+      %ma = txl.broadcast %mr : tensor<1x64xi1> -> tensor<64x64xi1>
+      %zfa = arith.constant dense<0.0> : tensor<64x64xf16>
+      %ta = txl.load %pa mask %ma other %zfa : tensor<64x64x!txl.ptr<f16>> -> tensor<64x64xf16>
+      %kr2 = txl.make_range 0, 64 : tensor<64xi32>
+      %kc2 = txl.expand_dims %kr2, 1 : tensor<64xi32> -> tensor<64x1xi32>
+      %lc = txl.splat %left : i32 -> tensor<64x1xi32>
+      %mc = arith.cmpi slt, %kc2, %lc : tensor<64x1xi32>
+      %mb = txl.broadcast %mc : tensor<64x1xi1> -> tensor<64x64xi1>
+      %zfb = arith.constant dense<0.0> : tensor<64x64xf16>
+      %tb = txl.load %pb mask %mb other %zfb : tensor<64x64x!txl.ptr<f16>> -> tensor<64x64xf16>
+      %d = txl.dot %ta, %tb, %acc : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+      %da = arith.constant dense<64> : tensor<64x64xi32>
+      %pa1 = txl.addptr %pa, %da : tensor<64x64x!txl.ptr<f16>>, tensor<64x64xi32>
+      %db = arith.constant dense<64> : tensor<64x64xi32>
+      %pb1 = txl.addptr %pb, %db : tensor<64x64x!txl.ptr<f16>>, tensor<64x64xi32>
+      scf.yield %d, %pa1, %pb1 : tensor<64x64xf32>, tensor<64x64x!txl.ptr<f16>>, tensor<64x64x!txl.ptr<f16>>
+    }
+    return %res#0 : tensor<64x64xf32>
+  }
+}
+
+// -----
+
 // Strides divisible by 4 elements (8 bytes): 4 f16 per copy.
 // CHECK-LABEL: func.func @stride_div4
 // CHECK: txl.smem_alloc {txl.ring} : !txl.smem<64x64xf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>

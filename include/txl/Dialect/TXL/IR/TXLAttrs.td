@@ -77,12 +77,17 @@ def TXL_BlockedAttr : TXL_Attr<"Blocked", "blocked"> {
 }
 
 def TXL_NVMMAAttr : TXL_Attr<"NVMMA", "nvmma"> {
-  let summary = "wgmma accumulator register layout (m64nNk16 fragments)";
+  let summary = "MMA accumulator register layout (wgmma m64nNk16 or mma.sync m16n8k16 fragments)";
   let description = [{
-    The accumulator of Hopper warpgroup MMA: for m64nN each warp owns 16 rows;
-    thread `t` holds register `r` at row `16*warp + lane/4 + 8*((r/2)%2)`,
-    column `8*(r/4) + 2*(lane%4) + r%2`.
+    Version 3, the accumulator of Hopper warpgroup MMA: for m64nN each warp
+    owns 16 rows; thread `t` holds register `r` at row
+    `16*warp + lane/4 + 8*((r/2)%2)`, column `8*(r/4) + 2*(lane%4) + r%2`.
     `#txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>`
+
+    Version 2, the accumulator of mma.sync m16n8k16 (a dot whose M is not a
+    whole number of 64-row wgmma steps): the same fragment per warp; warps
+    split M in 16-row blocks, then N in 8-column blocks.
+    `#txl.nvmma<version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8, 16]>`
   }];
   let parameters = (ins "unsigned":$version,
                         TXL_UnsignedArrayParameter:$warpsPerCTA,
@@ -92,9 +97,10 @@ def TXL_NVMMAAttr : TXL_Attr<"NVMMA", "nvmma"> {
 }
 
 def TXL_DotOperandAttr : TXL_Attr<"DotOperand", "dot_operand"> {
-  let summary = "wgmma operand held in registers (A of an RS wgmma)";
+  let summary = "MMA operand held in registers (A of an RS wgmma; A or B of mma.sync)";
   let description = [{
-    Operand `opIdx` (0 = A) of the MMA whose accumulator layout is `parent`,
+    Operand `opIdx` (0 = A, 1 = B: mma.sync only) of the MMA whose accumulator
+    layout is `parent`,
     with `kWidth` consecutive K elements per 32-bit register pair (2 for
     16-bit types: k16 chunks, 4 for 8-bit types: k32 chunks).
     `#txl.dot_operand<opIdx = 0, parent = #txl.nvmma<...>, kWidth = 2>`

@@ -57,12 +57,12 @@ private:
 int64_t pow2Gcd(int64_t a, int64_t b);
 
 /// The number of elements N (a power of two, at least 1) such that, along
-/// the last dimension of the pointer tile `ptrs`, every run of N elements
+/// dimension `dim` (-1: the last) of the pointer tile `ptrs`, every run of N elements
 /// starting at a multiple of N holds consecutive addresses and starts at an
 /// address aligned to N elements, capped at 16 bytes. From the pointers
 /// alone: the register layout and any mask still bound what one instruction
 /// may move.
-int64_t getAlignedRun(AxisAnalysis &axes, Value ptrs);
+int64_t getAlignedRun(AxisAnalysis &axes, Value ptrs, int64_t dim = -1);
 
 } // namespace mlir::txl
 
