@@ -15,7 +15,7 @@ LLVM=/usr/lib/llvm-22
 
 # Debian packages the build and the tests need.
 PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang clang-format lld ninja-build cmake
-      python3 python3-pytest zlib1g-dev libzstd-dev git)
+      python3 python3-pytest zlib1g-dev libzstd-dev git libgtest-dev)
 
 missing=()
 RUN=1
@@ -54,7 +54,7 @@ if [[ ! -f "$BUILD/build.ninja" ]]; then
 fi
 echo "== building (ninja -j$JOBS)"
 start=$(date +%s)
-ninja -C "$BUILD" -j"$JOBS" txl-opt txlc
+ninja -C "$BUILD" -j"$JOBS" txl-tools
 echo "== built in $(( $(date +%s) - start )) s: $BUILD/bin/txl-opt, $BUILD/bin/txlc"
 
 if (( RUN )); then

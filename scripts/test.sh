@@ -23,7 +23,7 @@ count() { # $1 = passed, $2 = failed
 }
 
 echo "== lit (check-txl)"
-ninja -C "$BUILD" -j"$JOBS" txl-opt txlc >/dev/null || { echo "build failed"; exit 1; }
+ninja -C "$BUILD" -j"$JOBS" txl-tools >/dev/null || { echo "build failed"; exit 1; }
 lit_out=$("$LIT" -sv "$BUILD/test" 2>&1)
 lit_rc=$?
 echo "$lit_out" | grep -E "^(FAIL|XPASS|UNRESOLVED|TIMEOUT)|Passed|Failed|Unsupported|Expectedly|Total" || true

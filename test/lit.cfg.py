@@ -35,6 +35,11 @@ tools.append(ToolSubst("txlc", unresolved="ignore"))  # built by check-txl; igno
 tools.append(ToolSubst("not", unresolved="fatal"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# The C++ unit tests (test/Unit/*.cpp, GoogleTest) when they were built.
+if os.path.exists(os.path.join(config.txl_tools_dir, "txl-unittests")):
+    config.available_features.add("txl-unittests")
+    llvm_config.add_tool_substitutions([ToolSubst("txl-unittests", unresolved="ignore")], tool_dirs)
+
 # ptxas is optional: PTX tests use `REQUIRES: ptxas`.
 ptxas = shutil.which("ptxas") or (
     "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
