@@ -563,22 +563,49 @@ struct LowerMmaSyncDot : OpConversionPattern<DotOp> {
     if (k % 16 != 0)
       return op.emitOpError() << "mma.sync m16n8k16 needs K a multiple of 16, got " << k;
 
+    // Every instruction's registers, found before any IR is built (a layout
+    // that misses a fragment element is an error, not a half-built dot).
+    struct Step {
+      int64_t c[4], a[8], b[4];
+    };
+    SmallVector<Step> steps;
+    auto at = [](const DenseMap<std::pair<int64_t, int64_t>, int64_t> &regs, int64_t row,
+                 int64_t col) {
+      auto it = regs.find({row, col});
+      return it == regs.end() ? int64_t(-1) : it->second;
+    };
+    for (int64_t mi = 0; mi < rowBlocks; ++mi)
+      for (int64_t ni = 0; ni < colBlocks; ++ni) {
+        int64_t row = 16 * wm * mi, col = 8 * wn * ni;
+        for (int64_t k0 = 0; k0 < k; k0 += 16) {
+          // c0..c3 = (row, col), (row, col + 1), (row + 8, col), (row + 8, col + 1);
+          // a0..a7 = (row, k0..k0+1), (row + 8, k0..), (row, k0 + 8..), (row + 8, k0 + 8..);
+          // b0..b3 = (k0..k0+1, col), (k0 + 8.., col).
+          Step s{{at(accRegs, row, col), at(accRegs, row, col + 1), at(accRegs, row + 8, col),
+                  at(accRegs, row + 8, col + 1)},
+                 {at(aRegs, row, k0), at(aRegs, row, k0 + 1), at(aRegs, row + 8, k0),
+                  at(aRegs, row + 8, k0 + 1), at(aRegs, row, k0 + 8), at(aRegs, row, k0 + 9),
+                  at(aRegs, row + 8, k0 + 8), at(aRegs, row + 8, k0 + 9)},
+                 {at(bRegs, k0, col), at(bRegs, k0 + 1, col), at(bRegs, k0 + 8, col),
+                  at(bRegs, k0 + 9, col)}};
+          if (llvm::is_contained(s.c, -1) || llvm::is_contained(s.a, -1) ||
+              llvm::is_contained(s.b, -1))
+            return op.emitOpError() << "the mma.sync layouts miss a fragment element of the "
+                                       "16 x 8 block at ("
+                                    << row << ", " << col << "), K step " << k0 / 16;
+          steps.push_back(s);
+        }
+      }
+
     Type elt = getTypeConverter()->convertType(in);
     auto pairType = VectorType::get({2}, elt);
     Type operandType = in.isBF16() ? Type(rewriter.getI32Type()) : Type(pairType);
-    // Two elements of a tile (registers found by coordinates) as one operand.
-    bool missing = false;
-    auto pack = [&](Value tile, const DenseMap<std::pair<int64_t, int64_t>, int64_t> &regs,
-                    std::pair<int64_t, int64_t> first, std::pair<int64_t, int64_t> second) {
+    // Two registers of a tile as one operand (a 32-bit pair).
+    auto pack = [&](Value tile, int64_t first, int64_t second) {
       Value vec = LLVM::UndefOp::create(rewriter, loc, pairType);
-      std::pair<int64_t, int64_t> coords[2] = {first, second};
-      for (auto [i, c] : llvm::enumerate(coords)) {
-        auto it = regs.find(c);
-        if (it == regs.end()) {
-          missing = true;
-          return vec;
-        }
-        Value e = LLVM::ExtractValueOp::create(rewriter, loc, tile, it->second);
+      int64_t regs[2] = {first, second};
+      for (auto [i, r] : llvm::enumerate(regs)) {
+        Value e = LLVM::ExtractValueOp::create(rewriter, loc, tile, r);
         vec = LLVM::InsertElementOp::create(rewriter, loc, vec, e, i32Const(rewriter, loc, i));
       }
       return in.isBF16() ? Value(LLVM::BitcastOp::create(rewriter, loc, operandType, vec)) : vec;
@@ -587,40 +614,29 @@ struct LowerMmaSyncDot : OpConversionPattern<DotOp> {
     auto resultType = LLVM::LLVMStructType::getLiteral(getContext(), {f32, f32, f32, f32});
     auto ptx = in.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
     Value acc = adaptor.getAcc();
-    for (int64_t mi = 0; mi < rowBlocks; ++mi) {
-      for (int64_t ni = 0; ni < colBlocks; ++ni) {
-        int64_t row = 16 * wm * mi, col = 8 * wn * ni;
-        // c0..c3: (row, col), (row, col + 1), (row + 8, col), (row + 8, col + 1).
-        SmallVector<int64_t, 4> cIdx;
-        for (auto c : {std::pair{row, col}, {row, col + 1}, {row + 8, col}, {row + 8, col + 1}}) {
-          auto it = accRegs.find(c);
-          if (it == accRegs.end())
-            return op.emitOpError() << "accumulator layout misses a fragment element";
-          cIdx.push_back(it->second);
-        }
-        SmallVector<Value> c;
-        for (int64_t r : cIdx)
-          c.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, r));
-        for (int64_t k0 = 0; k0 < k; k0 += 16) {
-          Value a[4] = {pack(adaptor.getA(), aRegs, {row, k0}, {row, k0 + 1}),
-                        pack(adaptor.getA(), aRegs, {row + 8, k0}, {row + 8, k0 + 1}),
-                        pack(adaptor.getA(), aRegs, {row, k0 + 8}, {row, k0 + 9}),
-                        pack(adaptor.getA(), aRegs, {row + 8, k0 + 8}, {row + 8, k0 + 9})};
-          Value b[2] = {pack(adaptor.getB(), bRegs, {k0, col}, {k0 + 1, col}),
-                        pack(adaptor.getB(), bRegs, {k0 + 8, col}, {k0 + 9, col})};
-          if (missing)
-            return op.emitOpError() << "operand layouts miss a fragment element";
-          Value d = NVVM::MmaOp::create(
-              rewriter, loc, resultType, ValueRange(a), ValueRange(b), ValueRange(c),
-              ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-              std::array<NVVM::MMATypes, 2>{ptx, ptx},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
-          for (int64_t i = 0; i < 4; ++i)
-            c[i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
-        }
-        for (auto [r, v] : llvm::zip(cIdx, c))
-          acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, r);
+    int64_t kSteps = k / 16;
+    for (size_t first = 0; first < steps.size(); first += kSteps) {
+      // One 16 x 8 block: its accumulator registers through the K steps.
+      SmallVector<Value> c;
+      for (int64_t r : steps[first].c)
+        c.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, r));
+      for (int64_t ks = 0; ks < kSteps; ++ks) {
+        const Step &s = steps[first + ks];
+        Value a[4], b[2];
+        for (int i = 0; i < 4; ++i)
+          a[i] = pack(adaptor.getA(), s.a[2 * i], s.a[2 * i + 1]);
+        for (int i = 0; i < 2; ++i)
+          b[i] = pack(adaptor.getB(), s.b[2 * i], s.b[2 * i + 1]);
+        Value d = NVVM::MmaOp::create(
+            rewriter, loc, resultType, ValueRange(a), ValueRange(b), ValueRange(c),
+            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{ptx, ptx},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+        for (int64_t i = 0; i < 4; ++i)
+          c[i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
       }
+      for (auto [r, v] : llvm::zip(steps[first].c, c))
+        acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, r);
     }
     rewriter.replaceOp(op, acc);
     return success();
