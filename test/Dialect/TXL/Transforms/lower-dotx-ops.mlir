@@ -126,10 +126,6 @@ module attributes {txl.target = "sm_100a"} {
 #sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
 #bl = #txl.blocked<sizePerThread = [1, 256], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>
 
-// NOT TESTED HERE (stage bug, fuzz-out/stage-bugs/lower-dotx-register-acc-no-layout.mlir):
-// with an accumulator tensor that has no layout the diagnostic below is lost
-// (only "failed to legalize"); this case gives it a layout.
-
 // A register accumulator (tensor acc and a result) is not lowered: the MMA
 // accumulates in tensor memory.
 module attributes {txl.target = "sm_100a"} {
@@ -195,5 +191,21 @@ module attributes {txl.target = "sm_100a"} {
     // expected-error @+1 {{A from tensor memory is not supported yet}}
     txl.dotx %a, %b, %acc : !txl.tmem<128x64xbf16>, !txl.smem<64x256xbf16, #sw128T>, !txl.tmem<128x256xf32>
     return
+  }
+}
+
+// -----
+
+// Regression test: a register accumulator without a layout lost the reason
+// it cannot be lowered (only "failed to legalize" was reported).
+// The same register accumulator as @register_accumulator, with no layout:
+// the error is reported before the conversion.
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+module attributes {txl.target = "sm_100a"} {
+  func.func @register_accumulator_no_layout(%a: !txl.smem<128x64xbf16, #sw128>, %b: !txl.smem<64x256xbf16, #sw128T>, %c: tensor<128x256xf32>) -> tensor<128x256xf32> attributes {txl.kernel} {
+    // expected-error @+1 {{register accumulators are not supported}}
+    %d = txl.dotx %a, %b, %c : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x256xbf16, #sw128T>, tensor<128x256xf32> -> tensor<128x256xf32>
+    return %d : tensor<128x256xf32>
   }
 }

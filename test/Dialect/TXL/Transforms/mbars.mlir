@@ -94,11 +94,6 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
-// NOT TESTED HERE (stage bug, fuzz-out/stage-bugs/mbars-remote-arrive-mapa.mlir):
-// `txl.mbar_arrive %bar remote %cta` should become
-// `nvvm.mapa %bar, %cta : !llvm.ptr<3> -> !llvm.ptr<7>` + an arrive on the
-// cluster address; the stage casts to ptr<7> before mapa, which fails to verify.
-
 // mbar_wait: a try_wait.parity loop on the phase, with the 10 ms suspend hint.
 // CHECK-LABEL: func.func @wait
 // CHECK-SAME: (%[[ARG:.*]]: !txl.mbar, %[[PHASE:.*]]: i32)
@@ -135,6 +130,22 @@ module attributes {txl.target = "sm_90a"} {
     // expected-error @+2 {{failed to legalize operation 'txl.mbar_alloc'}}
     // expected-error @+1 {{has no planned offset; run --txl-smem-allocs first}}
     %bars = txl.mbar_alloc count 1 : !txl.mbar<2>
+    return
+  }
+}
+
+// -----
+
+// Regression test: a remote arrive cast the barrier to ptr<7> before
+// nvvm.mapa, which then failed to verify.
+// A remote arrive maps the CTA-local mbarrier (ptr<3>) into the cluster
+// window with nvvm.mapa and arrives on the cluster address.
+// CHECK-LABEL: func.func @remote_arrive(
+// CHECK: %[[P:.*]] = nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.arrive %[[P]] : !llvm.ptr<7>
+module attributes {txl.target = "sm_90a"} {
+  func.func @remote_arrive(%bar: !txl.mbar, %cta: i32) attributes {txl.kernel} {
+    txl.mbar_arrive %bar remote %cta
     return
   }
 }

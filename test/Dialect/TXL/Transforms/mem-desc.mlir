@@ -112,11 +112,6 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
-// NOT TESTED HERE (stage bug, fuzz-out/stage-bugs/mem-desc-swizzle-phase.mlir):
-// smem_index of a swizzled tile whose sub-tiles are not a multiple of 8 rows
-// (and column-block slices of such tiles) should be rejected like the row-4
-// slice below; they are accepted and read the wrong bytes.
-
 #sw128 = #txl.nvmma_shared<swizzle = 128>
 
 // Row 4 is inside the 8-row swizzle period: not a view.
@@ -168,6 +163,33 @@ module attributes {txl.target = "sm_90a"} {
     // expected-error @+2 {{failed to legalize operation 'txl.smem_subslice'}}
     // expected-error @+1 {{slicing a transposed view is not supported; slice the buffer, then transpose}}
     %s = txl.smem_subslice %v [0, 64] : !txl.smem<64x128xbf16, #sw128T> -> !txl.smem<64x64xbf16, #sw128T>
+    return
+  }
+}
+
+// -----
+
+// Regression test: smem_index and column-block slices of swizzled tiles with
+// fewer than 8 rows were accepted and read the wrong bytes.
+// Views of a swizzled tile must start on the 1024-byte swizzle pattern: a
+// 4-row sub-tile of an smem_index does not.
+module attributes {txl.target = "sm_90a"} {
+  func.func @index_4_rows(%v: !txl.smem<2x4x64xbf16, #txl.nvmma_shared<swizzle = 128>>, %i: i32) attributes {txl.kernel} {
+    // expected-error @+2 {{would start inside the 1024-byte swizzle pattern}}
+    // expected-error @+1 {{failed to legalize}}
+    %r = txl.smem_index %v[%i] : !txl.smem<2x4x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+    return
+  }
+}
+
+// -----
+
+// The same regression: the second 128-byte column block of a 4-row tile.
+module attributes {txl.target = "sm_90a"} {
+  func.func @column_block_4_rows(%v: !txl.smem<4x128xbf16, #txl.nvmma_shared<swizzle = 128>>) attributes {txl.kernel} {
+    // expected-error @+2 {{this slice is not a view of the buffer's layout}}
+    // expected-error @+1 {{failed to legalize}}
+    %r = txl.smem_subslice %v [0, 64] : !txl.smem<4x128xbf16, #txl.nvmma_shared<swizzle = 128>> -> !txl.smem<4x64xbf16, #txl.nvmma_shared<swizzle = 128>>
     return
   }
 }

@@ -3,12 +3,6 @@
 // tmem_load %acc -> dotx on the register copy -> tmem_store back to %acc is
 // one dotx on %acc itself (no result); anything else is left alone.
 
-// NOT TESTED HERE (stage bugs, fuzz-out/stage-bugs/):
-// remove-redundant-tmem-load-outside-loop.mlir: a tmem_load hoisted out of
-// the loop whose body does dotx + tmem_store is still rewritten (the MMA then
-// accumulates across iterations); remove-redundant-tmem-intervening-access.mlir:
-// a tmem_store to / tmem_load of %acc between the chain's ops is ignored.
-
 #sw128 = #txl.nvmma_shared<swizzle = 128>
 #sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
 
@@ -138,6 +132,66 @@ module attributes {txl.target = "sm_100a"} {
     %c = txl.tmem_load %acc : !txl.tmem<128x256xf32> -> tensor<128x256xf32>
     %d = txl.dotx %a, %b, %c : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x256xbf16, #sw128T>, tensor<128x256xf32> -> tensor<128x256xf32>
     scf.if %p {
+      txl.tmem_store %d, %acc : tensor<128x256xf32>, !txl.tmem<128x256xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// Regression test: a tensor-memory access of %acc between the chain's ops was
+// ignored and the chain rewritten in place.
+// A tmem_store to %acc between the load and the dotx blocks the in-place
+// rewrite: both stores stay.
+// CHECK-LABEL: func.func @store_between(
+// CHECK-COUNT-2: txl.tmem_store
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+module attributes {txl.target = "sm_100a"} {
+  func.func @store_between(%a: !txl.smem<128x64xbf16, #sw128>, %b: !txl.smem<64x256xbf16, #sw128T>, %acc: !txl.tmem<128x256xf32>, %z: tensor<128x256xf32>) attributes {txl.kernel} {
+    %c = txl.tmem_load %acc : !txl.tmem<128x256xf32> -> tensor<128x256xf32>
+    txl.tmem_store %z, %acc : tensor<128x256xf32>, !txl.tmem<128x256xf32>
+    %d = txl.dotx %a, %b, %c : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x256xbf16, #sw128T>, tensor<128x256xf32> -> tensor<128x256xf32>
+    txl.tmem_store %d, %acc : tensor<128x256xf32>, !txl.tmem<128x256xf32>
+    return
+  }
+}
+
+// -----
+
+// The same regression: a tmem_load of %acc between the dotx and the store
+// blocks the rewrite too: the store stays.
+// CHECK-LABEL: func.func @load_between(
+// CHECK: txl.tmem_store
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+module attributes {txl.target = "sm_100a"} {
+  func.func @load_between(%a: !txl.smem<128x64xbf16, #sw128>, %b: !txl.smem<64x256xbf16, #sw128T>, %acc: !txl.tmem<128x256xf32>) -> tensor<128x256xf32> attributes {txl.kernel} {
+    %c = txl.tmem_load %acc : !txl.tmem<128x256xf32> -> tensor<128x256xf32>
+    %d = txl.dotx %a, %b, %c : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x256xbf16, #sw128T>, tensor<128x256xf32> -> tensor<128x256xf32>
+    %old = txl.tmem_load %acc : !txl.tmem<128x256xf32> -> tensor<128x256xf32>
+    txl.tmem_store %d, %acc : tensor<128x256xf32>, !txl.tmem<128x256xf32>
+    return %old : tensor<128x256xf32>
+  }
+}
+
+// -----
+
+// Regression test: a tmem_load outside the loop was merged with the dotx +
+// tmem_store inside it (the MMA then accumulated across iterations).
+// The load stays.
+// CHECK-LABEL: func.func @load_outside_loop(
+// CHECK: txl.tmem_load
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+module attributes {txl.target = "sm_100a"} {
+  func.func @load_outside_loop(%a: !txl.smem<128x64xbf16, #sw128>, %b: !txl.smem<64x256xbf16, #sw128T>, %acc: !txl.tmem<128x256xf32>, %n: index) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c = txl.tmem_load %acc : !txl.tmem<128x256xf32> -> tensor<128x256xf32>
+    scf.for %i = %c0 to %n step %c1 {
+      %d = txl.dotx %a, %b, %c : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x256xbf16, #sw128T>, tensor<128x256xf32> -> tensor<128x256xf32>
       txl.tmem_store %d, %acc : tensor<128x256xf32>, !txl.tmem<128x256xf32>
     }
     return

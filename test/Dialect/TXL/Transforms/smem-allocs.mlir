@@ -217,11 +217,6 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
-// NOT TESTED HERE (stage bug, fuzz-out/stage-bugs/smem-allocs-desc-arg-signature.mlir):
-// a kernel-argument descriptor without an encoding should be given the
-// buffer's encoding in the function signature; the pass changes the block
-// argument but not the function type, and the result fails to verify.
-
 // Two live 128 KB buffers are more than a block's 227 KB.
 module attributes {txl.target = "sm_90a"} {
   // expected-error @+1 {{kernel needs 262144 bytes of shared memory, more than the 232448 (227 KB) a block can have}}
@@ -298,6 +293,102 @@ module attributes {txl.target = "sm_90a"} {
       %v = txl.get_buffer %r2[%c0] : !txl.smem<64x64xbf16, stages = 2>
       txl.async_load %p, %v : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
     }
+    return
+  }
+}
+
+// -----
+
+// Regression test: the pass gave an unencoded descriptor argument the
+// buffer's encoding in the block argument but not in the function type, and
+// the result failed to verify.
+// A descriptor argument given the buffer's encoding also changes the function type.
+// CHECK-LABEL: func.func @desc_arg_signature(
+// CHECK-SAME: !txl.tensordesc<128x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @desc_arg_signature(%d: !txl.tensordesc<128x64xbf16>, %bar: !txl.mbar, %b: !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %a = txl.smem_alloc : !txl.smem<128x64xbf16, stages = 2>
+    %ab = txl.get_buffer %a[%c0] : !txl.smem<128x64xbf16, stages = 2>
+    txl.tma_load %d[%c0, %c0], %ab, %bar : !txl.tensordesc<128x64xbf16>, !txl.smem<128x64xbf16>
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+    %r = txl.dot %ab, %b, %zero : !txl.smem<128x64xbf16>, !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>, tensor<128x64xf32>
+    return
+  }
+}
+
+// -----
+
+// Regression test: a buffer that already had an encoding left its unencoded
+// descriptor unencoded, so the host encoded the TMA unswizzled.
+// An encoded buffer gives its swizzle to an unencoded descriptor.
+// CHECK-LABEL: func.func @desc_arg_encoded_buffer(
+// CHECK-SAME: !txl.tensordesc<128x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @desc_arg_encoded_buffer(%d: !txl.tensordesc<128x64xbf16>) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %bars = txl.mbar_alloc count 1 : !txl.mbar<1>
+    %bar = txl.get_buffer %bars[%c0] : !txl.mbar<1>
+    %a = txl.smem_alloc : !txl.smem<128x64xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>
+    %ab = txl.get_buffer %a[%c0] : !txl.smem<128x64xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>
+    txl.mbar_expect %bar, 16384
+    txl.tma_load %d[%c0, %c0], %ab, %bar : !txl.tensordesc<128x64xbf16>, !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+    txl.mbar_wait %bar, %c0 : i32
+    return
+  }
+}
+
+// -----
+
+// Regression test: a buffer read by an async op (TMA store, async wgmma) was
+// live only to the op's position, so a later buffer reused its bytes (both
+// cases placed both buffers at offset 0).
+// Such a buffer stays live until the kernel ends, so a later buffer never
+// reuses its bytes while the hardware may still read them.
+// CHECK-LABEL: func.func @async_store_reuse(
+// CHECK-SAME: txl.shared_bytes = 16384
+// CHECK: llvm.getelementptr %{{.*}}[8192]
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {txl.target = "sm_90a"} {
+  func.func @async_store_reuse(%desc: !txl.tensordesc<64x64xbf16, #sw128>, %v: tensor<64x64xbf16, #bl>, %w: tensor<64x64xbf16, #bl>) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %cb = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1>
+    %c = txl.get_buffer %cb[%c0] : !txl.smem<64x64xbf16, stages = 1>
+    txl.smem_store %v, %c : tensor<64x64xbf16, #bl>, !txl.smem<64x64xbf16>
+    txl.fence_proxy_async
+    txl.tma_store %c, %desc[%c0, %c0] : !txl.smem<64x64xbf16>, !txl.tensordesc<64x64xbf16, #sw128>
+    %db = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1>
+    %d = txl.get_buffer %db[%c0] : !txl.smem<64x64xbf16, stages = 1>
+    txl.smem_store %w, %d : tensor<64x64xbf16, #bl>, !txl.smem<64x64xbf16>
+    txl.fence_proxy_async
+    txl.tma_store %d, %desc[%c0, %c64] : !txl.smem<64x64xbf16>, !txl.tensordesc<64x64xbf16, #sw128>
+    txl.tma_store_wait 0
+    return
+  }
+}
+
+// -----
+
+// The same regression with an async wgmma reading the first buffer.
+// CHECK-LABEL: func.func @async_dot_reuse(
+// CHECK-SAME: txl.shared_bytes = 16384
+// CHECK: llvm.getelementptr %{{.*}}[8192]
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#nv = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
+#bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {txl.target = "sm_90a"} {
+  func.func @async_dot_reuse(%b: !txl.smem<64x64xbf16, #sw128T>, %acc: tensor<64x64xf32, #nv>, %w: tensor<64x64xbf16, #bl>) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %ab = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1, #sw128>
+    %a = txl.get_buffer %ab[%c0] : !txl.smem<64x64xbf16, stages = 1, #sw128>
+    %r = txl.dot %a, %b, %acc {async} : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x64xbf16, #sw128T>, tensor<64x64xf32, #nv>
+    %db = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1, #sw128>
+    %d = txl.get_buffer %db[%c0] : !txl.smem<64x64xbf16, stages = 1, #sw128>
+    txl.smem_store %w, %d : tensor<64x64xbf16, #bl>, !txl.smem<64x64xbf16, #sw128>
+    %done = txl.dot_wait 0, %r : tensor<64x64xf32, #nv>
     return
   }
 }

@@ -1,4 +1,9 @@
-// Regression: A transposed view checks the swizzle against its contiguous (first) dimension.
+// Regression test: a transposed view checked the swizzle against its last
+// dimension, so the transposed view type the pass printed failed to parse.
+// A transposed view checks the swizzle against its contiguous (first) dimension.
+// Not in smem-allocs.mlir: the printed IR must be parsed again (a Release
+// build does not verify the types a pass builds), and it runs
+// --txl-assign-layouts first.
 // RUN: txl-opt %s -txl-assign-layouts -txl-smem-allocs | txl-opt | FileCheck %s
 // CHECK: transposed = true
 
