@@ -119,6 +119,11 @@ static cl::opt<std::string>
                  cl::desc("CUDA's libdevice.10.bc, linked when a kernel calls a __nv_* function "
                           "(default: $TXL_LIBDEVICE, then the CUDA toolkit's)"),
                  cl::value_desc("path"), cl::cat(txlcCategory));
+static cl::opt<std::string> dumpStagesDir(
+    "dump-stages",
+    cl::desc("Also write the IR after each pipeline stage that runs, as <dir>/NN-<stage>.mlir "
+             "(with the other outputs: only when the whole run succeeds)"),
+    cl::value_desc("dir"), cl::cat(txlcCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3, default 3)"),
                                   cl::Prefix, cl::init(3), cl::cat(txlcCategory));
 
@@ -186,6 +191,25 @@ static LogicalResult writeOutputs(MLIRContext &ctx, ArrayRef<Output> outputs) {
   llvm::outs().flush();
   return success();
 }
+
+static std::string printModule(ModuleOp module);
+
+namespace {
+/// Keeps the IR after one pipeline stage as an output (--dump-stages): every
+/// stage's IR from the one run that compiles the kernel.
+struct CaptureStage : PassWrapper<CaptureStage, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CaptureStage)
+  CaptureStage(std::string path, SmallVectorImpl<Output> *outputs)
+      : path(std::move(path)), outputs(outputs) {}
+  StringRef getArgument() const override { return "txlc-capture-stage"; }
+  void runOnOperation() override {
+    outputs->push_back({path, printModule(getOperation())});
+    markAllAnalysesPreserved();
+  }
+  std::string path;
+  SmallVectorImpl<Output> *outputs;
+};
+} // namespace
 
 static std::string withExtension(StringRef path, StringRef ext) {
   llvm::SmallString<256> p(path);
@@ -407,12 +431,26 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::Cras
     alreadyLowered = false;
     return WalkResult::interrupt();
   });
-  for (size_t i = 0; i < numStages && !alreadyLowered; ++i)
+  SmallVector<Output> outputs; // the stage dumps first, written with the rest
+  if (!dumpStagesDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpStagesDir)) {
+      cliError() << "cannot create the --dump-stages directory '" << dumpStagesDir
+                 << "': " << ec.message();
+      return 1;
+    }
+  }
+  for (size_t i = 0; i < numStages && !alreadyLowered; ++i) {
     pm.addPass(stages[i].create());
+    if (!dumpStagesDir.empty()) {
+      llvm::SmallString<256> path(dumpStagesDir.getValue());
+      std::string name = (i < 10 ? "0" : "") + std::to_string(i) + "-" + stages[i].name + ".mlir";
+      llvm::sys::path::append(path, name);
+      pm.addPass(std::make_unique<CaptureStage>(std::string(path), &outputs));
+    }
+  }
   if (failed(pm.run(*module)))
     return 1;
 
-  SmallVector<Output> outputs;
   guard.setStage("the output");
   if (emit == "mlir") {
     outputs.push_back({out, printModule(*module)});

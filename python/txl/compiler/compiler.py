@@ -499,8 +499,9 @@ def _triton_libdevice():
     return _LIBDEVICE[0]
 
 
-def _run_txlc(cmd, kernel, ir_path):
-    r = subprocess.run(cmd, capture_output=True, text=True)
+def _run_txlc(cmd, kernel, ir_path, result=None):
+    """txlc's stdout; a failure raises TxlCompileError. ``result``: the CompletedProcess of a run already done."""
+    r = result or subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         diag = (r.stderr or r.stdout).strip()
         raise _compile_error_class()(
@@ -513,6 +514,25 @@ def _run_txlc(cmd, kernel, ir_path):
 
 def _stage_ir(txlc, ir_path, stage, flags, kernel):
     return _run_txlc([txlc, ir_path, "--stop-after=" + stage] + flags, kernel, ir_path)
+
+
+def _stages_ir(txlc, ir_path, stages, wanted, flags, kernel):
+    """{stage index: IR after it} for the `wanted` indices, from one txlc run up to the last of them
+    (``--dump-stages``); one run per stage with a txlc that predates that option."""
+    if not wanted:
+        return {}
+    last = stages[max(wanted)]
+    with tempfile.TemporaryDirectory(prefix="txl-stages-") as d:
+        cmd = [txlc, ir_path, "--stop-after=" + last, "--dump-stages=" + d] + flags
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode and "dump-stages" in (r.stderr or ""):
+            return {i: _stage_ir(txlc, ir_path, stages[i], flags, kernel) for i in wanted}
+        _run_txlc(cmd, kernel, ir_path, result=r)
+        out = {}
+        for i in wanted:
+            with open(os.path.join(d, "%02d-%s.mlir" % (i, stages[i]))) as f:
+                out[i] = f.read()
+        return out
 
 
 def _roundtrip(txlc, ir_path, ir):
@@ -685,10 +705,12 @@ class _Job:
         if bad:
             raise ValueError("unknown pipeline stage(s) %s for %s; the stages are: %s"
                              % (", ".join(bad), self.where, ", ".join(stages)))
+        wanted = [i for i, s in enumerate(stages) if s in want]
+        ir_after = _stages_ir(self.txlc, self.ir_path, stages, wanted, self.flags, self.where)
         for i, s in enumerate(stages):
             if s not in want:
                 continue
-            asm[s] = _stage_ir(self.txlc, self.ir_path, s, self.flags, self.where)
+            asm[s] = ir_after[i]
             if self.keep:
                 with open(os.path.join(self.work, "%02d-%s.mlir" % (i, s)), "w") as f:
                     f.write(asm[s])

@@ -45,9 +45,9 @@ def env(tmp_path, monkeypatch):
     runs = []
     real = C._run_txlc
 
-    def counting(cmd, kernel, ir_path):
+    def counting(cmd, kernel, ir_path, **kw):
         runs.append(cmd)
-        return real(cmd, kernel, ir_path)
+        return real(cmd, kernel, ir_path, **kw)
 
     monkeypatch.setattr(C, "_run_txlc", counting)
     return type("Env", (), {"cache": tmp_path / "cache", "frontend": fe, "runs": runs, "tmp": tmp_path})
@@ -233,9 +233,13 @@ def test_stage_ir(env):
     assert stages[:5] == ["txl-schedule-loops", "txl-expand-loops", "txl-lower-tile-copies", "txl-partition-warpgroups",
                           "txl-assign-layouts"]
     assert "txl-wgmma" in stages
+    before = len(env.runs)
     k = txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, stages="all")
     assert all(s in k.asm for s in stages)
     assert "llvm.func" in k.asm[stages[-1]]
+    # every stage's IR from one txlc run (--dump-stages), not one run per stage
+    stage_runs = [cmd for cmd in env.runs[before:] if any(a.startswith("--stop-after") for a in cmd)]
+    assert len(stage_runs) == 1 and any(a.startswith("--dump-stages=") for a in stage_runs[0]), stage_runs
     with pytest.raises(ValueError, match="unknown pipeline stage.*nope.*txl-partition-warpgroups, txl-assign-layouts"):
         txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, stages=("nope",))
 

@@ -17,6 +17,19 @@
 // RUN: not txlc txl.mlir --stop-after=txl-smem-allocs --emit=ptx 2>&1 | FileCheck %s --check-prefix=STOPEMIT
 // STOPEMIT: txlc: error: --stop-after prints MLIR, but --emit=ptx was also given
 
+// --dump-stages writes the IR after each stage that runs, from the same run
+// (here up to --stop-after): NN-<stage>.mlir, the last one equal to what
+// --stop-after prints.
+// RUN: txlc txl.mlir --stop-after=txl-smem-allocs --dump-stages=stages > stop.mlir
+// RUN: ls stages | FileCheck %s --check-prefix=DUMP
+// DUMP: 00-txl-schedule-loops.mlir
+// DUMP: {{[0-9][0-9]}}-txl-smem-allocs.mlir
+// DUMP-NOT: txl-mbars
+// RUN: cmp stop.mlir stages/*-txl-smem-allocs.mlir
+// A failing run writes none of them.
+// RUN: not txlc badasm.mlir --emit=cubin -o bad2.ptx --dump-stages=failed 2>/dev/null
+// RUN: not ls failed/*.mlir
+
 // --emit=cubin writes the PTX and the cubin (and, for a txl kernel, the
 // sidecar) with one stem; -o may name either file.
 // RUN: txlc kernel.mlir --emit=cubin -o k.ptx 2>&1 | FileCheck %s --check-prefix=WARN
