@@ -14,7 +14,9 @@
 // A run of registers holding consecutive elements along the view's
 // contiguous dimension (up to 16 bytes) is one vector ld/st.shared (a 16-byte
 // chunk stays whole under the swizzle); everything else is one access per
-// element. frag_smem_load/store are the predicated and partial
+// element; mma.sync operands (16-bit) read from a whole NVMMA-encoded view
+// use ldmatrix (.trans when the view's contiguous dimension is not K).
+// frag_smem_load/store are the predicated and partial
 // forms; tmem_load/store (Blackwell) move tiles to and from tensor memory
 // with tcgen05.ld/st.
 //
@@ -159,6 +161,172 @@ FailureOr<Value> loadTile(ConversionPatternRewriter &rewriter, Location loc, Ope
   return result;
 }
 
+/// An mma.sync operand (16-bit #txl.dot_operand of a #txl.nvmma version 2)
+/// read from a whole NVMMA-encoded view with ldmatrix: one instruction moves
+/// up to four 8 x 8 matrices; each lane gives the address of one 16-byte row
+/// (lanes 8j..8j+7 the rows of matrix j) and receives, per matrix, the pair
+/// of elements its mma.sync fragment holds there:
+///   A (M x K): per 16-row block and K step, the matrices (rows 0-7 | 8-15) x
+///              (k 0-7 | 8-15), in fragment order a0a1, a2a3, a4a5, a6a7;
+///   B (K x N): per 8-column block, its K chunks of 8, four at a time.
+/// A view whose contiguous dimension is K (the pairs' dimension) is read as
+/// is, the other with .trans. The registers each matrix fills are found by
+/// their coordinates in the tile's layout, as txl-wgmma finds them. Returns
+/// null (and builds nothing) when the tile or the view does not fit; then
+/// the element-wise path reads it.
+Value loadMmaSyncOperand(ConversionPatternRewriter &rewriter, Location loc,
+                         const TypeConverter &converter, RankedTensorType tile, SmemType view,
+                         Value viewValue, Value base) {
+  auto operand = dyn_cast_or_null<DotOperandAttr>(tile.getEncoding());
+  auto mma = operand ? dyn_cast<NVMMAAttr>(operand.getParent()) : NVMMAAttr();
+  auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
+  if (!mma || mma.getVersion() != 2 || operand.getKWidth() != 2 || !enc || tile.getRank() != 2 ||
+      tile.getShape() != view.getShape() || getElementBitWidth(tile.getElementType()) != 16 ||
+      getElementBitWidth(view.getElementType()) != 16)
+    return {};
+  DenseSet<Value> seen;
+  if (mayBeSubslice(viewValue, seen))
+    return {};
+  auto layout = LinearLayout::get(tile.getShape(), tile.getEncoding());
+  Type structType = converter.convertType(tile);
+  if (failed(layout) || !structType)
+    return {};
+  bool isA = operand.getOpIdx() == 0;
+  unsigned pairDim = isA ? 1 : 0; // K
+  unsigned otherDim = 1 - pairDim;
+  unsigned contig = enc.getTransposed() ? 0 : 1;
+  bool trans = contig != pairDim;
+  int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
+  int64_t m = tile.getDimSize(0), n = tile.getDimSize(1);
+  DenseMap<std::pair<int64_t, int64_t>, int64_t> regAt;
+  for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+    LinearLayout::Coord c = layout->applyReg(r);
+    regAt[{c[0], c[1]}] = r;
+  }
+  // The matrices, by their origin (relative to lane 0 of warp 0), in
+  // instruction groups; and the two registers each fills.
+  struct Matrix {
+    int64_t origin[2];
+    int64_t regs[2];
+  };
+  SmallVector<SmallVector<Matrix, 4>> groups;
+  DenseSet<int64_t> covered;
+  auto matrixAt = [&](int64_t row, int64_t col) -> std::optional<Matrix> {
+    int64_t next[2] = {row, col};
+    next[pairDim] += 1;
+    auto a = regAt.find({row, col}), b = regAt.find({next[0], next[1]});
+    if (a == regAt.end() || b == regAt.end())
+      return std::nullopt;
+    return Matrix{{row, col}, {a->second, b->second}};
+  };
+  if (isA) {
+    for (int64_t row = 0; row < m; row += 16 * wm)
+      for (int64_t k0 = 0; k0 < n; k0 += 16) {
+        SmallVector<Matrix, 4> group;
+        for (int64_t j = 0; j < 4; ++j)
+          if (auto mat = matrixAt(row + 8 * (j % 2), k0 + 8 * (j / 2)))
+            group.push_back(*mat);
+        if (group.size() != 4)
+          return {};
+        groups.push_back(group);
+      }
+  } else {
+    // This thread's 8-column blocks lie 8 * wn apart (the warps' blocks in
+    // between); one block when the warps cover N (copies past it).
+    for (int64_t col = 0; col < n; col += 8 * wn) {
+      for (int64_t k0 = 0; k0 < m; k0 += 32) {
+        SmallVector<Matrix, 4> group;
+        for (int64_t j = 0; j < 4 && k0 + 8 * j < m; ++j)
+          if (auto mat = matrixAt(k0 + 8 * j, col))
+            group.push_back(*mat);
+        if (int64_t(group.size()) != std::min<int64_t>(4, (m - k0) / 8))
+          return {};
+        groups.push_back(group);
+      }
+    }
+  }
+  for (auto &group : groups)
+    for (Matrix &mat : group)
+      covered.insert(mat.regs, mat.regs + 2);
+  if (int64_t(covered.size()) != layout->getNumRegs())
+    return {};
+
+  // This warp's offset along the non-pair dimension: 16-row blocks of A
+  // (warps along M), 8-column blocks of B (warps along N; past the tile,
+  // copies).
+  Value tid = getThreadId(rewriter, loc);
+  Value lane = LLVM::URemOp::create(rewriter, loc, tid, i32Const(rewriter, loc, 32));
+  Value warp = LLVM::URemOp::create(
+      rewriter, loc, LLVM::UDivOp::create(rewriter, loc, tid, i32Const(rewriter, loc, 32)),
+      i32Const(rewriter, loc, wm * wn));
+  Value warpOffset =
+      isA ? LLVM::MulOp::create(
+                rewriter, loc,
+                LLVM::URemOp::create(rewriter, loc, warp, i32Const(rewriter, loc, wm)),
+                i32Const(rewriter, loc, 16))
+          : LLVM::MulOp::create(
+                rewriter, loc,
+                LLVM::URemOp::create(
+                    rewriter, loc,
+                    LLVM::UDivOp::create(rewriter, loc, warp, i32Const(rewriter, loc, wm)),
+                    i32Const(rewriter, loc, std::max<int64_t>(1, n / 8))),
+                i32Const(rewriter, loc, 8));
+  Value rowInMatrix = LLVM::URemOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 8));
+  Value matrixIdx = LLVM::UDivOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 8));
+  Type elt = converter.convertType(tile.getElementType());
+  auto pairType = VectorType::get({2}, elt);
+  auto i32 = rewriter.getI32Type();
+  Value result = LLVM::UndefOp::create(rewriter, loc, structType);
+  for (auto &group : groups) {
+    int64_t num = group.size();
+    // Lane l gives row l % 8 of matrix (l / 8) % num: the matrix's origin,
+    // that row along the view's stored rows (K when .trans), this warp's
+    // offset along the non-pair dimension.
+    Value j = LLVM::URemOp::create(rewriter, loc, matrixIdx, i32Const(rewriter, loc, num));
+    Value coord[2];
+    for (unsigned d = 0; d < 2; ++d) {
+      // origin[d] of matrix j: the group's origins are affine in j's bits
+      // (A: +8 rows for bit 0, +8 k for bit 1; B: +8 k per matrix).
+      Value origin = i32Const(rewriter, loc, group[0].origin[d]);
+      for (int64_t bit = 1; bit < num; bit <<= 1) {
+        int64_t step = group[bit].origin[d] - group[0].origin[d];
+        if (!step)
+          continue;
+        Value set = LLVM::AndOp::create(rewriter, loc, j, i32Const(rewriter, loc, bit));
+        Value isSet = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, set,
+                                           i32Const(rewriter, loc, 0));
+        origin = LLVM::AddOp::create(rewriter, loc, origin,
+                                     LLVM::SelectOp::create(rewriter, loc, isSet,
+                                                            i32Const(rewriter, loc, step),
+                                                            i32Const(rewriter, loc, 0)));
+      }
+      if (d == otherDim)
+        origin = LLVM::AddOp::create(rewriter, loc, origin, warpOffset);
+      if (d == (trans ? pairDim : otherDim))
+        origin = LLVM::AddOp::create(rewriter, loc, origin, rowInMatrix);
+      coord[d] = origin;
+    }
+    Value addr = getSharedElementAddress(rewriter, loc, base, view, {coord[0], coord[1]});
+    Type resType = num == 1 ? Type(i32)
+                            : Type(LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                                                    SmallVector<Type>(num, i32)));
+    Value loaded = NVVM::LdMatrixOp::create(
+        rewriter, loc, resType, addr, num, trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8), NVVM::LdStMatrixEltType::B16);
+    for (auto [i, mat] : llvm::enumerate(group)) {
+      Value word =
+          num == 1 ? loaded : Value(LLVM::ExtractValueOp::create(rewriter, loc, loaded, i));
+      Value pair = LLVM::BitcastOp::create(rewriter, loc, pairType, word);
+      for (int64_t e = 0; e < 2; ++e)
+        result = LLVM::InsertValueOp::create(
+            rewriter, loc, result,
+            LLVM::ExtractElementOp::create(rewriter, loc, pair, i32Const(rewriter, loc, e)),
+            mat.regs[e]);
+    }
+  }
+  return result;
+}
+
 /// One st.shared per register of `tile`. Threads holding copies of an
 /// element (broadcast lanes or warps, or a 2-D tile into a 1-D row) all
 /// store the same value, which is harmless.
@@ -196,6 +364,11 @@ struct LowerSmemLoad : OpConversionPattern<SmemLoadOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     if (static_cast<int32_t>(op.getCtaId()) != -1)
       return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
+    if (Value tile = loadMmaSyncOperand(rewriter, op.getLoc(), *getTypeConverter(), op.getType(),
+                                        op.getSrc().getType(), op.getSrc(), adaptor.getSrc())) {
+      rewriter.replaceOp(op, tile);
+      return success();
+    }
     FailureOr<Value> tile = loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
                                      op.getSrc().getType(), op.getSrc(), adaptor.getSrc());
     if (failed(tile))

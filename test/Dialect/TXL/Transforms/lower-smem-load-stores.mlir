@@ -237,3 +237,25 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// mma.sync operands read from a whole NVMMA-encoded view: ldmatrix. A
+// (16 x 32, K contiguous) is one x4 per K step (2), read as is; B from a
+// row-major [K, N] view (N contiguous) uses .trans: 32 x 64 on 4 warps along
+// N is, per thread, 2 column blocks of one x4 (K = 32: four 8-row chunks).
+#mma2 = #txl.nvmma<version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8, 16]>
+#opA2 = #txl.dot_operand<opIdx = 0, parent = #mma2, kWidth = 2>
+#opB2 = #txl.dot_operand<opIdx = 1, parent = #mma2, kWidth = 2>
+#sw64 = #txl.nvmma_shared<swizzle = 64>
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+// CHECK-LABEL: func.func @mma_sync_operands
+// CHECK-COUNT-2: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-COUNT-2: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK-NOT: llvm.load
+func.func @mma_sync_operands(%a: !txl.smem<16x32xbf16, #sw64>, %b: !txl.smem<32x64xbf16, #sw128>) -> (tensor<16x32xbf16, #opA2>, tensor<32x64xbf16, #opB2>) attributes {txl.kernel, txl.num_warps = 4 : i32} {
+  %ta = txl.smem_load %a : !txl.smem<16x32xbf16, #sw64> -> tensor<16x32xbf16, #opA2>
+  %tb = txl.smem_load %b : !txl.smem<32x64xbf16, #sw128> -> tensor<32x64xbf16, #opB2>
+  return %ta, %tb : tensor<16x32xbf16, #opA2>, tensor<32x64xbf16, #opB2>
+}
