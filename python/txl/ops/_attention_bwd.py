@@ -1,8 +1,9 @@
 """The backward of ``txl.ops.flash_attention``: dQ, dK, dV from the saved q, k, v, o and the forward's base-2
 log-sum-exp M (``txl.kernels.flash_attention_bwd``).
 
-Three launches per call: the preprocess Delta = rowsum(dO * O) (f32, (B * H, N_PAD)), the warp-specialized
-dK/dV kernel that also adds every key block's share of dQ into an f32 accumulator with TMA reduce-adds, then one
+Three launches per call: the preprocess Delta = rowsum(dO * O) (f32, (B * H, N_PAD); it also zeroes the dQ
+accumulator), the warp-specialized dK/dV kernel that also adds every key block's share of dQ into that f32
+accumulator with TMA reduce-adds, then one
 scale-and-convert of the accumulator into dQ (attention_bwd_dq_convert). The reduce-adds of different key blocks land in no fixed order, so
 dQ may differ in its last bits from run to run; ``deterministic=True`` instead runs the dK/dV kernel without dQ
 (DETERMINISTIC) and computes dQ in ``attention_bwd_dq``, one CTA per query block walking the key blocks in order.
@@ -90,8 +91,13 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     q2, k2, v2, o2, do2, dq2, dk2, dv2 = rows
     assert n_pad % BLOCK_N == 0 and BLOCK % BLOCK_M == 0
     delta = torch.empty((bh, n_pad), dtype=torch.float32, device=q2.device)
-    _launch(kb.attention_bwd_preprocess, (n_pad // PRE_BLOCK, bh), (o2, do2, delta, n_ctx, n_pad, head_stride),
-            dict(HEAD_DIM=D, BLOCK=PRE_BLOCK, ROW_STRIDE=row_stride))
+    dq_cols = D // 2 if D > 64 else D
+    # The f32 dQ accumulator the main kernel reduce-adds into, zeroed by the preprocess (deterministic: a 64-row
+    # stand-in the kernel never touches; its descriptor must still describe a tensor).
+    dq_acc = torch.empty((BLOCK_M if deterministic else bh * n_pad, D), dtype=torch.float32, device=q2.device)
+    _launch(kb.attention_bwd_preprocess, (n_pad // PRE_BLOCK, bh),
+            (o2, do2, delta, dq_acc, n_ctx, n_pad, head_stride),
+            dict(HEAD_DIM=D, BLOCK=PRE_BLOCK, ROW_STRIDE=row_stride, ZERO_DQ=not deterministic))
     cu_q, cu_k = varlen if varlen is not None else (_dummy_i32(m), _dummy_i32(m))
     left, right, sinks = local if local is not None else (BIG, BIG, 0)
     masks = (cu_q, cu_k, H, left, right, sinks)
@@ -99,9 +105,6 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     even_n = varlen is None and n_ctx == n_pad
     n_ctx_k = max_q if varlen is not None else n_ctx  # (unread by the packed path)
 
-    dq_cols = D // 2 if D > 64 else D
-    # (deterministic: a 64-row stand-in the kernel never touches; its descriptor must still describe a tensor)
-    dq_acc = torch.zeros((BLOCK_M if deterministic else bh * n_pad, D), dtype=torch.float32, device=q2.device)
     # Rows of K/V per box: a consumer's 64 keys (hd256: the CTA's 64 keys); dK/dV boxes are column halves at hd256.
     kv_box = 64
     out_cols = D // 2 if D == 256 else D

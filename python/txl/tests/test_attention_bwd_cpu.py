@@ -45,11 +45,16 @@ def test_bwd_compiles_without_spills(head_dim, causal, even_n, dtype, group):
 
 
 def test_preprocess_compiles():
-    sig = {"O": "*bf16", "DO": "*bf16", "Delta": "*fp32", "N_CTX": "i32", "N_PAD": "i32", "HEAD_STRIDE": "i32"}
+    sig = {"O": "*bf16", "DO": "*bf16", "Delta": "*fp32", "DQ_ACC": "*fp32:16", "N_CTX": "i32", "N_PAD": "i32",
+           "HEAD_STRIDE": "i32"}
     for row_stride in (128, 32 * 128):  # dense rows; packed (total, 32 heads, 128) tokens
-        text = ir_of(kb.attention_bwd_preprocess, sig, {"HEAD_DIM": 128, "BLOCK": 64, "ROW_STRIDE": row_stride})
-        ptx, err = compile_ptx(text, emit="cubin")
-        assert "spill" not in err.lower(), err
+        for zero in (False, True):
+            text = ir_of(kb.attention_bwd_preprocess, sig,
+                         {"HEAD_DIM": 128, "BLOCK": 64, "ROW_STRIDE": row_stride, "ZERO_DQ": zero})
+            ptx, err = compile_ptx(text, emit="cubin")
+            assert "spill" not in err.lower(), err
+            # ZERO_DQ: the dQ accumulator's rows are zeroed with 16-byte stores (no torch.zeros launch)
+            assert bool(re.search(r"st\.global\.v4\.(b32|f32|u32)", ptx)) == zero, ptx[-1500:]
 
 
 @pytest.mark.parametrize("head_dim,block_n", [(64, 64), (128, 32)])
