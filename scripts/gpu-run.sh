@@ -8,7 +8,8 @@
 #   device: bash scripts/gpu-run.sh pending        (carry [".device"])
 #
 # Steps: pending (the GPU tests of what changed since the last GPU run: mma.sync for M < 64, the K-major
-# cp.async rings (num_warps=8 attention loads K^T that way), cp.async and block-pointer GEMMs), suite (every GPU test),
+# cp.async rings (num_warps=8 attention loads K^T that way), cp.async and block-pointer GEMMs, the attention
+# backward whose preprocess now zeroes the dQ accumulator), suite (every GPU test),
 # triton-style (bench/triton_style.py --quick and --num-warps 8), tutorials-a / tutorials-b (Triton's tutorials
 # 01-05 / 06-09), variants (bench/variants.py at (4, 32, 8192, 128)). Output goes to stdout and $OUT/<step>.log.
 set -o pipefail
@@ -21,7 +22,8 @@ case $step in
   pending)
     (cd python && timeout 540 python3 -m pytest -q -p no:cacheprovider -p no:logging txl/tests/gpu/test_mma_sync_gpu.py \
       txl/tests/gpu/test_num_warps8_gpu.py txl/tests/gpu/test_cp_async_alignment_gpu.py \
-      txl/tests/gpu/test_block_ptr_gpu.py txl/tests/gpu/test_spin_lock_gpu.py) 2>&1 | tail -30 | tee "$log" ;;
+      txl/tests/gpu/test_block_ptr_gpu.py txl/tests/gpu/test_spin_lock_gpu.py \
+      txl/tests/gpu/test_attention_bwd_gpu.py) 2>&1 | tail -30 | tee "$log" ;;
   suite)
     (cd python && timeout 570 python3 -m pytest -q -p no:cacheprovider -p no:logging txl/tests/gpu) 2>&1 | tail -40 | tee "$log" ;;
   triton-style)
