@@ -1,4 +1,4 @@
-"""tl.dot with M = 16..48 (or 64 on 8 warps) runs on mma.sync m16n8k16 (no GPU needed: the cases of
+"""tl.dot with M = 16 or 32 (or 64 on 8 warps) runs on mma.sync m16n8k16 (no GPU needed: the cases of
 gpu/mma_sync_cases.py compiled to PTX and cubin; the GPU test runs them against torch)."""
 
 import re

@@ -1,8 +1,8 @@
-"""Triton-style kernels whose dots have M = 16, 32 or 48 (or 64 on 8 warps): txl runs them on mma.sync m16n8k16
+"""Triton-style kernels whose dots have M = 16 or 32 (or 64 on 8 warps): txl runs them on mma.sync m16n8k16
 (#txl.nvmma version 2) instead of wgmma, whose M is a multiple of 64 per warpgroup.
 
 - ``ms_ptr_gemm*``: the pointer-load GEMM of cp_async_alignment_cases (cp.async ring: both operands are read from
-  the ring straight into the mma.sync operand layouts) with BLOCK_M = 16 / 32 / 48, ragged shapes, and
+  the ring straight into the mma.sync operand layouts) with BLOCK_M = 16 and 32, ragged shapes, and
   BLOCK_M = 64 on num_warps = 8;
 - ``ms_attn*``: the Triton-style attention forward of num_warps8_cases with BLOCK_M = 16 (the shape of NSA's 16
   query heads of one KV group): Q K^T from a transposed ring read, P from the accumulator into the A layout.

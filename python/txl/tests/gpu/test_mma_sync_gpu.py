@@ -1,4 +1,4 @@
-"""GPU test of dots with M = 16..48 (and 64 on 8 warps), which txl runs on mma.sync: the GEMMs and attention of
+"""GPU test of dots with M = 16 or 32 (and 64 on 8 warps), which txl runs on mma.sync: the GEMMs and attention of
 ``mma_sync_cases.py`` against torch in float32 (skipped without CUDA)."""
 
 import pytest
