@@ -51,12 +51,7 @@ struct MmaLayoutsTest : ::testing::Test {
 /// The register holding (row, col) relative to lane 0 of warp 0, as
 /// LowerMmaSyncDot looks it up; -1 when none does.
 int64_t registerAt(const LinearLayout &ll, int64_t row, int64_t col) {
-  for (int64_t r = 0; r < ll.getNumRegs(); ++r) {
-    Coord c = ll.applyReg(r);
-    if (c[0] == row && c[1] == col)
-      return r;
-  }
-  return -1;
+  return ll.getRegAt({row, col}).value_or(-1);
 }
 
 struct Case {

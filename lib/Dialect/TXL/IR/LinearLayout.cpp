@@ -85,20 +85,26 @@ static LogicalResult fail(std::string *why, const Twine &msg) {
 
 static FailureOr<LinearLayout> build(ArrayRef<int64_t> shape, Attribute layout, std::string *why);
 
-/// The B operand of mma.sync (K x N): `kWidth` consecutive K elements per
-/// register, two register groups 4 * kWidth apart, quads along K, lanes / 4
-/// along N; warps along N (8 columns each), copies along M.
+/// The part every MMA fragment shares: a thread holds `kWidth` consecutive
+/// elements along `pairDim` (register bits), the 4 lanes of a quad step
+/// along it by kWidth, and the 8 quads (lane / 4) cover 8 rows of `otherDim`.
+static void addFragmentQuad(BasisBuilder &b, unsigned pairDim, unsigned otherDim, unsigned kWidth) {
+  for (unsigned i = 0; i < llvm::Log2_32(kWidth); ++i)
+    b.reg.push_back(b.at(pairDim, 1 << i));
+  b.lane.push_back(b.at(pairDim, kWidth));
+  b.lane.push_back(b.at(pairDim, 2 * kWidth));
+  for (int64_t r : {1, 2, 4})
+    b.lane.push_back(b.at(otherDim, r));
+}
+
+/// The B operand of mma.sync (K x N): the fragment quad along K (pairs of K,
+/// lane / 4 along N), a second register group 4 * kWidth further along K;
+/// warps along N (8 columns each), copies along M.
 static FailureOr<LinearLayout> buildMmaSyncB(ArrayRef<int64_t> shape, ArrayRef<unsigned> warps,
                                              unsigned kWidth) {
   BasisBuilder b(shape);
-  for (unsigned i = 0; i < llvm::Log2_32(kWidth); ++i)
-    b.reg.push_back(b.at(0, 1 << i));
+  addFragmentQuad(b, /*pairDim=*/0, /*otherDim=*/1, kWidth);
   b.reg.push_back(b.at(0, 4 * kWidth));
-  b.lane.push_back(b.at(0, kWidth));
-  b.lane.push_back(b.at(0, 2 * kWidth));
-  b.lane.push_back(b.at(1, 1));
-  b.lane.push_back(b.at(1, 2));
-  b.lane.push_back(b.at(1, 4));
   for (unsigned i = 0; i < llvm::Log2_32(warps[0]); ++i)
     b.warp.push_back(Coord(2, 0));
   for (unsigned i = 0; i < llvm::Log2_32(warps[1]); ++i)
@@ -119,18 +125,11 @@ static FailureOr<LinearLayout> buildMma(ArrayRef<int64_t> shape, ArrayRef<unsign
   if (shape.size() != 2)
     return fail(why, "MMA layouts are 2-D");
   BasisBuilder b(shape);
-  // Within one 8-column group a thread owns kWidth consecutive columns...
-  for (unsigned i = 0; i < llvm::Log2_32(kWidth); ++i)
-    b.reg.push_back(b.at(1, 1 << i));
-  // ... in rows lane/4 and lane/4 + 8,
+  // Within one 8-column group a thread owns kWidth consecutive columns, the
+  // 4 lanes of a quad cover 4*kWidth columns, the 8 quads rows 0..7,
+  addFragmentQuad(b, /*pairDim=*/1, /*otherDim=*/0, kWidth);
+  // and each thread also holds row lane/4 + 8,
   b.reg.push_back(b.at(0, 8));
-  // 4 lanes of a quad cover 4*kWidth columns,
-  b.lane.push_back(b.at(1, kWidth));
-  b.lane.push_back(b.at(1, 2 * kWidth));
-  // 8 quads cover rows 0..7,
-  b.lane.push_back(b.at(0, 1));
-  b.lane.push_back(b.at(0, 2));
-  b.lane.push_back(b.at(0, 4));
   // each warp owns 16 rows (then 8 columns, or a copy of A),
   for (unsigned i = 0; i < llvm::Log2_32(warps[0]); ++i)
     b.warp.push_back(b.at(0, 16 << i));
@@ -271,6 +270,13 @@ FailureOr<LinearLayout> LinearLayout::get(ArrayRef<int64_t> shape, Attribute lay
       regs.push_back(c);
   ll->regBases = std::move(regs);
   return ll;
+}
+
+std::optional<int64_t> LinearLayout::getRegAt(ArrayRef<int64_t> coord) const {
+  for (int64_t r = 0; r < getNumRegs(); ++r)
+    if (ArrayRef<int64_t>(applyReg(r)) == coord)
+      return r;
+  return std::nullopt;
 }
 
 Coord LinearLayout::apply(int64_t reg, int64_t lane, int64_t warp) const {

@@ -108,10 +108,10 @@ private:
   }
   Value leader(Value v) { return classes.getLeaderValue(v); }
 
-  /// A dot whose M is not a whole number of wgmma steps of this role (64
-  /// rows per warpgroup) runs on mma.sync (usesMmaSync, from the IR's role).
+  /// The dots that run on mma.sync (usesMmaSync, for the warps the layouts
+  /// span here).
   bool isMmaSync(DotOp dot) const {
-    return cast<ShapedType>(dot.getAcc().getType()).getDimSize(0) % (16 * int64_t(numWarps)) != 0;
+    return usesMmaSync(cast<ShapedType>(dot.getAcc().getType()).getDimSize(0), numWarps);
   }
 
   /// Register operands of txl.dot get their own value (and layout): A of
@@ -320,7 +320,8 @@ private:
                                << ", or convert the operands to fp16/bf16";
     if (!acc.getElementType().isF32())
       return dot.emitOpError() << "mma.sync accumulates in f32 here, got " << acc.getElementType();
-    unsigned wm = std::min<unsigned>(numWarps, acc.getDimSize(0) / 16);
+    // (A power of two: a 48-row tile is refused where it is distributed.)
+    unsigned wm = llvm::bit_floor(std::min<unsigned>(numWarps, acc.getDimSize(0) / 16));
     auto mma = NVMMAAttr::get(ctx, 2, {wm, numWarps / wm}, {16, 8, 16});
     if (failed(setAnchor(dot.getResult(), mma, dot)) ||
         failed(setAnchor(dot.getA(), DotOperandAttr::get(ctx, 0, mma, 2), dot)) ||

@@ -198,11 +198,12 @@ Value loadMmaSyncOperand(ConversionPatternRewriter &rewriter, Location loc,
   bool trans = contig != pairDim;
   int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
   int64_t m = tile.getDimSize(0), n = tile.getDimSize(1);
-  DenseMap<std::pair<int64_t, int64_t>, int64_t> regAt;
-  for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
-    LinearLayout::Coord c = layout->applyReg(r);
-    regAt[{c[0], c[1]}] = r;
-  }
+  // Warps move the operand along the non-pair dimension only (A's warps
+  // along N, B's along M hold copies): their offset is added to the rows a
+  // lane addresses.
+  for (const LinearLayout::Coord &basis : layout->getWarpBases())
+    if (basis[pairDim] != 0)
+      return {};
   // The matrices, by their origin (relative to lane 0 of warp 0), in
   // instruction groups; and the two registers each fills.
   struct Matrix {
@@ -214,10 +215,10 @@ Value loadMmaSyncOperand(ConversionPatternRewriter &rewriter, Location loc,
   auto matrixAt = [&](int64_t row, int64_t col) -> std::optional<Matrix> {
     int64_t next[2] = {row, col};
     next[pairDim] += 1;
-    auto a = regAt.find({row, col}), b = regAt.find({next[0], next[1]});
-    if (a == regAt.end() || b == regAt.end())
+    std::optional<int64_t> a = layout->getRegAt({row, col}), b = layout->getRegAt(next);
+    if (!a || !b)
       return std::nullopt;
-    return Matrix{{row, col}, {a->second, b->second}};
+    return Matrix{{row, col}, {*a, *b}};
   };
   if (isA) {
     for (int64_t row = 0; row < m; row += 16 * wm)
@@ -251,26 +252,23 @@ Value loadMmaSyncOperand(ConversionPatternRewriter &rewriter, Location loc,
   if (int64_t(covered.size()) != layout->getNumRegs())
     return {};
 
-  // This warp's offset along the non-pair dimension: 16-row blocks of A
-  // (warps along M), 8-column blocks of B (warps along N; past the tile,
-  // copies).
+  // This warp's offset along the non-pair dimension, from the layout's warp
+  // bases (each a distinct power of two or 0: the XOR of the set bits' bases
+  // is their sum).
   Value tid = getThreadId(rewriter, loc);
   Value lane = LLVM::URemOp::create(rewriter, loc, tid, i32Const(rewriter, loc, 32));
-  Value warp = LLVM::URemOp::create(
-      rewriter, loc, LLVM::UDivOp::create(rewriter, loc, tid, i32Const(rewriter, loc, 32)),
-      i32Const(rewriter, loc, wm * wn));
-  Value warpOffset =
-      isA ? LLVM::MulOp::create(
-                rewriter, loc,
-                LLVM::URemOp::create(rewriter, loc, warp, i32Const(rewriter, loc, wm)),
-                i32Const(rewriter, loc, 16))
-          : LLVM::MulOp::create(
-                rewriter, loc,
-                LLVM::URemOp::create(
-                    rewriter, loc,
-                    LLVM::UDivOp::create(rewriter, loc, warp, i32Const(rewriter, loc, wm)),
-                    i32Const(rewriter, loc, std::max<int64_t>(1, n / 8))),
-                i32Const(rewriter, loc, 8));
+  Value warp = LLVM::UDivOp::create(rewriter, loc, tid, i32Const(rewriter, loc, 32));
+  Value warpOffset = i32Const(rewriter, loc, 0);
+  for (auto [bit, basis] : llvm::enumerate(layout->getWarpBases())) {
+    if (!basis[otherDim])
+      continue;
+    Value set = LLVM::AndOp::create(
+        rewriter, loc, LLVM::LShrOp::create(rewriter, loc, warp, i32Const(rewriter, loc, bit)),
+        i32Const(rewriter, loc, 1));
+    warpOffset = LLVM::OrOp::create(
+        rewriter, loc, warpOffset,
+        LLVM::MulOp::create(rewriter, loc, set, i32Const(rewriter, loc, basis[otherDim])));
+  }
   Value rowInMatrix = LLVM::URemOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 8));
   Value matrixIdx = LLVM::UDivOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 8));
   Type elt = converter.convertType(tile.getElementType());

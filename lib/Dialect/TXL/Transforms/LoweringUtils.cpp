@@ -93,9 +93,10 @@ int64_t mlir::txl::getRoleWarps(Operation *op) {
   return 4;
 }
 
+bool mlir::txl::usesMmaSync(int64_t m, int64_t roleWarps) { return m % (16 * roleWarps) != 0; }
+
 bool mlir::txl::usesMmaSync(DotOp dot) {
-  int64_t m = cast<ShapedType>(dot.getAcc().getType()).getDimSize(0);
-  return m % (16 * getRoleWarps(dot)) != 0;
+  return usesMmaSync(cast<ShapedType>(dot.getAcc().getType()).getDimSize(0), getRoleWarps(dot));
 }
 
 Value mlir::txl::isRoleLeader(OpBuilder &b, Location loc, int64_t roleWarps) {

@@ -545,17 +545,6 @@ struct LowerMmaSyncDot : OpConversionPattern<DotOp> {
     auto bLayout = LinearLayout::get(bType.getShape(), bType.getEncoding());
     if (failed(accLayout) || failed(aLayout) || failed(bLayout))
       return op.emitOpError() << "operand shapes do not distribute over the mma.sync layouts";
-    // Register index of each (row, col) a thread holds, relative to lane 0.
-    auto registerMap = [](const LinearLayout &ll) {
-      DenseMap<std::pair<int64_t, int64_t>, int64_t> map;
-      for (int64_t r = 0; r < ll.getNumRegs(); ++r) {
-        LinearLayout::Coord c = ll.applyReg(r);
-        map[{c[0], c[1]}] = r;
-      }
-      return map;
-    };
-    auto accRegs = registerMap(*accLayout), aRegs = registerMap(*aLayout),
-         bRegs = registerMap(*bLayout);
     int64_t m = accType.getDimSize(0), n = accType.getDimSize(1), k = aType.getDimSize(1);
     int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
     int64_t rowBlocks = std::max<int64_t>(1, m / (16 * wm));
@@ -569,10 +558,9 @@ struct LowerMmaSyncDot : OpConversionPattern<DotOp> {
       int64_t c[4], a[8], b[4];
     };
     SmallVector<Step> steps;
-    auto at = [](const DenseMap<std::pair<int64_t, int64_t>, int64_t> &regs, int64_t row,
-                 int64_t col) {
-      auto it = regs.find({row, col});
-      return it == regs.end() ? int64_t(-1) : it->second;
+    // The register holding (row, col) relative to lane 0 of warp 0, -1 if none.
+    auto at = [](const LinearLayout &ll, int64_t row, int64_t col) {
+      return ll.getRegAt({row, col}).value_or(-1);
     };
     for (int64_t mi = 0; mi < rowBlocks; ++mi)
       for (int64_t ni = 0; ni < colBlocks; ++ni) {
@@ -581,13 +569,14 @@ struct LowerMmaSyncDot : OpConversionPattern<DotOp> {
           // c0..c3 = (row, col), (row, col + 1), (row + 8, col), (row + 8, col + 1);
           // a0..a7 = (row, k0..k0+1), (row + 8, k0..), (row, k0 + 8..), (row + 8, k0 + 8..);
           // b0..b3 = (k0..k0+1, col), (k0 + 8.., col).
-          Step s{{at(accRegs, row, col), at(accRegs, row, col + 1), at(accRegs, row + 8, col),
-                  at(accRegs, row + 8, col + 1)},
-                 {at(aRegs, row, k0), at(aRegs, row, k0 + 1), at(aRegs, row + 8, k0),
-                  at(aRegs, row + 8, k0 + 1), at(aRegs, row, k0 + 8), at(aRegs, row, k0 + 9),
-                  at(aRegs, row + 8, k0 + 8), at(aRegs, row + 8, k0 + 9)},
-                 {at(bRegs, k0, col), at(bRegs, k0 + 1, col), at(bRegs, k0 + 8, col),
-                  at(bRegs, k0 + 9, col)}};
+          Step s{{at(*accLayout, row, col), at(*accLayout, row, col + 1),
+                  at(*accLayout, row + 8, col), at(*accLayout, row + 8, col + 1)},
+                 {at(*aLayout, row, k0), at(*aLayout, row, k0 + 1), at(*aLayout, row + 8, k0),
+                  at(*aLayout, row + 8, k0 + 1), at(*aLayout, row, k0 + 8),
+                  at(*aLayout, row, k0 + 9), at(*aLayout, row + 8, k0 + 8),
+                  at(*aLayout, row + 8, k0 + 9)},
+                 {at(*bLayout, k0, col), at(*bLayout, k0 + 1, col), at(*bLayout, k0 + 8, col),
+                  at(*bLayout, k0 + 9, col)}};
           if (llvm::is_contained(s.c, -1) || llvm::is_contained(s.a, -1) ||
               llvm::is_contained(s.b, -1))
             return op.emitOpError() << "the mma.sync layouts miss a fragment element of the "

@@ -44,6 +44,10 @@ public:
   Coord apply(int64_t reg, int64_t lane, int64_t warp) const;
   /// Coordinates contributed by the register bits alone (lane = warp = 0).
   Coord applyReg(int64_t reg) const { return apply(reg, 0, 0); }
+  /// The register whose register bits alone give `coord` (the register of
+  /// every thread that holds `coord` relative to its lane-0, warp-0 part),
+  /// if any: how an MMA lowering finds a fragment element.
+  std::optional<int64_t> getRegAt(ArrayRef<int64_t> coord) const;
 
   /// Lanes per warp the layout spans (32 for every layout built here).
   int64_t getNumLanes() const { return int64_t(1) << laneBases.size(); }

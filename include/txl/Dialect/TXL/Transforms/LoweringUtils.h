@@ -62,7 +62,10 @@ int64_t getRoleWarps(Operation *op);
 /// instruction) instead of wgmma when its M is not a whole number of the
 /// role's wgmma steps (64 rows per warpgroup): M = 16 or 32 (the 16 query
 /// heads of one KV group in NSA), or M = 64 on a role of 8 warps. Its
-/// operands are then register tiles in the mma.sync operand layouts.
+/// operands are then register tiles in the mma.sync operand layouts. The
+/// first form is the rule, for M rows on a role of `roleWarps` warps; the
+/// second applies it to a dot in its kernel's role (getRoleWarps).
+bool usesMmaSync(int64_t m, int64_t roleWarps);
 bool usesMmaSync(DotOp dot);
 /// True in the first thread of each role (who issues TMA and expect_tx).
 Value isRoleLeader(OpBuilder &b, Location loc, int64_t roleWarps);
