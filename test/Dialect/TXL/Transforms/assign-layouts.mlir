@@ -129,6 +129,46 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
+// A class whose pointers are contiguous along dim 0 (B^T of an N x K tensor
+// loaded as K x N: offsets k + n * stride) gets its default layout along dim
+// 0: 8 x bf16 down a column per thread, order [0, 1] (AxisInfo's contiguity
+// decides; the splat base alone has none). The row-major load beside it
+// keeps order [1, 0].
+// CHECK-LABEL: func.func @default_follows_contiguity
+// CHECK: txl.load %{{.*}} : tensor<64x128x!txl.ptr<bf16>, #txl.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>> -> tensor<64x128xbf16, #txl.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>>
+// CHECK: txl.load %{{.*}} : tensor<64x128x!txl.ptr<bf16>, #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @default_follows_contiguity(%p: !txl.ptr<bf16> {txl.divisibility = 16 : i32}, %stride: i32 {txl.divisibility = 16 : i32}) attributes {txl.kernel} {
+    %k = txl.make_range 0, 64 : tensor<64xi32>
+    %k2 = txl.expand_dims %k, 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %kb = txl.broadcast %k2 : tensor<64x1xi32> -> tensor<64x128xi32>
+    %n = txl.make_range 0, 128 : tensor<128xi32>
+    %n2 = txl.expand_dims %n, 0 : tensor<128xi32> -> tensor<1x128xi32>
+    %s = txl.splat %stride : i32 -> tensor<1x128xi32>
+    %ns = arith.muli %n2, %s : tensor<1x128xi32>
+    %nb = txl.broadcast %ns : tensor<1x128xi32> -> tensor<64x128xi32>
+    %off = arith.addi %kb, %nb : tensor<64x128xi32>
+    %base = txl.splat %p : !txl.ptr<bf16> -> tensor<64x128x!txl.ptr<bf16>>
+    %ptrs = txl.addptr %base, %off : tensor<64x128x!txl.ptr<bf16>>, tensor<64x128xi32>
+    %t = txl.load %ptrs : tensor<64x128x!txl.ptr<bf16>> -> tensor<64x128xbf16>
+    %r = txl.make_range 0, 64 : tensor<64xi32>
+    %r2 = txl.expand_dims %r, 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %rs = txl.splat %stride : i32 -> tensor<64x1xi32>
+    %rm = arith.muli %r2, %rs : tensor<64x1xi32>
+    %rb = txl.broadcast %rm : tensor<64x1xi32> -> tensor<64x128xi32>
+    %c = txl.make_range 0, 128 : tensor<128xi32>
+    %c2 = txl.expand_dims %c, 0 : tensor<128xi32> -> tensor<1x128xi32>
+    %cb = txl.broadcast %c2 : tensor<1x128xi32> -> tensor<64x128xi32>
+    %off2 = arith.addi %rb, %cb : tensor<64x128xi32>
+    %base2 = txl.splat %p : !txl.ptr<bf16> -> tensor<64x128x!txl.ptr<bf16>>
+    %ptrs2 = txl.addptr %base2, %off2 : tensor<64x128x!txl.ptr<bf16>>, tensor<64x128xi32>
+    %u = txl.load %ptrs2 : tensor<64x128x!txl.ptr<bf16>> -> tensor<64x128xbf16>
+    return
+  }
+}
+
+// -----
+
 // The widest element of a class decides the vector width: a bf16 tile
 // extended to f32 reads 4 elements (16 bytes of f32) per thread.
 // CHECK-LABEL: func.func @default_blocked_widest_element
