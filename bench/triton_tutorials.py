@@ -21,7 +21,8 @@ rewritten are printed. Triton's host API the tutorials use is txl's own (``txl.r
 (they are txl gaps to close; ``--strict`` installs none): the ``extern_libs=`` launch keyword of 07, dropped (txl
 links CUDA's libdevice itself). Benchmarks are cut: ``triton.testing.perf_report`` returns an object whose
 ``run()`` does nothing, and 09's ``bench()`` (proton + 20000 launches per kernel) ends the run. 09's cuBLAS
-reference (``from triton._C.libtriton import nvidia``, Triton's C++ binding) is replaced by torch.matmul in the
+reference (``from triton._C.libtriton import nvidia``, Triton's C++ binding) is replaced by cuBLAS through torch
+(torch.matmul; torch._scaled_mm for fp8) in the
 small module this script writes next to the copy; a missing ``tabulate`` (04 prints with it) gets a plain stand-in.
 
 GPU mode runs each tutorial (and each of its argument variants: 09 runs with the default fp16 and with ``--prec
@@ -122,7 +123,16 @@ class CublasLt:
         self.workspace = workspace
 
     def matmul(self, a, b, c):
-        c.copy_((a.float() @ b.float().T).to(c.dtype))
+        import torch
+        if a.element_size() == 1:
+            # fp8: cuBLASLt through torch._scaled_mm (unit scales; b.T is column-major as cuBLASLt wants) with
+            # fast accumulation, as Triton's binding sets CUBLASLT_MATMUL_DESC_FAST_ACCUM for fp8. A reference
+            # that accumulates more precisely (or exactly, in float32) lands one fp8 step (8 at |c| ~ 64) away
+            # from the wgmma result wherever the sum lies near a rounding midpoint, for Triton's kernels as for ours.
+            one = torch.ones((), device=a.device, dtype=torch.float32)
+            c.copy_(torch._scaled_mm(a, b.T, scale_a=one, scale_b=one, out_dtype=c.dtype, use_fast_accum=True))
+        else:
+            c.copy_(torch.matmul(a, b.T).to(c.dtype))
 
 
 nvidia = types.SimpleNamespace(cublas=types.SimpleNamespace(CublasLt=CublasLt))
