@@ -274,6 +274,7 @@ def _smem_over_limit(x_ptr):
     b = txl.smem_alloc([128, 256], tl.float32)
     txl.smem_store(a, tl.zeros([128, 256], tl.float32))
     txl.smem_store(b, tl.zeros([128, 256], tl.float32))
+    txl.smem_store(a, txl.smem_load(b))  # both live at once (a buffer is free before its first use)
 
 
 def test_shared_memory_over_the_limit_across_allocations_points_at_the_kernel():

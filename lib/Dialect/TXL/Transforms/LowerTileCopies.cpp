@@ -285,7 +285,7 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
 
   /// A register A that a loop's dot reads in every iteration but that is
   /// computed before the loop (attention's Q tile, loaded once) is stored to
-  /// a buffer of its own right after it is computed, once, and the dot reads
+  /// a buffer of its own right before the loop, once, and the dot reads
   /// it from there (SS wgmma, as Triton does): it no longer holds registers
   /// through the loop (64 per thread for a 128 x 128 fp16 Q on one
   /// warpgroup) nor needs a relayout into the wgmma operand layout. Every
@@ -308,7 +308,13 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
         SmemType::get(rw.getContext(), tile.getShape(), tile.getElementType(), group.count, enc);
     Value buf = allocAtEntry(rw, entry, loc, bufType);
     OpBuilder::InsertionGuard guard(rw);
-    if (Operation *def = a.getDefiningOp())
+    // Right before the loop (or the op in A's block that holds it), so after
+    // the loop's prologue: the ring's first copies are issued before the
+    // store waits for A's global loads, and the three latencies overlap
+    // (a short sliding-window loop is mostly that latency).
+    if (Operation *holder = a.getParentBlock()->findAncestorOpInBlock(*loop.getOperation()))
+      rw.setInsertionPoint(holder);
+    else if (Operation *def = a.getDefiningOp())
       rw.setInsertionPointAfter(def);
     else
       rw.setInsertionPointToStart(cast<BlockArgument>(a).getOwner());

@@ -10,7 +10,8 @@
 // 2. Planning. Every buffer (smem_alloc), mbarrier array (mbar_alloc) and
 //    TMEM address slot (tmem_alloc) gets a byte offset in the kernel's one
 //    shared array. Buffers at the kernel's top level have a live range (from
-//    the alloc to the last top-level op that uses them); two buffers whose
+//    the first top-level op that uses them, or from the alloc in a
+//    warp-specialized kernel, to the last); two buffers whose
 //    ranges do not overlap may share bytes (async copies and MMAs keep a
 //    buffer live to the end, except in a pipeliner ring: txl.ring, drained
 //    after its loop by txl-schedule-loops). Buffers in nested regions are
@@ -180,6 +181,9 @@ LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
     return top ? index[top] : whole;
   };
 
+  bool warpSpecialized = false;
+  func.walk([&](Operation *op) { warpSpecialized |= isa<IsWarpgroupOp, IsWarpOp>(op); });
+
   SmallVector<Slot> slots;
   func.walk([&](Operation *op) {
     Slot slot{op, 0, 16, 0, whole};
@@ -197,8 +201,20 @@ LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
       return;
     }
     if (op->getBlock() == &entry) {
-      slot.begin = index[op];
-      slot.end = slot.begin;
+      slot.begin = slot.end = index[op];
+      // A buffer holds nothing before its first use, so its bytes are free
+      // until then (an epilogue's staging tile can reuse the main loop's
+      // ring, which is what lets a 128x128 GEMM tile fit two CTAs per SM).
+      // Not in a warp-specialized kernel: its roles run their regions
+      // concurrently, so a later top-level op may run while another role is
+      // still inside an earlier one.
+      if (!warpSpecialized) {
+        int64_t first = whole;
+        forEachUse(op->getResult(0),
+                   [&](OpOperand &use) { first = std::min(first, topLevelIndex(use.getOwner())); });
+        if (first < whole)
+          slot.begin = slot.end = first;
+      }
       forEachUse(op->getResult(0), [&](OpOperand &use) {
         Operation *user = use.getOwner();
         // The hardware may still read or write the buffer after an async

@@ -217,7 +217,8 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
-// Two live 128 KB buffers are more than a block's 227 KB.
+// Two live 128 KB buffers (%a is used before and after %b) are more than a
+// block's 227 KB.
 module attributes {txl.target = "sm_90a"} {
   // expected-error @+1 {{kernel needs 262144 bytes of shared memory, more than the 232448 (227 KB) a block can have}}
   func.func @too_much_shared_memory() attributes {txl.kernel} {
@@ -228,6 +229,7 @@ module attributes {txl.target = "sm_90a"} {
     %b = txl.smem_alloc : !txl.smem<128x128xbf16, stages = 4, #txl.nvmma_shared<swizzle = 128>>
     %ab = txl.get_buffer %a[%c0] : !txl.smem<128x128xbf16, stages = 4, #txl.nvmma_shared<swizzle = 128>>
     %bb = txl.get_buffer %b[%c0] : !txl.smem<128x128xbf16, stages = 4, #txl.nvmma_shared<swizzle = 128>>
+    %ab2 = txl.get_buffer %a[%c0] : !txl.smem<128x128xbf16, stages = 4, #txl.nvmma_shared<swizzle = 128>>
     return
   }
 }
@@ -293,6 +295,54 @@ module attributes {txl.target = "sm_90a"} {
       %v = txl.get_buffer %r2[%c0] : !txl.smem<64x64xbf16, stages = 2>
       txl.async_load %p, %v : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
     }
+    return
+  }
+}
+
+// -----
+
+// A buffer's live range starts at its first use, not at its alloc: the
+// epilogue's staging tile, allocated at the top of the kernel, reuses the
+// drained ring of the main loop (8192 bytes at offset 0 inside the ring's
+// 16384). In a warp-specialized kernel the roles run their regions
+// concurrently, so the range starts at the alloc and the tile gets its own
+// bytes (16384 + 8192).
+// CHECK-LABEL: func.func @staging_after_ring_shares
+// CHECK-SAME: txl.shared_bytes = 16384 : i64
+// CHECK-LABEL: func.func @warp_specialized_staging_does_not_share
+// CHECK-SAME: txl.shared_bytes = 24576 : i64
+#bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {txl.target = "sm_90a"} {
+  func.func @staging_after_ring_shares(%p: tensor<64x64x!txl.ptr<bf16>>, %n: i32, %t: tensor<64x64xbf16, #bl>) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %st = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1>
+    %r = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %v = txl.get_buffer %r[%c0] : !txl.smem<64x64xbf16, stages = 2>
+      txl.async_load %p, %v : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+    }
+    txl.async_load_wait 0
+    txl.bar_wait 0, 128
+    %s = txl.get_buffer %st[%c0] : !txl.smem<64x64xbf16, stages = 1>
+    txl.smem_store %t, %s : tensor<64x64xbf16, #bl>, !txl.smem<64x64xbf16>
+    return
+  }
+  func.func @warp_specialized_staging_does_not_share(%p: tensor<64x64x!txl.ptr<bf16>>, %n: i32, %t: tensor<64x64xbf16, #bl>) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %st = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1>
+    %r = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2>
+    %wg0 = txl.is_warpgroup [0]
+    scf.if %wg0 {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %v = txl.get_buffer %r[%c0] : !txl.smem<64x64xbf16, stages = 2>
+        txl.async_load %p, %v : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+      }
+      txl.async_load_wait 0
+    }
+    %s = txl.get_buffer %st[%c0] : !txl.smem<64x64xbf16, stages = 1>
+    txl.smem_store %t, %s : tensor<64x64xbf16, #bl>, !txl.smem<64x64xbf16>
     return
   }
 }
