@@ -346,12 +346,15 @@ module attributes {txl.target = "sm_90a"} {
 !view = !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
 
 // A register A computed before the loops that read it (attention's Q): stored
-// once, right after it is computed, to a buffer of its own (CTA sync, store,
+// once, right before the first loop (after the loop's prologue copies, which
+// so overlap with A's own loads), to a buffer of its own (CTA sync, store,
 // fence, sync) that the dots of both loops read; they stay async. A register
 // A computed in the loop (P) stays in registers.
 // CHECK-LABEL: func.func @invariant_a
 // CHECK:      %[[QBUF:.*]] = txl.smem_alloc {txl.staging} : !txl.smem<64x64xbf16, stages = 1, #txl.nvmma_shared<swizzle = 128>>
 // CHECK:      %[[Q:.*]] = arith.addf
+// CHECK-NEXT: txl.get_buffer %{{.*}}[%c1_i32]
+// CHECK-NEXT: txl.async_load
 // CHECK-NEXT: %[[ST:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: %[[QV:.*]] = txl.get_buffer %[[QBUF]][%[[ST]]]
 // CHECK-NEXT: txl.bar_wait 0, 128
@@ -366,12 +369,14 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK:        txl.dot %[[QV]], %{{.*}}, %{{.*}} {async} : !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
 // CHECK-NOT:  txl.smem_store
 module attributes {txl.target = "sm_90a"} {
-  func.func @invariant_a(%q0: tensor<64x64xbf16>, %n: i32) -> tensor<64x64xf32> attributes {txl.kernel, txl.num_warps = 4 : i32} {
+  func.func @invariant_a(%q0: tensor<64x64xbf16>, %n: i32, %kp: tensor<64x64x!txl.ptr<bf16>>) -> tensor<64x64xf32> attributes {txl.kernel, txl.num_warps = 4 : i32} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %z = arith.constant dense<0.0> : tensor<64x64xf32>
     %ring = txl.smem_alloc {txl.ring} : !ring
     %q = arith.addf %q0, %q0 : tensor<64x64xbf16>
+    %slot1 = txl.get_buffer %ring[%c1] : !ring
+    txl.async_load %kp, %slot1 : tensor<64x64x!txl.ptr<bf16>>, !view
     %r1 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32>) : i32 {
       %kv = txl.get_buffer %ring[%c0] : !ring
       %k = txl.smem_load %kv : !view -> tensor<64x64xbf16>
