@@ -488,6 +488,33 @@ template <typename OpTy> struct ApproxMathLowering : OpConversionPattern<OpTy> {
   }
 };
 
+/// f32 division with the `afn` fast-math flag (Triton's `/` and tl.fdiv:
+/// the frontend leaves the flag off only for tl.div_rn and
+/// fdiv(ieee_rounding=True)) is div.full.f32, as Triton lowers it: at most
+/// 2 ulp over the full range, a few instructions instead of the IEEE
+/// division's Newton iterations and slow path (a softmax row divides 64
+/// values per thread). Upstream would emit `fdiv afn`, which NVPTX selects
+/// as div.approx.f32, wrong for divisors beyond 2^126: that one is asked for
+/// with `arcp` too (libdevice.fast_dividef) and left to upstream.
+struct ApproxDivLowering : OpConversionPattern<arith::DivFOp> {
+  ApproxDivLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern<arith::DivFOp>(converter, ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Type f32 = rewriter.getF32Type();
+    arith::FastMathFlags flags = op.getFastmath();
+    if (op.getType() != f32 || !bitEnumContainsAll(flags, arith::FastMathFlags::afn) ||
+        bitEnumContainsAny(flags, arith::FastMathFlags::arcp))
+      return failure();
+    rewriter.replaceOp(op,
+                       LLVM::CallIntrinsicOp::create(rewriter, op.getLoc(), f32,
+                                                     rewriter.getStringAttr("llvm.nvvm.div.full"),
+                                                     ValueRange{adaptor.getLhs(), adaptor.getRhs()})
+                           .getResult(0));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -537,8 +564,10 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
                  FoldStageCast>(converter, ctx);
     patterns.add<ExternElementwiseLowering, AddressCastLowering<IntToPtrOp, LLVM::IntToPtrOp>,
                  AddressCastLowering<PtrToIntOp, LLVM::PtrToIntOp>>(converter, ctx);
-    patterns.add<ApproxMathLowering<math::Log2Op>, ApproxMathLowering<math::LogOp>,
-                 ApproxMathLowering<math::ExpOp>, ApproxMathLowering<math::Exp2Op>>(converter, ctx);
+    patterns
+        .add<ApproxMathLowering<math::Log2Op>, ApproxMathLowering<math::LogOp>,
+             ApproxMathLowering<math::ExpOp>, ApproxMathLowering<math::Exp2Op>, ApproxDivLowering>(
+            converter, ctx);
 
     ConversionTarget target(*ctx);
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();

@@ -480,15 +480,20 @@ def _check_value(t, opname):
 _CONTRACT = {"addf", "subf", "mulf"}
 
 
-def _binop(name, a, b, result_type=None):
+def _binop(name, a, b, result_type=None, ieee_div=False):
     rt = result_type or a.type
     flags = " fastmath<contract>" if name in _CONTRACT else ""
+    if name == "divf" and not ieee_div:
+        # Triton's `/` on floats is the approximate full-range division (div.full.f32, 2 ulp); tl.div_rn and
+        # tl.fdiv(ieee_rounding=True) are the IEEE one.
+        flags = " fastmath<afn>"
     op = _b().create("arith.%s {o[0]}, {o[1]}%s : {r[0]}" % (name, flags), [a.handle, b.handle], [rt], pure=True)
     return tensor(op.result, rt)
 
 
-def binary(opname, a, b):
-    """``a <op> b`` with Triton's promotion and broadcasting; ``opname`` is the Python operator."""
+def binary(opname, a, b, ieee_div=False):
+    """``a <op> b`` with Triton's promotion and broadcasting; ``opname`` is the Python operator (``/`` is
+    correctly rounded only with ``ieee_div``)."""
     a_weak = not isinstance(_unwrap(a), tensor)
     b_weak = not isinstance(_unwrap(b), tensor)
     a, b = _unwrap(a), _unwrap(b)
@@ -529,7 +534,7 @@ def binary(opname, a, b):
         if folded is not None:
             return constant(folded, ety)
     if ety.is_floating():
-        return _binop(_FLOAT_OPS[opname], ta, tb)
+        return _binop(_FLOAT_OPS[opname], ta, tb, ieee_div=ieee_div)
     unsigned = ety.is_int_unsigned()
     if opname == "//":
         return _binop("divui" if unsigned else "divsi", ta, tb)

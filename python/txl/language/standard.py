@@ -315,12 +315,12 @@ def sigmoid(x):
 
 @builtin
 def fdiv(x, y, ieee_rounding=False):
-    return S.binary("/", x, y)
+    return S.binary("/", x, y, ieee_div=bool(_unwrap(ieee_rounding)))
 
 
 @builtin
 def div_rn(x, y):
-    return S.binary("/", x, y)
+    return S.binary("/", x, y, ieee_div=True)
 
 
 # ---------------------------------------------------------------------------------------------------------------

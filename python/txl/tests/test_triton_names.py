@@ -217,11 +217,34 @@ def test_new_tl_names_emit_ir_and_compile():
           r"arith.divsi", r"arith.minsi", r"arith.remsi",                                # tl.swizzle2d
           r"math.exp2 .* fastmath<afn>", r"math.exp ", r"math.log ", r"math.log2", r"math.sqrt", r"math.rsqrt",
           r"math.absf", r"math.floor", r"math.ceil", r"math.fma", r"math.sin .* fastmath<afn>",
-          r"math.cos .* fastmath<afn>", r"arith.divf", r"arith.divf", r"math.sqrt", r"arith.maximumf")
+          r"math.cos .* fastmath<afn>",
+          r"arith.divf %[^ ]+, %[^ ]+ : ",                        # div_rn: IEEE (no fast-math flag)
+          r"arith.divf .* fastmath<afn>",                         # fdiv: Triton's approximate division
+          r"math.sqrt", r"arith.maximumf")
     ptx, _ = compile_ptx(text)
     for ins in ("ex2.approx.ftz.f32", "lg2.approx.f32", "sqrt.rn.f32", "sin.approx.f32", "cos.approx.f32",
-                "cvt.rmi.f32.f32", "cvt.rpi.f32.f32", "fma.rn.f32", "div.rn.f32"):
+                "cvt.rmi.f32.f32", "cvt.rpi.f32.f32", "fma.rn.f32", "div.rn.f32", "div.full.f32"):
         assert ins in ptx, ins
+
+
+@txl.jit
+def _divisions(x_ptr, y_ptr):
+    offs = tl.arange(0, 128)
+    x = tl.load(x_ptr + offs)
+    y = x / (x + 1.0)
+    y += tl.fdiv(x, 3.0, ieee_rounding=True)
+    tl.store(y_ptr + offs, y)
+
+
+def test_float_division_is_approximate_unless_ieee_is_asked():
+    # As in Triton: `/` and tl.fdiv are div.full.f32 (2 ulp, full range), tl.div_rn and
+    # tl.fdiv(ieee_rounding=True) the correctly rounded div.rn.f32.
+    text = ir_of(_divisions, {"x_ptr": "*fp32", "y_ptr": "*fp32"})
+    divs = [line for line in text.splitlines() if "arith.divf" in line]
+    assert len(divs) == 2, divs
+    assert "fastmath<afn>" in divs[0] and "fastmath" not in divs[1], divs
+    ptx, _ = compile_ptx(text)
+    assert ptx.count("div.full.f32") >= 1 and ptx.count("div.rn.f32") >= 1, ptx
 
 
 @txl.jit
@@ -310,7 +333,7 @@ def test_every_implemented_libdevice_function_compiles():
     text = ir_of(_libdevice_all, {"x_ptr": "*fp32", "d_ptr": "*fp64", "i_ptr": "*i32", "l_ptr": "*i64",
                                   "y_ptr": "*fp32"})
     check(text, r"math.ceil", r"math.trunc", r"math.roundeven", r"math.round ", r"math.copysign",
-          r"arith.divf .* fastmath<afn>", r"arith.cmpf uno", r"math.ctpop", r"math.ctlz", r"math.cttz")
+          r"arith.divf .* fastmath<arcp,afn>", r"arith.cmpf uno", r"math.ctpop", r"math.ctlz", r"math.cttz")
     ptx, _ = compile_ptx(text)
     for ins in ("cvt.rzi.f32.f32", "cvt.rni.f32.f32", "cvt.rzi.s32.f32", "popc.b32", "popc.b64", "clz.b32",
                 "clz.b64", "div.approx.f32", "ex2.approx.f32", "lg2.approx.f32", "sin.approx.f32", "cos.approx.f32",

@@ -188,6 +188,15 @@ module {
     // CHECK: %[[X:.*]] = llvm.fmul %{{.*}}, %[[LOG2E]]
     // CHECK: llvm.intr.exp2(%[[X]])
     %ex = math.exp %ln : tensor<64x16xf32, #mma>
+    // f32 division with `afn` (Triton's `/`) is div.full.f32; without it
+    // (tl.div_rn) the IEEE llvm.fdiv; with `arcp` too (fast_dividef) an
+    // llvm.fdiv that NVPTX makes div.approx.f32.
+    // CHECK-COUNT-8: llvm.call_intrinsic "llvm.nvvm.div.full"(%{{.*}}, %{{.*}}) : (f32, f32) -> f32
+    %q = arith.divf %ex, %lg fastmath<afn> : tensor<64x16xf32, #mma>
+    // CHECK-COUNT-8: llvm.fdiv %{{.*}}, %{{.*}} : f32
+    %qrn = arith.divf %q, %lg : tensor<64x16xf32, #mma>
+    // CHECK-COUNT-8: llvm.fdiv %{{.*}}, %{{.*}} {fastmathFlags = #llvm.fastmath<arcp, afn>} : f32
+    %qap = arith.divf %qrn, %lg fastmath<arcp,afn> : tensor<64x16xf32, #mma>
     // CHECK: llvm.return %{{.*}} : !llvm.struct<(bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)>
     return %p : tensor<64x16xbf16, #mma>
   }

@@ -108,7 +108,9 @@ def rcp_rn(x):
 def fast_dividef(x, y):
     tx, ty = _fp32(x, "fast_dividef"), _fp32(y, "fast_dividef")
     tx, ty = S.binary_broadcast(tx, ty, "libdevice.fast_dividef")
-    op = S._b().create("arith.divf {o[0]}, {o[1]} fastmath<afn> : {r[0]}", [tx.handle, ty.handle], [tx.type],
+    # `arcp` as well as `afn`: x times an approximate reciprocal (div.approx.f32, __fdividef); `afn` alone is
+    # Triton's `/` (div.full.f32).
+    op = S._b().create("arith.divf {o[0]}, {o[1]} fastmath<arcp,afn> : {r[0]}", [tx.handle, ty.handle], [tx.type],
                        pure=True)
     return _core.tensor(op.result, tx.type)
 
