@@ -11,10 +11,14 @@
 # cp.async rings (num_warps=8 attention loads K^T that way), cp.async and block-pointer GEMMs, the attention
 # backward whose preprocess now zeroes the dQ accumulator), suite (every GPU test),
 # triton-style (bench/triton_style.py --quick and --num-warps 8), tutorials-a / tutorials-b (Triton's tutorials
-# 01-05 / 06-09), variants (bench/variants.py at (4, 32, 8192, 128)). Output goes to stdout and $OUT/<step>.log.
+# 01-05 / 06-09), variants (bench/variants.py at (4, 32, 8192, 128)), wheel (dist/txl-*.whl from
+# scripts/build-wheel.sh, carried as ["dist"], installed and run on its own: scripts/wheel-smoke.py).
+# Output goes to stdout and $OUT/<step>.log.
 set -o pipefail
-step=${1:?usage: scripts/gpu-run.sh pending|suite|triton-style|tutorials-a|tutorials-b|variants}
-mkdir -p /tmp/txlbin && xz -dc .device/txlc.xz > /tmp/txlbin/txlc && chmod +x /tmp/txlbin/txlc || exit 1
+step=${1:?usage: scripts/gpu-run.sh pending|suite|triton-style|tutorials-a|tutorials-b|variants|wheel}
+if [[ $step != wheel ]]; then
+  mkdir -p /tmp/txlbin && xz -dc .device/txlc.xz > /tmp/txlbin/txlc && chmod +x /tmp/txlbin/txlc || exit 1
+fi
 export TXL_TXLC=/tmp/txlbin/txlc PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 TXL_CACHE_DIR=${TXL_CACHE_DIR:-/tmp/txlcache}
 log=${OUT:-/tmp}/$step.log
 nvidia-smi --query-gpu=name --format=csv,noheader
@@ -33,6 +37,12 @@ case $step in
     timeout 570 python3 bench/triton_tutorials.py --tutorials .device/tutorials --only 01,02,03,04,05 --timeout 240 2>&1 | tee "$log" ;;
   tutorials-b)
     timeout 570 python3 bench/triton_tutorials.py --tutorials .device/tutorials --only 06,07,08,09 --timeout 240 2>&1 | tee "$log" ;;
+  wheel)
+    # The wheel alone (scripts/build-wheel.sh here, carry ["dist"]): pip-installed into an empty folder, run from
+    # outside the checkout with no TXL_TXLC, so txl and its txlc come from the wheel.
+    rm -rf /tmp/whl && python3 -m pip install -q --no-deps --no-index --target /tmp/whl dist/txl-*.whl || exit 1
+    (cd /tmp && env -u TXL_TXLC PYTHONPATH=/tmp/whl TXL_CACHE_DIR=/tmp/whl-cache timeout 500 \
+      python3 "$OLDPWD/scripts/wheel-smoke.py") 2>&1 | tee "$log" ;;
   variants)
     timeout 570 python3 bench/variants.py 2>&1 | grep -v "^module\|^\^\|warning" | tee "$log" ;;
   *) echo "unknown step '$step'"; exit 2 ;;
