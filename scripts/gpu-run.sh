@@ -7,9 +7,9 @@
 #           strip -o /tmp/txlc build-fullstatic/bin/txlc && xz -T2 -3 -c /tmp/txlc > .device/txlc.xz
 #   device: bash scripts/gpu-run.sh pending        (carry [".device"])
 #
-# Steps: pending (the GPU tests of what changed since the last GPU run: mma.sync for M < 64, the K-major
-# cp.async rings (num_warps=8 attention loads K^T that way), cp.async and block-pointer GEMMs, the attention
-# backward whose preprocess now zeroes the dQ accumulator), suite (every GPU test),
+# Steps: pending (the GPU tests of the changes of session 9, all passing in session 10: mma.sync for M < 64,
+# the K-major cp.async rings (num_warps=8 attention loads K^T that way), cp.async and block-pointer GEMMs, the
+# attention backward whose preprocess zeroes the dQ accumulator), suite (every GPU test),
 # triton-style (bench/triton_style.py --quick and --num-warps 8), tutorials-a / tutorials-b (Triton's tutorials
 # 01-05 / 06-09), variants (bench/variants.py at (4, 32, 8192, 128)), wheel (dist/txl-*.whl from
 # scripts/build-wheel.sh, carried as ["dist"], installed and run on its own: scripts/wheel-smoke.py).
