@@ -216,6 +216,13 @@ AxisInfo AxisAnalysis::compute(Value v) {
   }
   if (isa<arith::AddIOp>(op))
     return add(get(op->getOperand(0)), get(op->getOperand(1)), 1, rank);
+  if (isa<arith::SubIOp>(op)) {
+    // x - y: as x + y where y has no runs of +1 steps (a run minus a run is
+    // constant, which the gcd of the constancies does not say: left out).
+    AxisInfo r = get(op->getOperand(1));
+    r.contiguity.assign(rank, 1);
+    return add(get(op->getOperand(0)), r, 1, rank);
+  }
   if (isa<arith::MulIOp>(op)) {
     if (isOne(op->getOperand(1)))
       return get(op->getOperand(0));

@@ -49,7 +49,9 @@
 // from an address not aligned to its size faults ("misaligned address").
 // Masked-off elements are zero-filled through the src-size operand; a run's
 // src-size is the sum of its enabled elements' bytes, exact for masks that
-// are a prefix of each run (bounds checks along either dimension). cp.async
+// are a prefix of each run (bounds checks along either dimension), or one
+// select when the AxisInfo analysis proves the mask constant over each run.
+// cp.async
 // cannot fill with anything but zero, so a non-zero `other` is rejected. The
 // copies of one op form one commit group.
 //
@@ -62,6 +64,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "txl/Dialect/TXL/Transforms/AxisInfo.h"
 #include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
@@ -214,8 +217,16 @@ bool isZeroSplat(Value other) {
   return false;
 }
 
+/// Per async_load with a mask tile: the length of the runs of equal mask
+/// values along each dimension (AxisInfo constancy), computed before the
+/// conversion starts rewriting the IR the analysis reads.
+using MaskConstancy = DenseMap<Operation *, SmallVector<int64_t>>;
+
 struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
-  using OpConversionPattern::OpConversionPattern;
+  LowerAsyncLoad(const TypeConverter &converter, MLIRContext *ctx, const MaskConstancy &constancy)
+      : OpConversionPattern<AsyncLoadOp>(converter, ctx), maskConstancy(constancy) {}
+  const MaskConstancy &maskConstancy;
+
   LogicalResult matchAndRewrite(AsyncLoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -260,6 +271,15 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
     if (int64_t c = static_cast<int32_t>(op.getContiguity()); c > 0)
       run = std::min(run, c);
     run = std::min<int64_t>(run, 16 / std::max<int64_t>(elemBytes, 1));
+    // A mask that is one value over each run (a bounds check on the other
+    // dimension, or on this one against a bound the run length divides:
+    // `offs_k < K - k * BLOCK_K` with K a multiple of 16) needs one select
+    // per copy instead of one per element.
+    bool uniformRuns = false;
+    if (maskTile) {
+      auto it = maskConstancy.find(op);
+      uniformRuns = it != maskConstancy.end() && it->second[contig] % run == 0;
+    }
     int64_t bytes = run * elemBytes;
     if (bits % 8 != 0 || bytes < 4)
       return op.emitOpError()
@@ -277,7 +297,7 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
     Value zero, size;
     if (mask) {
       zero = i32Const(rewriter, loc, 0);
-      size = i32Const(rewriter, loc, maskTile ? elemBytes : bytes);
+      size = i32Const(rewriter, loc, maskTile && !uniformRuns ? elemBytes : bytes);
     }
     for (int64_t r = 0; r < layout->getNumRegs(); r += run) {
       SmallVector<Value> c;
@@ -290,6 +310,9 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
       Value srcSize;
       if (mask && !maskTile) {
         srcSize = LLVM::SelectOp::create(rewriter, loc, mask, size, zero);
+      } else if (mask && uniformRuns) {
+        Value m = LLVM::ExtractValueOp::create(rewriter, loc, mask, r);
+        srcSize = LLVM::SelectOp::create(rewriter, loc, m, size, zero);
       } else if (mask) {
         for (int64_t i = 0; i < run; ++i) {
           Value m = LLVM::ExtractValueOp::create(rewriter, loc, mask, r + i);
@@ -473,10 +496,16 @@ struct LowerLoadsPass : txl::impl::TXLLowerLoadsBase<LowerLoadsPass> {
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     target.addIllegalOp<TmaLoadOp, TmaStoreOp, TmaStoreWaitOp, FenceProxyAsyncOp, AsyncLoadOp,
                         AsyncLoadWaitOp, TmaGatherOp, MakeTensorDescOp>();
+    MaskConstancy maskConstancy;
+    AxisAnalysis axes;
+    getOperation().walk([&](AsyncLoadOp op) {
+      if (op.getMask() && isa<RankedTensorType>(op.getMask().getType()))
+        maskConstancy[op] = axes.get(op.getMask()).constancy;
+    });
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerTmaLoad, LowerTmaStore, LowerTmaStoreWait, LowerFenceProxyAsync,
-                 LowerAsyncLoad, LowerAsyncLoadWait, LowerTmaGather, LowerMakeTensorDesc>(
-        converter, &getContext());
+                 LowerAsyncLoadWait, LowerTmaGather, LowerMakeTensorDesc>(converter, &getContext());
+    patterns.add<LowerAsyncLoad>(converter, &getContext(), maskConstancy);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

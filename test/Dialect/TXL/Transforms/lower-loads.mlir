@@ -293,6 +293,41 @@ module attributes {txl.target = "sm_90a"} {
 // -----
 
 #blocked = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#row = #txl.slice<dim = 0, parent = #blocked>
+
+// A K bound check `k_offs < K - k0` with K and k0 multiples of 16 is one
+// value over each 8-element run (AxisInfo constancy 16): one select of the
+// run's first mask element per copy, 16 or 0 bytes, instead of eight.
+// CHECK-LABEL: func.func @async_load_mask_constant_per_run
+// CHECK-DAG: %[[MASK:.*]] = builtin.unrealized_conversion_cast %{{.*}} : tensor<64x64xi1, {{.*}}> to !llvm.struct<(i1
+// CHECK: %[[M0:.*]] = llvm.extractvalue %[[MASK]][0]
+// CHECK-NEXT: %[[S0:.*]] = llvm.select %[[M0]], %{{.*}}, %{{.*}} : i1, i32
+// CHECK-NEXT: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[S0]]
+// CHECK: %[[M8:.*]] = llvm.extractvalue %[[MASK]][8]
+// CHECK-NEXT: %[[S8:.*]] = llvm.select %[[M8]], %{{.*}}, %{{.*}} : i1, i32
+// CHECK-NEXT: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[S8]]
+// CHECK-COUNT-2: nvvm.cp.async.shared.global
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK-NOT: llvm.add
+// CHECK: nvvm.cp.async.commit.group
+module attributes {txl.target = "sm_90a"} {
+  func.func @async_load_mask_constant_per_run(%p: tensor<64x64x!txl.ptr<bf16>, #blocked>, %K: i32 {txl.divisibility = 16 : i32}, %buf: !txl.smem<64x64xbf16>) attributes {txl.kernel} {
+    %c64 = arith.constant 64 : i32
+    %k0 = arith.muli %K, %c64 : i32
+    %bound = arith.subi %K, %k0 : i32
+    %r = txl.make_range 0, 64 : tensor<64xi32, #row>
+    %r2 = txl.expand_dims %r, 0 : tensor<64xi32, #row> -> tensor<1x64xi32, #blocked>
+    %rb = txl.broadcast %r2 : tensor<1x64xi32, #blocked> -> tensor<64x64xi32, #blocked>
+    %bs = txl.splat %bound : i32 -> tensor<64x64xi32, #blocked>
+    %m = arith.cmpi slt, %rb, %bs : tensor<64x64xi32, #blocked>
+    txl.async_load %p, %buf mask %m : tensor<64x64xi1, #blocked> {contiguity = 8 : i32} : tensor<64x64x!txl.ptr<bf16>, #blocked>, !txl.smem<64x64xbf16>
+    return
+  }
+}
+
+// -----
+
+#blocked = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 
 // Masked with an element mask and a zero `other`: each copy's src-size is
 // the sum of its enabled elements' bytes (a select of 2 or 0 each), so
