@@ -51,9 +51,8 @@
 // src-size is the sum of its enabled elements' bytes, exact for masks that
 // are a prefix of each run (bounds checks along either dimension), or one
 // select when the AxisInfo analysis proves the mask constant over each run.
-// cp.async
-// cannot fill with anything but zero, so a non-zero `other` is rejected. The
-// copies of one op form one commit group.
+// cp.async cannot fill with anything but zero, so a non-zero `other` is
+// rejected. The copies of one op form one commit group.
 //
 // async_load_wait N is cp.async.wait_group N: afterwards this thread's
 // copies of all but the last N groups are visible to this thread only.
