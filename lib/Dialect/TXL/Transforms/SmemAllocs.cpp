@@ -202,21 +202,10 @@ LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
     }
     if (op->getBlock() == &entry) {
       slot.begin = slot.end = index[op];
-      // A buffer holds nothing before its first use, so its bytes are free
-      // until then (an epilogue's staging tile can reuse the main loop's
-      // ring, which is what lets a 128x128 GEMM tile fit two CTAs per SM).
-      // Not in a warp-specialized kernel: its roles run their regions
-      // concurrently, so a later top-level op may run while another role is
-      // still inside an earlier one.
-      if (!warpSpecialized) {
-        int64_t first = whole;
-        forEachUse(op->getResult(0),
-                   [&](OpOperand &use) { first = std::min(first, topLevelIndex(use.getOwner())); });
-        if (first < whole)
-          slot.begin = slot.end = first;
-      }
+      int64_t first = whole;
       forEachUse(op->getResult(0), [&](OpOperand &use) {
         Operation *user = use.getOwner();
+        first = std::min(first, topLevelIndex(user));
         // The hardware may still read or write the buffer after an async
         // op's position (until a later wait): keep it live to the end;
         // except a loop pipeliner's ring, which is drained right after the
@@ -226,6 +215,14 @@ LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
         bool drained = op->hasAttr("txl.ring");
         slot.end = std::max(slot.end, async && !drained ? whole : topLevelIndex(user));
       });
+      // A buffer holds nothing before its first use, so its bytes are free
+      // until then (an epilogue's staging tile can reuse the main loop's
+      // ring, which is what lets a 128x128 GEMM tile fit two CTAs per SM).
+      // Not in a warp-specialized kernel: its roles run their regions
+      // concurrently, so a later top-level op may run while another role is
+      // still inside an earlier one.
+      if (!warpSpecialized && first < whole)
+        slot.begin = first;
     }
     slots.push_back(slot);
   });
