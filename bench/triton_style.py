@@ -7,6 +7,8 @@
     python3 bench/triton_style.py --num-warps 8      # only the configs with 8 warps (two warpgroups split M)
     python3 bench/triton_style.py --compile-only    # no GPU, no torch: compile every kernel for sm_90a with txl
                                                     # (and Triton when installed); report rejections and spills
+    ncu -k regex:gemm_ptr -c 1 python3 bench/triton_style.py --quick --only gemm_ptr --backend txl
+                                                    # one backend only (both name their kernels alike)
 
 The kernels live once in bench/triton_style_kernels.py, which imports ``triton as jitlib`` and ``triton.language as
 tl``. This script writes two copies of it into a temporary directory, the second with ``txl``/``txl.language``
@@ -844,7 +846,7 @@ def print_notes():
                 print("\n      " + "\n      ".join(context) + "\n")
 
 
-def main_gpu(cases, quick, tmpdir):
+def main_gpu(cases, quick, tmpdir, only_backend=None):
     import torch
     torch.set_float32_matmul_precision("highest")
     T = TorchTensors()
@@ -854,6 +856,8 @@ def main_gpu(cases, quick, tmpdir):
         print("# Triton is needed (the reference backend, and triton.testing.do_bench for the timings)")
         return 1
     import triton
+    if only_backend:
+        backends = [b for b in backends if b.name == only_backend]
     # tl.make_tensor_descriptor (gemm_devdesc) needs Triton's global scratch allocator; txl allocates its own.
     triton.set_allocator(lambda size, align, stream: torch.empty(size, device="cuda", dtype=torch.int8))
     print("# Triton-style kernels: Triton %s vs txl on %s (torch %s)\n"
@@ -879,7 +883,7 @@ def main_gpu(cases, quick, tmpdir):
             where = "%s %s %s" % (case.name, case.desc(s), cfg_text(cfg))
             res = {be.name: run_backend(case, be, x, s, cfg, ref, quick, "%s [%s]" % (where, be.name))
                    for be in backends}
-            tr, xr = res["triton"], res.get("txl", none)
+            tr, xr = res.get("triton", none), res.get("txl", none)
             ratio = tr["ms"] / xr["ms"] if tr["ms"] and xr["ms"] else None
             if ratio:
                 ratios.append(ratio)
@@ -933,6 +937,8 @@ def main():
     ap.add_argument("--compile-only", action="store_true",
                     help="no GPU: compile each kernel for sm_90a under both backends and report")
     ap.add_argument("--num-warps", type=int, help="only the configs with this many warps (e.g. 8)")
+    ap.add_argument("--backend", choices=("triton", "txl"),
+                    help="run only this backend's kernels (for a profiler: both name their kernels alike)")
     args = ap.parse_args()
     global NUM_WARPS
     NUM_WARPS = args.num_warps
@@ -946,7 +952,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="triton_style-") as tmpdir:
         if args.compile_only:
             return main_compile_only(cases, args.quick, tmpdir)
-        return main_gpu(cases, args.quick, tmpdir)
+        return main_gpu(cases, args.quick, tmpdir, args.backend)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
@@ -81,6 +82,15 @@ static void initializeNVPTX() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // 32-bit shared-memory pointers (the data layout's p3:32:32), as Triton
+    // and upstream MLIR's PTX builder (which passes shared pointers with the
+    // "r" constraint) assume: shared memory is at most 228 KB, so 64-bit
+    // addresses only cost registers and 64-bit arithmetic (a ring slot's
+    // index `i % 3` became a 64-bit multiply-high in the cp.async GEMM).
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("nvptx-short-ptr");
+    if (it != options.end())
+      static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
   });
 }
 

@@ -35,16 +35,16 @@
 // 3 x (64 / 16) for B alone.
 
 // B16-LABEL: .entry gemm_loop(
-// B16-COUNT-24: cp.async.cg.shared.global [{{%rd[0-9]+(\+[0-9]+)?}}], [{{%rd[0-9]+(\+[0-9]+)?}}], 16, {{%r[0-9]+}};
+// B16-COUNT-24: cp.async.cg.shared.global [{{%r[0-9]+(\+[0-9]+)?}}], [{{%rd[0-9]+(\+[0-9]+)?}}], 16, {{%r[0-9]+}};
 
 // B8-LABEL: .entry gemm_loop(
-// B8-COUNT-48: cp.async.ca.shared.global [{{%rd[0-9]+(\+[0-9]+)?}}], [{{%rd[0-9]+(\+[0-9]+)?}}], 8, {{%r[0-9]+}};
+// B8-COUNT-48: cp.async.ca.shared.global [{{%r[0-9]+(\+[0-9]+)?}}], [{{%rd[0-9]+(\+[0-9]+)?}}], 8, {{%r[0-9]+}};
 
 // B4-LABEL: .entry gemm_loop(
-// B4-COUNT-96: cp.async.ca.shared.global [{{%rd[0-9]+(\+[0-9]+)?}}], [{{%rd[0-9]+(\+[0-9]+)?}}], 4, {{%r[0-9]+}};
+// B4-COUNT-96: cp.async.ca.shared.global [{{%r[0-9]+(\+[0-9]+)?}}], [{{%rd[0-9]+(\+[0-9]+)?}}], 4, {{%r[0-9]+}};
 
 // ODD-LABEL: .entry gemm_loop(
-// ODD-COUNT-12: cp.async.cg.shared.global [{{%rd[0-9]+(\+[0-9]+)?}}], [{{%rd[0-9]+(\+[0-9]+)?}}], 16, {{%r[0-9]+}};
+// ODD-COUNT-12: cp.async.cg.shared.global [{{%r[0-9]+(\+[0-9]+)?}}], [{{%rd[0-9]+(\+[0-9]+)?}}], 16, {{%r[0-9]+}};
 // ODD-LD-LABEL: .entry gemm_loop(
 // ODD-LD-COUNT-32: ld.global.b16
 

@@ -25,7 +25,11 @@
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232
 // CHECK: mbarrier.init.shared.b64 [txl_smem+16384]
 // CHECK: mbarrier.arrive.expect_tx.shared.b64
-// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{[{]}}{{%r[0-9]+}}, {{%r[0-9]+}}}], [txl_smem+16384];
+// Shared pointers are 32-bit (nvptx-short-ptr), the TMA destination too: the
+// CTA's shared address reinterpreted as its shared::cluster window, no cvta
+// (here the array itself: the TMA writes at txl_smem + 0).
+// CHECK-NOT: cvta.shared
+// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [txl_smem], [{{%rd[0-9]+}}, {{[{]}}{{%r[0-9]+}}, {{%r[0-9]+}}}], [txl_smem+16384];
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: wgmma.fence.sync.aligned
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
@@ -55,7 +59,8 @@ module {
     nvvm.mbarrier.init %mbar, %c1 : !llvm.ptr<3>, i32
     nvvm.fence.mbarrier.init
     nvvm.mbarrier.arrive.expect_tx %mbar, %tx : !llvm.ptr<3>, i32
-    %dst = llvm.addrspacecast %smem : !llvm.ptr<3> to !llvm.ptr<7>
+    %smem32 = llvm.ptrtoint %smem : !llvm.ptr<3> to i32
+    %dst = llvm.inttoptr %smem32 : i32 to !llvm.ptr<7>
     nvvm.cp.async.bulk.tensor.shared.cluster.global %dst, %tmap, %mbar, box[%c0, %x] : !llvm.ptr<7>, !llvm.ptr
     nvvm.mbarrier.try_wait.parity %mbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
     %da = llvm.ptrtoint %smem : !llvm.ptr<3> to i64

@@ -107,10 +107,9 @@ struct LowerTmaLoad : OpConversionPattern<TmaLoadOp> {
     TmaBox box = getTmaBox(op.getDesc().getType());
     Value leader = isRoleLeader(rewriter, loc, getRoleWarps(op));
     // The destination is in shared::cluster space (the CTA's own window).
-    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
     for (int64_t k = 0; k < box.pieces; ++k) {
-      Value dst = addBytes(rewriter, loc, adaptor.getDst(), k * box.pieceBytes);
-      dst = LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, dst);
+      Value dst = toClusterWindow(rewriter, loc,
+                                  addBytes(rewriter, loc, adaptor.getDst(), k * box.pieceBytes));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           rewriter, loc, dst, adaptor.getDesc(),
           tmaCoords(rewriter, loc, adaptor.getIndices(), box, k), adaptor.getMbar(), ValueRange{},
@@ -291,7 +290,10 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
     if (bytes != 16)
       modifier = NVVM::LoadCacheModifierKind::CA;
 
-    ThreadCoords coords(rewriter, loc, *layout);
+    SmallVector<int64_t> starts;
+    for (int64_t r = 0; r < layout->getNumRegs(); r += run)
+      starts.push_back(r);
+    SharedAddresses dsts(rewriter, loc, adaptor.getDst(), view, *layout, starts);
     auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
     Value zero, size;
     if (mask) {
@@ -299,10 +301,7 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
       size = i32Const(rewriter, loc, maskTile && !uniformRuns ? elemBytes : bytes);
     }
     for (int64_t r = 0; r < layout->getNumRegs(); r += run) {
-      SmallVector<Value> c;
-      for (unsigned d = 0; d < rank; ++d)
-        c.push_back(coords.get(rewriter, loc, r, d));
-      Value dst = getSharedElementAddress(rewriter, loc, adaptor.getDst(), view, c);
+      Value dst = dsts.get(rewriter, loc, r);
       Value src = LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getPtrs(), r);
       if (src.getType() != globalPtr)
         src = LLVM::AddrSpaceCastOp::create(rewriter, loc, globalPtr, src);
@@ -368,9 +367,9 @@ struct LowerTmaGather : OpConversionPattern<TmaGatherOp> {
 
     TmaBox box = getTmaBox(op.getDesc().getType());
     Value leader = isRoleLeader(rewriter, loc, getRoleWarps(op));
-    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
     // One gather4 per 4 rows and hardware box: box k of a wide row is column
     // block k (numRows x pieceBytes) of the buffer; rows are pieceBytes apart.
+    // The shared::cluster operand is the CTA's own 32-bit shared address.
     const char *ptx = "cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4."
                       "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5, $6}], [$7];";
     for (int64_t k = 0; k < box.pieces; ++k) {
@@ -380,7 +379,6 @@ struct LowerTmaGather : OpConversionPattern<TmaGatherOp> {
       for (int64_t g = 0; g < numRows / 4; ++g) {
         Value dst =
             addBytes(rewriter, loc, adaptor.getDst(), (k * numRows + 4 * g) * box.pieceBytes);
-        dst = LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, dst);
         SmallVector<Value> args{dst, adaptor.getDesc(), col};
         for (int64_t i = 0; i < 4; ++i)
           args.push_back(LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getXOffsets(),

@@ -64,6 +64,25 @@ SmallVector<Value> viewCoords(OpBuilder &b, Location loc, const ThreadCoords &co
   return c;
 }
 
+/// The first register of each access of `vec` registers.
+SmallVector<int64_t> accessStarts(const LinearLayout &layout, int64_t vec) {
+  SmallVector<int64_t> starts;
+  for (int64_t r = 0; r < layout.getNumRegs(); r += vec)
+    starts.push_back(r);
+  return starts;
+}
+
+/// The shared address of register `r` of `tile` in `view`: through
+/// SharedAddresses, or, for a 2-D tile read from or written to a 1-D view,
+/// from the coordinate along the view's dimension.
+Value address(OpBuilder &b, Location loc, SharedAddresses &addrs, RankedTensorType tile,
+              SmemType view, int64_t r) {
+  if (tile.getShape() == view.getShape())
+    return addrs.get(b, loc, r);
+  return getSharedElementAddress(b, loc, addrs.getBase(), view,
+                                 viewCoords(b, loc, addrs.getCoords(), tile, view, r));
+}
+
 /// Registers per access: the longest run of consecutive registers that hold
 /// consecutive elements along the view's contiguous dimension (the last; the
 /// first of a transposed view), at most 16 bytes. Such a run starts at a
@@ -137,15 +156,15 @@ FailureOr<Value> loadTile(ConversionPatternRewriter &rewriter, Location loc, Ope
   Type structType = converter.convertType(tile);
   if (failed(layout) || !structType)
     return failure();
-  ThreadCoords coords(rewriter, loc, *layout, /*pinned=*/true);
   Type elt = converter.convertType(tile.getElementType());
   int64_t vec = vectorWidth(*layout, tile, view, viewValue);
   auto vecType = VectorType::get({vec}, elt);
   unsigned align = vec * getElementBitWidth(tile.getElementType()) / 8;
+  SharedAddresses addrs(rewriter, loc, base, view, *layout, accessStarts(*layout, vec),
+                        /*pinned=*/true);
   Value result = LLVM::UndefOp::create(rewriter, loc, structType);
   for (int64_t r = 0; r < layout->getNumRegs(); r += vec) {
-    Value addr = getSharedElementAddress(rewriter, loc, base, view,
-                                         viewCoords(rewriter, loc, coords, tile, view, r));
+    Value addr = address(rewriter, loc, addrs, tile, view, r);
     Value loaded = vec == 1 ? Value(LLVM::LoadOp::create(rewriter, loc, elt, addr))
                             : Value(LLVM::LoadOp::create(rewriter, loc, vecType, addr, align));
     for (int64_t i = 0; i < vec; ++i) {
@@ -334,12 +353,12 @@ LogicalResult storeTile(ConversionPatternRewriter &rewriter, Location loc, Opera
   auto layout = tileLayout(op, tile);
   if (failed(layout))
     return failure();
-  ThreadCoords coords(rewriter, loc, *layout, /*pinned=*/true);
   int64_t vec = vectorWidth(*layout, tile, view, viewValue);
   unsigned align = vec * getElementBitWidth(tile.getElementType()) / 8;
+  SharedAddresses addrs(rewriter, loc, base, view, *layout, accessStarts(*layout, vec),
+                        /*pinned=*/true);
   for (int64_t r = 0; r < layout->getNumRegs(); r += vec) {
-    Value addr = getSharedElementAddress(rewriter, loc, base, view,
-                                         viewCoords(rewriter, loc, coords, tile, view, r));
+    Value addr = address(rewriter, loc, addrs, tile, view, r);
     Value first = LLVM::ExtractValueOp::create(rewriter, loc, value, r);
     if (vec == 1) {
       LLVM::StoreOp::create(rewriter, loc, first, addr);

@@ -165,6 +165,68 @@ Value ThreadCoords::get(OpBuilder &b, Location loc, int64_t reg, unsigned dim) c
   return LLVM::XOrOp::create(b, loc, laneWarp[dim], i32Const(b, loc, fixed));
 }
 
+Value mlir::txl::toClusterWindow(OpBuilder &b, Location loc, Value smem) {
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), smem);
+  return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), addr);
+}
+
+int64_t mlir::txl::getSharedElementOffset(SmemType view, ArrayRef<int64_t> coords) {
+  // The arithmetic of getSharedElementAddress below, on constants.
+  auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
+  int64_t elemBytes = std::max<int64_t>(1, getElementBitWidth(view.getElementType()) / 8);
+  SmallVector<int64_t> shape(view.getShape()), c(coords);
+  if (enc && enc.getTransposed() && shape.size() == 2) {
+    std::swap(shape[0], shape[1]);
+    std::swap(c[0], c[1]);
+  }
+  int64_t row = 0, rows = 1;
+  for (size_t d = 0; d + 1 < shape.size(); ++d) {
+    row = row * shape[d] + c[d];
+    rows *= shape[d];
+  }
+  int64_t col = c.back();
+  unsigned swizzle = enc ? enc.getSwizzle() : 0;
+  if (swizzle == 0)
+    return (row * shape.back() + col) * elemBytes;
+  int64_t perBlock = swizzle / elemBytes;
+  int64_t lin = (col / perBlock) * rows * swizzle + row * swizzle + (col % perBlock) * elemBytes;
+  return lin ^ (((lin >> 7) & (swizzle / 16 - 1)) << 4);
+}
+
+SharedAddresses::SharedAddresses(OpBuilder &b, Location loc, Value base, SmemType view,
+                                 const LinearLayout &layout, ArrayRef<int64_t> regs, bool pinned)
+    : base(base), view(view), coords(b, loc, layout, pinned) {
+  if (layout.getShape() != view.getShape())
+    return;
+  auto offset = [&](int64_t reg, int64_t lane, int64_t warp) {
+    return getSharedElementOffset(view, layout.apply(reg, lane, warp));
+  };
+  for (int64_t r : regs)
+    delta[r] = offset(r, 0, 0) - offset(0, 0, 0);
+  for (int64_t warp = 0; warp < layout.getNumWarps(); ++warp)
+    for (int64_t lane = 0; lane < layout.getNumLanes(); ++lane) {
+      int64_t at0 = offset(0, lane, warp);
+      for (int64_t r : regs)
+        if (offset(r, lane, warp) != at0 + delta[r]) {
+          delta.clear();
+          return;
+        }
+    }
+  SmallVector<Value> c;
+  for (unsigned d = 0; d < layout.getShape().size(); ++d)
+    c.push_back(coords.get(b, loc, 0, d));
+  first = getSharedElementAddress(b, loc, base, view, c);
+}
+
+Value SharedAddresses::get(OpBuilder &b, Location loc, int64_t reg) {
+  if (first)
+    return delta.lookup(reg) == 0 ? first : addBytes(b, loc, first, delta.lookup(reg));
+  SmallVector<Value> c;
+  for (unsigned d = 0; d < coords.layout.getShape().size(); ++d)
+    c.push_back(coords.get(b, loc, reg, d));
+  return getSharedElementAddress(b, loc, base, view, c);
+}
+
 Value mlir::txl::getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType view,
                                          ArrayRef<Value> coords) {
   auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());

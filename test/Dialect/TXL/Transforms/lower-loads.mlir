@@ -15,7 +15,9 @@
 // CHECK: %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
 // CHECK: %[[LANE:.*]] = llvm.urem %[[TID]], %[[C128]] : i32
 // CHECK: %[[LEADER:.*]] = llvm.icmp "eq" %[[LANE]], %{{.*}} : i32
-// CHECK: %[[CDST:.*]] = llvm.addrspacecast %[[DST]] : !llvm.ptr<3> to !llvm.ptr<7>
+// The destination as the CTA's shared::cluster window: the same 32-bit address.
+// CHECK: %[[I:.*]] = llvm.ptrtoint %[[DST]] : !llvm.ptr<3> to i32
+// CHECK-NEXT: %[[CDST:.*]] = llvm.inttoptr %[[I]] : i32 to !llvm.ptr<7>
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[CDST]], %[[MAP]], %[[BAR]], box[%[[K]], %[[M]]] predicate = %[[LEADER]] : !llvm.ptr<7>, !llvm.ptr
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: return
@@ -39,10 +41,12 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK-DAG: %[[DST:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<{{.*}}> to !llvm.ptr<3>
 // CHECK-DAG: %[[MAP:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.tensordesc<{{.*}}> to !llvm.ptr
 // CHECK: %[[LEADER:.*]] = llvm.icmp "eq"
-// CHECK: %[[CDST0:.*]] = llvm.addrspacecast %[[DST]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK: %[[I0:.*]] = llvm.ptrtoint %[[DST]] : !llvm.ptr<3> to i32
+// CHECK-NEXT: %[[CDST0:.*]] = llvm.inttoptr %[[I0]] : i32 to !llvm.ptr<7>
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[CDST0]], %[[MAP]], %[[BAR]], box[%[[K]], %[[M]]] predicate = %[[LEADER]]
 // CHECK: %[[DST1:.*]] = llvm.getelementptr %[[DST]][16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK: %[[CDST1:.*]] = llvm.addrspacecast %[[DST1]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK: %[[I1:.*]] = llvm.ptrtoint %[[DST1]] : !llvm.ptr<3> to i32
+// CHECK-NEXT: %[[CDST1:.*]] = llvm.inttoptr %[[I1]] : i32 to !llvm.ptr<7>
 // CHECK: %[[C64:.*]] = llvm.mlir.constant(64 : i32) : i32
 // CHECK: %[[K1:.*]] = llvm.add %[[K]], %[[C64]] : i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[CDST1]], %[[MAP]], %[[BAR]], box[%[[K1]], %[[M]]] predicate = %[[LEADER]]
@@ -270,7 +274,9 @@ module attributes {txl.target = "sm_90a"} {
 
 // The same tile into a 128B-swizzled buffer: a 16-byte run is one swizzle
 // chunk, so still 4 copies; the address XORs the chunk with the row
-// ((offset >> 7) & 7) << 4.
+// ((offset >> 7) & 7) << 4, once: the other copies are 16, 32 and 48 rows
+// below for every thread (the same row within the 8-row swizzle group), so
+// they are the first address plus 2048, 4096 and 6144 bytes.
 // CHECK-LABEL: func.func @async_load_16b_swizzled
 // CHECK: %[[C7:.*]] = llvm.mlir.constant(7 : i32) : i32
 // CHECK: %[[SEL:.*]] = llvm.lshr %[[LIN:.*]], %[[C7]] : i32
@@ -279,8 +285,14 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK: %[[OFF:.*]] = llvm.xor %[[LIN]], %[[SHL]] : i32
 // CHECK: %[[ADDR:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
 // CHECK: nvvm.cp.async.shared.global %[[ADDR]], %{{.*}}, 16, cache = cg
-// CHECK-COUNT-3: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// CHECK: %[[A1:.*]] = llvm.getelementptr %[[ADDR]][2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.cp.async.shared.global %[[A1]], %{{.*}}, 16, cache = cg
+// CHECK: %[[A2:.*]] = llvm.getelementptr %[[ADDR]][4096] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.cp.async.shared.global %[[A2]], %{{.*}}, 16, cache = cg
+// CHECK: %[[A3:.*]] = llvm.getelementptr %[[ADDR]][6144] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.cp.async.shared.global %[[A3]], %{{.*}}, 16, cache = cg
 // CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK-NOT: llvm.shl
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: return
 module attributes {txl.target = "sm_90a"} {
@@ -402,16 +414,14 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK-DAG: %[[DST:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<8x64xbf16> to !llvm.ptr<3>
 // CHECK-DAG: %[[MAP:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.tensordesc<1x64xbf16> to !llvm.ptr
 // CHECK: %[[LEADER:.*]] = llvm.icmp "eq"
-// CHECK: %[[CDST0:.*]] = llvm.addrspacecast %[[DST]] : !llvm.ptr<3> to !llvm.ptr<7>
 // CHECK: %[[R0:.*]] = llvm.extractvalue %[[ROWS]][0]
 // CHECK: %[[R1:.*]] = llvm.extractvalue %[[ROWS]][1]
 // CHECK: %[[R2:.*]] = llvm.extractvalue %[[ROWS]][2]
 // CHECK: %[[R3:.*]] = llvm.extractvalue %[[ROWS]][3]
-// CHECK: nvvm.inline_ptx "cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5, $6}], [$7];" ro(%[[CDST0]], %[[MAP]], %[[COL]], %[[R0]], %[[R1]], %[[R2]], %[[R3]], %[[BAR]] : {{.*}}), predicate = %[[LEADER]]
+// CHECK: nvvm.inline_ptx "cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5, $6}], [$7];" ro(%[[DST]], %[[MAP]], %[[COL]], %[[R0]], %[[R1]], %[[R2]], %[[R3]], %[[BAR]] : {{.*}}), predicate = %[[LEADER]]
 // CHECK: %[[DST1:.*]] = llvm.getelementptr %[[DST]][512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
-// CHECK: %[[CDST1:.*]] = llvm.addrspacecast %[[DST1]]
 // CHECK: %[[R4:.*]] = llvm.extractvalue %[[ROWS]][4]
-// CHECK: nvvm.inline_ptx "{{.*}}gather4{{.*}}" ro(%[[CDST1]], %[[MAP]], %[[COL]], %[[R4]], %{{.*}}, %{{.*}}, %{{.*}}, %[[BAR]] : {{.*}}), predicate = %[[LEADER]]
+// CHECK: nvvm.inline_ptx "{{.*}}gather4{{.*}}" ro(%[[DST1]], %[[MAP]], %[[COL]], %[[R4]], %{{.*}}, %{{.*}}, %{{.*}}, %[[BAR]] : {{.*}}), predicate = %[[LEADER]]
 // CHECK-NOT: nvvm.inline_ptx
 // CHECK: return
 module attributes {txl.target = "sm_100a"} {

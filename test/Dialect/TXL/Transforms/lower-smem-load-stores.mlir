@@ -13,22 +13,24 @@
 
 // A 32x64 bf16 blocked tile (16 registers per thread, 8 consecutive columns
 // each) from a row-major view: address = (row * 64 + col) * 2, no swizzle;
-// two 16-byte loads.
+// two 16-byte loads. The thread's first address is computed once; the
+// second run, 16 rows below for every thread, is 16 * 64 * 2 bytes past it.
 // CHECK-LABEL: func.func @load_blocked_plain
 // CHECK: %[[BASE:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !txl.smem<32x64xbf16> to !llvm.ptr<3>
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
-// CHECK: %[[UNDEF:.*]] = llvm.mlir.undef : !llvm.struct<(bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)>
 // CHECK: %[[C64:.*]] = llvm.mlir.constant(64 : i32) : i32
 // CHECK-NEXT: %[[ROWOFF:.*]] = llvm.mul %{{.*}}, %[[C64]] : i32
 // CHECK-NEXT: %[[ELEM:.*]] = llvm.add %[[ROWOFF]], %{{.*}} : i32
 // CHECK-NEXT: %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[OFF:.*]] = llvm.mul %[[ELEM]], %[[C2]] : i32
 // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[BASE]][%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[UNDEF:.*]] = llvm.mlir.undef : !llvm.struct<(bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)>
 // CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
 // CHECK-NEXT: %[[I0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[E0:.*]] = llvm.extractelement %[[V]][%[[I0]] : i32] : vector<8xbf16>
 // CHECK-NEXT: llvm.insertvalue %[[E0]], %[[UNDEF]][0]
-// CHECK-COUNT-1: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
+// CHECK: %[[P2:.*]] = llvm.getelementptr %[[P]][2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: llvm.load %[[P2]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
 // CHECK-NOT: llvm.load
 // CHECK: return
 // SWZ-LABEL: func.func @load_blocked_plain
@@ -80,8 +82,10 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK-COUNT-1: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
 // CHECK-NOT: llvm.store
 // CHECK: return
+// The second store, 16 rows below (the same row within the 8-row swizzle
+// group), is 2048 bytes past the first: one swizzle computation in all.
 // SWZ-LABEL: func.func @store_blocked_sw128
-// SWZ-COUNT-2: llvm.shl
+// SWZ-COUNT-1: llvm.shl
 // SWZ-NOT: llvm.shl
 // SWZ: return
 module attributes {txl.target = "sm_90a"} {
@@ -160,8 +164,10 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK-NOT: llvm.load
 // CHECK: return
+// The eight runs differ from the first by constants (their register bits
+// move rows by multiples of 8, which keeps the swizzle phase): one swizzle.
 // SWZ-LABEL: func.func @load_blocked_f32_sw64
-// SWZ-COUNT-8: llvm.shl
+// SWZ-COUNT-1: llvm.shl
 // SWZ-NOT: llvm.shl
 // SWZ: return
 module attributes {txl.target = "sm_90a"} {

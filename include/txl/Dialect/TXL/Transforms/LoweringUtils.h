@@ -116,6 +116,44 @@ TmaBox getTmaBox(TensorDescType desc);
 Value getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType view,
                               ArrayRef<Value> coords);
 
+/// `smem` (ptr<3>) as a shared::cluster pointer (ptr<7>) to the executing
+/// CTA's own window: the same 32-bit address, reinterpreted (an
+/// addrspacecast would go through a generic address, two cvta).
+Value toClusterWindow(OpBuilder &b, Location loc, Value smem);
+
+/// getSharedElementAddress's offset from the view's base, for constant
+/// coordinates.
+int64_t getSharedElementOffset(SmemType view, ArrayRef<int64_t> coords);
+
+/// The shared addresses of registers `regs` of a tile in layout `layout`
+/// stored in `view` (the tile's shape): when, for every thread of the
+/// layout, the offset of register r is the offset of register 0 plus a
+/// constant (checked exhaustively: the NVMMA swizzle XORs row bits into the
+/// column chunk, which the register bits of a coalesced layout do not
+/// touch), register r's address is register 0's plus that constant, folded
+/// into the instruction's immediate ([%r + 2048]), as Triton and CUTLASS
+/// address their cp.async and ld/st.shared: a GEMM's cp.async ring slot
+/// costs one address register instead of one per copy (16 on 128x64 A and
+/// 64x128 B tiles). Otherwise each register's address is computed from its
+/// coordinates.
+class SharedAddresses {
+public:
+  SharedAddresses(OpBuilder &b, Location loc, Value base, SmemType view, const LinearLayout &layout,
+                  ArrayRef<int64_t> regs, bool pinned = false);
+  /// The address of register `reg` (one of `regs`).
+  Value get(OpBuilder &b, Location loc, int64_t reg);
+  /// The thread's coordinates in the layout.
+  const ThreadCoords &getCoords() const { return coords; }
+  Value getBase() const { return base; }
+
+private:
+  Value base;
+  SmemType view;
+  ThreadCoords coords;
+  Value first;                            // register 0's address, when separable
+  llvm::DenseMap<int64_t, int64_t> delta; // register -> bytes past register 0
+};
+
 /// Byte offset, in a cross-warp txl.reduce's scratch, of the partial results
 /// of operand `index` whose elements have `elementBytes[i]` bytes: each
 /// operand holds `partials` x `outputs` elements, 16-byte aligned. With
