@@ -85,9 +85,6 @@ static int64_t product(ArrayRef<int64_t> shape) {
 // I32Attr getters return uint32_t: the verifiers cast them back to int32_t so
 // that a negative attribute is reported as such rather than as 2^32 - n.
 
-/// Shared memory of one block on the H100 (227 KB usable).
-static constexpr int64_t kMaxSharedBytes = 227 * 1024;
-
 //===----------------------------------------------------------------------===//
 // Shared memory
 //===----------------------------------------------------------------------===//

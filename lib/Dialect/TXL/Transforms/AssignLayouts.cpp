@@ -12,6 +12,10 @@
 //    accumulator layout; for 16-bit A the two are the same linear map, so the
 //    relayout lowers to nothing). Layouts written by the kernel author anchor
 //    their class too.
+//    An epilogue's pointer-tile store of a tile in an accumulator layout
+//    (2 consecutive elements per thread) is cut from its class by a
+//    txl.relayout when its pointers are contiguous for 16 bytes, so the
+//    store takes a coalesced default layout (cutAccumulatorStores).
 // 3. Slices. A reduction's result is #txl.slice of its operand's layout and
 //    expand_dims' operand a slice of its result's; these relations carry
 //    layouts both ways until nothing changes.
@@ -40,6 +44,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "txl/Dialect/TXL/IR/LinearLayout.h"
 #include "txl/Dialect/TXL/IR/TXLOps.h"
 #include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
@@ -77,6 +82,17 @@ public:
     collect();
     if (failed(anchor()))
       return failure();
+    if (cutAccumulatorStores()) {
+      // The cut stores start classes of their own: group again.
+      classes = {};
+      tiles.clear();
+      slices.clear();
+      layoutOf.clear();
+      anchoredBy.clear();
+      collect();
+      if (failed(anchor()))
+        return failure();
+    }
     if (failed(propagateAndDefault()))
       return failure();
     return apply();
@@ -136,6 +152,59 @@ private:
       }
     });
   }
+
+  /// A pointer-tile store of a tile in an mma accumulator layout writes 2
+  /// consecutive elements per thread (4 bytes of f16: a warp's store covers
+  /// 8 rows x 16 bytes); in the store's own class, a default layout writes
+  /// 16 bytes per thread along the pointers' contiguous dimension. As in
+  /// Triton, the value goes through a txl.relayout (a shared-memory round
+  /// trip) to that layout: the GEMM epilogue's C tile, attention's output.
+  /// Only stores after every loop (an epilogue, whose scratch then reuses
+  /// the bytes of the loops' rings) of kernels without warp roles (whose
+  /// buffers all stay live, txl-smem-allocs), and only while the kernel's
+  /// buffers and the scratch would fit side by side: elsewhere the scratch
+  /// could push shared memory past 227 KB (TXL-style attention kernels).
+  /// Returns whether it cut any store.
+  bool cutAccumulatorStores() {
+    bool warpSpecialized = false;
+    int64_t smemBytes = 0;
+    func.walk([&](Operation *op) {
+      warpSpecialized |= isa<IsWarpgroupOp, IsWarpOp>(op);
+      if (auto alloc = dyn_cast<SmemAllocOp>(op))
+        smemBytes += alloc.getType().getTotalBytes();
+    });
+    if (warpSpecialized)
+      return false;
+    bool cut = false;
+    func.walk([&](StoreOp store) {
+      auto tile = dyn_cast<RankedTensorType>(store.getValue().getType());
+      if (!tile || tile.getRank() != 2 || store.getValue().getDefiningOp<RelayoutOp>() ||
+          store->getParentOfType<LoopLikeOpInterface>())
+        return;
+      if (!isa_and_nonnull<NVMMAAttr>(layoutOf.lookup(leader(store.getValue()))))
+        return;
+      // Worth it only where the pointers are contiguous for 16 bytes.
+      auto ptrs = cast<RankedTensorType>(store.getPtr().getType());
+      int64_t eltBytes = getElementBitWidth(tile.getElementType()) / 8;
+      AxisInfo info = axes.get(store.getPtr());
+      int64_t run = std::max(info.contiguity[0], info.contiguity[1]);
+      if (eltBytes == 0 || run * eltBytes < 16 || ptrs.getShape() != tile.getShape() ||
+          smemBytes + tile.getNumElements() * eltBytes > kMaxSharedBytes)
+        return;
+      smemBytes += tile.getNumElements() * eltBytes;
+      OpBuilder b(store);
+      Value v = store.getValue();
+      auto relayout = RelayoutOp::create(b, store.getLoc(), v.getType(), v);
+      store.getValueMutable().assign(relayout);
+      storeCuts.insert(relayout);
+      cut = true;
+    });
+    return cut;
+  }
+
+  /// The relayouts cutAccumulatorStores made: their classes take the
+  /// default layout, not their source's.
+  DenseSet<Operation *> storeCuts;
 
   /// Cuts the operands and results of the renaming ops from their classes
   /// (see 4. in the header).
@@ -534,7 +603,7 @@ private:
     SmallVector<Value> out;
     for (auto it = classes.findLeader(l); it != classes.member_end(); ++it)
       if (auto rl = (*it).getDefiningOp<RelayoutOp>())
-        if (layoutOf.count(leader(rl.getSrc())) == assigned)
+        if (!storeCuts.contains(rl) && layoutOf.count(leader(rl.getSrc())) == assigned)
           out.push_back(rl.getSrc());
     return out;
   }

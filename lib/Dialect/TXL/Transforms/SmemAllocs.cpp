@@ -39,9 +39,6 @@ namespace mlir::txl {
 using namespace mlir;
 using namespace mlir::txl;
 
-/// Shared memory a block may use on the H100 (227 KB).
-static constexpr int64_t kMaxSharedBytes = 232448;
-
 namespace {
 
 /// Ops whose result is a view of their first operand.

@@ -456,3 +456,74 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+
+// A GEMM epilogue: the accumulator (2 consecutive elements per thread in the
+// wgmma layout) is stored through pointers contiguous along rows, after
+// every loop: the value goes through a txl.relayout to the store's own
+// class, which takes the coalesced default (8 x bf16 = 16 bytes per
+// thread), as Triton converts its epilogue through shared memory.
+// CHECK-LABEL: func.func @epilogue_store_coalesces
+// CHECK: %[[D:.*]] = txl.dot {{.*}}, tensor<64x128xf32, #txl.nvmma<{{.*}}>>
+// CHECK: %[[C:.*]] = arith.truncf %[[D]] : tensor<64x128xf32, #txl.nvmma<{{.*}}>> to tensor<64x128xbf16, #txl.nvmma<{{.*}}>>
+// CHECK: %[[R:.*]] = txl.relayout %[[C]] : tensor<64x128xbf16, #txl.nvmma<{{.*}}>> -> tensor<64x128xbf16, #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>
+// CHECK: txl.store %{{.*}}, %[[R]] : tensor<64x128x!txl.ptr<bf16>, #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>, tensor<64x128xbf16, #txl.blocked<{{.*}}>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @epilogue_store_coalesces(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x128xbf16, #sw128T>, %p: !txl.ptr<bf16> {txl.divisibility = 16 : i32}, %stride: i32 {txl.divisibility = 16 : i32}) attributes {txl.kernel} {
+    %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+    %d = txl.dot %a, %b, %zero : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x128xbf16, #sw128T>, tensor<64x128xf32>
+    %c = arith.truncf %d : tensor<64x128xf32> to tensor<64x128xbf16>
+    %r = txl.make_range 0, 64 : tensor<64xi32>
+    %r2 = txl.expand_dims %r, 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %rs = txl.splat %stride : i32 -> tensor<64x1xi32>
+    %rm = arith.muli %r2, %rs : tensor<64x1xi32>
+    %rb = txl.broadcast %rm : tensor<64x1xi32> -> tensor<64x128xi32>
+    %n = txl.make_range 0, 128 : tensor<128xi32>
+    %n2 = txl.expand_dims %n, 0 : tensor<128xi32> -> tensor<1x128xi32>
+    %nb = txl.broadcast %n2 : tensor<1x128xi32> -> tensor<64x128xi32>
+    %off = arith.addi %rb, %nb : tensor<64x128xi32>
+    %base = txl.splat %p : !txl.ptr<bf16> -> tensor<64x128x!txl.ptr<bf16>>
+    %ptrs = txl.addptr %base, %off : tensor<64x128x!txl.ptr<bf16>>, tensor<64x128xi32>
+    txl.store %ptrs, %c : tensor<64x128x!txl.ptr<bf16>>, tensor<64x128xbf16>
+    return
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+
+// The same store inside a loop is left in the accumulator layout: a shared
+// scratch live across the loop would add to the loop's shared memory.
+// CHECK-LABEL: func.func @store_in_loop_keeps_acc_layout
+// CHECK-NOT: txl.relayout
+// CHECK: txl.store %{{.*}}, %{{.*}} : tensor<64x128x!txl.ptr<bf16>, #txl.nvmma<{{.*}}>>, tensor<64x128xbf16, #txl.nvmma<{{.*}}>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @store_in_loop_keeps_acc_layout(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x128xbf16, #sw128T>, %p: !txl.ptr<bf16> {txl.divisibility = 16 : i32}, %n: i32) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+      %d = txl.dot %a, %b, %zero : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x128xbf16, #sw128T>, tensor<64x128xf32>
+      %c = arith.truncf %d : tensor<64x128xf32> to tensor<64x128xbf16>
+      %r = txl.make_range 0, 64 : tensor<64xi32>
+      %r2 = txl.expand_dims %r, 1 : tensor<64xi32> -> tensor<64x1xi32>
+      %rs = txl.splat %n : i32 -> tensor<64x1xi32>
+      %rm = arith.muli %r2, %rs : tensor<64x1xi32>
+      %rb = txl.broadcast %rm : tensor<64x1xi32> -> tensor<64x128xi32>
+      %m = txl.make_range 0, 128 : tensor<128xi32>
+      %m2 = txl.expand_dims %m, 0 : tensor<128xi32> -> tensor<1x128xi32>
+      %mb = txl.broadcast %m2 : tensor<1x128xi32> -> tensor<64x128xi32>
+      %off = arith.addi %rb, %mb : tensor<64x128xi32>
+      %base = txl.splat %p : !txl.ptr<bf16> -> tensor<64x128x!txl.ptr<bf16>>
+      %ptrs = txl.addptr %base, %off : tensor<64x128x!txl.ptr<bf16>>, tensor<64x128xi32>
+      txl.store %ptrs, %c : tensor<64x128x!txl.ptr<bf16>>, tensor<64x128xbf16>
+    }
+    return
+  }
+}

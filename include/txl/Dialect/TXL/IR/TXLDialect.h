@@ -52,6 +52,8 @@ constexpr StringLiteral kRoleWarpsAttrName = "txl.role_warps";
 /// (TRITON_MAX_TENSOR_NUMEL). Larger tiles cannot fit in registers anyway,
 /// and unrolling their per-register code exhausts the compiler's memory.
 constexpr int64_t kMaxTileElements = int64_t(1) << 20;
+/// Shared memory one block may use on the H100 (227 KB of its 228).
+constexpr int64_t kMaxSharedBytes = 227 * 1024;
 /// The target a module compiles for: its txl.target, sm_90a when absent.
 StringRef getTargetArch(Operation *op);
 
