@@ -166,15 +166,10 @@ private:
   /// could push shared memory past 227 KB (TXL-style attention kernels).
   /// Returns whether it cut any store.
   bool cutAccumulatorStores() {
-    bool warpSpecialized = false;
-    int64_t smemBytes = 0;
-    func.walk([&](Operation *op) {
-      warpSpecialized |= isa<IsWarpgroupOp, IsWarpOp>(op);
-      if (auto alloc = dyn_cast<SmemAllocOp>(op))
-        smemBytes += alloc.getType().getTotalBytes();
-    });
-    if (warpSpecialized)
+    if (isWarpSpecialized(func))
       return false;
+    int64_t smemBytes = 0;
+    func.walk([&](SmemAllocOp alloc) { smemBytes += alloc.getType().getTotalBytes(); });
     bool cut = false;
     func.walk([&](StoreOp store) {
       auto tile = dyn_cast<RankedTensorType>(store.getValue().getType());
@@ -183,11 +178,12 @@ private:
         return;
       if (!isa_and_nonnull<NVMMAAttr>(layoutOf.lookup(leader(store.getValue()))))
         return;
-      // Worth it only where the pointers are contiguous for 16 bytes.
+      // Worth it only where the pointers allow 16-byte stores (contiguous
+      // and aligned) along either dimension.
       auto ptrs = cast<RankedTensorType>(store.getPtr().getType());
       int64_t eltBytes = getElementBitWidth(tile.getElementType()) / 8;
-      AxisInfo info = axes.get(store.getPtr());
-      int64_t run = std::max(info.contiguity[0], info.contiguity[1]);
+      int64_t run =
+          std::max(getAlignedRun(axes, store.getPtr()), getAlignedRun(axes, store.getPtr(), 0));
       if (eltBytes == 0 || run * eltBytes < 16 || ptrs.getShape() != tile.getShape() ||
           smemBytes + tile.getNumElements() * eltBytes > kMaxSharedBytes)
         return;

@@ -290,10 +290,7 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
     if (bytes != 16)
       modifier = NVVM::LoadCacheModifierKind::CA;
 
-    SmallVector<int64_t> starts;
-    for (int64_t r = 0; r < layout->getNumRegs(); r += run)
-      starts.push_back(r);
-    SharedAddresses dsts(rewriter, loc, adaptor.getDst(), view, *layout, starts);
+    SharedAddresses dsts(rewriter, loc, adaptor.getDst(), view, *layout, run);
     auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
     Value zero, size;
     if (mask) {

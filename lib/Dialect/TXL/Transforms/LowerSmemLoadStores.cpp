@@ -64,14 +64,6 @@ SmallVector<Value> viewCoords(OpBuilder &b, Location loc, const ThreadCoords &co
   return c;
 }
 
-/// The first register of each access of `vec` registers.
-SmallVector<int64_t> accessStarts(const LinearLayout &layout, int64_t vec) {
-  SmallVector<int64_t> starts;
-  for (int64_t r = 0; r < layout.getNumRegs(); r += vec)
-    starts.push_back(r);
-  return starts;
-}
-
 /// The shared address of register `r` of `tile` in `view`: through
 /// SharedAddresses, or, for a 2-D tile read from or written to a 1-D view,
 /// from the coordinate along the view's dimension.
@@ -160,8 +152,7 @@ FailureOr<Value> loadTile(ConversionPatternRewriter &rewriter, Location loc, Ope
   int64_t vec = vectorWidth(*layout, tile, view, viewValue);
   auto vecType = VectorType::get({vec}, elt);
   unsigned align = vec * getElementBitWidth(tile.getElementType()) / 8;
-  SharedAddresses addrs(rewriter, loc, base, view, *layout, accessStarts(*layout, vec),
-                        /*pinned=*/true);
+  SharedAddresses addrs(rewriter, loc, base, view, *layout, vec, /*pinned=*/true);
   Value result = LLVM::UndefOp::create(rewriter, loc, structType);
   for (int64_t r = 0; r < layout->getNumRegs(); r += vec) {
     Value addr = address(rewriter, loc, addrs, tile, view, r);
@@ -355,8 +346,7 @@ LogicalResult storeTile(ConversionPatternRewriter &rewriter, Location loc, Opera
     return failure();
   int64_t vec = vectorWidth(*layout, tile, view, viewValue);
   unsigned align = vec * getElementBitWidth(tile.getElementType()) / 8;
-  SharedAddresses addrs(rewriter, loc, base, view, *layout, accessStarts(*layout, vec),
-                        /*pinned=*/true);
+  SharedAddresses addrs(rewriter, loc, base, view, *layout, vec, /*pinned=*/true);
   for (int64_t r = 0; r < layout->getNumRegs(); r += vec) {
     Value addr = address(rewriter, loc, addrs, tile, view, r);
     Value first = LLVM::ExtractValueOp::create(rewriter, loc, value, r);

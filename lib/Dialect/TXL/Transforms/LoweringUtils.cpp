@@ -93,6 +93,14 @@ int64_t mlir::txl::getRoleWarps(Operation *op) {
   return 4;
 }
 
+bool mlir::txl::isWarpSpecialized(func::FuncOp func) {
+  return func
+      .walk([](Operation *op) {
+        return isa<IsWarpgroupOp, IsWarpOp>(op) ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 bool mlir::txl::usesMmaSync(int64_t m, int64_t roleWarps) { return m % (16 * roleWarps) != 0; }
 
 bool mlir::txl::usesMmaSync(DotOp dot) {
@@ -170,44 +178,88 @@ Value mlir::txl::toClusterWindow(OpBuilder &b, Location loc, Value smem) {
   return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), addr);
 }
 
-int64_t mlir::txl::getSharedElementOffset(SmemType view, ArrayRef<int64_t> coords) {
-  // The arithmetic of getSharedElementAddress below, on constants.
+namespace {
+/// The integer arithmetic of sharedOffset on constants...
+struct ConstArith {
+  using T = int64_t;
+  T lit(int64_t v) const { return v; }
+  T add(T x, T y) const { return x + y; }
+  T mul(T x, int64_t k) const { return x * k; }
+  T udiv(T x, int64_t k) const { return x / k; }
+  T urem(T x, int64_t k) const { return x % k; }
+  T lshr(T x, int64_t k) const { return x >> k; }
+  T andc(T x, int64_t k) const { return x & k; }
+  T shl(T x, int64_t k) const { return x << k; }
+  T xorv(T x, T y) const { return x ^ y; }
+};
+/// ... and as i32 LLVM ops.
+struct IRArith {
+  using T = Value;
+  OpBuilder &b;
+  Location loc;
+  T lit(int64_t v) const { return i32Const(b, loc, v); }
+  T add(T x, T y) const { return LLVM::AddOp::create(b, loc, x, y); }
+  T mul(T x, int64_t k) const { return k == 1 ? x : T(LLVM::MulOp::create(b, loc, x, lit(k))); }
+  T udiv(T x, int64_t k) const { return LLVM::UDivOp::create(b, loc, x, lit(k)); }
+  T urem(T x, int64_t k) const { return LLVM::URemOp::create(b, loc, x, lit(k)); }
+  T lshr(T x, int64_t k) const { return LLVM::LShrOp::create(b, loc, x, lit(k)); }
+  T andc(T x, int64_t k) const { return LLVM::AndOp::create(b, loc, x, lit(k)); }
+  T shl(T x, int64_t k) const { return LLVM::ShlOp::create(b, loc, x, lit(k)); }
+  T xorv(T x, T y) const { return LLVM::XOrOp::create(b, loc, x, y); }
+};
+
+/// Byte offset of element `coords` in `view` (see getSharedElementAddress),
+/// written once for constant and for run-time coordinates.
+template <typename Arith>
+typename Arith::T sharedOffset(const Arith &a, SmemType view, ArrayRef<typename Arith::T> coords) {
+  using T = typename Arith::T;
   auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
   int64_t elemBytes = std::max<int64_t>(1, getElementBitWidth(view.getElementType()) / 8);
-  SmallVector<int64_t> shape(view.getShape()), c(coords);
+  SmallVector<int64_t> shape(view.getShape());
+  SmallVector<T> c(coords);
   if (enc && enc.getTransposed() && shape.size() == 2) {
     std::swap(shape[0], shape[1]);
     std::swap(c[0], c[1]);
   }
-  int64_t row = 0, rows = 1;
+  // Rows: every dimension but the last, flattened.
+  T row = a.lit(0);
+  int64_t rows = 1;
   for (size_t d = 0; d + 1 < shape.size(); ++d) {
-    row = row * shape[d] + c[d];
+    row = a.add(a.mul(row, shape[d]), c[d]);
     rows *= shape[d];
   }
-  int64_t col = c.back();
+  T col = c.back();
   unsigned swizzle = enc ? enc.getSwizzle() : 0;
   if (swizzle == 0)
-    return (row * shape.back() + col) * elemBytes;
+    return a.mul(a.add(a.mul(row, shape.back()), col), elemBytes);
   int64_t perBlock = swizzle / elemBytes;
-  int64_t lin = (col / perBlock) * rows * swizzle + row * swizzle + (col % perBlock) * elemBytes;
-  return lin ^ (((lin >> 7) & (swizzle / 16 - 1)) << 4);
+  T block = a.udiv(col, perBlock);
+  T within = a.urem(col, perBlock);
+  T lin = a.add(a.add(a.mul(block, rows * swizzle), a.mul(row, swizzle)), a.mul(within, elemBytes));
+  T sel = a.shl(a.andc(a.lshr(lin, 7), swizzle / 16 - 1), 4);
+  return a.xorv(lin, sel);
+}
+} // namespace
+
+int64_t mlir::txl::getSharedElementOffset(SmemType view, ArrayRef<int64_t> coords) {
+  return sharedOffset(ConstArith(), view, coords);
 }
 
 SharedAddresses::SharedAddresses(OpBuilder &b, Location loc, Value base, SmemType view,
-                                 const LinearLayout &layout, ArrayRef<int64_t> regs, bool pinned)
-    : base(base), view(view), coords(b, loc, layout, pinned) {
+                                 const LinearLayout &layout, int64_t step, bool pinned)
+    : base(base), view(view), coords(b, loc, layout, pinned), step(step) {
   if (layout.getShape() != view.getShape())
     return;
   auto offset = [&](int64_t reg, int64_t lane, int64_t warp) {
     return getSharedElementOffset(view, layout.apply(reg, lane, warp));
   };
-  for (int64_t r : regs)
-    delta[r] = offset(r, 0, 0) - offset(0, 0, 0);
+  for (int64_t r = 0; r < layout.getNumRegs(); r += step)
+    delta.push_back(offset(r, 0, 0) - offset(0, 0, 0));
   for (int64_t warp = 0; warp < layout.getNumWarps(); ++warp)
     for (int64_t lane = 0; lane < layout.getNumLanes(); ++lane) {
       int64_t at0 = offset(0, lane, warp);
-      for (int64_t r : regs)
-        if (offset(r, lane, warp) != at0 + delta[r]) {
+      for (auto [i, d] : llvm::enumerate(delta))
+        if (offset(int64_t(i) * step, lane, warp) != at0 + d) {
           delta.clear();
           return;
         }
@@ -219,8 +271,10 @@ SharedAddresses::SharedAddresses(OpBuilder &b, Location loc, Value base, SmemTyp
 }
 
 Value SharedAddresses::get(OpBuilder &b, Location loc, int64_t reg) {
-  if (first)
-    return delta.lookup(reg) == 0 ? first : addBytes(b, loc, first, delta.lookup(reg));
+  if (first) {
+    int64_t d = delta[reg / step];
+    return d == 0 ? first : addBytes(b, loc, first, d);
+  }
   SmallVector<Value> c;
   for (unsigned d = 0; d < coords.layout.getShape().size(); ++d)
     c.push_back(coords.get(b, loc, reg, d));
@@ -229,41 +283,7 @@ Value SharedAddresses::get(OpBuilder &b, Location loc, int64_t reg) {
 
 Value mlir::txl::getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType view,
                                          ArrayRef<Value> coords) {
-  auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
-  int64_t elemBytes = std::max<int64_t>(1, getElementBitWidth(view.getElementType()) / 8);
-  SmallVector<int64_t> shape(view.getShape());
-  SmallVector<Value> c(coords);
-  if (enc && enc.getTransposed() && shape.size() == 2) {
-    std::swap(shape[0], shape[1]);
-    std::swap(c[0], c[1]);
-  }
-  auto mul = [&](Value v, int64_t k) {
-    return k == 1 ? v : Value(LLVM::MulOp::create(b, loc, v, i32Const(b, loc, k)));
-  };
-  auto add = [&](Value x, Value y) { return Value(LLVM::AddOp::create(b, loc, x, y)); };
-  // Rows: every dimension but the last, flattened.
-  Value row = i32Const(b, loc, 0);
-  for (size_t d = 0; d + 1 < shape.size(); ++d)
-    row = add(mul(row, shape[d]), c[d]);
-  Value col = c.back();
-  Value offset;
-  unsigned swizzle = enc ? enc.getSwizzle() : 0;
-  int64_t rows = 1;
-  for (size_t d = 0; d + 1 < shape.size(); ++d)
-    rows *= shape[d];
-  if (swizzle == 0) {
-    offset = mul(add(mul(row, shape.back()), col), elemBytes);
-  } else {
-    int64_t perBlock = swizzle / elemBytes;
-    Value block = LLVM::UDivOp::create(b, loc, col, i32Const(b, loc, perBlock));
-    Value within = LLVM::URemOp::create(b, loc, col, i32Const(b, loc, perBlock));
-    Value lin = add(add(mul(block, rows * swizzle), mul(row, swizzle)), mul(within, elemBytes));
-    Value sel = LLVM::LShrOp::create(b, loc, lin, i32Const(b, loc, 7));
-    sel = LLVM::AndOp::create(b, loc, sel, i32Const(b, loc, swizzle / 16 - 1));
-    sel = LLVM::ShlOp::create(b, loc, sel, i32Const(b, loc, 4));
-    offset = LLVM::XOrOp::create(b, loc, lin, sel);
-  }
-  return addBytes(b, loc, base, offset);
+  return addBytes(b, loc, base, sharedOffset(IRArith{b, loc}, view, coords));
 }
 
 int64_t mlir::txl::getReduceScratchOffset(ArrayRef<int64_t> elementBytes, size_t index,

@@ -178,8 +178,7 @@ LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
     return top ? index[top] : whole;
   };
 
-  bool warpSpecialized = false;
-  func.walk([&](Operation *op) { warpSpecialized |= isa<IsWarpgroupOp, IsWarpOp>(op); });
+  bool warpSpecialized = isWarpSpecialized(func);
 
   SmallVector<Slot> slots;
   func.walk([&](Operation *op) {

@@ -9,6 +9,7 @@
 #define TXL_DIALECT_TXL_TRANSFORMS_LOWERINGUTILS_H
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -58,6 +59,10 @@ Value getThreadId(OpBuilder &b, Location loc);
 /// kernel function's txl.role_warps). The one place that decides who issues
 /// a role's TMA copies and which threads a role's barrier waits for.
 int64_t getRoleWarps(Operation *op);
+/// Whether `func` is warp-specialized (has txl.is_warpgroup / txl.is_warp
+/// regions): its roles run concurrently, so no buffer's live range may be
+/// shortened by program order.
+bool isWarpSpecialized(func::FuncOp func);
 /// A txl.dot runs on mma.sync (m16n8k16, one 16 x 8 tile per warp and
 /// instruction) instead of wgmma when its M is not a whole number of the
 /// role's wgmma steps (64 rows per warpgroup): M = 16 or 32 (the 16 query
@@ -125,9 +130,10 @@ Value toClusterWindow(OpBuilder &b, Location loc, Value smem);
 /// coordinates.
 int64_t getSharedElementOffset(SmemType view, ArrayRef<int64_t> coords);
 
-/// The shared addresses of registers `regs` of a tile in layout `layout`
-/// stored in `view` (the tile's shape): when, for every thread of the
-/// layout, the offset of register r is the offset of register 0 plus a
+/// The shared addresses of registers 0, step, 2 * step, ... (one access
+/// each) of a tile in layout `layout` stored in `view` (the tile's shape):
+/// when, for every thread of the layout, the offset of register r is the
+/// offset of register 0 plus a
 /// constant (checked exhaustively: the NVMMA swizzle XORs row bits into the
 /// column chunk, which the register bits of a coalesced layout do not
 /// touch), register r's address is register 0's plus that constant, folded
@@ -139,8 +145,8 @@ int64_t getSharedElementOffset(SmemType view, ArrayRef<int64_t> coords);
 class SharedAddresses {
 public:
   SharedAddresses(OpBuilder &b, Location loc, Value base, SmemType view, const LinearLayout &layout,
-                  ArrayRef<int64_t> regs, bool pinned = false);
-  /// The address of register `reg` (one of `regs`).
+                  int64_t step, bool pinned = false);
+  /// The address of register `reg` (a multiple of the step).
   Value get(OpBuilder &b, Location loc, int64_t reg);
   /// The thread's coordinates in the layout.
   const ThreadCoords &getCoords() const { return coords; }
@@ -150,8 +156,9 @@ private:
   Value base;
   SmemType view;
   ThreadCoords coords;
-  Value first;                            // register 0's address, when separable
-  llvm::DenseMap<int64_t, int64_t> delta; // register -> bytes past register 0
+  int64_t step;
+  Value first;                // register 0's address, when separable
+  SmallVector<int64_t> delta; // per access: bytes past register 0
 };
 
 /// Byte offset, in a cross-warp txl.reduce's scratch, of the partial results
