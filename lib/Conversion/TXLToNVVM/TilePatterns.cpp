@@ -29,7 +29,9 @@
 //    memory;
 //  - txl.reduce: registers that differ only along the axis are combined in
 //    the thread, then lanes along the axis with shfl.sync.bfly, then (when
-//    warps split the axis) the warps' partials through the op's scratch.
+//    warps split the axis) the warps' partials through the op's scratch;
+//  - txl.scan: a step per bit of the axis coordinate, each pairing runs of
+//    2^k elements held by two registers, lanes or warps (ScanLowering).
 //
 // Because the layouts are linear maps over GF(2), "is every element in the
 // same thread" is a comparison of the lane and warp bases, and "which
@@ -286,6 +288,70 @@ FailureOr<ReducePlan> planReduce(ReduceOp op, std::string &why) {
   return plan;
 }
 
+/// One step of a txl.scan: the layout bit that moves the axis coordinate by
+/// 2^k, for k = 0, 1, ... (see ScanLowering).
+struct ScanStep {
+  enum Kind { Register, Lane, Warp } kind;
+  int64_t bit;
+};
+
+FailureOr<SmallVector<ScanStep>> planScan(ScanOp op, std::string &why) {
+  auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+  auto src = layoutOf(srcType, &why);
+  if (failed(src))
+    return failure();
+  for (Value other : op.getSrcs().drop_front())
+    if (failed(layoutOf(other.getType(), &why)) || !(*layoutOf(other.getType()) == *src)) {
+      why = "operands have different register layouts";
+      return failure();
+    }
+  unsigned axis = op.getAxis();
+  int64_t size = srcType.getShape()[axis];
+  if (!llvm::isPowerOf2_64(size)) {
+    why = "the axis has " + std::to_string(size) + " elements; scans need a power of two";
+    return failure();
+  }
+  SmallVector<std::optional<ScanStep>> steps(llvm::Log2_64(size));
+  auto add = [&](ArrayRef<Coord> bases, ScanStep::Kind kind, StringRef name) {
+    for (auto [k, basis] : llvm::enumerate(bases)) {
+      int64_t along = basis[axis];
+      if (along == 0)
+        continue; // another dimension, or a copy: scanned independently
+      bool pure = llvm::isPowerOf2_64(along);
+      for (auto [d, c] : llvm::enumerate(basis))
+        pure &= d == axis || c == 0;
+      if (!pure || steps[llvm::Log2_64(along)]) {
+        why = (name + " bit " + Twine(k) + " of " + layoutName(srcType) +
+               " does not move along the scanned axis alone by a distinct power of two; not "
+               "supported yet")
+                  .str();
+        return false;
+      }
+      steps[llvm::Log2_64(along)] = ScanStep{kind, int64_t(k)};
+    }
+    return true;
+  };
+  if (!add(src->getRegBases(), ScanStep::Register, "register") ||
+      !add(src->getLaneBases(), ScanStep::Lane, "lane") ||
+      !add(src->getWarpBases(), ScanStep::Warp, "warp"))
+    return failure();
+  SmallVector<ScanStep> plan;
+  for (auto &step : steps) {
+    if (!step) {
+      why = "the layout " + layoutName(srcType) + " does not cover the scanned axis";
+      return failure();
+    }
+    plan.push_back(*step);
+  }
+  if (!op.getScratch() && llvm::any_of(plan, [](ScanStep s) { return s.kind == ScanStep::Warp; })) {
+    why = "the warps of " + layoutName(srcType) +
+          " split the scanned axis, so running values cross warps through shared memory, but the "
+          "op has no scratch (run --txl-allocate-scratch first)";
+    return failure();
+  }
+  return plan;
+}
+
 /// Bits an element occupies in memory (i1 is stored as a byte), 0 for
 /// element types loads and stores do not support.
 unsigned memoryBits(Type type) {
@@ -535,7 +601,8 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
   if (auto cst = dyn_cast<arith::ConstantOp>(op))
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
-             ReduceOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp, AtomicCASOp, PrintOp>(op);
+             ReduceOp, ScanOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp, AtomicCASOp,
+             PrintOp>(op);
 }
 
 LogicalResult mlir::txl::checkTileOp(Operation *op) {
@@ -655,6 +722,22 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
         if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() > 64)
           return op->emitError() << "'txl.reduce' across lanes of " << elt
                                  << " elements is not supported (integers and floats up to "
+                                 << "64 bits are)";
+      }
+    return success();
+  }
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    std::string why;
+    auto plan = planScan(scan, why);
+    if (failed(plan))
+      return op->emitError() << "'txl.scan' along axis " << scan.getAxis() << ": " << why;
+    if (llvm::any_of(*plan, [](ScanStep s) { return s.kind != ScanStep::Register; }))
+      for (Value src : scan.getSrcs()) {
+        Type elt = getElementTypeOrSelf(src.getType());
+        if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() < 8 ||
+            elt.getIntOrFloatBitWidth() > 64)
+          return op->emitError() << "'txl.scan' across lanes of " << elt
+                                 << " elements is not supported (integers and floats of 8 to "
                                  << "64 bits are)";
       }
     return success();
@@ -2202,6 +2285,26 @@ void combineAcrossWarps(OpBuilder &b, Location loc, ReduceOp op, const ReducePla
 /// reduce: combine in the thread, then across lanes (see planReduce). The
 /// combiner region is cloned for every combine step, its block arguments
 /// mapped to the running and the new values.
+/// One application of a reduce/scan combiner region: its body cloned at the
+/// insertion point with the block arguments bound to `acc` (the earlier
+/// values) and `cur` (the later ones); returns the yielded values.
+SmallVector<Value> applyCombiner(OpBuilder &b, Region &region, ArrayRef<Value> acc,
+                                 ArrayRef<Value> cur) {
+  Block &body = region.front();
+  size_t n = acc.size();
+  IRMapping map;
+  for (size_t i = 0; i < n; ++i) {
+    map.map(body.getArgument(i), acc[i]);
+    map.map(body.getArgument(n + i), cur[i]);
+  }
+  for (Operation &o : body.without_terminator())
+    b.clone(o, map);
+  SmallVector<Value> out;
+  for (Value v : cast<ReduceReturnOp>(body.getTerminator()).getResults())
+    out.push_back(map.lookupOrDefault(v));
+  return out;
+}
+
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
@@ -2212,20 +2315,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       return rewriter.notifyMatchFailure(op, why);
     Location loc = op.getLoc();
     size_t n = op.getSrcs().size();
-    Block &body = op.getCombineOp().front();
-    auto ret = cast<ReduceReturnOp>(body.getTerminator());
     auto combine = [&](ArrayRef<Value> acc, ArrayRef<Value> cur) {
-      IRMapping map;
-      for (size_t i = 0; i < n; ++i) {
-        map.map(body.getArgument(i), acc[i]);
-        map.map(body.getArgument(n + i), cur[i]);
-      }
-      for (Operation &o : body.without_terminator())
-        rewriter.clone(o, map);
-      SmallVector<Value> out;
-      for (Value v : ret.getResults())
-        out.push_back(map.lookupOrDefault(v));
-      return out;
+      return applyCombiner(rewriter, op.getCombineOp(), acc, cur);
     };
 
     SmallVector<SmallVector<Value>> regs;
@@ -2267,6 +2358,174 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       if (!structType)
         return rewriter.notifyMatchFailure(op, "result type does not convert");
       results.push_back(pack(rewriter, loc, structType, resRegs));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// scan: an inclusive scan over the axis coordinate's bits, lowest first
+/// (planScan says which register, lane or warp bit moves each). Before step
+/// k every element holds S, the combination of its aligned run of 2^k
+/// elements up to itself, and T, that of the whole run; the element 2^k
+/// away (its partner: another register, the lane `lane ^ 2^bit` through
+/// shfl.sync.bfly, or another warp through the scratch) holds the
+/// neighbouring run's T. Of the two runs, the element in the second one in
+/// scan order (the upper one; the lower one for a reverse scan, which is
+/// the scan of the reversed tile, as in Triton) prepends the first run's T
+/// to its S, and both join the runs, first then second, into T. So the
+/// combiner need not be commutative. Register partners are known at compile
+/// time; lane and warp ones select on the thread's bit.
+struct ScanLowering : OpConversionPattern<ScanOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ScanOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    std::string why;
+    auto plan = planScan(op, why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(op, why);
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    size_t n = op.getSrcs().size();
+    bool reverse = op.getReverse();
+    auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    LinearLayout layout = *layoutOf(srcType);
+    int64_t numRegs = layout.getNumRegs();
+    auto combine = [&](ArrayRef<Value> a, ArrayRef<Value> b) {
+      return applyCombiner(rewriter, op.getCombineOp(), a, b);
+    };
+    auto select = [&](Value pred, ArrayRef<Value> a, ArrayRef<Value> b) {
+      SmallVector<Value> out;
+      for (auto [x, y] : llvm::zip(a, b))
+        out.push_back(LLVM::SelectOp::create(rewriter, loc, pred, x, y));
+      return out;
+    };
+    // Whether the thread's element is in the second run of its pair: bit
+    // `bit` of `index` set (clear for a reverse scan).
+    auto inSecondRun = [&](Value index, int64_t bit) {
+      Value b = LLVM::LShrOp::create(rewriter, loc, index, intConst(rewriter, loc, i32, bit));
+      b = LLVM::AndOp::create(rewriter, loc, b, intConst(rewriter, loc, i32, 1));
+      return LLVM::ICmpOp::create(rewriter, loc,
+                                  reverse ? LLVM::ICmpPredicate::eq : LLVM::ICmpPredicate::ne, b,
+                                  intConst(rewriter, loc, i32, 0));
+    };
+
+    // S[r], T[r]: the running and run values of register r, per operand.
+    SmallVector<SmallVector<Value>> S(numRegs), T;
+    for (Value src : adaptor.getSrcs())
+      for (auto [r, v] : llvm::enumerate(unpack(rewriter, loc, src)))
+        S[r].push_back(v);
+    T = S;
+
+    // The scratch addresses of each register's element and of its partner
+    // 2^k away along the axis (row-major; every dimension is a power of two,
+    // so flipping a coordinate bit flips one index bit).
+    std::optional<ThreadCoords> coords;
+    SmallVector<int64_t> bytes, bits;
+    for (Value src : op.getSrcs()) {
+      bits.push_back(memoryBits(getElementTypeOrSelf(src.getType())));
+      bytes.push_back(bits.back() / 8);
+    }
+    auto address = [&](size_t i, Value index) {
+      Value region = addBytes(rewriter, loc, adaptor.getScratch(),
+                              getReduceScratchOffset(bytes, i, 1, srcType.getNumElements()));
+      Value offset =
+          LLVM::MulOp::create(rewriter, loc, index, intConst(rewriter, loc, i32, bytes[i]));
+      return addBytes(rewriter, loc, region, offset);
+    };
+    auto elementIndex = [&](int64_t r) {
+      if (!coords)
+        coords.emplace(rewriter, loc, layout);
+      Value index;
+      int64_t stride = 1;
+      for (size_t d = srcType.getRank(); d-- > 0;) {
+        index = addScaled(rewriter, loc, index, coords->get(rewriter, loc, r, d), stride);
+        stride *= srcType.getShape()[d];
+      }
+      return index;
+    };
+    int64_t axisStride = 1;
+    for (int64_t d = srcType.getRank() - 1; d > int64_t(op.getAxis()); --d)
+      axisStride *= srcType.getShape()[d];
+
+    // Register bits already stepped over: registers that differ only in them
+    // hold one run, so its T is computed (shuffled, stored) once, by the
+    // run's leader (those bits clear), and copied to the others.
+    int64_t merged = 0;
+    auto leader = [&](int64_t r) { return r & ~merged; };
+    for (auto [k, step] : llvm::enumerate(*plan)) {
+      if (step.kind == ScanStep::Register) {
+        int64_t bit = int64_t(1) << step.bit;
+        for (int64_t lo = 0; lo < numRegs; ++lo) {
+          if (lo & bit)
+            continue;
+          int64_t first = reverse ? lo | bit : lo, second = reverse ? lo : lo | bit;
+          S[second] = combine(T[first], S[second]);
+          if (leader(lo) == lo)
+            T[lo] = combine(T[first], T[second]);
+        }
+        merged |= bit;
+        for (int64_t r = 0; r < numRegs; ++r)
+          T[r] = T[leader(r)];
+        continue;
+      }
+      // The partner's run values (per leader), and whether this thread is in
+      // the second run.
+      SmallVector<SmallVector<Value>> other(numRegs);
+      Value second;
+      if (step.kind == ScanStep::Lane) {
+        for (int64_t r = 0; r < numRegs; ++r)
+          if (leader(r) == r)
+            for (Value v : T[r])
+              other[r].push_back(shuffleXor(rewriter, loc, v, int64_t(1) << step.bit));
+        second = inSecondRun(laneId(rewriter, loc), step.bit);
+      } else {
+        // Each leader stores its run's T at its own element; the partner
+        // run's T is at the element 2^k away, stored by the same register
+        // of the partner warp (every thread has the same leaders).
+        int64_t warps = layout.getNumWarps();
+        SmallVector<Value> index(numRegs);
+        for (int64_t r = 0; r < numRegs; ++r)
+          if (leader(r) == r)
+            index[r] = elementIndex(r);
+        groupBarrier(rewriter, loc, warps); // the previous step's reads are done
+        for (int64_t r = 0; r < numRegs; ++r)
+          if (leader(r) == r)
+            for (size_t i = 0; i < n; ++i)
+              storeBits(rewriter, loc, address(i, index[r]), T[r][i], bits[i]);
+        groupBarrier(rewriter, loc, warps);
+        Value flip = intConst(rewriter, loc, i32, axisStride << k);
+        for (int64_t r = 0; r < numRegs; ++r) {
+          if (leader(r) != r)
+            continue;
+          Value partner = LLVM::XOrOp::create(rewriter, loc, index[r], flip);
+          for (size_t i = 0; i < n; ++i)
+            other[r].push_back(
+                loadBits(rewriter, loc, address(i, partner), 1, T[r][i].getType(), bits[i])
+                    .front());
+        }
+        Value warp = LLVM::LShrOp::create(rewriter, loc, getThreadId(rewriter, loc),
+                                          intConst(rewriter, loc, i32, 5));
+        second = inSecondRun(warp, step.bit);
+      }
+      for (int64_t r = 0; r < numRegs; ++r) {
+        S[r] = select(second, combine(other[leader(r)], S[r]), S[r]);
+        if (leader(r) == r)
+          T[r] = select(second, combine(other[r], T[r]), combine(T[r], other[r]));
+      }
+      for (int64_t r = 0; r < numRegs; ++r)
+        T[r] = T[leader(r)];
+    }
+
+    SmallVector<Value> results;
+    for (size_t i = 0; i < n; ++i) {
+      SmallVector<Value> regs;
+      for (int64_t r = 0; r < numRegs; ++r)
+        regs.push_back(S[r][i]);
+      Type structType = getTypeConverter()->convertType(op.getResult(i).getType());
+      if (!structType)
+        return rewriter.notifyMatchFailure(op, "result type does not convert");
+      results.push_back(pack(rewriter, loc, structType, regs));
     }
     rewriter.replaceOp(op, results);
     return success();
@@ -2408,12 +2667,12 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
                                            RewritePatternSet &patterns, PatternBenefit benefit) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseTileLowering>(converter, ctx, benefit);
-  patterns
-      .add<ConstantTileLowering, SplatLowering, MakeRangeLowering,
-           RegisterSelectLowering<BroadcastOp, mapBroadcast>,
-           RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
-           RegisterSelectLowering<TransOp, mapTrans>, RegisterSelectLowering<ReshapeOp, mapReshape>,
-           JoinLowering, SplitLowering, RelayoutLowering, AddPtrLowering, LoadLowering,
-           StoreLowering, ReduceLowering, AtomicRMWLowering, AtomicCASLowering, PrintLowering>(
-          converter, ctx, benefit);
+  patterns.add<ConstantTileLowering, SplatLowering, MakeRangeLowering,
+               RegisterSelectLowering<BroadcastOp, mapBroadcast>,
+               RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
+               RegisterSelectLowering<TransOp, mapTrans>,
+               RegisterSelectLowering<ReshapeOp, mapReshape>, JoinLowering, SplitLowering,
+               RelayoutLowering, AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering,
+               ScanLowering, AtomicRMWLowering, AtomicCASLowering, PrintLowering>(converter, ctx,
+                                                                                  benefit);
 }

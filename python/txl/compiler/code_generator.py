@@ -1196,7 +1196,8 @@ def _lower_early_returns(stmts):
 
 # Attributes of tensors that kernels may use.
 _TENSOR_ATTRS = {"T", "shape", "dtype", "numel", "to", "trans", "reshape", "permute", "split", "sum", "max", "min", "argmax", "argmin",
-                 "load", "store", "block_shape", "broadcast_to", "expand_dims", "type"}
+                 "cumsum", "cumprod", "associative_scan", "load", "store", "block_shape", "broadcast_to", "expand_dims",
+                 "type"}
 
 _UNSUPPORTED_FIX = {
     "With": "txl kernels have no context managers; write the code without `with`",

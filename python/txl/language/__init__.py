@@ -11,10 +11,12 @@ from .core import (EncodingCell, block_type, builtin, constexpr, dtype, mbar_typ
                    smem_type, static_range, tensor, tensor_descriptor, tensordesc_type, tmem_type)
 from .core import (bfloat16, float8e4nv, float8e5, float16, float32, float64, int1, int8, int16, int32, int64,
                    uint8, uint16, uint32, uint64)
-from .standard import (PropagateNan, TRITON_MAX_TENSOR_NUMEL, abs, add, advance, arange, argmax, argmin, assume,
+from .standard import (PropagateNan, TRITON_MAX_TENSOR_NUMEL, abs, add, advance, arange, argmax, argmin,
+                       associative_scan, assume,
                        atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,
                        atomic_xor, broadcast,
-                       broadcast_to, cast, cat, cdiv, ceil, clamp, cos, debug_barrier, device_print, div_rn, dot, erf, exp,
+                       broadcast_to, cast, cat, cdiv, ceil, clamp, cos, cumprod, cumsum, debug_barrier, device_print,
+                       div_rn, dot, erf, exp,
                        exp2,
                        expand_dims, fdiv, floor, fma, full, interleave, join, load, load_tensor_descriptor, log, log2,
                        make_block_ptr, make_tensor_descriptor, max, max_constancy, max_contiguous, maximum, min,

@@ -590,6 +590,18 @@ class tensor:
         return _sem().reduce_named("min", self, _unwrap(axis), _unwrap(keep_dims))
 
     @builtin
+    def cumsum(self, axis=0, reverse=False, dtype=None):
+        return _sem().scan_named("sum", self, _unwrap(axis), _unwrap(reverse), _unwrap(dtype))
+
+    @builtin
+    def cumprod(self, axis=0, reverse=False):
+        return _sem().scan_named("prod", self, _unwrap(axis), _unwrap(reverse))
+
+    @builtin
+    def associative_scan(self, axis, combine_fn, reverse=False):
+        return _sem().scan_fn(self, _unwrap(axis), combine_fn, _unwrap(reverse))
+
+    @builtin
     def argmax(self, axis, tie_break_left=True, keep_dims=False):
         return _sem().reduce_arg("max", self, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))[1]
 

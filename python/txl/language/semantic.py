@@ -889,6 +889,8 @@ def _combine_name(kind, ety):
         return kind + "i"
     if kind == "sum":
         return "addf" if ety.is_floating() else "addi"
+    if kind == "prod":
+        return "mulf" if ety.is_floating() else "muli"
     if ety.is_floating():
         return "%snumf" % kind
     return kind + ("ui" if ety.is_int_unsigned() else "si")
@@ -1917,11 +1919,9 @@ def math_op(template, t, result_dtype_=None):
     return _unop(template, t, rt)
 
 
-def reduce_fn(inputs, axis, combine_fn, keep_dims=False, what="tl.reduce"):
-    """tl.reduce(input, axis, combine_fn): one txl.reduce whose combiner region is the @txl.jit ``combine_fn``
-    inlined on scalar block arguments (the running values, then the new ones); ``inputs`` may be a tuple of
-    tiles of one shape, reduced together (combine_fn then takes and returns tuples' elements)."""
-    from ..compiler import ir
+def _combine_inputs(what, inputs, combine_fn):
+    """The @txl.jit combine function and the tiles (one, or a tuple of one shape) of tl.reduce / tl.associative_scan;
+    booleans become int8 (i1 registers do not cross lanes)."""
     from ..jit import JITFunction
     fn = _unwrap(combine_fn)
     if not isinstance(fn, JITFunction):
@@ -1931,23 +1931,19 @@ def reduce_fn(inputs, axis, combine_fn, keep_dims=False, what="tl.reduce"):
     ts = [to_tensor(t) for t in ([inputs] if single else _unwrap(inputs))]
     for t in ts:
         if not isinstance(t.type, block_type):
-            raise SemanticError("%s reduces tiles, got %s" % (what, t.type))
+            raise SemanticError("%s works on tiles, got %s" % (what, t.type))
     shape = _shape(ts[0])
     if any(_shape(t) != shape for t in ts):
-        raise SemanticError("%s: the tiles reduced together need one shape, got %s"
+        raise SemanticError("%s: the tiles combined together need one shape, got %s"
                             % (what, ", ".join(str(_shape(t)) for t in ts)))
-    if axis is None:
-        r = ts
-        for _ in range(len(shape)):
-            r = reduce_fn(tuple(r), len(_shape(r[0])) - 1, fn, False, what)
-            r = list(r)
-        if keep_dims:
-            r = [splat(x, [1] * len(shape)) for x in r]
-        return r[0] if single else tuple(r)
-    axis = _reduction_axis(axis, len(shape))
-    ts = [cast(t, core.int8) if t.dtype.is_bool() else t for t in ts]  # i1 registers do not cross lanes
-    etys = [t.dtype for t in ts]
-    n = len(ts)
+    return fn, single, ts, shape
+
+
+def _combine_region(what, fn, etys):
+    """The combiner region of a txl.reduce / txl.scan: the @txl.jit ``fn`` inlined on scalar block arguments (the
+    earlier values, then the later ones), ending in txl.reduce_return of one value per operand."""
+    from ..compiler import ir
+    n = len(etys)
     body = ir.Block(etys + etys, ["a%d" % i for i in range(n)] + ["b%d" % i for i in range(n)])
     args = [tensor(v, ety) for v, ety in zip(body.args, etys + etys)]
     ctx = _ctx()
@@ -1963,7 +1959,7 @@ def reduce_fn(inputs, axis, combine_fn, keep_dims=False, what="tl.reduce"):
         b.block, b.entry, b.hoisted, b._const_cache = saved
     rets = list(_unwrap(ret)) if isinstance(_unwrap(ret), (tuple, list)) else [ret]
     if len(rets) != n:
-        raise SemanticError("%s: the combine function %s returns %d value%s for %d reduced tile%s"
+        raise SemanticError("%s: the combine function %s returns %d value%s for %d tile%s"
                             % (what, fn.__name__, len(rets), "" if len(rets) == 1 else "s", n, "" if n == 1 else "s"))
     rets = [cast(to_tensor(r, ety), ety) for r, ety in zip(rets, etys)]
     for r in rets:
@@ -1975,9 +1971,29 @@ def reduce_fn(inputs, axis, combine_fn, keep_dims=False, what="tl.reduce"):
     body.ops.append(ir.Op("txl.reduce_return %s : %s" % (", ".join("{o[%d]}" % i for i in range(n)),
                                                          ", ".join("{t[%d]}" % i for i in range(n))),
                           [r.handle for r in rets], []))
+    return ir.Region([body], print_entry_args=True)
+
+
+def reduce_fn(inputs, axis, combine_fn, keep_dims=False, what="tl.reduce"):
+    """tl.reduce(input, axis, combine_fn): one txl.reduce whose combiner region is the @txl.jit ``combine_fn``
+    inlined on scalar block arguments (the running values, then the new ones); ``inputs`` may be a tuple of
+    tiles of one shape, reduced together (combine_fn then takes and returns tuples' elements)."""
+    fn, single, ts, shape = _combine_inputs(what, inputs, combine_fn)
+    if axis is None:
+        r = ts
+        for _ in range(len(shape)):
+            r = reduce_fn(tuple(r), len(_shape(r[0])) - 1, fn, False, what)
+            r = list(r)
+        if keep_dims:
+            r = [splat(x, [1] * len(shape)) for x in r]
+        return r[0] if single else tuple(r)
+    axis = _reduction_axis(axis, len(shape))
+    ts = [cast(t, core.int8) if t.dtype.is_bool() else t for t in ts]  # i1 registers do not cross lanes
+    etys = [t.dtype for t in ts]
+    n = len(ts)
+    region = _combine_region(what, fn, etys)
     out_shape = shape[:axis] + shape[axis + 1:]
     rts = [block_type(ety, out_shape) if out_shape else ety for ety in etys]
-    region = ir.Region([body], print_entry_args=True)
     ops_ = ", ".join("{o[%d]}" % i for i in range(n))
     tys = ", ".join("{t[%d]}" % i for i in range(n))
     res = ", ".join("{r[%d]}" % i for i in range(n))
@@ -1986,4 +2002,56 @@ def reduce_fn(inputs, axis, combine_fn, keep_dims=False, what="tl.reduce"):
     outs = [tensor(v, rt) for v, rt in zip(op.results, rts)]
     if keep_dims:
         outs = [expand_dims(o, axis) for o in outs]
+    return outs[0] if single else tuple(outs)
+
+
+def scan_named(kind, t, axis=0, reverse=False, dtype_=None):
+    """tl.cumsum / tl.cumprod: one txl.scan with an add / mul combiner. As in Triton, bfloat16 is scanned in
+    float32, and cumsum widens integers narrower than 32 bits to (u)int32 unless ``dtype`` says otherwise."""
+    from ..compiler import ir
+    what = "tl.cum" + kind
+    t = to_tensor(t)
+    if not isinstance(t.type, block_type):
+        raise SemanticError("%s scans a tile, got the scalar %s" % (what, t.type))
+    ety = core.float32 if t.dtype == core.bfloat16 else t.dtype
+    if kind == "sum":
+        if dtype_ is not None:
+            ety = dtype_
+        elif ety.is_int() and not ety.is_bool() and ety.primitive_bitwidth < 32:
+            ety = core.uint32 if ety.is_int_unsigned() else core.int32
+    if ety.is_bool():
+        raise SemanticError("%s of booleans is not defined" % what, "convert first: x.to(tl.int32)")
+    t = cast(t, ety)
+    axis = _reduction_axis(axis, len(_shape(t)))
+    body = ir.Block([ety, ety], ["x", "y"])
+    comb = ir.Op("arith.%s {o[0]}, {o[1]} : {r[0]}" % _combine_name(kind, ety), body.args, [ety], pure=True)
+    body.ops = [comb, ir.Op("txl.reduce_return {o[0]} : {t[0]}", [comb.result], [])]
+    region = ir.Region([body], print_entry_args=True)
+    op = _b().create("txl.scan {o[0]} axis %d%s : ({t[0]}) -> {r[0]} {R[0]}" % (axis, " reverse" if reverse else ""),
+                     [t.handle], [t.type], regions=[region], pure=True)
+    return tensor(op.result, t.type)
+
+
+def scan_fn(inputs, axis, combine_fn, reverse=False, what="tl.associative_scan"):
+    """tl.associative_scan(input, axis, combine_fn, reverse): one txl.scan (inclusive, in order along ``axis``)
+    whose combiner region is the @txl.jit ``combine_fn``; results have the inputs' shapes and dtypes (booleans
+    are scanned as int8, then compared with 0)."""
+    fn, single, ts, shape = _combine_inputs(what, inputs, combine_fn)
+    if axis is None:
+        raise SemanticError("%s needs an axis (Triton's scans take one)" % what, "pass axis=0 for a 1-D tile")
+    axis = _reduction_axis(axis, len(shape))
+    bools = [t.dtype.is_bool() for t in ts]
+    ts = [cast(t, core.int8) if t.dtype.is_bool() else t for t in ts]
+    etys = [t.dtype for t in ts]
+    n = len(ts)
+    region = _combine_region(what, fn, etys)
+    rts = [t.type for t in ts]
+    ops_ = ", ".join("{o[%d]}" % i for i in range(n))
+    tys = ", ".join("{t[%d]}" % i for i in range(n))
+    res = ", ".join("{r[%d]}" % i for i in range(n))
+    op = _b().create("txl.scan %s axis %d%s : (%s) -> %s {R[0]}"
+                     % (ops_, axis, " reverse" if reverse else "", tys, res if n == 1 else "(%s)" % res),
+                     [t.handle for t in ts], rts, regions=[region], pure=True)
+    outs = [tensor(v, rt) for v, rt in zip(op.results, rts)]
+    outs = [cast(o, core.int1) if b else o for o, b in zip(outs, bools)]
     return outs[0] if single else tuple(outs)

@@ -555,6 +555,28 @@ def reduce(input, axis, combine_fn, keep_dims=False):
     return S.reduce_fn(input, _unwrap(axis), combine_fn, _unwrap(keep_dims))
 
 
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """The inclusive scan of ``input`` (a tile, or a tuple of tiles of one shape) along ``axis`` with the @txl.jit
+    ``combine_fn(a, b)`` (a: the earlier elements' combination, b: the later ones'; tuples as tl.reduce), in order,
+    or with ``reverse`` from the end (the scan of the reversed tile, reversed, as in Triton). The function must be
+    associative; it need not be commutative."""
+    return S.scan_fn(input, _unwrap(axis), combine_fn, _unwrap(reverse))
+
+
+@builtin
+def cumsum(input, axis=0, reverse=False, dtype=None):
+    """The running sum along ``axis`` (Triton's dtype rules: bfloat16 sums in float32, integers narrower than 32
+    bits in (u)int32, unless ``dtype`` is given)."""
+    return S.scan_named("sum", input, _unwrap(axis), _unwrap(reverse), _unwrap(dtype))
+
+
+@builtin
+def cumprod(input, axis=0, reverse=False):
+    """The running product along ``axis`` (bfloat16 multiplies in float32)."""
+    return S.scan_named("prod", input, _unwrap(axis), _unwrap(reverse))
+
+
 def _int_reduce(kind, what, input, axis, keep_dims):
     t = S.to_tensor(input)
     if not isinstance(t.type, block_type):

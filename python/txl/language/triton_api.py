@@ -28,7 +28,6 @@ def no(why, instead):
 
 
 # Reasons shared by several names.
-_NO_SCAN = "the txl dialect has no scan operation yet"
 _NORMAL = "Box-Muller with txl's approximate sin/cos: close to Triton's values, not bit-identical"
 _NO_SORT = "sorting networks need reshapes that pair elements across lanes, which txl does not build yet"
 _LIBDEVICE = "it needs CUDA's libdevice, which txl does not link yet (NVPTX has no instruction for it)"
@@ -110,10 +109,9 @@ LANGUAGE = {
     "max": ok(), "min": ok(), "sum": ok(), "argmax": ok(), "argmin": ok(),
     "reduce": ok("the combine function must be a @txl.jit function (associative and commutative)"),
     "reduce_or": ok(), "xor_sum": ok(),
-    "associative_scan": no(_NO_SCAN, "compute prefix sums on the host (torch.cumsum) or with a tl.dot against "
-                                     "a triangular matrix of ones"),
-    "cumsum": no(_NO_SCAN, "use tl.dot(x, upper_triangular_ones) for a row-wise prefix sum, or torch.cumsum"),
-    "cumprod": no(_NO_SCAN, "use tl.exp2(cumsum(tl.log2(x))) with a tl.dot-based cumsum, or torch.cumprod"),
+    "associative_scan": ok("inclusive, in order (reverse=True from the end); the combine function must be a "
+                           "@txl.jit function and associative"),
+    "cumsum": ok(), "cumprod": ok(),
     "sort": no(_NO_SORT, "sort with torch.sort before or after the kernel"),
     "topk": no(_NO_SORT, "use torch.topk, or tl.max / tl.argmax repeatedly with tl.where to mask the found ones"),
     "bitonic_merge": no(_NO_SORT, "sort with torch.sort"),

@@ -148,6 +148,35 @@ func.func @erf(%x: f32) -> f32 {
 
 // -----
 
+// A scan whose axis is split over warps, without its scratch.
+#bw = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+func.func @scan_cross_warp(%t: tensor<1x128xf32, #bw>) -> tensor<1x128xf32, #bw> {
+  // expected-error @+1 {{'txl.scan' along axis 1: the warps of #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]> split the scanned axis, so running values cross warps through shared memory, but the op has no scratch (run --txl-allocate-scratch first)}}
+  %s = txl.scan %t axis 1 : (tensor<1x128xf32, #bw>) -> tensor<1x128xf32, #bw> {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.addf %a, %b : f32
+    txl.reduce_return %x : f32
+  }
+  return %s : tensor<1x128xf32, #bw>
+}
+
+// -----
+
+// A scan of i1 across lanes (shuffles move 8 to 64 bits; the frontend scans
+// booleans as i8).
+#b1 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @scan_i1(%t: tensor<32xi1, #b1>) -> tensor<32xi1, #b1> {
+  // expected-error @+1 {{'txl.scan' across lanes of 'i1' elements is not supported (integers and floats of 8 to 64 bits are)}}
+  %s = txl.scan %t axis 0 : (tensor<32xi1, #b1>) -> tensor<32xi1, #b1> {
+  ^bb0(%a: i1, %b: i1):
+    %x = arith.ori %a, %b : i1
+    txl.reduce_return %x : i1
+  }
+  return %s : tensor<32xi1, #b1>
+}
+
+// -----
+
 // Atomics: old values held by threads that did not update need a scratch.
 #b1 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 func.func @atomic_copies_no_scratch(%p: tensor<64x!txl.ptr<i32>, #b1>, %v: tensor<64xi32, #b1>) -> tensor<64xi32, #b1> {

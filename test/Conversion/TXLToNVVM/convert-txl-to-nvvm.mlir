@@ -225,6 +225,70 @@ module {
     return %s : tensor<16xf32, #brow>
   }
 
+  // scan along columns of the 16x32 blocked tile: register bits 0..1 (columns
+  // 1, 2) in the thread, then lane bits 0..2 (columns 4, 8, 16), one
+  // shfl.sync.bfly of the run total per step (the thread's four registers
+  // share it), the upper lanes (bit set) prepending the partner's total.
+  // CHECK-LABEL: llvm.func @scan_blocked(
+  func.func @scan_blocked(%t: tensor<16x32xi32, #blocked>) -> tensor<16x32xi32, #blocked> {
+    // CHECK-COUNT-7: llvm.add
+    // CHECK-NOT: nvvm.shfl.sync
+    // CHECK: %[[M1:.*]] = llvm.mlir.constant(1 : i32)
+    // CHECK: %[[O1:.*]] = nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[M1]], %{{.*}} : i32 -> i32
+    // CHECK: %[[UP1:.*]] = llvm.icmp "ne"
+    // CHECK: %[[S1:.*]] = llvm.add %[[O1]], %{{.*}} : i32
+    // CHECK: llvm.select %[[UP1]], %[[S1]], %{{.*}} : i1, i32
+    // CHECK: %[[M2:.*]] = llvm.mlir.constant(2 : i32)
+    // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[M2]], %{{.*}} : i32 -> i32
+    // CHECK: %[[M4:.*]] = llvm.mlir.constant(4 : i32)
+    // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[M4]], %{{.*}} : i32 -> i32
+    // CHECK-NOT: nvvm.shfl.sync
+    // CHECK-NOT: nvvm.barrier
+    // CHECK: llvm.return
+    %s = txl.scan %t axis 1 : (tensor<16x32xi32, #blocked>) -> tensor<16x32xi32, #blocked> {
+    ^bb0(%a: i32, %b: i32):
+      %x = arith.addi %a, %b : i32
+      txl.reduce_return %x : i32
+    }
+    return %s : tensor<16x32xi32, #blocked>
+  }
+
+  // A reverse scan of 128 elements, one per thread: five lane steps (the
+  // lower lanes, bit clear, take the partner's total: icmp eq), then warp
+  // bits 0 and 1 (elements 32 and 64 away) through the scratch: barrier,
+  // store the run total at the element's byte offset, barrier, load the
+  // partner's at offset ^ 32 (^ 64) elements. The combiner (a subtraction,
+  // not commutative) keeps the earlier-in-scan-order operand first.
+  // CHECK-LABEL: llvm.func @scan_warps(
+  func.func @scan_warps(%t: tensor<128xf32, #b1>, %sc: !txl.smem<512xi8>) -> tensor<128xf32, #b1> {
+    // CHECK-COUNT-5: nvvm.shfl.sync bfly
+    // CHECK-NOT: nvvm.shfl.sync
+    // CHECK: nvvm.barrier id
+    // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+    // CHECK: nvvm.barrier id
+    // CHECK: %[[X32:.*]] = llvm.mlir.constant(32 : i32)
+    // CHECK: llvm.xor %{{.*}}, %[[X32]]
+    // CHECK: %[[P1:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+    // CHECK: %[[O1:.*]] = llvm.bitcast %[[P1]] : i32 to f32
+    // CHECK: %[[LOW1:.*]] = llvm.icmp "eq"
+    // CHECK: %[[S1:.*]] = llvm.fsub %[[O1]], %{{.*}} : f32
+    // CHECK: llvm.select %[[LOW1]], %[[S1]], %{{.*}} : i1, f32
+    // CHECK: nvvm.barrier id
+    // CHECK: llvm.store
+    // CHECK: nvvm.barrier id
+    // CHECK: %[[X64:.*]] = llvm.mlir.constant(64 : i32)
+    // CHECK: llvm.xor %{{.*}}, %[[X64]]
+    // CHECK: llvm.load
+    // CHECK-NOT: nvvm.barrier
+    // CHECK: llvm.return
+    %s = txl.scan %t axis 0 reverse scratch(%sc : !txl.smem<512xi8>) : (tensor<128xf32, #b1>) -> tensor<128xf32, #b1> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.subf %a, %b : f32
+      txl.reduce_return %x : f32
+    }
+    return %s : tensor<128xf32, #b1>
+  }
+
   // make_range: each register's coordinate is the lane/warp part of
   // threadIdx.x XOR the register's constant part.
   // CHECK-LABEL: llvm.func @make_range(

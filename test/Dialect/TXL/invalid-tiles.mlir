@@ -113,6 +113,44 @@ func.func @f() {
 
 // -----
 
+// A scan's results have its operands' types.
+func.func @f(%s: tensor<64x128xf32>) {
+  // expected-error @+1 {{'txl.scan' op result 0 must have its operand's type 'tensor<64x128xf32>', got 'tensor<64xf32>'}}
+  %r = txl.scan %s axis 1 : (tensor<64x128xf32>) -> tensor<64xf32> {
+  ^bb0(%a: f32, %b: f32):
+    txl.reduce_return %a : f32
+  }
+  return
+}
+
+// -----
+
+// A scan's combiner is checked as a reduce's.
+func.func @f(%s: tensor<64x128xf32>) {
+  // expected-error @+1 {{'txl.scan' op combiner returns 'i32' for operand 0, expected 'f32'}}
+  %r = txl.scan %s axis 1 : (tensor<64x128xf32>) -> tensor<64x128xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.constant 0 : i32
+    txl.reduce_return %c : i32
+  }
+  return
+}
+
+// -----
+
+// A scan axis is a dimension of the operands.
+func.func @f(%s: tensor<64x128xf32>) {
+  // expected-error @+1 {{'txl.scan' op axis 2 is out of range for a rank-2 tile}}
+  %r = txl.scan %s axis 2 reverse : (tensor<64x128xf32>) -> tensor<64x128xf32> {
+  ^bb0(%a: f32, %b: f32):
+    txl.reduce_return %a : f32
+  }
+  return
+}
+
+
+// -----
+
 // reduce axis is a dimension of the operands.
 func.func @f(%s: tensor<64x128xf32>) {
   // expected-error @+1 {{'txl.reduce' op axis 2 is out of range for a rank-2 tile}}
@@ -246,9 +284,9 @@ func.func @f(%s: tensor<64x128xf32>) {
 
 // -----
 
-// reduce_return only terminates a txl.reduce.
+// reduce_return only terminates a txl.reduce or txl.scan.
 func.func @f(%x: f32) {
-  // expected-error @+1 {{'txl.reduce_return' op expects parent op 'txl.reduce'}}
+  // expected-error @+1 {{'txl.reduce_return' op expects parent op to be one of 'txl.reduce, txl.scan'}}
   txl.reduce_return %x : f32
 }
 

@@ -337,6 +337,24 @@ func.func @tile_ops(%a: tensor<64x64xf32, #mma>, %f: f32, %s: tensor<64x128xf32>
     %add = arith.addf %p, %q : f32
     txl.reduce_return %add : f32
   }
+  // A scan keeps the shape; `reverse` scans from the end.
+  // CHECK: txl.scan %[[IDX]] axis 1 : (tensor<64x128xi32>) -> tensor<64x128xi32> {
+  // CHECK-NEXT: ^bb0(%[[U:.*]]: i32, %[[V:.*]]: i32):
+  // CHECK-NEXT:   %[[UV:.*]] = arith.addi %[[U]], %[[V]] : i32
+  // CHECK-NEXT:   txl.reduce_return %[[UV]] : i32
+  %cs = txl.scan %idx axis 1 : (tensor<64x128xi32>) -> tensor<64x128xi32> {
+  ^bb0(%u: i32, %v: i32):
+    %uv = arith.addi %u, %v : i32
+    txl.reduce_return %uv : i32
+  }
+  // CHECK: txl.scan %[[S]], %[[IDX]] axis 0 reverse : (tensor<64x128xf32>, tensor<64x128xi32>) -> (tensor<64x128xf32>, tensor<64x128xi32>) {
+  %cm:2 = txl.scan %s, %idx axis 0 reverse : (tensor<64x128xf32>, tensor<64x128xi32>) -> (tensor<64x128xf32>, tensor<64x128xi32>) {
+  ^bb0(%x0: f32, %i0: i32, %x1: f32, %i1: i32):
+    %gt = arith.cmpf ogt, %x0, %x1 : f32
+    %xm = arith.select %gt, %x0, %x1 : f32
+    %im = arith.select %gt, %i0, %i1 : i32
+    txl.reduce_return %xm, %im : f32, i32
+  }
   return
 }
 

@@ -826,30 +826,50 @@ LogicalResult SplitOp::verify() {
                              [](const LinearLayout &l) { return l.splitLast(); });
 }
 
-LogicalResult ReduceOp::verifyRegions() {
-  if (getSrcs().empty())
-    return emitOpError() << "needs at least one operand";
-  auto first = cast<RankedTensorType>(getSrcs()[0].getType());
-  int64_t axis = static_cast<int32_t>(getAxis());
+/// The combiner region shared by txl.reduce and txl.scan: two scalar
+/// arguments per operand (the running values, then the new ones) and a
+/// txl.reduce_return of one value per operand, all of the operands' element
+/// types; the operands are tiles of one shape and `axis` is in range.
+static LogicalResult verifyCombiner(Operation *op, ValueRange srcs, int64_t axis, Region &region) {
+  if (srcs.empty())
+    return op->emitOpError() << "needs at least one operand";
+  auto first = cast<RankedTensorType>(srcs[0].getType());
   if (axis < 0 || axis >= first.getRank())
-    return emitOpError() << "axis " << axis << " is out of range for a rank-" << first.getRank()
-                         << " tile";
-  if (getNumResults() != getSrcs().size())
-    return emitOpError() << "needs one result per operand";
-  SmallVector<int64_t> reduced(first.getShape());
-  reduced.erase(reduced.begin() + axis);
-  Block &body = getCombineOp().front();
-  if (body.getNumArguments() != 2 * getSrcs().size())
-    return emitOpError() << "combiner takes " << 2 * getSrcs().size()
-                         << " arguments (two per operand), got " << body.getNumArguments();
-  for (auto [i, src] : llvm::enumerate(getSrcs())) {
+    return op->emitOpError() << "axis " << axis << " is out of range for a rank-" << first.getRank()
+                             << " tile";
+  if (op->getNumResults() != srcs.size())
+    return op->emitOpError() << "needs one result per operand";
+  Block &body = region.front();
+  if (body.getNumArguments() != 2 * srcs.size())
+    return op->emitOpError() << "combiner takes " << 2 * srcs.size()
+                             << " arguments (two per operand), got " << body.getNumArguments();
+  for (auto [i, src] : llvm::enumerate(srcs)) {
     auto t = cast<RankedTensorType>(src.getType());
     if (t.getShape() != first.getShape())
-      return emitOpError() << "operands must have the same shape";
+      return op->emitOpError() << "operands must have the same shape";
     Type elt = t.getElementType();
-    if (body.getArgument(i).getType() != elt ||
-        body.getArgument(i + getSrcs().size()).getType() != elt)
-      return emitOpError() << "combiner arguments for operand " << i << " must be " << elt;
+    if (body.getArgument(i).getType() != elt || body.getArgument(i + srcs.size()).getType() != elt)
+      return op->emitOpError() << "combiner arguments for operand " << i << " must be " << elt;
+  }
+  auto ret = dyn_cast<ReduceReturnOp>(body.getTerminator());
+  if (!ret || ret.getResults().size() != srcs.size())
+    return op->emitOpError() << "combiner must end in txl.reduce_return of " << srcs.size()
+                             << " values";
+  for (auto [i, v] : llvm::enumerate(ret.getResults()))
+    if (v.getType() != body.getArgument(i).getType())
+      return op->emitOpError() << "combiner returns " << v.getType() << " for operand " << i
+                               << ", expected " << body.getArgument(i).getType();
+  return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  int64_t axis = static_cast<int32_t>(getAxis());
+  if (failed(verifyCombiner(*this, getSrcs(), axis, getCombineOp())))
+    return failure();
+  SmallVector<int64_t> reduced(cast<RankedTensorType>(getSrcs()[0].getType()).getShape());
+  reduced.erase(reduced.begin() + axis);
+  for (auto [i, src] : llvm::enumerate(getSrcs())) {
+    Type elt = cast<RankedTensorType>(src.getType()).getElementType();
     Type result = getResult(i).getType();
     Type expected = reduced.empty() ? elt : Type(RankedTensorType::get(reduced, elt));
     auto resultTensor = dyn_cast<RankedTensorType>(result);
@@ -859,14 +879,16 @@ LogicalResult ReduceOp::verifyRegions() {
     if (!ok)
       return emitOpError() << "result " << i << " must be " << expected << ", got " << result;
   }
-  auto ret = dyn_cast<ReduceReturnOp>(body.getTerminator());
-  if (!ret || ret.getResults().size() != getSrcs().size())
-    return emitOpError() << "combiner must end in txl.reduce_return of " << getSrcs().size()
-                         << " values";
-  for (auto [i, v] : llvm::enumerate(ret.getResults()))
-    if (v.getType() != body.getArgument(i).getType())
-      return emitOpError() << "combiner returns " << v.getType() << " for operand " << i
-                           << ", expected " << body.getArgument(i).getType();
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  if (failed(verifyCombiner(*this, getSrcs(), static_cast<int32_t>(getAxis()), getCombineOp())))
+    return failure();
+  for (auto [i, src, result] : llvm::enumerate(getSrcs(), getResults()))
+    if (result.getType() != src.getType())
+      return emitOpError() << "result " << i << " must have its operand's type " << src.getType()
+                           << ", got " << result.getType();
   return success();
 }
 
@@ -1034,12 +1056,14 @@ Speculation::Speculatability RelayoutOp::getSpeculatability() {
   return getScratch() ? Speculation::NotSpeculatable : Speculation::Speculatable;
 }
 
-void ReduceOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
-  addScratchEffects(getScratch(), effects);
-  // The combiner's own effects (none for the usual arith bodies); an op that
-  // does not describe them is assumed to read and write anything.
-  for (Operation &op : getCombineOp().front().without_terminator()) {
+/// A reduce or scan: its scratch's effects, and the combiner's own (none for
+/// the usual arith bodies; an op that does not describe them is assumed to
+/// read and write anything).
+static void
+addCombinerEffects(Value scratch, Region &region,
+                   SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  addScratchEffects(scratch, effects);
+  for (Operation &op : region.front().without_terminator()) {
     std::optional<SmallVector<MemoryEffects::EffectInstance>> inner = getEffectsRecursively(&op);
     if (!inner) {
       effects.emplace_back(MemoryEffects::Read::get());
@@ -1051,7 +1075,21 @@ void ReduceOp::getEffects(
   }
 }
 
+void ReduceOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  addCombinerEffects(getScratch(), getCombineOp(), effects);
+}
+
 Speculation::Speculatability ReduceOp::getSpeculatability() {
+  return getScratch() ? Speculation::NotSpeculatable : Speculation::RecursivelySpeculatable;
+}
+
+void ScanOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  addCombinerEffects(getScratch(), getCombineOp(), effects);
+}
+
+Speculation::Speculatability ScanOp::getSpeculatability() {
   return getScratch() ? Speculation::NotSpeculatable : Speculation::RecursivelySpeculatable;
 }
 

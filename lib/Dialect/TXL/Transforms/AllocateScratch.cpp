@@ -2,8 +2,8 @@
 //
 // Register-tile ops that exchange data between warps through shared memory:
 // a txl.relayout whose LinearLayouts disagree on the warp bases (or that no
-// warp shuffle can do), a txl.reduce whose warps split the reduced axis, and
-// an atomic whose old values are used by threads that did not update them
+// warp shuffle can do), a txl.reduce or txl.scan whose warps split the axis,
+// and an atomic whose old values are used by threads that did not update them
 // (a tile its layout copies across threads, a scalar: see visitAtomic).
 // The tile lowering (convert-txl-to-nvvm) does the exchange; this pass gives
 // it the memory, as a txl.smem_alloc that SmemAllocs then plans like any
@@ -228,6 +228,8 @@ public:
         done = visitRelayout(rl, numScratch);
       else if (auto red = dyn_cast<ReduceOp>(op))
         done = visitReduce(red, numScratch);
+      else if (auto scan = dyn_cast<ScanOp>(op))
+        done = visitScan(scan, numScratch);
       else if (isa<AtomicRMWOp, AtomicCASOp>(op))
         done = visitAtomic(op, numScratch);
       return failed(done) ? WalkResult::interrupt() : WalkResult::advance();
@@ -347,6 +349,34 @@ private:
       bytes.push_back(storageBytes(elt));
     }
     int64_t total = getReduceScratchOffset(bytes, bytes.size(), partials, outputs);
+    auto view = SmemType::get(op.getContext(), {total}, IntegerType::get(op.getContext(), 8), 0,
+                              Attribute());
+    ++numScratch;
+    return allocate(op, view, src->getNumWarps(),
+                    [&](Value v) { op.getScratchMutable().assign(v); });
+  }
+
+  /// A scan whose warps split the axis exchanges running totals between warps:
+  /// one tile-shaped region per operand (getReduceScratchOffset with a single
+  /// partial over every element), written and read whole at each warp step.
+  LogicalResult visitScan(ScanOp op, Pass::Statistic &numScratch) {
+    if (op.getScratch())
+      return success();
+    auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    auto src = LinearLayout::get(srcType.getShape(), srcType.getEncoding());
+    if (failed(src))
+      return success();
+    unsigned axis = op.getAxis();
+    if (llvm::none_of(src->getWarpBases(), [&](const Coord &b) { return b[axis] != 0; }))
+      return success(); // scanned within each warp
+    SmallVector<int64_t> bytes;
+    for (Value s : op.getSrcs()) {
+      Type elt = cast<RankedTensorType>(s.getType()).getElementType();
+      if (!storageType(elt))
+        return op.emitOpError() << "cannot pass " << elt << " running values across warps";
+      bytes.push_back(storageBytes(elt));
+    }
+    int64_t total = getReduceScratchOffset(bytes, bytes.size(), 1, srcType.getNumElements());
     auto view = SmemType::get(op.getContext(), {total}, IntegerType::get(op.getContext(), 8), 0,
                               Attribute());
     ++numScratch;

@@ -166,3 +166,89 @@ def _arg_reductions(M, N):
 
 CASES += [Case("arg_reductions", _arg_reductions(64, 64), MODULE, "arg_reductions", tol=dict(atol=0, rtol=0)),
           Case("arg_reductions_32x8", _arg_reductions(32, 8), MODULE, "arg_reductions", tol=dict(atol=0, rtol=0))]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Scans (txl.scan): tl.cumsum / tl.cumprod / tl.associative_scan, forward and reverse, along axes that registers,
+# lanes and warps split; a non-commutative combine function (the linear recurrence h = a * h + x) checks the order.
+# ---------------------------------------------------------------------------------------------------------------
+@txl.jit
+def _recurrence(a1, x1, a2, x2):
+    """(a1, x1) then (a2, x2): h -> a2 * (a1 * h + x1) + x2 (not commutative)."""
+    return a1 * a2, x1 * a2 + x2
+
+
+@txl.jit
+def scans_1d(x_ptr, i_ptr, sum_ptr, rsum_ptr, prod_ptr, isum_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(sum_ptr + offs, tl.cumsum(x, 0))
+    tl.store(rsum_ptr + offs, tl.cumsum(x, 0, reverse=True))
+    tl.store(prod_ptr + offs, tl.cumprod(1.0 + x * 0.01, 0))
+    i = tl.load(i_ptr + offs)
+    tl.store(isum_ptr + offs, i.cumsum(0))
+
+
+def _scans_1d(N, num_warps=4):
+    def build(T):
+        x = T.randn((N,))
+        i = T.randint((N,), -100, 100, "int32")
+        s, rs, p = T.empty((N,)), T.empty((N,)), T.empty((N,))
+        isum = T.full((N,), 0, "int32")
+        return dict(grid=(1,), args=(x, i, s, rs, p, isum), kwargs=dict(N=N, num_warps=num_warps),
+                    out=s, ref=lambda: x.double().cumsum(0).float(),
+                    extra=[("reverse cumsum", rs, lambda: x.double().flip(0).cumsum(0).flip(0).float(), {}),
+                           ("cumprod", p, lambda: (1.0 + x.double() * 0.01).cumprod(0).float(), {}),
+                           ("int cumsum", isum, lambda: i.cumsum(0).int(), dict(atol=0, rtol=0))])
+
+    return build
+
+
+@txl.jit
+def scans_2d(x_ptr, a_ptr, rows_ptr, cols_ptr, h_ptr, hr_ptr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    offs = rm[:, None] * N + rn[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(rows_ptr + offs, tl.cumsum(x, axis=1))
+    tl.store(cols_ptr + offs, tl.cumsum(x, axis=0))
+    a = 0.5 + 0.25 * tl.abs(tl.load(a_ptr + offs))  # keeps the recurrence bounded
+    _, h = tl.associative_scan((a, x), 1, _recurrence)
+    tl.store(h_ptr + offs, h)
+    _, hr = tl.associative_scan((a, x), 1, _recurrence, reverse=True)
+    tl.store(hr_ptr + offs, hr)
+
+
+def _recurrence_ref(a, x, reverse):
+    """h_j = a_j * h_{j-1} + x_j along rows (from the last column when ``reverse``), in float64, with the kernel's
+    a = 0.5 + |a_raw| / 4."""
+    a, x = 0.5 + 0.25 * a.double().abs(), x.double()
+    if reverse:
+        a, x = a.flip(1), x.flip(1)
+    h = x.clone()
+    for j in range(1, x.shape[1]):
+        h[:, j] = a[:, j] * h[:, j - 1] + x[:, j]
+    return (h.flip(1) if reverse else h).float()
+
+
+def _scans_2d(M, N, num_warps=4):
+    def build(T):
+        x = T.randn((M, N))
+        a = T.randn((M, N))
+        outs = [T.empty((M, N)) for _ in range(4)]
+        tol = dict(atol=1e-4, rtol=1e-4)
+        return dict(grid=(1,), args=(x, a, *outs), kwargs=dict(M=M, N=N, num_warps=num_warps),
+                    out=outs[0], ref=lambda: x.double().cumsum(1).float(),
+                    extra=[("column cumsum", outs[1], lambda: x.double().cumsum(0).float(), tol),
+                           ("recurrence", outs[2], lambda: _recurrence_ref(a, x, False), tol),
+                           ("reverse recurrence", outs[3], lambda: _recurrence_ref(a, x, True), tol)])
+
+    return build
+
+
+SCAN_TOL = dict(atol=1e-4, rtol=1e-4)
+CASES += [Case("scans_1d_1024", _scans_1d(1024), MODULE, "scans_1d", tol=SCAN_TOL),
+          Case("scans_1d_4096_w8", _scans_1d(4096, 8), MODULE, "scans_1d", tol=SCAN_TOL),
+          Case("scans_1d_32", _scans_1d(32), MODULE, "scans_1d", tol=SCAN_TOL),
+          Case("scans_2d_64x64", _scans_2d(64, 64), MODULE, "scans_2d", tol=SCAN_TOL),
+          Case("scans_2d_16x128_w8", _scans_2d(16, 128, 8), MODULE, "scans_2d", tol=SCAN_TOL)]

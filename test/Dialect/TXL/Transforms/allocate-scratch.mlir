@@ -121,6 +121,46 @@ func.func @cross_warp(%x: tensor<4x64xf32, #bw>, %i: tensor<4x64xi32, #bw>)
 
 // -----
 
+#bw = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]>
+
+// A scan whose warps split the axis passes running values between warps:
+// one whole tile per operand, 16-byte aligned (4x64 f32: 1024 bytes, then
+// 4x64 i8: 256 bytes).
+// CHECK-LABEL: func.func @cross_warp_scan(
+// CHECK: %[[S:.*]] = txl.smem_alloc : !txl.smem<1280xi8, stages = 1>
+// CHECK: %[[V:.*]] = txl.get_buffer %[[S]]
+// CHECK: txl.scan %{{.*}}, %{{.*}} axis 1 scratch(%[[V]] : !txl.smem<1280xi8>)
+func.func @cross_warp_scan(%x: tensor<4x64xf32, #bw>, %i: tensor<4x64xi8, #bw>)
+    -> (tensor<4x64xf32, #bw>, tensor<4x64xi8, #bw>) attributes {txl.kernel} {
+  %m:2 = txl.scan %x, %i axis 1 : (tensor<4x64xf32, #bw>, tensor<4x64xi8, #bw>)
+      -> (tensor<4x64xf32, #bw>, tensor<4x64xi8, #bw>) {
+  ^bb0(%a: f32, %ai: i8, %b: f32, %bi: i8):
+    %v = arith.addf %a, %b : f32
+    %j = arith.addi %ai, %bi : i8
+    txl.reduce_return %v, %j : f32, i8
+  }
+  return %m#0, %m#1 : tensor<4x64xf32, #bw>, tensor<4x64xi8, #bw>
+}
+
+// -----
+
+#b = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A scan along the axis that registers and lanes split needs nothing.
+// CHECK-LABEL: func.func @in_warp_scan(
+// CHECK-NOT: txl.smem_alloc
+// CHECK: txl.scan %{{.*}} axis 1 :
+func.func @in_warp_scan(%x: tensor<64x32xf32, #b>) -> tensor<64x32xf32, #b> attributes {txl.kernel} {
+  %m = txl.scan %x axis 1 : (tensor<64x32xf32, #b>) -> tensor<64x32xf32, #b> {
+  ^bb0(%a: f32, %c: f32):
+    %v = arith.addf %a, %c : f32
+    txl.reduce_return %v : f32
+  }
+  return %m : tensor<64x32xf32, #b>
+}
+
+// -----
+
 #b = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 
 // Reductions within a warp need nothing.

@@ -966,9 +966,45 @@ def TXL_ReduceOp : TXL_Op<"reduce", [SingleBlock, AttrSizedOperandSegments,
   let hasRegionVerifier = 1;
 }
 
-def TXL_ReduceReturnOp : TXL_Op<"reduce_return", [Pure, Terminator, HasParent<"ReduceOp">,
-    ReturnLike]> {
-  let summary = "yield the combined values of a txl.reduce region";
+def TXL_ScanOp : TXL_Op<"scan", [SingleBlock, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
+  let summary = "inclusive prefix scan of tiles along `axis` with a combiner region";
+  let description = [{
+    Result element i along `axis` combines the source elements 0..i in order
+    (with `reverse`, n-1 down to i: the scan of the reversed tile, as in
+    Triton), for tl.associative_scan / tl.cumsum. The region is txl.reduce's:
+    two values per operand (the earlier elements' combination in scan order,
+    then the later ones'), yielded with `txl.reduce_return`; it must be
+    associative (the lowering combines in a tree), not necessarily commutative.
+    Results have the sources' types and layouts.
+
+    When the warps of the layout split `axis`, partial results cross warps
+    through `scratch` (a shared-memory view added by `--txl-allocate-scratch`).
+
+    ```mlir
+    %c = txl.scan %x axis 0 : (tensor<128xi32>) -> tensor<128xi32> {
+    ^bb0(%a: i32, %b: i32):
+      %s = arith.addi %a, %b : i32
+      txl.reduce_return %s : i32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<TXL_Tile>:$srcs, I32Attr:$axis, UnitAttr:$reverse,
+                       Optional<TXL_SmemView>:$scratch);
+  let results = (outs Variadic<TXL_Tile>:$results);
+  let regions = (region SizedRegion<1>:$combineOp);
+  let assemblyFormat = [{
+    $srcs `axis` $axis (`reverse` $reverse^)?
+    (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:`
+    functional-type($srcs, $results) $combineOp
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def TXL_ReduceReturnOp : TXL_Op<"reduce_return", [Pure, Terminator,
+    ParentOneOf<["ReduceOp", "ScanOp"]>, ReturnLike]> {
+  let summary = "yield the combined values of a txl.reduce or txl.scan region";
   let description = [{ `txl.reduce_return %x : f32` }];
   let arguments = (ins Variadic<AnyType>:$results);
   let assemblyFormat = "$results attr-dict `:` qualified(type($results))";
