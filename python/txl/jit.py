@@ -21,7 +21,9 @@ Argument -> signature entry (or constexpr):
 * float -> ``fp32``
 * None -> constexprs[name] = None
 
-Debugging: ``@txl.jit(debug=True)`` or ``TXL_DUMP_IR=1`` prints the IR after every pipeline stage,
+Debugging: ``@txl.jit(debug=True)`` (or TRITON_DEBUG=1 / TXL_DEBUG=1 when a specialisation is compiled) compiles
+in the kernel's ``tl.device_assert`` and run-time ``assert`` checks, which Triton also drops otherwise;
+``TXL_DUMP_IR=1`` prints the IR after every pipeline stage,
 ``@txl.jit(diff_mode="txl", diff_select=k)`` prints what stage k changed and does not launch, ``log_dir=`` or
 ``TXL_KEEP_TEMPS=1`` keeps the intermediate files; all three act when a specialisation is compiled, i.e. on its
 first launch in a process. ``TXL_DEBUG_HANGS=1`` (or ``debug_hangs=True`` at the launch) bounds mbarrier waits.
@@ -474,7 +476,7 @@ class JITFunction:
         diff_select = self.diff_select
         if self.diff_mode and diff_select is None:
             diff_select = _ask_stage(self, find_txlc, pipeline_stages)
-        dump = bool(self.debug) or os.environ.get("TXL_DUMP_IR", "") not in ("", "0")
+        dump = os.environ.get("TXL_DUMP_IR", "") not in ("", "0")
         compiled = txl_compile(self, sig, consts, target="sm_90a", dump_ir=dump, log_dir=self.log_dir,
                                diff_select=diff_select if self.diff_mode else None, **options)
         if self.diff_mode:

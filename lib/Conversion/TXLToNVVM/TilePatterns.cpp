@@ -45,6 +45,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -602,7 +603,7 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
              ReduceOp, ScanOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp, AtomicCASOp,
-             PrintOp>(op);
+             PrintOp, AssertOp>(op);
 }
 
 LogicalResult mlir::txl::checkTileOp(Operation *op) {
@@ -2538,6 +2539,23 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
 // Device printf
 //===----------------------------------------------------------------------===//
 
+/// The address of a NUL-terminated constant global holding `text` (one
+/// global per text, named `prefix` + a hash).
+Value constantString(OpBuilder &b, Location loc, ModuleOp module, StringRef text,
+                     StringRef prefix) {
+  std::string bytes = text.str();
+  bytes.push_back('\0');
+  std::string name = prefix.str() + std::to_string(llvm::hash_value(bytes) & 0xffffffff);
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+  if (!global) {
+    OpBuilder top(module.getBodyRegion());
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size());
+    global = LLVM::GlobalOp::create(top, loc, type, /*isConstant=*/true, LLVM::Linkage::Internal,
+                                    name, b.getStringAttr(bytes));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
 /// txl.print (tl.device_print, TXL's txl.print): one vprintf per value in
 /// every thread, as Triton prints: "pid (x, y, z) [idx (i, j)] <prefix><v>"
 /// with the element's coordinates for a tile (each register of each thread;
@@ -2635,16 +2653,7 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
     OpBuilder top(module.getBodyRegion());
     if (!vprintf)
       vprintf = LLVM::LLVMFuncOp::create(top, loc, "vprintf", vprintfType);
-    std::string text = format.str();
-    text.push_back('\0');
-    std::string name = "txl_printf_" + std::to_string(llvm::hash_value(text) & 0xffffffff);
-    auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
-    if (!global) {
-      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
-      global = LLVM::GlobalOp::create(top, loc, type, /*isConstant=*/true, LLVM::Linkage::Internal,
-                                      name, b.getStringAttr(text));
-    }
-    Value fmt = LLVM::AddressOfOp::create(b, loc, global);
+    Value fmt = constantString(b, loc, module, format, "txl_printf_");
     Value buffer = LLVM::ZeroOp::create(b, loc, ptr);
     if (!args.empty()) {
       SmallVector<Type> types;
@@ -2663,6 +2672,78 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
   }
 };
 
+/// txl.assert (tl.device_assert): the thread's registers of the condition
+/// are or-ed (negated) into one "some element is false" bit that branches
+/// to a call of CUDA's __assertfail(message, file, line, function, 1),
+/// which the driver provides, as it does vprintf: it prints the message
+/// with the failing block and thread, and stops the kernel. File and line
+/// are the op's (the user's call site); the function is the enclosing one.
+/// No barrier follows (Triton adds one): the op may sit under a condition
+/// only some threads take.
+struct AssertLowering : OpConversionPattern<AssertOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(AssertOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    Value cond = adaptor.getCondition();
+    SmallVector<Value> regs;
+    if (isa<LLVM::LLVMStructType>(cond.getType()))
+      regs = unpack(rewriter, loc, cond);
+    else
+      regs.push_back(cond);
+    Value one =
+        LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
+    Value anyFalse;
+    for (Value r : regs) {
+      Value isFalse = LLVM::XOrOp::create(rewriter, loc, r, one);
+      anyFalse = anyFalse ? Value(LLVM::OrOp::create(rewriter, loc, anyFalse, isFalse)) : isFalse;
+    }
+
+    std::string file = "<unknown>";
+    unsigned line = 0;
+    loc->walk([&](Location l) {
+      if (auto flc = dyn_cast<FileLineColLoc>(l)) {
+        file = flc.getFilename().str();
+        line = flc.getLine();
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    std::string function = "<kernel>";
+    if (auto fn = op->getParentOfType<FunctionOpInterface>())
+      function = fn.getName().str();
+
+    // before: ... cond_br anyFalse, fail, after;  fail: __assertfail; br after
+    Block *before = rewriter.getInsertionBlock();
+    Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+    Block *fail = rewriter.createBlock(after->getParent(), Region::iterator(after));
+    rewriter.setInsertionPointToEnd(fail);
+    MLIRContext *ctx = rewriter.getContext();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    auto assertType =
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr, ptr, i32, ptr, i64});
+    auto assertFail = module.lookupSymbol<LLVM::LLVMFuncOp>("__assertfail");
+    if (!assertFail) {
+      OpBuilder top(module.getBodyRegion());
+      assertFail = LLVM::LLVMFuncOp::create(top, loc, "__assertfail", assertType);
+    }
+    Value args[] = {constantString(rewriter, loc, module, op.getMessage(), "txl_assert_msg_"),
+                    constantString(rewriter, loc, module, file, "txl_assert_file_"),
+                    intConst(rewriter, loc, i32, line),
+                    constantString(rewriter, loc, module, function, "txl_assert_func_"),
+                    LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(1))};
+    LLVM::CallOp::create(rewriter, loc, assertFail, args);
+    LLVM::BrOp::create(rewriter, loc, after);
+    rewriter.setInsertionPointToEnd(before);
+    LLVM::CondBrOp::create(rewriter, loc, anyFalse, fail, after);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
                                            RewritePatternSet &patterns, PatternBenefit benefit) {
   MLIRContext *ctx = patterns.getContext();
@@ -2673,6 +2754,6 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
                RegisterSelectLowering<TransOp, mapTrans>,
                RegisterSelectLowering<ReshapeOp, mapReshape>, JoinLowering, SplitLowering,
                RelayoutLowering, AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering,
-               ScanLowering, AtomicRMWLowering, AtomicCASLowering, PrintLowering>(converter, ctx,
-                                                                                  benefit);
+               ScanLowering, AtomicRMWLowering, AtomicCASLowering, PrintLowering, AssertLowering>(
+      converter, ctx, benefit);
 }

@@ -540,7 +540,8 @@ static LogicalResult translateAndOptimize(LLVMState &state, ModuleOp module, Str
   for (llvm::Function &fn : *state.module) {
     if (!fn.isDeclaration() || fn.isIntrinsic() || fn.use_empty() ||
         fn.getName() == "__nvvm_reflect" || // folded by NVPTX's NVVMReflect pass
-        fn.getName() == "vprintf")          // device printf: the CUDA driver provides it
+        fn.getName() == "vprintf" ||        // device printf and assert: the CUDA driver
+        fn.getName() == "__assertfail")     // provides them
       continue;
     llvm::SetVector<StringRef> names;
     for (llvm::User *user : fn.users())

@@ -436,8 +436,10 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_Assert(self, node):
         cond = self.visit(node.test)
-        if isinstance(cond, tensor):
-            return  # run-time asserts are dropped, as in Triton without debug=True
+        if isinstance(cond, tensor):  # a run-time value: a device assertion (only with debug, as in Triton)
+            msg = _unwrap(self.visit(node.msg)) if node.msg is not None else ""
+            semantic.device_assert(cond, msg if isinstance(msg, str) else "")
+            return
         if not _unwrap(cond):
             msg = _unwrap(self.visit(node.msg)) if node.msg is not None else ""
             raise self.error(node, "assertion failed" + (": %s" % msg if msg else ""))
@@ -1510,6 +1512,8 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
     entry = ir.Block()
     builder.block = builder.entry = entry
     ctx = semantic.Context(builder, num_warps, num_warpgroups, target)
+    ctx.debug = bool(getattr(jit_fn, "debug", False)) or any(
+        os.environ.get(v, "").strip().lower() not in ("", "0", "false") for v in ("TRITON_DEBUG", "TXL_DEBUG"))
     lscope, arg_types, arg_names = {}, [], []
     entry_divisible = set()
     for name, p in params:

@@ -47,6 +47,7 @@ class Context:
         self.codegen = codegen  # the CodeGenerator: inlining combine functions, re-binding names after waits
         self.dots = []  # every txl.dot op (marked async at the end when a txl.dot_wait follows it)
         self.deferred_errors = []
+        self.debug = False  # device assertions are compiled in (Triton's debug: @txl.jit(debug=True), TRITON_DEBUG=1)
 
 
 def _ctx():
@@ -2055,3 +2056,16 @@ def scan_fn(inputs, axis, combine_fn, reverse=False, what="tl.associative_scan")
     outs = [tensor(v, rt) for v, rt in zip(op.results, rts)]
     outs = [cast(o, core.int1) if b else o for o, b in zip(outs, bools)]
     return outs[0] if single else tuple(outs)
+
+
+def device_assert(cond, msg=""):
+    """tl.device_assert / ``assert`` on a run-time value: a txl.assert of the (boolean) condition when the kernel
+    is compiled with debug (as in Triton; otherwise nothing)."""
+    cond = to_tensor(cond)
+    if not cond.dtype.is_bool():
+        cond = binary("!=", cond, 0)
+    if not _ctx().debug:
+        return None
+    text = str(msg).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("{", "{{").replace("}", "}}")
+    _b().create('txl.assert {o[0]}, "%s" : {t[0]}' % text, [cond.handle], [])
+    return None

@@ -424,6 +424,18 @@ def device_print(prefix, *args, hex=False):
     return txl_print(prefix, list(args), hex=hex)
 
 
+@builtin
+def device_assert(cond, msg="", mask=None):
+    """Triton's device assertion: in a kernel compiled with debug (``@txl.jit(debug=True)`` or TRITON_DEBUG=1 /
+    TXL_DEBUG=1 in the environment), a thread holding a false element of ``cond`` (where ``mask`` is true) prints
+    ``file:line: function: block: [..], thread: [..] Assertion `msg` failed.`` and stops the kernel (the host sees
+    cudaErrorAssert); without debug it compiles to nothing."""
+    cond = S.to_tensor(_unwrap(cond))
+    if _unwrap(mask) is not None:
+        cond = S.binary("|", cond, S.binary("==", S.to_tensor(_unwrap(mask)), 0))
+    return S.device_assert(cond, _unwrap(msg))
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # More of triton.language (3.6): arithmetic helpers, softmax, ravel, swizzle2d, descriptor functions
 # ---------------------------------------------------------------------------------------------------------------

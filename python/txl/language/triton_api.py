@@ -126,8 +126,7 @@ LANGUAGE = {
     "max_constancy": ok("accepted; txl does not use the hint"), "assume": ok("accepted; txl drops it"),
     "static_assert": ok(), "static_print": ok(),
     "device_print": ok("vprintf per thread and element, as Triton prints"),
-    "device_assert": no("the txl dialect has no device assertion yet",
-                        "check on the host, or txl.print the offending values under an `if`"),
+    "device_assert": ok("compiled in with debug only, as in Triton: @txl.jit(debug=True) or TRITON_DEBUG=1"),
     "debug_barrier": ok("bar.sync 0 over every thread of the block"),
 }
 

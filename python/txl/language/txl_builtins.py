@@ -546,7 +546,7 @@ def print_layout(shape, dtype, layout, save_loc=None):
     raise SemanticError("txl.print_layout: txl assigns register layouts in the compiler, so a layout object of "
                         "the kernel is not the layout its tiles get",
                         "print the layouts txl assigned with `txlc kernel.mlir --stop-after=txl-assign-layouts` (or "
-                        "@txl.jit(debug=True), which prints the IR after every stage)")
+                        "run with TXL_DUMP_IR=1, which prints the IR after every stage)")
 
 
 @builtin

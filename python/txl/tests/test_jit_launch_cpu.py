@@ -301,8 +301,10 @@ def test_diff_mode_prints_and_does_not_launch(launches, capsys):
         vadd_nosel[(1,)](x, x, x, 1000, BLOCK=256)
 
 
-def test_debug_dumps_every_stage(launches, capsys):
-    @txl.jit(debug=True)
+def test_dump_ir_prints_every_stage(launches, capsys, monkeypatch):
+    monkeypatch.setenv("TXL_DUMP_IR", "1")
+
+    @txl.jit
     def vadd_dbg(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
         pass
 

@@ -289,6 +289,33 @@ module {
     return %s : tensor<128xf32, #b1>
   }
 
+  // assert: the thread's four condition registers, negated and or-ed, branch
+  // to a call of __assertfail(message, file, line, function, 1) with the
+  // op's file and line and the enclosing function's name.
+  // CHECK-LABEL: llvm.func @assert_tile(
+  func.func @assert_tile(%c: tensor<16x32xi1, #blocked>) {
+    // CHECK: %[[TRUE:.*]] = llvm.mlir.constant(true) : i1
+    // CHECK: %[[N0:.*]] = llvm.xor %{{.*}}, %[[TRUE]] : i1
+    // CHECK: %[[N1:.*]] = llvm.xor %{{.*}}, %[[TRUE]] : i1
+    // CHECK: %[[A1:.*]] = llvm.or %[[N0]], %[[N1]] : i1
+    // CHECK: %[[N2:.*]] = llvm.xor %{{.*}}, %[[TRUE]] : i1
+    // CHECK: %[[A2:.*]] = llvm.or %[[A1]], %[[N2]] : i1
+    // CHECK: %[[N3:.*]] = llvm.xor %{{.*}}, %[[TRUE]] : i1
+    // CHECK: %[[ANY:.*]] = llvm.or %[[A2]], %[[N3]] : i1
+    // CHECK: llvm.cond_br %[[ANY]], ^[[FAIL:.*]], ^[[OK:bb[0-9]+]]
+    // CHECK: ^[[FAIL]]:
+    // CHECK-DAG: %[[MSG:.*]] = llvm.mlir.addressof @txl_assert_msg_{{[0-9]+}}
+    // CHECK-DAG: %[[FILE:.*]] = llvm.mlir.addressof @txl_assert_file_{{[0-9]+}}
+    // CHECK-DAG: %[[LINE:.*]] = llvm.mlir.constant(7 : i32)
+    // CHECK-DAG: %[[FN:.*]] = llvm.mlir.addressof @txl_assert_func_{{[0-9]+}}
+    // CHECK: llvm.call @__assertfail(%[[MSG]], %[[FILE]], %[[LINE]], %[[FN]], %{{.*}}) : (!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64) -> ()
+    // CHECK: llvm.br ^[[OK]]
+    // CHECK: ^[[OK]]:
+    // CHECK: llvm.return
+    txl.assert %c, "row in range" : tensor<16x32xi1, #blocked> loc("kernel.py":7:3)
+    return
+  }
+
   // make_range: each register's coordinate is the lane/warp part of
   // threadIdx.x XOR the register's constant part.
   // CHECK-LABEL: llvm.func @make_range(

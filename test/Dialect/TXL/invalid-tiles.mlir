@@ -284,6 +284,15 @@ func.func @f(%s: tensor<64x128xf32>) {
 
 // -----
 
+// An assertion's condition is boolean.
+func.func @f(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'txl.assert' op condition must be i1 or a tile of i1, got 'tensor<64xf32>'}}
+  txl.assert %x, "x" : tensor<64xf32>
+  return
+}
+
+// -----
+
 // reduce_return only terminates a txl.reduce or txl.scan.
 func.func @f(%x: f32) {
   // expected-error @+1 {{'txl.reduce_return' op expects parent op to be one of 'txl.reduce, txl.scan'}}

@@ -289,6 +289,14 @@ func.func @ids_and_print(%m: tensor<64xf32>) {
   txl.print "m_i = " %m : tensor<64xf32>
   // CHECK: txl.print "ids " %[[TID]], %[[WID]] : i32, i32 {hex}
   txl.print "ids " %tid, %wid : i32, i32 {hex}
+  // CHECK: %[[POS:.*]] = arith.cmpf
+  // CHECK: txl.assert %[[POS]], "m_i is positive" : tensor<64xi1>{{$}}
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %pos = arith.cmpf ogt, %m, %zero : tensor<64xf32>
+  txl.assert %pos, "m_i is positive" : tensor<64xi1>
+  // CHECK: txl.assert %{{.*}}, "" : i1{{$}}
+  %t = arith.constant true
+  txl.assert %t, "" : i1
   return
 }
 

@@ -882,6 +882,13 @@ LogicalResult ReduceOp::verifyRegions() {
   return success();
 }
 
+LogicalResult AssertOp::verify() {
+  if (!getElementTypeOrSelf(getCondition().getType()).isInteger(1))
+    return emitOpError() << "condition must be i1 or a tile of i1, got "
+                         << getCondition().getType();
+  return success();
+}
+
 LogicalResult ScanOp::verifyRegions() {
   if (failed(verifyCombiner(*this, getSrcs(), static_cast<int32_t>(getAxis()), getCombineOp())))
     return failure();

@@ -745,6 +745,25 @@ def TXL_PrintOp : TXL_Op<"print"> {
   let assemblyFormat = "$prefix ($args^ `:` qualified(type($args)))? attr-dict";
 }
 
+def TXL_AssertOp : TXL_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "stop the kernel with a message where a condition is false";
+  let description = [{
+    tl.device_assert: each thread checks the elements of `condition` it
+    holds; one that finds a false element calls CUDA's `__assertfail` with
+    `message` and the op's location (file, line) and function, which prints
+    "file:line: function: block: [..], thread: [..] Assertion `message`
+    failed." and stops the kernel (cudaErrorAssert on the host). The
+    frontend emits it only for kernels compiled with debug, as Triton does.
+
+    ```mlir
+    txl.assert %in_range, "index out of range" : tensor<128xi1>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[I1, TXL_Tile]>:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict `:` qualified(type($condition))";
+  let hasVerifier = 1;
+}
+
 def TXL_IntToPtrOp : TXL_Op<"int_to_ptr", [Pure, Elementwise]> {
   let summary = "int64 addresses as pointers (tl.cast of int64 to a pointer type)";
   let description = [{
