@@ -83,19 +83,37 @@ class TensorDescriptor:
             raise TypeError("TensorDescriptor needs a block_shape (the tile the kernel loads or stores)")
         if isinstance(padding, int) and not isinstance(padding, bool) and swizzle is None:
             padding, swizzle = "zero", padding  # txl's earlier positional spelling (base, shape, strides, block, S)
-        if padding not in ("zero", None):
-            raise ValueError("TensorDescriptor(padding=%r): txl's host descriptors fill out-of-bounds elements with "
-                             "zero; padding='nan' is not supported yet (txl.runtime.TensorDescriptor(t, block, "
-                             "oob_fill_nan=True) encodes a NaN-filling descriptor directly)" % (padding,))
+        if padding not in ("zero", "nan", None):
+            raise ValueError("TensorDescriptor(padding=%r): out-of-bounds elements read as 'zero' (the default) or "
+                             "'nan'" % (padding,))
         info = _dt.tensor_info(base) if _dt.is_tensor_like(base) else None
         if info is None:
             raise TypeError("TensorDescriptor needs a CUDA tensor, got %s" % _dt.describe(base))
+        if padding == "nan" and info.dtype not in ("bf16", "f16", "f32", "f64"):
+            raise ValueError("TensorDescriptor(padding='nan'): NaN padding is only supported for floating-point "
+                             "tensors, got %s (as in Triton); use padding='zero'" % info.dtype)
         if shape is not None or strides is not None:
             base = _view(base, info, shape, strides)
         self.base = base
         self.block_shape = [int(b) for b in block_shape]
         self.swizzle = swizzle
-        self.padding = "zero"
+        self.padding = padding or "zero"
+        self._encoded = {}  # padding="nan": (box, swizzle, l2 promotion) -> the encoded descriptor
+
+    def launch_value(self, param):
+        """What the launcher gets for kernel parameter ``param``: the tensor, which it encodes with the compiled
+        kernel's box (zero fill), or, for padding="nan", a NaN-filling descriptor encoded here with that same box,
+        swizzle and L2 promotion (kept for the next launch)."""
+        if self.padding != "nan" or param.kind != "tensordesc":
+            return self.base
+        key = (tuple(param.block_shape), param.swizzle, param.l2_promotion)
+        d = self._encoded.get(key)
+        if d is None:
+            from .runtime.driver import TensorDescriptor as Encoded
+
+            d = self._encoded[key] = Encoded(self.base, list(param.block_shape), param.swizzle,
+                                             l2_promotion=param.l2_promotion, oob_fill_nan=True)
+        return d
 
     @property
     def shape(self):
@@ -382,8 +400,7 @@ class JITFunction:
             return compiled
         k = compiled.launcher()
         names = [p.name for p in k.params]
-        # A txl.TensorDescriptor goes as its tensor: the runtime encodes it with the sidecar's hardware box.
-        vals = {n: (v.base if isinstance(v, TensorDescriptor) else v) for n, v in bound.items()}
+        vals = bound
         if not all(n in vals for n in names):
             # The IR did not name its parameters (txl.name): the runtime arguments go in order.
             if len(sig) != len(names):
@@ -391,7 +408,10 @@ class JITFunction:
                                 "arguments (%s): the frontend and the sidecar disagree"
                                 % (self.where, len(names), ", ".join(names), len(sig), ", ".join(sig)))
             names = list(sig)
-        result = k.launch(g, stream=stream, **{p.name: vals[n] for p, n in zip(k.params, names)})
+        # A txl.TensorDescriptor goes as its tensor (the runtime encodes it with the sidecar's hardware box), or
+        # encoded with NaN fill (launch_value).
+        result = k.launch(g, stream=stream, **{p.name: vals[n].launch_value(p) if isinstance(vals[n], TensorDescriptor)
+                                               else vals[n] for p, n in zip(k.params, names)})
         if fkey is not None:  # checked once: later launches with the same fingerprint take the fast path
             self._remember_fast(fkey, k, names, args, kwargs)
         return result
@@ -528,7 +548,7 @@ def _arg_fingerprint(v, kind):
     types_ = _TENSOR_TYPES or _tensor_types()
     if t in types_:
         return (v.dtype, v.get_device(), v.is_contiguous(), v.data_ptr() % 16 == 0)
-    if t is TensorDescriptor and type(v.base) in types_:
+    if t is TensorDescriptor and type(v.base) in types_ and v.padding != "nan":  # NaN fill: encoded on the slow path
         b = v.base
         return ("D", b.dtype, b.get_device(), b.stride()[-1] == 1, tuple(v.block_shape), v.swizzle)
     raise _NoFastPath

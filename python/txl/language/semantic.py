@@ -1741,9 +1741,14 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
         raise SemanticError("tl.make_tensor_descriptor: the last stride must be the constant 1 (TMA reads rows "
                             "that are contiguous in memory), got %r" % (_unwrap(strides[-1]),),
                             "transpose the tensor first (or describe its transpose and use .T on the tile)")
-    if _unwrap(padding_option) != "zero":
-        unsupported("tl.make_tensor_descriptor(padding_option=%r)" % (_unwrap(padding_option),),
-                    "use padding_option='zero'")
+    padding = _unwrap(padding_option)
+    if padding not in ("zero", "nan"):
+        raise SemanticError("tl.make_tensor_descriptor(padding_option=%r): out-of-bounds elements read as 'zero' "
+                            "or 'nan'" % (padding,), "use padding_option='zero' or 'nan'")
+    if padding == "nan" and not ety.is_floating() or padding == "nan" and ety.is_fp8():
+        raise SemanticError("tl.make_tensor_descriptor(padding_option='nan'): NaN padding needs fp16, bf16, fp32 or "
+                            "fp64 elements, got %s" % ety.name, "use padding_option='zero'")
+
     def i64(v, what):
         v = _unwrap(v)
         if not isinstance(v, tensor):
@@ -1761,9 +1766,9 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     slot = _descriptor_slot()
     n = len(block)
     operands = [base.handle] + [v.handle for v in dims] + [v.handle for v in strd] + [slot.handle]
-    tmpl = "txl.make_tensor_descriptor {o[0]}, [%s], [%s], {o[%d]} : {t[0]}, {t[%d]} -> %s" % (
+    tmpl = "txl.make_tensor_descriptor {o[0]}, [%s], [%s], {o[%d]}%s : {t[0]}, {t[%d]} -> %s" % (
         ", ".join("{o[%d]}" % (1 + i) for i in range(n)), ", ".join("{o[%d]}" % (1 + n + i) for i in range(n)),
-        1 + 2 * n, 1 + 2 * n, desc_ty.to_ir())
+        1 + 2 * n, " {{nan_fill}}" if padding == "nan" else "", 1 + 2 * n, desc_ty.to_ir())
     op = _b().create(tmpl, operands, [desc_ty])
     return tensor(op.result, desc_ty)
 

@@ -76,8 +76,8 @@ def _stride_not_one(a_ptr, M, K):
 
 
 @txl.jit
-def _nan_padding(a_ptr, M, K):
-    d = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [64, 64], padding_option="nan")
+def _unknown_padding(a_ptr, M, K):
+    d = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [64, 64], padding_option="inf")
 
 
 @txl.jit
@@ -92,7 +92,7 @@ def _not_a_pointer(a_ptr, M, K):
 
 @pytest.mark.parametrize("fn,message", [
     (_stride_not_one, "the last stride must be the constant 1"),
-    (_nan_padding, "padding_option='nan'"),
+    (_unknown_padding, "padding_option='inf'): out-of-bounds elements read as 'zero' or 'nan'"),
     (_ranks_differ, "as many sizes, strides and block sizes; got 2, 2 and 1"),
     (_not_a_pointer, "needs a global pointer as base"),
 ])

@@ -197,8 +197,7 @@ def test_tensor_descriptor_takes_txls_reshaped_shape():
         txl.TensorDescriptor(q, shape=[y_dim, 128], strides=[1], block_shape=[1, 1])
     with pytest.raises(ValueError, match="has no as_strided: pass a view"):
         txl.TensorDescriptor(FakeTensor((16, 1024, 128), "float16"), [16 * 1024, 128], [128, 1], [1, 1])
-    with pytest.raises(ValueError, match="padding='nan' is not supported yet"):
-        txl.TensorDescriptor(q, [y_dim, 128], [128, 1], [64, 128], "nan")
+    assert txl.TensorDescriptor(q, [y_dim, 128], [128, 1], [64, 128], "nan").padding == "nan"
 
 
 def lambda_kernel(desc):

@@ -347,6 +347,15 @@ func.func @f(%a: !txl.ptr<f16>, %s: !txl.ptr<i8>, %m: i64) {
 
 // -----
 
+// make_tensor_descriptor: TMA fills with NaN only floating-point elements.
+func.func @f(%a: !txl.ptr<i32>, %s: !txl.ptr<i8>, %m: i64) {
+  // expected-error @+1 {{'txl.make_tensor_descriptor' op fills out-of-bounds elements with NaN, which TMA does for f16, bf16, f32 and f64 only, got 'i32'}}
+  %d = txl.make_tensor_descriptor %a, [%m, %m], [%m, %m], %s {nan_fill} : !txl.ptr<i32>, !txl.ptr<i8> -> !txl.tensordesc<64x64xi32>
+  return
+}
+
+// -----
+
 // make_tensor_descriptor: one size and one stride per dimension.
 func.func @f(%a: !txl.ptr<bf16>, %s: !txl.ptr<i8>, %m: i64) {
   // expected-error @+1 {{'txl.make_tensor_descriptor' op needs 2 sizes and 2 strides (the descriptor's rank), got 1 and 2}}

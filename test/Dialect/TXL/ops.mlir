@@ -424,6 +424,8 @@ func.func @make_tensor_descriptor(%a: !txl.ptr<bf16>, %slot: !txl.ptr<i8>, %m: i
   %c1 = arith.constant 1 : i64
   // CHECK: txl.make_tensor_descriptor %[[A]], [%[[M]], %[[K]]], [%[[K]], %{{.*}}], %[[S]] : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
   %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %slot : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  // CHECK: txl.make_tensor_descriptor %[[A]], [%[[M]], %[[K]]], [%[[K]], %{{.*}}], %[[S]] {nan_fill} : !txl.ptr<bf16>
+  %n = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %slot {nan_fill} : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
   return
 }
 

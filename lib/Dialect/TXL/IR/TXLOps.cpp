@@ -407,6 +407,11 @@ LogicalResult MakeTensorDescOp::verify() {
                                         !elt.isF32() && !elt.isF64() &&
                                         getElementBitWidth(elt) != 8)
     return emitOpError() << "cannot describe " << elt << " elements for TMA";
+  if (Type elt = desc.getElementType();
+      getNanFill() && !(elt.isF16() || elt.isBF16() || elt.isF32() || elt.isF64()))
+    return emitOpError() << "fills out-of-bounds elements with NaN, which TMA does for f16, bf16, "
+                            "f32 and f64 only, got "
+                         << elt;
   return success();
 }
 

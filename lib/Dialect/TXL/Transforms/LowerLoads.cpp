@@ -30,7 +30,7 @@
 // thread of the executing warpgroup (the TMA issuer) zeroes the 128-byte
 // slot, sets every field with tensormap.replace (sizes, boxes and element
 // strides innermost first, byte strides of the outer dimensions, rank - 1,
-// the PTX element-type code, swizzle mode, zero fill), then
+// the PTX element-type code, swizzle mode, zero or NaN fill), then
 // fence.proxy.tensormap::generic.release and .acquire on the slot, so its own
 // later TMA copies (tensormap proxy) see the generic-proxy writes. Other
 // threads never touch it: each warpgroup builds its own copy.
@@ -470,7 +470,9 @@ struct LowerMakeTensorDesc : OpConversionPattern<MakeTensorDescOp> {
        << tensormapElemType(desc.getElementType()) << ";\n";
     os << "@$0 tensormap.replace.tile.interleave_layout.global.b1024.b32 [$1], 0;\n";
     os << "@$0 tensormap.replace.tile.swizzle_mode.global.b1024.b32 [$1], " << swizzleMode << ";\n";
-    os << "@$0 tensormap.replace.tile.fill_mode.global.b1024.b32 [$1], 0;\n";
+    // fill_mode 1: out-of-bounds elements read as NaN (OOB_NAN_REQUEST_ZERO_FMA).
+    os << "@$0 tensormap.replace.tile.fill_mode.global.b1024.b32 [$1], "
+       << (op.getNanFill() ? 1 : 0) << ";\n";
     os << "@$0 fence.proxy.tensormap::generic.release.gpu;\n";
     os << "@$0 fence.proxy.tensormap::generic.acquire.gpu [$1], 128;\n}";
     constraints += ",~{memory}";

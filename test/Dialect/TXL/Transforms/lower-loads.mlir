@@ -462,6 +462,7 @@ module attributes {txl.target = "sm_100a"} {
 // CHECK-SAME: tensormap.replace.tile.global_stride.global.b1024.b64 [$1], 0, $5;
 // CHECK-SAME: tensormap.replace.tile.elemtype.global.b1024.b32 [$1], 7;
 // CHECK-SAME: tensormap.replace.tile.swizzle_mode.global.b1024.b32 [$1], 3;
+// CHECK-SAME: tensormap.replace.tile.fill_mode.global.b1024.b32 [$1], 0;
 // CHECK-SAME: fence.proxy.tensormap::generic.release.gpu;
 // CHECK-SAME: fence.proxy.tensormap::generic.acquire.gpu [$1], 128;
 // CHECK-SAME: "b,l,l,r,r,l,~{memory}" %[[LEADER]], %[[SLOT]], %[[BASE]], %[[KK]], %[[MM]], %[[STRIDE]]
@@ -472,6 +473,23 @@ module attributes {txl.target = "sm_90a"} {
   func.func @make_tensor_descriptor(%a: !txl.ptr<f32>, %s: !txl.ptr<i8>, %m: i64, %k: i64, %buf: !txl.smem<64x128xf32, #sw128>, %bar: !txl.mbar, %x: i32) attributes {txl.kernel} {
     %c1 = arith.constant 1 : i64
     %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %s : !txl.ptr<f32>, !txl.ptr<i8> -> !txl.tensordesc<64x128xf32, #sw128>
+    txl.tma_load %d[%x, %x], %buf, %bar : !txl.tensordesc<64x128xf32, #sw128>, !txl.smem<64x128xf32, #sw128>
+    return
+  }
+}
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+
+// make_tensor_descriptor {nan_fill} (padding_option="nan"): fill mode 1.
+// CHECK-LABEL: func.func @make_tensor_descriptor_nan
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att
+// CHECK-SAME: tensormap.replace.tile.fill_mode.global.b1024.b32 [$1], 1;
+module attributes {txl.target = "sm_90a"} {
+  func.func @make_tensor_descriptor_nan(%a: !txl.ptr<f32>, %s: !txl.ptr<i8>, %m: i64, %k: i64, %buf: !txl.smem<64x128xf32, #sw128>, %bar: !txl.mbar, %x: i32) attributes {txl.kernel} {
+    %c1 = arith.constant 1 : i64
+    %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %s {nan_fill} : !txl.ptr<f32>, !txl.ptr<i8> -> !txl.tensordesc<64x128xf32, #sw128>
     txl.tma_load %d[%x, %x], %buf, %bar : !txl.tensordesc<64x128xf32, #sw128>, !txl.smem<64x128xf32, #sw128>
     return
   }

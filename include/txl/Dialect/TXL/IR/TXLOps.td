@@ -387,7 +387,9 @@ def TXL_MakeTensorDescOp : TXL_Op<"make_tensor_descriptor", [AttrSizedOperandSeg
     writes it and fences it for the tensormap proxy, so each warpgroup
     that runs the op needs its own slot; executing the op again rewrites
     the slot, so TMA copies through its previous value must be complete.
-    The box and swizzle come from the result type.
+    The box and swizzle come from the result type. Out-of-bounds elements
+    of a load read as zero, or as NaN with `nan_fill` (Triton's
+    padding_option="nan"; floating-point elements only).
 
     ```mlir
     %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %slot
@@ -395,7 +397,7 @@ def TXL_MakeTensorDescOp : TXL_Op<"make_tensor_descriptor", [AttrSizedOperandSeg
     ```
   }];
   let arguments = (ins TXL_Ptr:$base, Variadic<I64>:$shape, Variadic<I64>:$strides,
-                       Arg<TXL_Ptr, "", [MemWrite]>:$scratch);
+                       Arg<TXL_Ptr, "", [MemWrite]>:$scratch, UnitAttr:$nan_fill);
   let results = (outs TXL_TensorDesc:$result);
   let assemblyFormat = [{
     $base `,` `[` $shape `]` `,` `[` $strides `]` `,` $scratch attr-dict `:` qualified(type($base)) `,`
