@@ -262,23 +262,14 @@ Value loadMmaSyncOperand(ConversionPatternRewriter &rewriter, Location loc,
   if (int64_t(covered.size()) != layout->getNumRegs())
     return {};
 
-  // This warp's offset along the non-pair dimension, from the layout's warp
-  // bases (each a distinct power of two or 0: the XOR of the set bits' bases
-  // is their sum).
+  // This warp's offset along the non-pair dimension: the warp bits' part of
+  // the coordinate (each basis a distinct power of two or 0, so the XOR is
+  // their sum, and adding it to the matrix origin is exact).
   Value tid = getThreadId(rewriter, loc);
   Value lane = LLVM::URemOp::create(rewriter, loc, tid, i32Const(rewriter, loc, 32));
-  Value warp = LLVM::UDivOp::create(rewriter, loc, tid, i32Const(rewriter, loc, 32));
-  Value warpOffset = i32Const(rewriter, loc, 0);
-  for (auto [bit, basis] : llvm::enumerate(layout->getWarpBases())) {
-    if (!basis[otherDim])
-      continue;
-    Value set = LLVM::AndOp::create(
-        rewriter, loc, LLVM::LShrOp::create(rewriter, loc, warp, i32Const(rewriter, loc, bit)),
-        i32Const(rewriter, loc, 1));
-    warpOffset = LLVM::OrOp::create(
-        rewriter, loc, warpOffset,
-        LLVM::MulOp::create(rewriter, loc, set, i32Const(rewriter, loc, basis[otherDim])));
-  }
+  Value warpOffset =
+      ThreadCoords::ofBits(rewriter, loc, layout->getWarpBases(),
+                           ThreadCoords::warpIndex(rewriter, loc, tid, *layout), otherDim);
   Value rowInMatrix = LLVM::URemOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 8));
   Value matrixIdx = LLVM::UDivOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 8));
   Type elt = converter.convertType(tile.getElementType());

@@ -144,26 +144,33 @@ ThreadCoords::ThreadCoords(OpBuilder &b, Location loc, const LinearLayout &layou
     tid = createInlinePtx(b, loc, b.getI32Type(), ValueRange{tid}, "mov.b32 $0, $1;", "=r,r")
               .getResult(0);
   Value lane = LLVM::AndOp::create(b, loc, tid, i32Const(b, loc, 31));
+  Value warp = warpIndex(b, loc, tid, layout);
+  for (unsigned d = 0; d < layout.getShape().size(); ++d) {
+    Value acc = ofBits(b, loc, layout.getLaneBases(), lane, d);
+    laneWarp.push_back(ofBits(b, loc, layout.getWarpBases(), warp, d, acc));
+  }
+}
+
+Value ThreadCoords::ofBits(OpBuilder &b, Location loc, ArrayRef<LinearLayout::Coord> bases,
+                           Value index, unsigned dim, Value acc) {
+  if (!acc)
+    acc = i32Const(b, loc, 0);
+  for (auto [k, basis] : llvm::enumerate(bases)) {
+    if (basis[dim] == 0)
+      continue;
+    // bit k of index, times the basis (a power of two or a sum of them).
+    Value bit = LLVM::LShrOp::create(b, loc, index, i32Const(b, loc, k));
+    bit = LLVM::AndOp::create(b, loc, bit, i32Const(b, loc, 1));
+    Value term = LLVM::MulOp::create(b, loc, bit, i32Const(b, loc, basis[dim]));
+    acc = LLVM::XOrOp::create(b, loc, acc, term);
+  }
+  return acc;
+}
+
+Value ThreadCoords::warpIndex(OpBuilder &b, Location loc, Value tid, const LinearLayout &layout) {
   Value warp = LLVM::LShrOp::create(b, loc, tid, i32Const(b, loc, 5));
   int64_t numWarps = int64_t(1) << layout.getWarpBases().size();
-  warp = LLVM::AndOp::create(b, loc, warp, i32Const(b, loc, numWarps - 1));
-  for (unsigned d = 0; d < layout.getShape().size(); ++d) {
-    Value acc = i32Const(b, loc, 0);
-    auto addBits = [&](ArrayRef<LinearLayout::Coord> bases, Value index) {
-      for (auto [k, basis] : llvm::enumerate(bases)) {
-        if (basis[d] == 0)
-          continue;
-        // bit k of index, times the basis (a power of two or a sum of them).
-        Value bit = LLVM::LShrOp::create(b, loc, index, i32Const(b, loc, k));
-        bit = LLVM::AndOp::create(b, loc, bit, i32Const(b, loc, 1));
-        Value term = LLVM::MulOp::create(b, loc, bit, i32Const(b, loc, basis[d]));
-        acc = LLVM::XOrOp::create(b, loc, acc, term);
-      }
-    };
-    addBits(layout.getLaneBases(), lane);
-    addBits(layout.getWarpBases(), warp);
-    laneWarp.push_back(acc);
-  }
+  return LLVM::AndOp::create(b, loc, warp, i32Const(b, loc, numWarps - 1));
 }
 
 Value ThreadCoords::get(OpBuilder &b, Location loc, int64_t reg, unsigned dim) const {

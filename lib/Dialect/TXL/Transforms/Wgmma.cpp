@@ -125,14 +125,21 @@ struct SmemOperand {
   }
 };
 
-FailureOr<SmemOperand> makeDescriptor(OpBuilder &b, Location loc, Operation *dot, Value view,
-                                      SmemType type, bool isA) {
+/// A shared-memory wgmma operand needs a swizzled NVMMA layout (checked
+/// before makeDescriptor builds anything).
+LogicalResult checkSwizzled(Operation *dot, SmemType type, bool isA) {
   auto enc = dyn_cast_or_null<NVMMASharedAttr>(type.getEncoding());
   if (!enc || enc.getSwizzle() == 0)
     return dot->emitOpError() << (isA ? "A" : "B")
                               << " operand needs a swizzled shared layout "
                                  "(#txl.nvmma_shared<swizzle = 32|64|128>); run --txl-smem-allocs "
                                  "or give the buffer an encoding";
+  return success();
+}
+
+/// The descriptor of an operand that passed checkSwizzled.
+SmemOperand makeDescriptor(OpBuilder &b, Location loc, Value view, SmemType type, bool isA) {
+  auto enc = cast<NVMMASharedAttr>(type.getEncoding());
   SmemOperand op;
   op.swizzle = enc.getSwizzle();
   op.elemBytes = getElementBitWidth(type.getElementType()) / 8;
@@ -241,18 +248,16 @@ struct LowerDot : OpConversionPattern<DotOp> {
                        : "A operand K contiguous")
                << ", or convert the operands to fp16/bf16";
     }
-    // Operands.
-    FailureOr<SmemOperand> bDesc =
-        makeDescriptor(rewriter, loc, op, adaptor.getB(), bType, /*isA=*/false);
-    if (failed(bDesc))
-      return failure();
+    // Operands: every check first, so that a failing dot leaves no IR behind.
     bool registerA = isa<RankedTensorType>(op.getA().getType());
-    FailureOr<SmemOperand> aDesc = failure();
+    if (failed(checkSwizzled(op, bType, /*isA=*/false)) ||
+        (registerA ? failed(checkRegisterA(op, groups))
+                   : failed(checkSwizzled(op, cast<SmemType>(aShaped), /*isA=*/true))))
+      return failure();
+    SmemOperand bDesc = makeDescriptor(rewriter, loc, adaptor.getB(), bType, /*isA=*/false);
+    std::optional<SmemOperand> aDesc;
     if (!registerA) {
-      aDesc = makeDescriptor(rewriter, loc, op, adaptor.getA(), cast<SmemType>(aShaped),
-                             /*isA=*/true);
-      if (failed(aDesc))
-        return failure();
+      aDesc = makeDescriptor(rewriter, loc, adaptor.getA(), cast<SmemType>(aShaped), /*isA=*/true);
       if (groups > 1) {
         // This warpgroup's first block: block offsets are linear in the block
         // index, so block w starts w times block 1's offset further.
@@ -264,8 +269,6 @@ struct LowerDot : OpConversionPattern<DotOp> {
                                          i64Const(rewriter, loc, aDesc->offset(1, 0, kInstr) >> 4));
         aDesc->base = LLVM::AddOp::create(rewriter, loc, aDesc->base, step);
       }
-    } else if (failed(checkRegisterA(op, groups))) {
-      return failure();
     }
 
     auto f32 = rewriter.getF32Type();
@@ -303,11 +306,11 @@ struct LowerDot : OpConversionPattern<DotOp> {
       for (int64_t ks = 0; ks < k / kInstr; ++ks) {
         Value useAcc = ks == 0 ? adaptor.getUseAcc() : Value();
         bool clear = zeroAcc && ks == 0;
-        Value descB = descAt(rewriter, loc, *bDesc, 0, ks, kInstr);
+        Value descB = descAt(rewriter, loc, bDesc, 0, ks, kInstr);
         if (!registerA && !useAcc) {
           block =
               emitSS(rewriter, loc, block, descAt(rewriter, loc, *aDesc, mi * groups, ks, kInstr),
-                     descB, *aDesc, *bDesc, n, kInstr, inElt, /*accumulate=*/!clear);
+                     descB, *aDesc, bDesc, n, kInstr, inElt, /*accumulate=*/!clear);
           continue;
         }
         if (clear)
@@ -320,7 +323,7 @@ struct LowerDot : OpConversionPattern<DotOp> {
           aRegs.push_back(descAt(rewriter, loc, *aDesc, mi * groups, ks, kInstr));
         }
         block = emitAsm(rewriter, loc, block, aRegs, descB, useAcc, registerA ? nullptr : &*aDesc,
-                        *bDesc, n, kInstr, inElt, *inName);
+                        bDesc, n, kInstr, inElt, *inName);
       }
       for (int64_t r = 0; r < regsPerBlock; ++r)
         acc = LLVM::InsertValueOp::create(rewriter, loc, acc,

@@ -96,6 +96,14 @@ struct ThreadCoords {
   ThreadCoords(OpBuilder &b, Location loc, const LinearLayout &layout, bool pinned = false);
   /// Coordinate `dim` (i32) of register `reg`.
   Value get(OpBuilder &b, Location loc, int64_t reg, unsigned dim) const;
+
+  /// The part of coordinate `dim` that the set bits of `index` (a lane or a
+  /// warp index) contribute through `bases` (the layout's lane or warp
+  /// bases): the XOR of their bases, XOR-ed into `acc` (null: zero).
+  static Value ofBits(OpBuilder &b, Location loc, ArrayRef<LinearLayout::Coord> bases, Value index,
+                      unsigned dim, Value acc = {});
+  /// This thread's warp index, modulo the layout's warps.
+  static Value warpIndex(OpBuilder &b, Location loc, Value tid, const LinearLayout &layout);
 };
 
 /// How one txl TMA box is moved by the hardware: a box's inner dimension may
