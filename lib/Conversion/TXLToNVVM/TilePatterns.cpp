@@ -296,17 +296,19 @@ struct ScanStep {
   int64_t bit;
 };
 
-FailureOr<SmallVector<ScanStep>> planScan(ScanOp op, std::string &why) {
-  auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+/// The steps of a txl.scan, sort or flip over `axis` of `srcs` (one layout):
+/// the layout bit behind each bit of the axis coordinate, lowest first.
+FailureOr<SmallVector<ScanStep>> planAxisSteps(ValueRange srcs, unsigned axis, Value scratch,
+                                               std::string &why) {
+  auto srcType = cast<RankedTensorType>(srcs[0].getType());
   auto src = layoutOf(srcType, &why);
   if (failed(src))
     return failure();
-  for (Value other : op.getSrcs().drop_front())
+  for (Value other : srcs.drop_front())
     if (failed(layoutOf(other.getType(), &why)) || !(*layoutOf(other.getType()) == *src)) {
       why = "operands have different register layouts";
       return failure();
     }
-  unsigned axis = op.getAxis();
   int64_t size = srcType.getShape()[axis];
   if (!llvm::isPowerOf2_64(size)) {
     why = "the axis has " + std::to_string(size) + " elements; scans need a power of two";
@@ -317,13 +319,13 @@ FailureOr<SmallVector<ScanStep>> planScan(ScanOp op, std::string &why) {
     for (auto [k, basis] : llvm::enumerate(bases)) {
       int64_t along = basis[axis];
       if (along == 0)
-        continue; // another dimension, or a copy: scanned independently
+        continue; // another dimension, or a copy: handled independently
       bool pure = llvm::isPowerOf2_64(along);
       for (auto [d, c] : llvm::enumerate(basis))
         pure &= d == axis || c == 0;
       if (!pure || steps[llvm::Log2_64(along)]) {
         why = (name + " bit " + Twine(k) + " of " + layoutName(srcType) +
-               " does not move along the scanned axis alone by a distinct power of two; not "
+               " does not move along the axis alone by a distinct power of two; not "
                "supported yet")
                   .str();
         return false;
@@ -339,15 +341,15 @@ FailureOr<SmallVector<ScanStep>> planScan(ScanOp op, std::string &why) {
   SmallVector<ScanStep> plan;
   for (auto &step : steps) {
     if (!step) {
-      why = "the layout " + layoutName(srcType) + " does not cover the scanned axis";
+      why = "the layout " + layoutName(srcType) + " does not cover the axis";
       return failure();
     }
     plan.push_back(*step);
   }
-  if (!op.getScratch() && llvm::any_of(plan, [](ScanStep s) { return s.kind == ScanStep::Warp; })) {
+  if (!scratch && llvm::any_of(plan, [](ScanStep s) { return s.kind == ScanStep::Warp; })) {
     why = "the warps of " + layoutName(srcType) +
-          " split the scanned axis, so running values cross warps through shared memory, but the "
-          "op has no scratch (run --txl-allocate-scratch first)";
+          " split the axis, so values cross warps through shared memory, but the op has no "
+          "scratch (run --txl-allocate-scratch first)";
     return failure();
   }
   return plan;
@@ -602,8 +604,8 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
   if (auto cst = dyn_cast<arith::ConstantOp>(op))
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
-             ReduceOp, ScanOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp, AtomicCASOp,
-             PrintOp, AssertOp>(op);
+             ReduceOp, ScanOp, SortOp, FlipOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp,
+             AtomicCASOp, PrintOp, AssertOp>(op);
 }
 
 LogicalResult mlir::txl::checkTileOp(Operation *op) {
@@ -727,22 +729,30 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
       }
     return success();
   }
-  if (auto scan = dyn_cast<ScanOp>(op)) {
+  // Scans, sorts and flips: each axis bit's register, lane or warp partner.
+  auto checkAxisSteps = [&](StringRef name, ValueRange srcs, unsigned axis,
+                            Value scratch) -> LogicalResult {
     std::string why;
-    auto plan = planScan(scan, why);
+    auto plan = planAxisSteps(srcs, axis, scratch, why);
     if (failed(plan))
-      return op->emitError() << "'txl.scan' along axis " << scan.getAxis() << ": " << why;
+      return op->emitError() << "'" << name << "' along axis " << axis << ": " << why;
     if (llvm::any_of(*plan, [](ScanStep s) { return s.kind != ScanStep::Register; }))
-      for (Value src : scan.getSrcs()) {
+      for (Value src : srcs) {
         Type elt = getElementTypeOrSelf(src.getType());
         if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() < 8 ||
             elt.getIntOrFloatBitWidth() > 64)
-          return op->emitError() << "'txl.scan' across lanes of " << elt
+          return op->emitError() << "'" << name << "' across lanes of " << elt
                                  << " elements is not supported (integers and floats of 8 to "
                                  << "64 bits are)";
       }
     return success();
-  }
+  };
+  if (auto scan = dyn_cast<ScanOp>(op))
+    return checkAxisSteps("txl.scan", scan.getSrcs(), scan.getAxis(), scan.getScratch());
+  if (auto sort = dyn_cast<SortOp>(op))
+    return checkAxisSteps("txl.sort", sort.getSrc(), sort.getAxis(), sort.getScratch());
+  if (auto flip = dyn_cast<FlipOp>(op))
+    return checkAxisSteps("txl.flip", flip.getSrc(), flip.getAxis(), flip.getScratch());
   return success();
 }
 
@@ -2382,7 +2392,7 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
   LogicalResult matchAndRewrite(ScanOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     std::string why;
-    auto plan = planScan(op, why);
+    auto plan = planAxisSteps(op.getSrcs(), op.getAxis(), op.getScratch(), why);
     if (failed(plan))
       return rewriter.notifyMatchFailure(op, why);
     Location loc = op.getLoc();
@@ -2529,6 +2539,170 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
       results.push_back(pack(rewriter, loc, structType, regs));
     }
     rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// The values of a sort or flip's registers at each axis step: a
+/// register's partner along bit k of the axis coordinate is another
+/// register of the thread, the lane `lane ^ 2^bit` (shfl.sync.bfly), or the
+/// element 2^k away in another warp (stored to and read back from the op's
+/// scratch between barriers of the layout's warps). `upper(k, r)` says
+/// whether register r's element has bit k set (known for register bits,
+/// read off the thread index otherwise).
+struct AxisExchange {
+  ConversionPatternRewriter &rewriter;
+  Location loc;
+  RankedTensorType type;
+  LinearLayout layout;
+  ArrayRef<ScanStep> plan;
+  Value scratch;
+  unsigned axis;
+
+  Value threadBit(int64_t k) {
+    const ScanStep &step = plan[k];
+    Type i32 = rewriter.getI32Type();
+    Value index = getThreadId(rewriter, loc);
+    index = LLVM::LShrOp::create(rewriter, loc, index,
+                                 intConst(rewriter, loc, i32, step.kind == ScanStep::Lane ? 0 : 5));
+    Value bit = LLVM::LShrOp::create(rewriter, loc, index, intConst(rewriter, loc, i32, step.bit));
+    bit = LLVM::AndOp::create(rewriter, loc, bit, intConst(rewriter, loc, i32, 1));
+    return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, bit,
+                                intConst(rewriter, loc, i32, 0));
+  }
+
+  /// Whether register r's element has bit k of the axis coordinate set: a
+  /// constant i1 for register bits.
+  Value upper(int64_t k, int64_t r) {
+    if (plan[k].kind == ScanStep::Register)
+      return LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                      rewriter.getBoolAttr((r >> plan[k].bit) & 1));
+    return threadBit(k);
+  }
+
+  /// The partner values of every register along bit k.
+  SmallVector<Value> partners(int64_t k, ArrayRef<Value> values) {
+    const ScanStep &step = plan[k];
+    int64_t n = values.size();
+    SmallVector<Value> out(n);
+    if (step.kind == ScanStep::Register) {
+      for (int64_t r = 0; r < n; ++r)
+        out[r] = values[r ^ (int64_t(1) << step.bit)];
+      return out;
+    }
+    if (step.kind == ScanStep::Lane) {
+      for (int64_t r = 0; r < n; ++r)
+        out[r] = shuffleXor(rewriter, loc, values[r], int64_t(1) << step.bit);
+      return out;
+    }
+    Type i32 = rewriter.getI32Type();
+    unsigned bits = memoryBits(type.getElementType());
+    ThreadCoords coords(rewriter, loc, layout);
+    int64_t axisStride = 1;
+    for (int64_t d = type.getRank() - 1; d > int64_t(axis); --d)
+      axisStride *= type.getShape()[d];
+    auto address = [&](Value index) {
+      Value offset =
+          LLVM::MulOp::create(rewriter, loc, index, intConst(rewriter, loc, i32, bits / 8));
+      return addBytes(rewriter, loc, scratch, offset);
+    };
+    SmallVector<Value> index(n);
+    for (int64_t r = 0; r < n; ++r) {
+      Value idx;
+      int64_t stride = 1;
+      for (size_t d = type.getRank(); d-- > 0;) {
+        idx = addScaled(rewriter, loc, idx, coords.get(rewriter, loc, r, d), stride);
+        stride *= type.getShape()[d];
+      }
+      index[r] = idx;
+    }
+    int64_t warps = layout.getNumWarps();
+    groupBarrier(rewriter, loc, warps); // the previous step's reads are done
+    for (int64_t r = 0; r < n; ++r)
+      storeBits(rewriter, loc, address(index[r]), values[r], bits);
+    groupBarrier(rewriter, loc, warps);
+    Value flip = intConst(rewriter, loc, i32, axisStride << k);
+    for (int64_t r = 0; r < n; ++r) {
+      Value partner = LLVM::XOrOp::create(rewriter, loc, index[r], flip);
+      out[r] = loadBits(rewriter, loc, address(partner), 1, values[r].getType(), bits).front();
+    }
+    return out;
+  }
+};
+
+/// flip: every bit of the axis coordinate flips, so each element takes its
+/// partner's value along each bit in turn.
+struct FlipLowering : OpConversionPattern<FlipOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(FlipOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    std::string why;
+    auto plan = planAxisSteps(op.getSrc(), op.getAxis(), op.getScratch(), why);
+    Type structType = getTypeConverter()->convertType(op.getType());
+    if (failed(plan) || !structType)
+      return rewriter.notifyMatchFailure(op, why);
+    Location loc = op.getLoc();
+    AxisExchange ex{
+        rewriter,    loc, op.getType(), *layoutOf(op.getType()), *plan, adaptor.getScratch(),
+        op.getAxis()};
+    SmallVector<Value> values = unpack(rewriter, loc, adaptor.getSrc());
+    for (int64_t k = 0, e = plan->size(); k < e; ++k)
+      values = ex.partners(k, values);
+    rewriter.replaceOp(op, pack(rewriter, loc, structType, values));
+    return success();
+  }
+};
+
+/// sort: Batcher's bitonic network over the axis coordinate. Stage s merges
+/// runs of 2^s elements, ascending where bit s of the coordinate is clear
+/// (descending where set; the whole axis in the requested order at the last
+/// stage); its step along bit j pairs elements 2^j apart, the lower one
+/// keeping the smaller value in an ascending run.
+struct SortLowering : OpConversionPattern<SortOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SortOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    std::string why;
+    auto plan = planAxisSteps(op.getSrc(), op.getAxis(), op.getScratch(), why);
+    Type structType = getTypeConverter()->convertType(op.getType());
+    if (failed(plan) || !structType)
+      return rewriter.notifyMatchFailure(op, why);
+    Location loc = op.getLoc();
+    AxisExchange ex{
+        rewriter,    loc, op.getType(), *layoutOf(op.getType()), *plan, adaptor.getScratch(),
+        op.getAxis()};
+    bool isFloat = isa<FloatType>(op.getType().getElementType());
+    auto less = [&](Value a, Value b) -> Value {
+      if (isFloat)
+        return LLVM::FCmpOp::create(rewriter, loc, LLVM::FCmpPredicate::olt, a, b);
+      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, a, b);
+    };
+    Value one =
+        LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
+    SmallVector<Value> values = unpack(rewriter, loc, adaptor.getSrc());
+    int64_t stages = plan->size();
+    for (int64_t s = 1; s <= stages; ++s) {
+      for (int64_t j = s - 1; j >= 0; --j) {
+        SmallVector<Value> other = ex.partners(j, values);
+        for (size_t r = 0; r < values.size(); ++r) {
+          // Keep the smaller value where (element is the lower of its pair)
+          // == (its run ascends); the run's direction at the last stage is
+          // the requested order.
+          Value descendingRun = s < stages
+                                    ? ex.upper(s, r)
+                                    : LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                                               rewriter.getBoolAttr(false));
+          if (op.getDescending())
+            descendingRun = LLVM::XOrOp::create(rewriter, loc, descendingRun, one);
+          Value keepMax = LLVM::XOrOp::create(rewriter, loc, ex.upper(j, r), descendingRun);
+          Value swap = less(other[r], values[r]); // the partner is smaller
+          Value wantOther = LLVM::XOrOp::create(rewriter, loc, swap, keepMax);
+          // keepMax: take the partner when it is larger (swap false).
+          values[r] = LLVM::SelectOp::create(rewriter, loc, wantOther, other[r], values[r]);
+        }
+      }
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc, structType, values));
     return success();
   }
 };
@@ -2748,12 +2922,13 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
                                            RewritePatternSet &patterns, PatternBenefit benefit) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseTileLowering>(converter, ctx, benefit);
-  patterns.add<ConstantTileLowering, SplatLowering, MakeRangeLowering,
-               RegisterSelectLowering<BroadcastOp, mapBroadcast>,
-               RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
-               RegisterSelectLowering<TransOp, mapTrans>,
-               RegisterSelectLowering<ReshapeOp, mapReshape>, JoinLowering, SplitLowering,
-               RelayoutLowering, AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering,
-               ScanLowering, AtomicRMWLowering, AtomicCASLowering, PrintLowering, AssertLowering>(
-      converter, ctx, benefit);
+  patterns
+      .add<ConstantTileLowering, SplatLowering, MakeRangeLowering,
+           RegisterSelectLowering<BroadcastOp, mapBroadcast>,
+           RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
+           RegisterSelectLowering<TransOp, mapTrans>, RegisterSelectLowering<ReshapeOp, mapReshape>,
+           JoinLowering, SplitLowering, RelayoutLowering, AddPtrLowering, LoadLowering,
+           StoreLowering, ReduceLowering, ScanLowering, SortLowering, FlipLowering,
+           AtomicRMWLowering, AtomicCASLowering, PrintLowering, AssertLowering>(converter, ctx,
+                                                                                benefit);
 }

@@ -1198,7 +1198,7 @@ def _lower_early_returns(stmts):
 
 # Attributes of tensors that kernels may use.
 _TENSOR_ATTRS = {"T", "shape", "dtype", "numel", "to", "trans", "reshape", "permute", "split", "sum", "max", "min", "argmax", "argmin",
-                 "cumsum", "cumprod", "associative_scan", "load", "store", "block_shape", "broadcast_to", "expand_dims",
+                 "cumsum", "cumprod", "associative_scan", "sort", "flip", "load", "store", "block_shape", "broadcast_to", "expand_dims",
                  "type"}
 
 _UNSUPPORTED_FIX = {

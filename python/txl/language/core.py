@@ -590,6 +590,14 @@ class tensor:
         return _sem().reduce_named("min", self, _unwrap(axis), _unwrap(keep_dims))
 
     @builtin
+    def sort(self, dim=None, descending=False):
+        return _sem().sort_or_flip("sort", self, _unwrap(dim), bool(_unwrap(descending)))
+
+    @builtin
+    def flip(self, dim=None):
+        return _sem().sort_or_flip("flip", self, _unwrap(dim))
+
+    @builtin
     def cumsum(self, axis=0, reverse=False, dtype=None):
         return _sem().scan_named("sum", self, _unwrap(axis), _unwrap(reverse), _unwrap(dtype))
 

@@ -2074,3 +2074,34 @@ def device_assert(cond, msg=""):
     text = str(msg).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("{", "{{").replace("}", "}}")
     _b().create('txl.assert {o[0]}, "%s" : {t[0]}' % text, [cond.handle], [])
     return None
+
+
+def sort_or_flip(kind, x, dim=None, descending=False):
+    """tl.sort / tl.flip: one txl.sort (a bitonic network) or txl.flip along ``dim`` (the last one when None; txl
+    takes any dimension, Triton only the last). Booleans travel as int8; unsigned integers sort as the next wider
+    signed type (txl.sort compares signed)."""
+    what = "tl." + kind
+    t = to_tensor(x)
+    if not isinstance(t.type, block_type):
+        raise SemanticError("%s works on a tile, got the scalar %s" % (what, t.type))
+    shape = _shape(t)
+    axis = _reduction_axis(len(shape) - 1 if dim is None else dim, len(shape))
+    if shape[axis] & (shape[axis] - 1):
+        raise SemanticError("%s: dimension %d has %d elements; a power of two is needed" % (what, axis, shape[axis]))
+    ety = t.dtype
+    work = ety
+    if ety.is_bool():
+        if kind == "sort":
+            raise SemanticError("tl.sort of booleans is not supported", "sort x.to(tl.int8) instead")
+        work = core.int8
+    elif kind == "sort" and ety.is_int_unsigned():
+        if ety.primitive_bitwidth >= 64:
+            raise SemanticError("tl.sort of uint64 is not supported (txl compares signed)",
+                                "sort x.to(tl.int64) when the values fit")
+        work = core.int64 if ety.primitive_bitwidth == 32 else core.int32
+    elif kind == "sort" and not (ety.is_int() or ety.is_floating()):
+        raise SemanticError("tl.sort sorts integers and floats, got %s" % ety.name)
+    t = cast(t, work)
+    attrs = " descending" if kind == "sort" and descending else ""
+    op = _b().create("txl.%s {o[0]} axis %d%s : {t[0]}" % (kind, axis, attrs), [t.handle], [t.type])
+    return cast(tensor(op.result, t.type), ety)

@@ -577,6 +577,20 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 
 
 @builtin
+def sort(x, dim=None, descending=False):
+    """``x`` sorted along ``dim`` (the last dimension when None), ascending or ``descending``: a bitonic network
+    in registers, lanes and (when the warps split the dimension) shared memory. Integers compare signed (unsigned
+    ones are sorted as the next wider signed type), floats by ``<``."""
+    return S.sort_or_flip("sort", x, _unwrap(dim), bool(_unwrap(descending)))
+
+
+@builtin
+def flip(x, dim=None):
+    """``x`` reversed along ``dim`` (the last dimension when None)."""
+    return S.sort_or_flip("flip", x, _unwrap(dim))
+
+
+@builtin
 def cumsum(input, axis=0, reverse=False, dtype=None):
     """The running sum along ``axis`` (Triton's dtype rules: bfloat16 sums in float32, integers narrower than 32
     bits in (u)int32, unless ``dtype`` is given)."""

@@ -29,7 +29,7 @@ def no(why, instead):
 
 # Reasons shared by several names.
 _NORMAL = "Box-Muller with txl's approximate sin/cos: close to Triton's values, not bit-identical"
-_NO_SORT = "sorting networks need reshapes that pair elements across lanes, which txl does not build yet"
+_NO_TOPK = "taking the first k elements of a sorted dimension needs a slice of a register tile, which txl does not build yet"
 _LIBDEVICE = "it needs CUDA's libdevice, which txl does not link yet (NVPTX has no instruction for it)"
 _ROUNDING = "txl has no operation with a directed rounding mode (rd/ru/rz) for it"
 _FP8_OTHER = "it is not an fp8 format of Hopper/Blackwell tensor cores"
@@ -82,7 +82,7 @@ LANGUAGE = {
     # -- shape manipulation ---------------------------------------------------------------------------------
     "reshape": ok(), "view": ok(), "ravel": ok(), "trans": ok(), "permute": ok(), "split": ok(), "join": ok(),
     "interleave": ok(), "cat": ok("keeps input's elements first (Triton may reorder)"),
-    "flip": no(_NO_SORT, "index with reversed offsets when loading: tl.load(ptr + (N - 1 - offs))"),
+    "flip": ok("any dimension (Triton: the last)"),
     "gather": no("the txl dialect has no gather of register tiles yet",
                  "gather from memory: tl.load(ptr + index_tile) (or txl.tma_gather for rows)"),
     "histogram": no("the txl dialect has no histogram operation of register tiles",
@@ -112,9 +112,10 @@ LANGUAGE = {
     "associative_scan": ok("inclusive, in order (reverse=True from the end); the combine function must be a "
                            "@txl.jit function and associative"),
     "cumsum": ok(), "cumprod": ok(),
-    "sort": no(_NO_SORT, "sort with torch.sort before or after the kernel"),
-    "topk": no(_NO_SORT, "use torch.topk, or tl.max / tl.argmax repeatedly with tl.where to mask the found ones"),
-    "bitonic_merge": no(_NO_SORT, "sort with torch.sort"),
+    "sort": ok("a bitonic network along any dimension (Triton: the last); values only, as in Triton"),
+    "topk": no(_NO_TOPK, "tl.sort(x, descending=True) and keep the first k (e.g. store them with a mask), or "
+                         "torch.topk"),
+    "bitonic_merge": no("txl does not expose the network's last stage on its own", "tl.sort the whole dimension"),
     # -- random numbers -------------------------------------------------------------------------------------
     "philox": ok("32-bit counters (64-bit ones are refused)"), "philox_impl": ok("32-bit counters"),
     "rand": ok(), "rand4x": ok(), "randint": ok(), "randint4x": ok(),

@@ -151,7 +151,7 @@ func.func @erf(%x: f32) -> f32 {
 // A scan whose axis is split over warps, without its scratch.
 #bw = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
 func.func @scan_cross_warp(%t: tensor<1x128xf32, #bw>) -> tensor<1x128xf32, #bw> {
-  // expected-error @+1 {{'txl.scan' along axis 1: the warps of #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]> split the scanned axis, so running values cross warps through shared memory, but the op has no scratch (run --txl-allocate-scratch first)}}
+  // expected-error @+1 {{'txl.scan' along axis 1: the warps of #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]> split the axis, so values cross warps through shared memory, but the op has no scratch (run --txl-allocate-scratch first)}}
   %s = txl.scan %t axis 1 : (tensor<1x128xf32, #bw>) -> tensor<1x128xf32, #bw> {
   ^bb0(%a: f32, %b: f32):
     %x = arith.addf %a, %b : f32

@@ -289,6 +289,41 @@ module {
     return %s : tensor<128xf32, #b1>
   }
 
+  // flip along the columns of the 16x32 blocked tile: register bits 0..1
+  // reverse the thread's four registers (no instruction), lane bits 0..2
+  // (columns 4, 8, 16) each take the partner lane's registers.
+  // CHECK-LABEL: llvm.func @flip_blocked(
+  func.func @flip_blocked(%t: tensor<16x32xi32, #blocked>) -> tensor<16x32xi32, #blocked> {
+    // CHECK-DAG: %[[R0:.*]] = llvm.extractvalue %arg0[0]
+    // CHECK-DAG: %[[R3:.*]] = llvm.extractvalue %arg0[3]
+    // CHECK: %[[M1:.*]] = llvm.mlir.constant(1 : i32)
+    // CHECK: nvvm.shfl.sync bfly %{{.*}}, %[[R3]], %[[M1]], %{{.*}} : i32 -> i32
+    // CHECK-COUNT-3: nvvm.shfl.sync bfly
+    // CHECK: %[[M2:.*]] = llvm.mlir.constant(2 : i32)
+    // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[M2]], %{{.*}} : i32 -> i32
+    // CHECK-COUNT-3: nvvm.shfl.sync bfly
+    // CHECK: %[[M4:.*]] = llvm.mlir.constant(4 : i32)
+    // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[M4]], %{{.*}} : i32 -> i32
+    // CHECK-COUNT-3: nvvm.shfl.sync bfly
+    // CHECK-NOT: nvvm.shfl.sync
+    // CHECK: llvm.return
+    %f = txl.flip %t axis 1 : tensor<16x32xi32, #blocked>
+    return %f : tensor<16x32xi32, #blocked>
+  }
+
+  // sort of a 32-element tile in #b1 (lanes hold it; the other warps hold
+  // copies): the 15 compare-exchange steps of a 32-element bitonic network,
+  // each a shuffle, a signed compare and a select.
+  // CHECK-LABEL: llvm.func @sort_lanes(
+  func.func @sort_lanes(%t: tensor<32xi32, #b1>) -> tensor<32xi32, #b1> {
+    // CHECK-COUNT-15: nvvm.shfl.sync bfly
+    // CHECK-NOT: nvvm.shfl.sync
+    // CHECK: llvm.icmp "slt"
+    // CHECK: llvm.return
+    %s = txl.sort %t axis 0 : tensor<32xi32, #b1>
+    return %s : tensor<32xi32, #b1>
+  }
+
   // assert: the thread's four condition registers, negated and or-ed, branch
   // to a call of __assertfail(message, file, line, function, 1) with the
   // op's file and line and the enclosing function's name.

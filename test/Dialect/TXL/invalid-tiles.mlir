@@ -284,6 +284,24 @@ func.func @f(%s: tensor<64x128xf32>) {
 
 // -----
 
+// sort and flip: the axis is a dimension of the tile.
+func.func @f(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'txl.flip' op axis 1 is out of range for a rank-1 tile}}
+  %r = txl.flip %x axis 1 : tensor<64xf32>
+  return
+}
+
+// -----
+
+// sort orders integers and floats.
+func.func @f(%x: tensor<64xi1>) {
+  // expected-error @+1 {{'txl.sort' op sorts integers and floats, got 'i1'}}
+  %r = txl.sort %x axis 0 : tensor<64xi1>
+  return
+}
+
+// -----
+
 // An assertion's condition is boolean.
 func.func @f(%x: tensor<64xf32>) {
   // expected-error @+1 {{'txl.assert' op condition must be i1 or a tile of i1, got 'tensor<64xf32>'}}

@@ -355,6 +355,12 @@ func.func @tile_ops(%a: tensor<64x64xf32, #mma>, %f: f32, %s: tensor<64x128xf32>
     %uv = arith.addi %u, %v : i32
     txl.reduce_return %uv : i32
   }
+  // CHECK: txl.sort %[[S]] axis 1 : tensor<64x128xf32>{{$}}
+  %so = txl.sort %s axis 1 : tensor<64x128xf32>
+  // CHECK: txl.sort %[[IDX]] axis 0 descending : tensor<64x128xi32>{{$}}
+  %sd = txl.sort %idx axis 0 descending : tensor<64x128xi32>
+  // CHECK: txl.flip %[[S]] axis 0 : tensor<64x128xf32>{{$}}
+  %fl = txl.flip %s axis 0 : tensor<64x128xf32>
   // CHECK: txl.scan %[[S]], %[[IDX]] axis 0 reverse : (tensor<64x128xf32>, tensor<64x128xi32>) -> (tensor<64x128xf32>, tensor<64x128xi32>) {
   %cm:2 = txl.scan %s, %idx axis 0 reverse : (tensor<64x128xf32>, tensor<64x128xi32>) -> (tensor<64x128xf32>, tensor<64x128xi32>) {
   ^bb0(%x0: f32, %i0: i32, %x1: f32, %i1: i32):

@@ -1105,6 +1105,44 @@ Speculation::Speculatability ScanOp::getSpeculatability() {
   return getScratch() ? Speculation::NotSpeculatable : Speculation::RecursivelySpeculatable;
 }
 
+/// txl.sort / txl.flip: the axis is a dimension of the tile.
+template <typename Op> static LogicalResult verifyAxisPermute(Op op) {
+  int64_t axis = static_cast<int32_t>(op.getAxis());
+  int64_t rank = op.getSrc().getType().getRank();
+  if (axis < 0 || axis >= rank)
+    return op.emitOpError() << "axis " << axis << " is out of range for a rank-" << rank << " tile";
+  return success();
+}
+
+LogicalResult SortOp::verify() {
+  if (failed(verifyAxisPermute(*this)))
+    return failure();
+  Type elt = getSrc().getType().getElementType();
+  if (!elt.isIntOrFloat() || elt.isInteger(1))
+    return emitOpError() << "sorts integers and floats, got " << elt;
+  return success();
+}
+
+void SortOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  addScratchEffects(getScratch(), effects);
+}
+
+Speculation::Speculatability SortOp::getSpeculatability() {
+  return getScratch() ? Speculation::NotSpeculatable : Speculation::Speculatable;
+}
+
+LogicalResult FlipOp::verify() { return verifyAxisPermute(*this); }
+
+void FlipOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  addScratchEffects(getScratch(), effects);
+}
+
+Speculation::Speculatability FlipOp::getSpeculatability() {
+  return getScratch() ? Speculation::NotSpeculatable : Speculation::Speculatable;
+}
+
 //===----------------------------------------------------------------------===//
 // ExternElementwiseOp
 //===----------------------------------------------------------------------===//

@@ -2,8 +2,8 @@
 //
 // Register-tile ops that exchange data between warps through shared memory:
 // a txl.relayout whose LinearLayouts disagree on the warp bases (or that no
-// warp shuffle can do), a txl.reduce or txl.scan whose warps split the axis,
-// and an atomic whose old values are used by threads that did not update them
+// warp shuffle can do), a txl.reduce, scan, sort or flip whose warps split
+// the axis, and an atomic whose old values are used by threads that did not update them
 // (a tile its layout copies across threads, a scalar: see visitAtomic).
 // The tile lowering (convert-txl-to-nvvm) does the exchange; this pass gives
 // it the memory, as a txl.smem_alloc that SmemAllocs then plans like any
@@ -229,7 +229,17 @@ public:
       else if (auto red = dyn_cast<ReduceOp>(op))
         done = visitReduce(red, numScratch);
       else if (auto scan = dyn_cast<ScanOp>(op))
-        done = visitScan(scan, numScratch);
+        done = visitAxisExchange(
+            op, scan.getSrcs(), scan.getAxis(), scan.getScratch(),
+            [&](Value v) { scan.getScratchMutable().assign(v); }, numScratch);
+      else if (auto sort = dyn_cast<SortOp>(op))
+        done = visitAxisExchange(
+            op, sort.getSrc(), sort.getAxis(), sort.getScratch(),
+            [&](Value v) { sort.getScratchMutable().assign(v); }, numScratch);
+      else if (auto flip = dyn_cast<FlipOp>(op))
+        done = visitAxisExchange(
+            op, flip.getSrc(), flip.getAxis(), flip.getScratch(),
+            [&](Value v) { flip.getScratchMutable().assign(v); }, numScratch);
       else if (isa<AtomicRMWOp, AtomicCASOp>(op))
         done = visitAtomic(op, numScratch);
       return failed(done) ? WalkResult::interrupt() : WalkResult::advance();
@@ -356,32 +366,33 @@ private:
                     [&](Value v) { op.getScratchMutable().assign(v); });
   }
 
-  /// A scan whose warps split the axis exchanges running totals between warps:
-  /// one tile-shaped region per operand (getReduceScratchOffset with a single
-  /// partial over every element), written and read whole at each warp step.
-  LogicalResult visitScan(ScanOp op, Pass::Statistic &numScratch) {
-    if (op.getScratch())
+  /// A scan, sort or flip whose warps split the axis exchanges values between
+  /// warps: one tile-shaped region per operand (getReduceScratchOffset with a
+  /// single partial over every element), written and read whole at each
+  /// warp step.
+  LogicalResult visitAxisExchange(Operation *op, ValueRange srcs, unsigned axis, Value scratch,
+                                  function_ref<void(Value)> setScratch,
+                                  Pass::Statistic &numScratch) {
+    if (scratch)
       return success();
-    auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    auto srcType = cast<RankedTensorType>(srcs[0].getType());
     auto src = LinearLayout::get(srcType.getShape(), srcType.getEncoding());
     if (failed(src))
       return success();
-    unsigned axis = op.getAxis();
     if (llvm::none_of(src->getWarpBases(), [&](const Coord &b) { return b[axis] != 0; }))
-      return success(); // scanned within each warp
+      return success(); // exchanged within each warp
     SmallVector<int64_t> bytes;
-    for (Value s : op.getSrcs()) {
+    for (Value s : srcs) {
       Type elt = cast<RankedTensorType>(s.getType()).getElementType();
       if (!storageType(elt))
-        return op.emitOpError() << "cannot pass " << elt << " running values across warps";
+        return op->emitOpError() << "cannot pass " << elt << " values across warps";
       bytes.push_back(storageBytes(elt));
     }
     int64_t total = getReduceScratchOffset(bytes, bytes.size(), 1, srcType.getNumElements());
-    auto view = SmemType::get(op.getContext(), {total}, IntegerType::get(op.getContext(), 8), 0,
+    auto view = SmemType::get(op->getContext(), {total}, IntegerType::get(op->getContext(), 8), 0,
                               Attribute());
     ++numScratch;
-    return allocate(op, view, src->getNumWarps(),
-                    [&](Value v) { op.getScratchMutable().assign(v); });
+    return allocate(op, view, src->getNumWarps(), setScratch);
   }
 };
 

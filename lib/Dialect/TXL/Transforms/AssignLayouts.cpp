@@ -269,9 +269,10 @@ private:
           for (BlockArgument arg : block.getArguments())
             addTile(arg);
       // Same layout for all tile operands and results.
-      // (a scan combines its operands register by register, in place.)
-      bool sameLayout = op->hasTrait<mlir::OpTrait::Elementwise>() ||
-                        isa<BroadcastOp, AddPtrOp, LoadOp, StoreOp, AsyncLoadOp, ScanOp>(op);
+      // (a scan, sort or flip exchanges elements in place.)
+      bool sameLayout =
+          op->hasTrait<mlir::OpTrait::Elementwise>() ||
+          isa<BroadcastOp, AddPtrOp, LoadOp, StoreOp, AsyncLoadOp, ScanOp, SortOp, FlipOp>(op);
       if (sameLayout) {
         Value first;
         for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults())) {

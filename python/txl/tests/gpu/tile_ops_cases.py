@@ -252,3 +252,68 @@ CASES += [Case("scans_1d_1024", _scans_1d(1024), MODULE, "scans_1d", tol=SCAN_TO
           Case("scans_1d_32", _scans_1d(32), MODULE, "scans_1d", tol=SCAN_TOL),
           Case("scans_2d_64x64", _scans_2d(64, 64), MODULE, "scans_2d", tol=SCAN_TOL),
           Case("scans_2d_16x128_w8", _scans_2d(16, 128, 8), MODULE, "scans_2d", tol=SCAN_TOL)]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# tl.sort / tl.flip (txl.sort, txl.flip): rows and columns of a 2-D tile, ascending and descending, integers; a 1-D
+# tile split over registers, lanes and warps.
+# ---------------------------------------------------------------------------------------------------------------
+@txl.jit
+def sort_flip_2d(x_ptr, i_ptr, asc_ptr, desc_ptr, flip_ptr, isort_ptr, cols_ptr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    offs = rm[:, None] * N + rn[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(asc_ptr + offs, tl.sort(x))
+    tl.store(desc_ptr + offs, tl.sort(x, 1, descending=True))
+    tl.store(flip_ptr + offs, tl.flip(x, 1))
+    tl.store(isort_ptr + offs, tl.load(i_ptr + offs).sort())
+    tl.store(cols_ptr + offs, tl.sort(x, 0))
+
+
+def _sort_flip_2d(M, N, num_warps=4):
+    def build(T):
+        x = T.randn((M, N))
+        i = T.randint((M, N), -1000, 1000, "int32")
+        outs = [T.empty((M, N)) for _ in range(3)]
+        isort = T.full((M, N), 0, "int32")
+        cols = T.empty((M, N))
+        exact = dict(atol=0, rtol=0)
+        return dict(grid=(1,), args=(x, i, *outs, isort, cols), kwargs=dict(M=M, N=N, num_warps=num_warps),
+                    out=outs[0], ref=lambda: x.sort(1).values,
+                    extra=[("descending", outs[1], lambda: x.sort(1, descending=True).values, exact),
+                           ("flip", outs[2], lambda: x.flip(1), exact),
+                           ("int sort", isort, lambda: i.sort(1).values, exact),
+                           ("column sort", cols, lambda: x.sort(0).values, exact)])
+
+    return build
+
+
+@txl.jit
+def sort_flip_1d(x_ptr, asc_ptr, desc_ptr, flip_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(asc_ptr + offs, tl.sort(x))
+    tl.store(desc_ptr + offs, x.sort(descending=True))
+    tl.store(flip_ptr + offs, x.flip())
+
+
+def _sort_flip_1d(N, num_warps=4):
+    def build(T):
+        x = T.randn((N,))
+        outs = [T.empty((N,)) for _ in range(3)]
+        exact = dict(atol=0, rtol=0)
+        return dict(grid=(1,), args=(x, *outs), kwargs=dict(N=N, num_warps=num_warps),
+                    out=outs[0], ref=lambda: x.sort().values,
+                    extra=[("descending", outs[1], lambda: x.sort(descending=True).values, exact),
+                           ("flip", outs[2], lambda: x.flip(0), exact)])
+
+    return build
+
+
+EXACT = dict(atol=0, rtol=0)
+CASES += [Case("sort_flip_2d_32x64", _sort_flip_2d(32, 64), MODULE, "sort_flip_2d", tol=EXACT),
+          Case("sort_flip_2d_64x16_w8", _sort_flip_2d(64, 16, 8), MODULE, "sort_flip_2d", tol=EXACT),
+          Case("sort_flip_1d_1024", _sort_flip_1d(1024), MODULE, "sort_flip_1d", tol=EXACT),
+          Case("sort_flip_1d_4096_w8", _sort_flip_1d(4096, 8), MODULE, "sort_flip_1d", tol=EXACT),
+          Case("sort_flip_1d_2", _sort_flip_1d(2), MODULE, "sort_flip_1d", tol=EXACT)]

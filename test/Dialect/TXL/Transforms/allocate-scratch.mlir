@@ -144,6 +144,22 @@ func.func @cross_warp_scan(%x: tensor<4x64xf32, #bw>, %i: tensor<4x64xi8, #bw>)
 
 // -----
 
+#b1 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// Sort and flip across warps: one tile of scratch (128 f32 = 512 bytes).
+// CHECK-LABEL: func.func @sort_flip_across_warps(
+// CHECK: txl.smem_alloc : !txl.smem<512xi8, stages = 1>
+// CHECK: txl.sort %{{.*}} axis 0 descending scratch(%{{.*}} : !txl.smem<512xi8>) : tensor<128xf32
+// CHECK: txl.smem_alloc : !txl.smem<512xi8, stages = 1>
+// CHECK: txl.flip %{{.*}} axis 0 scratch(%{{.*}} : !txl.smem<512xi8>) : tensor<128xf32
+func.func @sort_flip_across_warps(%x: tensor<128xf32, #b1>) -> tensor<128xf32, #b1> attributes {txl.kernel} {
+  %s = txl.sort %x axis 0 descending : tensor<128xf32, #b1>
+  %f = txl.flip %s axis 0 : tensor<128xf32, #b1>
+  return %f : tensor<128xf32, #b1>
+}
+
+// -----
+
 #b = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 
 // A scan along the axis that registers and lanes split needs nothing.

@@ -1023,6 +1023,51 @@ def TXL_ScanOp : TXL_Op<"scan", [SingleBlock, AttrSizedOperandSegments,
   let hasRegionVerifier = 1;
 }
 
+class TXL_AxisPermuteOp<string mnemonic, string summaryText> : TXL_Op<mnemonic, [
+    AllTypesMatch<["src", "result"]>, DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
+  let summary = summaryText;
+  let results = (outs TXL_Tile:$result);
+  let hasVerifier = 1;
+}
+
+def TXL_SortOp : TXL_AxisPermuteOp<"sort", "sort a tile along `axis` (tl.sort)"> {
+  let description = [{
+    The elements along `axis` in ascending order (descending with
+    `descending`): a bitonic network whose compare-exchange partners are
+    registers, lanes (shfl.sync.bfly) or warps (through `scratch`, added by
+    `--txl-allocate-scratch` when the warps split the axis), as txl.scan's.
+    Integers compare signed, floats by `<` (NaNs are not ordered).
+
+    ```mlir
+    %s = txl.sort %x axis 1 descending : tensor<16x128xf32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$src, I32Attr:$axis, UnitAttr:$descending,
+                       Optional<TXL_SmemView>:$scratch);
+  let assemblyFormat = [{
+    $src `axis` $axis (`descending` $descending^)?
+    (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:` qualified(type($src))
+  }];
+}
+
+def TXL_FlipOp : TXL_AxisPermuteOp<"flip", "reverse a tile along `axis` (tl.flip)"> {
+  let description = [{
+    Element i along `axis` takes element n-1-i: every bit of the axis
+    coordinate flips, each through its register, lane or warp partner, as
+    txl.sort's.
+
+    ```mlir
+    %r = txl.flip %x axis 0 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$src, I32Attr:$axis, Optional<TXL_SmemView>:$scratch);
+  let assemblyFormat = [{
+    $src `axis` $axis (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:`
+    qualified(type($src))
+  }];
+}
+
 def TXL_ReduceReturnOp : TXL_Op<"reduce_return", [Pure, Terminator,
     ParentOneOf<["ReduceOp", "ScanOp"]>, ReturnLike]> {
   let summary = "yield the combined values of a txl.reduce or txl.scan region";
