@@ -2632,76 +2632,69 @@ struct AxisExchange {
 
 /// flip: every bit of the axis coordinate flips, so each element takes its
 /// partner's value along each bit in turn.
-struct FlipLowering : OpConversionPattern<FlipOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(FlipOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    std::string why;
-    auto plan = planAxisSteps(op.getSrc(), op.getAxis(), op.getScratch(), why);
-    Type structType = getTypeConverter()->convertType(op.getType());
-    if (failed(plan) || !structType)
-      return rewriter.notifyMatchFailure(op, why);
-    Location loc = op.getLoc();
-    AxisExchange ex{
-        rewriter,    loc, op.getType(), *layoutOf(op.getType()), *plan, adaptor.getScratch(),
-        op.getAxis()};
-    SmallVector<Value> values = unpack(rewriter, loc, adaptor.getSrc());
-    for (int64_t k = 0, e = plan->size(); k < e; ++k)
-      values = ex.partners(k, values);
-    rewriter.replaceOp(op, pack(rewriter, loc, structType, values));
-    return success();
-  }
-};
+SmallVector<Value> permuteAxis(FlipOp, AxisExchange &ex, SmallVector<Value> values) {
+  for (int64_t k = 0, e = ex.plan.size(); k < e; ++k)
+    values = ex.partners(k, values);
+  return values;
+}
 
 /// sort: Batcher's bitonic network over the axis coordinate. Stage s merges
 /// runs of 2^s elements, ascending where bit s of the coordinate is clear
 /// (descending where set; the whole axis in the requested order at the last
 /// stage); its step along bit j pairs elements 2^j apart, the lower one
 /// keeping the smaller value in an ascending run.
-struct SortLowering : OpConversionPattern<SortOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(SortOp op, OpAdaptor adaptor,
+SmallVector<Value> permuteAxis(SortOp op, AxisExchange &ex, SmallVector<Value> values) {
+  ConversionPatternRewriter &rewriter = ex.rewriter;
+  Location loc = ex.loc;
+  bool isFloat = isa<FloatType>(op.getType().getElementType());
+  auto less = [&](Value a, Value b) -> Value {
+    if (isFloat)
+      return LLVM::FCmpOp::create(rewriter, loc, LLVM::FCmpPredicate::olt, a, b);
+    return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, a, b);
+  };
+  Value one =
+      LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
+  int64_t stages = ex.plan.size();
+  for (int64_t s = 1; s <= stages; ++s) {
+    for (int64_t j = s - 1; j >= 0; --j) {
+      SmallVector<Value> other = ex.partners(j, values);
+      for (size_t r = 0; r < values.size(); ++r) {
+        // Keep the smaller value where (element is the lower of its pair)
+        // == (its run ascends); the run's direction at the last stage is
+        // the requested order.
+        Value descendingRun = s < stages
+                                  ? ex.upper(s, r)
+                                  : LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                                             rewriter.getBoolAttr(false));
+        if (op.getDescending())
+          descendingRun = LLVM::XOrOp::create(rewriter, loc, descendingRun, one);
+        Value keepMax = LLVM::XOrOp::create(rewriter, loc, ex.upper(j, r), descendingRun);
+        Value swap = less(other[r], values[r]); // the partner is smaller
+        Value wantOther = LLVM::XOrOp::create(rewriter, loc, swap, keepMax);
+        // keepMax: take the partner when it is larger (swap false).
+        values[r] = LLVM::SelectOp::create(rewriter, loc, wantOther, other[r], values[r]);
+      }
+    }
+  }
+  return values;
+}
+
+/// txl.flip / txl.sort: the source registers permuted along the axis by
+/// permuteAxis, through the partners planAxisSteps found.
+template <typename OpTy> struct AxisPermuteLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     std::string why;
     auto plan = planAxisSteps(op.getSrc(), op.getAxis(), op.getScratch(), why);
-    Type structType = getTypeConverter()->convertType(op.getType());
+    Type structType = this->getTypeConverter()->convertType(op.getType());
     if (failed(plan) || !structType)
       return rewriter.notifyMatchFailure(op, why);
     Location loc = op.getLoc();
     AxisExchange ex{
         rewriter,    loc, op.getType(), *layoutOf(op.getType()), *plan, adaptor.getScratch(),
         op.getAxis()};
-    bool isFloat = isa<FloatType>(op.getType().getElementType());
-    auto less = [&](Value a, Value b) -> Value {
-      if (isFloat)
-        return LLVM::FCmpOp::create(rewriter, loc, LLVM::FCmpPredicate::olt, a, b);
-      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, a, b);
-    };
-    Value one =
-        LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
-    SmallVector<Value> values = unpack(rewriter, loc, adaptor.getSrc());
-    int64_t stages = plan->size();
-    for (int64_t s = 1; s <= stages; ++s) {
-      for (int64_t j = s - 1; j >= 0; --j) {
-        SmallVector<Value> other = ex.partners(j, values);
-        for (size_t r = 0; r < values.size(); ++r) {
-          // Keep the smaller value where (element is the lower of its pair)
-          // == (its run ascends); the run's direction at the last stage is
-          // the requested order.
-          Value descendingRun = s < stages
-                                    ? ex.upper(s, r)
-                                    : LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
-                                                               rewriter.getBoolAttr(false));
-          if (op.getDescending())
-            descendingRun = LLVM::XOrOp::create(rewriter, loc, descendingRun, one);
-          Value keepMax = LLVM::XOrOp::create(rewriter, loc, ex.upper(j, r), descendingRun);
-          Value swap = less(other[r], values[r]); // the partner is smaller
-          Value wantOther = LLVM::XOrOp::create(rewriter, loc, swap, keepMax);
-          // keepMax: take the partner when it is larger (swap false).
-          values[r] = LLVM::SelectOp::create(rewriter, loc, wantOther, other[r], values[r]);
-        }
-      }
-    }
+    SmallVector<Value> values = permuteAxis(op, ex, unpack(rewriter, loc, adaptor.getSrc()));
     rewriter.replaceOp(op, pack(rewriter, loc, structType, values));
     return success();
   }
@@ -2922,13 +2915,13 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
                                            RewritePatternSet &patterns, PatternBenefit benefit) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseTileLowering>(converter, ctx, benefit);
-  patterns
-      .add<ConstantTileLowering, SplatLowering, MakeRangeLowering,
-           RegisterSelectLowering<BroadcastOp, mapBroadcast>,
-           RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
-           RegisterSelectLowering<TransOp, mapTrans>, RegisterSelectLowering<ReshapeOp, mapReshape>,
-           JoinLowering, SplitLowering, RelayoutLowering, AddPtrLowering, LoadLowering,
-           StoreLowering, ReduceLowering, ScanLowering, SortLowering, FlipLowering,
-           AtomicRMWLowering, AtomicCASLowering, PrintLowering, AssertLowering>(converter, ctx,
-                                                                                benefit);
+  patterns.add<ConstantTileLowering, SplatLowering, MakeRangeLowering,
+               RegisterSelectLowering<BroadcastOp, mapBroadcast>,
+               RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
+               RegisterSelectLowering<TransOp, mapTrans>,
+               RegisterSelectLowering<ReshapeOp, mapReshape>, JoinLowering, SplitLowering,
+               RelayoutLowering, AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering,
+               ScanLowering, AxisPermuteLowering<SortOp>, AxisPermuteLowering<FlipOp>,
+               AtomicRMWLowering, AtomicCASLowering, PrintLowering, AssertLowering>(converter, ctx,
+                                                                                    benefit);
 }
