@@ -24,7 +24,7 @@ from .standard import (PropagateNan, TRITON_MAX_TENSOR_NUMEL, abs, add, advance,
                        minimum, mul,
                        multiple_of, num_programs, permute, program_id, ravel, reduce, reduce_or, reshape, rsqrt, sigmoid, sin, softmax, sort,
                        split, sqrt, sqrt_rn, static_assert, static_print, store, store_tensor_descriptor, sub, sum,
-                       swizzle2d, trans, uint_to_uniform_float, umulhi, view, where, xor_sum, zeros, zeros_like)
+                       swizzle2d, topk, trans, uint_to_uniform_float, umulhi, view, where, xor_sum, zeros, zeros_like)
 from .txl_builtins import (async_load, async_load_wait, bar_arrive, bar_wait, bdim, bid, cta_rank, dot_wait, dotx,
                            fence_proxy_async, frag_smem_load, frag_smem_store, get_buffer, is_warp, is_warpgroup,
                            lane_id, mbar_alloc, mbar_arrive, mbar_expect, mbar_wait, ones, ones_like, print,

@@ -2105,3 +2105,23 @@ def sort_or_flip(kind, x, dim=None, descending=False):
     attrs = " descending" if kind == "sort" and descending else ""
     op = _b().create("txl.%s {o[0]} axis %d%s : {t[0]}" % (kind, axis, attrs), [t.handle], [t.type])
     return cast(tensor(op.result, t.type), ety)
+
+
+def topk(x, k, dim=None):
+    """tl.topk: the k largest elements along ``dim`` (the last one when None), in descending order. The dimension
+    is sorted descending (txl.sort), split into (n / k, k) and reduced with max over the first part: column c of
+    the split holds sorted elements c, k + c, 2k + c, ..., of which the first is the largest."""
+    t = to_tensor(x)
+    if not isinstance(t.type, block_type):
+        raise SemanticError("tl.topk works on a tile, got the scalar %s" % t.type)
+    shape = _shape(t)
+    axis = _reduction_axis(len(shape) - 1 if dim is None else dim, len(shape))
+    k = _static_int(k, "tl.topk k")
+    n = shape[axis]
+    if k < 1 or k > n or k & (k - 1):
+        raise SemanticError("tl.topk: k must be a power of two from 1 to the dimension's %d elements, got %d" % (n, k))
+    s = sort_or_flip("sort", t, axis, descending=True)
+    if k == n:
+        return s
+    split = reshape(s, shape[:axis] + [n // k, k] + shape[axis + 1:])
+    return reduce_named("max", split, axis)

@@ -585,6 +585,13 @@ def sort(x, dim=None, descending=False):
 
 
 @builtin
+def topk(x, k, dim=None):
+    """The ``k`` largest elements of ``x`` along ``dim`` (the last dimension when None), in descending order (k a
+    power of two)."""
+    return S.topk(x, _unwrap(k), _unwrap(dim))
+
+
+@builtin
 def flip(x, dim=None):
     """``x`` reversed along ``dim`` (the last dimension when None)."""
     return S.sort_or_flip("flip", x, _unwrap(dim))

@@ -29,7 +29,6 @@ def no(why, instead):
 
 # Reasons shared by several names.
 _NORMAL = "Box-Muller with txl's approximate sin/cos: close to Triton's values, not bit-identical"
-_NO_TOPK = "taking the first k elements of a sorted dimension needs a slice of a register tile, which txl does not build yet"
 _LIBDEVICE = "it needs CUDA's libdevice, which txl does not link yet (NVPTX has no instruction for it)"
 _ROUNDING = "txl has no operation with a directed rounding mode (rd/ru/rz) for it"
 _FP8_OTHER = "it is not an fp8 format of Hopper/Blackwell tensor cores"
@@ -113,8 +112,7 @@ LANGUAGE = {
                            "@txl.jit function and associative"),
     "cumsum": ok(), "cumprod": ok(),
     "sort": ok("a bitonic network along any dimension (Triton: the last); values only, as in Triton"),
-    "topk": no(_NO_TOPK, "tl.sort(x, descending=True) and keep the first k (e.g. store them with a mask), or "
-                         "torch.topk"),
+    "topk": ok("k a power of two; sorted descending, as Triton's"),
     "bitonic_merge": no("txl does not expose the network's last stage on its own", "tl.sort the whole dimension"),
     # -- random numbers -------------------------------------------------------------------------------------
     "philox": ok("32-bit counters (64-bit ones are refused)"), "philox_impl": ok("32-bit counters"),

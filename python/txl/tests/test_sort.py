@@ -28,6 +28,20 @@ def test_sort_flip_2d_ir_and_ptx():
     assert "shfl.sync.bfly" in ptx and "setp.lt.f32" in ptx and "setp.lt.s32" in ptx
 
 
+def test_topk_is_a_descending_sort_and_a_max_over_the_split():
+    text = ir_of(tile_ops_cases.topk_2d, {"x_ptr": "*fp32", "rows_ptr": "*fp32", "cols_ptr": "*fp32"},
+                 {"M": 32, "N": 128, "K": 8})
+    check(text,
+          r"txl.sort %x axis 1 descending : tensor<32x128xf32>",
+          r"txl.reshape %\w+ : tensor<32x128xf32> -> tensor<32x16x8xf32>",
+          r"txl.reduce %\w+ axis 1 : \(tensor<32x16x8xf32>\) -> tensor<32x8xf32>",
+          r"arith.maxnumf",
+          r"txl.sort %x axis 0 descending : tensor<32x128xf32>",
+          r"txl.reshape %\w+ : tensor<32x128xf32> -> tensor<4x8x128xf32>",
+          r"txl.reduce %\w+ axis 0 : \(tensor<4x8x128xf32>\) -> tensor<8x128xf32>")
+    compile_ptx(text)
+
+
 def test_sort_1d_across_warps_has_no_local_memory():
     text = ir_of(tile_ops_cases.sort_flip_1d, {n: "*fp32" for n in ("x_ptr", "asc_ptr", "desc_ptr", "flip_ptr")},
                  {"N": 4096}, num_warps=8)
@@ -74,7 +88,13 @@ def _flip_bad_dim(x_ptr):
     tl.flip(tl.load(x_ptr + tl.arange(0, 32)), 1)
 
 
+@txl.jit
+def _topk_not_power_of_two(x_ptr):
+    tl.topk(tl.load(x_ptr + tl.arange(0, 32)), 3)
+
+
 @pytest.mark.parametrize("fn, message", [
+    (_topk_not_power_of_two, "tl.topk: k must be a power of two from 1 to the dimension's 32 elements, got 3"),
     (_sort_bools, "tl.sort of booleans is not supported"),
     (_sort_scalar, "tl.sort works on a tile, got the scalar f32"),
     (_flip_bad_dim, "axis"),

@@ -317,3 +317,29 @@ CASES += [Case("sort_flip_2d_32x64", _sort_flip_2d(32, 64), MODULE, "sort_flip_2
           Case("sort_flip_1d_1024", _sort_flip_1d(1024), MODULE, "sort_flip_1d", tol=EXACT),
           Case("sort_flip_1d_4096_w8", _sort_flip_1d(4096, 8), MODULE, "sort_flip_1d", tol=EXACT),
           Case("sort_flip_1d_2", _sort_flip_1d(2), MODULE, "sort_flip_1d", tol=EXACT)]
+
+
+@txl.jit
+def topk_2d(x_ptr, rows_ptr, cols_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """tl.topk along the rows (the last dimension) and along the columns."""
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(rows_ptr + rm[:, None] * K + rk[None, :], tl.topk(x, K))
+    tl.store(cols_ptr + rk[:, None] * N + rn[None, :], tl.topk(x, K, dim=0))
+
+
+def _topk_2d(M, N, K, num_warps=4):
+    def build(T):
+        x = T.randn((M, N))
+        rows, cols = T.empty((M, K)), T.empty((K, N))
+        return dict(grid=(1,), args=(x, rows, cols), kwargs=dict(M=M, N=N, K=K, num_warps=num_warps),
+                    out=rows, ref=lambda: x.topk(K, dim=1).values,
+                    extra=[("column topk", cols, lambda: x.topk(K, dim=0).values, dict(atol=0, rtol=0))])
+
+    return build
+
+
+CASES += [Case("topk_2d_32x128_k8", _topk_2d(32, 128, 8), MODULE, "topk_2d", tol=EXACT),
+          Case("topk_2d_64x64_k16_w8", _topk_2d(64, 64, 16, 8), MODULE, "topk_2d", tol=EXACT)]
