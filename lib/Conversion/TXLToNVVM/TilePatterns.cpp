@@ -2375,175 +2375,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
   }
 };
 
-/// scan: an inclusive scan over the axis coordinate's bits, lowest first
-/// (planScan says which register, lane or warp bit moves each). Before step
-/// k every element holds S, the combination of its aligned run of 2^k
-/// elements up to itself, and T, that of the whole run; the element 2^k
-/// away (its partner: another register, the lane `lane ^ 2^bit` through
-/// shfl.sync.bfly, or another warp through the scratch) holds the
-/// neighbouring run's T. Of the two runs, the element in the second one in
-/// scan order (the upper one; the lower one for a reverse scan, which is
-/// the scan of the reversed tile, as in Triton) prepends the first run's T
-/// to its S, and both join the runs, first then second, into T. So the
-/// combiner need not be commutative. Register partners are known at compile
-/// time; lane and warp ones select on the thread's bit.
-struct ScanLowering : OpConversionPattern<ScanOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(ScanOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    std::string why;
-    auto plan = planAxisSteps(op.getSrcs(), op.getAxis(), op.getScratch(), why);
-    if (failed(plan))
-      return rewriter.notifyMatchFailure(op, why);
-    Location loc = op.getLoc();
-    Type i32 = rewriter.getI32Type();
-    size_t n = op.getSrcs().size();
-    bool reverse = op.getReverse();
-    auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
-    LinearLayout layout = *layoutOf(srcType);
-    int64_t numRegs = layout.getNumRegs();
-    auto combine = [&](ArrayRef<Value> a, ArrayRef<Value> b) {
-      return applyCombiner(rewriter, op.getCombineOp(), a, b);
-    };
-    auto select = [&](Value pred, ArrayRef<Value> a, ArrayRef<Value> b) {
-      SmallVector<Value> out;
-      for (auto [x, y] : llvm::zip(a, b))
-        out.push_back(LLVM::SelectOp::create(rewriter, loc, pred, x, y));
-      return out;
-    };
-    // Whether the thread's element is in the second run of its pair: bit
-    // `bit` of `index` set (clear for a reverse scan).
-    auto inSecondRun = [&](Value index, int64_t bit) {
-      Value b = LLVM::LShrOp::create(rewriter, loc, index, intConst(rewriter, loc, i32, bit));
-      b = LLVM::AndOp::create(rewriter, loc, b, intConst(rewriter, loc, i32, 1));
-      return LLVM::ICmpOp::create(rewriter, loc,
-                                  reverse ? LLVM::ICmpPredicate::eq : LLVM::ICmpPredicate::ne, b,
-                                  intConst(rewriter, loc, i32, 0));
-    };
-
-    // S[r], T[r]: the running and run values of register r, per operand.
-    SmallVector<SmallVector<Value>> S(numRegs), T;
-    for (Value src : adaptor.getSrcs())
-      for (auto [r, v] : llvm::enumerate(unpack(rewriter, loc, src)))
-        S[r].push_back(v);
-    T = S;
-
-    // The scratch addresses of each register's element and of its partner
-    // 2^k away along the axis (row-major; every dimension is a power of two,
-    // so flipping a coordinate bit flips one index bit).
-    std::optional<ThreadCoords> coords;
-    SmallVector<int64_t> bytes, bits;
-    for (Value src : op.getSrcs()) {
-      bits.push_back(memoryBits(getElementTypeOrSelf(src.getType())));
-      bytes.push_back(bits.back() / 8);
-    }
-    auto address = [&](size_t i, Value index) {
-      Value region = addBytes(rewriter, loc, adaptor.getScratch(),
-                              getReduceScratchOffset(bytes, i, 1, srcType.getNumElements()));
-      Value offset =
-          LLVM::MulOp::create(rewriter, loc, index, intConst(rewriter, loc, i32, bytes[i]));
-      return addBytes(rewriter, loc, region, offset);
-    };
-    auto elementIndex = [&](int64_t r) {
-      if (!coords)
-        coords.emplace(rewriter, loc, layout);
-      Value index;
-      int64_t stride = 1;
-      for (size_t d = srcType.getRank(); d-- > 0;) {
-        index = addScaled(rewriter, loc, index, coords->get(rewriter, loc, r, d), stride);
-        stride *= srcType.getShape()[d];
-      }
-      return index;
-    };
-    int64_t axisStride = 1;
-    for (int64_t d = srcType.getRank() - 1; d > int64_t(op.getAxis()); --d)
-      axisStride *= srcType.getShape()[d];
-
-    // Register bits already stepped over: registers that differ only in them
-    // hold one run, so its T is computed (shuffled, stored) once, by the
-    // run's leader (those bits clear), and copied to the others.
-    int64_t merged = 0;
-    auto leader = [&](int64_t r) { return r & ~merged; };
-    for (auto [k, step] : llvm::enumerate(*plan)) {
-      if (step.kind == ScanStep::Register) {
-        int64_t bit = int64_t(1) << step.bit;
-        for (int64_t lo = 0; lo < numRegs; ++lo) {
-          if (lo & bit)
-            continue;
-          int64_t first = reverse ? lo | bit : lo, second = reverse ? lo : lo | bit;
-          S[second] = combine(T[first], S[second]);
-          if (leader(lo) == lo)
-            T[lo] = combine(T[first], T[second]);
-        }
-        merged |= bit;
-        for (int64_t r = 0; r < numRegs; ++r)
-          T[r] = T[leader(r)];
-        continue;
-      }
-      // The partner's run values (per leader), and whether this thread is in
-      // the second run.
-      SmallVector<SmallVector<Value>> other(numRegs);
-      Value second;
-      if (step.kind == ScanStep::Lane) {
-        for (int64_t r = 0; r < numRegs; ++r)
-          if (leader(r) == r)
-            for (Value v : T[r])
-              other[r].push_back(shuffleXor(rewriter, loc, v, int64_t(1) << step.bit));
-        second = inSecondRun(laneId(rewriter, loc), step.bit);
-      } else {
-        // Each leader stores its run's T at its own element; the partner
-        // run's T is at the element 2^k away, stored by the same register
-        // of the partner warp (every thread has the same leaders).
-        int64_t warps = layout.getNumWarps();
-        SmallVector<Value> index(numRegs);
-        for (int64_t r = 0; r < numRegs; ++r)
-          if (leader(r) == r)
-            index[r] = elementIndex(r);
-        groupBarrier(rewriter, loc, warps); // the previous step's reads are done
-        for (int64_t r = 0; r < numRegs; ++r)
-          if (leader(r) == r)
-            for (size_t i = 0; i < n; ++i)
-              storeBits(rewriter, loc, address(i, index[r]), T[r][i], bits[i]);
-        groupBarrier(rewriter, loc, warps);
-        Value flip = intConst(rewriter, loc, i32, axisStride << k);
-        for (int64_t r = 0; r < numRegs; ++r) {
-          if (leader(r) != r)
-            continue;
-          Value partner = LLVM::XOrOp::create(rewriter, loc, index[r], flip);
-          for (size_t i = 0; i < n; ++i)
-            other[r].push_back(
-                loadBits(rewriter, loc, address(i, partner), 1, T[r][i].getType(), bits[i])
-                    .front());
-        }
-        Value warp = LLVM::LShrOp::create(rewriter, loc, getThreadId(rewriter, loc),
-                                          intConst(rewriter, loc, i32, 5));
-        second = inSecondRun(warp, step.bit);
-      }
-      for (int64_t r = 0; r < numRegs; ++r) {
-        S[r] = select(second, combine(other[leader(r)], S[r]), S[r]);
-        if (leader(r) == r)
-          T[r] = select(second, combine(other[r], T[r]), combine(T[r], other[r]));
-      }
-      for (int64_t r = 0; r < numRegs; ++r)
-        T[r] = T[leader(r)];
-    }
-
-    SmallVector<Value> results;
-    for (size_t i = 0; i < n; ++i) {
-      SmallVector<Value> regs;
-      for (int64_t r = 0; r < numRegs; ++r)
-        regs.push_back(S[r][i]);
-      Type structType = getTypeConverter()->convertType(op.getResult(i).getType());
-      if (!structType)
-        return rewriter.notifyMatchFailure(op, "result type does not convert");
-      results.push_back(pack(rewriter, loc, structType, regs));
-    }
-    rewriter.replaceOp(op, results);
-    return success();
-  }
-};
-
-/// The values of a sort or flip's registers at each axis step: a
+/// The partners of a scan, sort or flip's registers at each axis step: a
 /// register's partner along bit k of the axis coordinate is another
 /// register of the thread, the lane `lane ^ 2^bit` (shfl.sync.bfly), or the
 /// element 2^k away in another warp (stored to and read back from the op's
@@ -2580,34 +2412,45 @@ struct AxisExchange {
     return threadBit(k);
   }
 
-  /// The partner values of every register along bit k.
-  SmallVector<Value> partners(int64_t k, ArrayRef<Value> values) {
+  /// The partner values along bit k of registers `regs`, each register
+  /// holding one value per operand (values[r][i]); operand i's warp
+  /// exchanges use the i-th tile-sized region of the scratch.
+  SmallVector<SmallVector<Value>> partners(int64_t k, ArrayRef<SmallVector<Value>> values,
+                                           ArrayRef<int64_t> regs) {
     const ScanStep &step = plan[k];
-    int64_t n = values.size();
-    SmallVector<Value> out(n);
+    SmallVector<SmallVector<Value>> out(values.size());
     if (step.kind == ScanStep::Register) {
-      for (int64_t r = 0; r < n; ++r)
+      for (int64_t r : regs)
         out[r] = values[r ^ (int64_t(1) << step.bit)];
       return out;
     }
     if (step.kind == ScanStep::Lane) {
-      for (int64_t r = 0; r < n; ++r)
-        out[r] = shuffleXor(rewriter, loc, values[r], int64_t(1) << step.bit);
+      for (int64_t r : regs)
+        for (Value v : values[r])
+          out[r].push_back(shuffleXor(rewriter, loc, v, int64_t(1) << step.bit));
       return out;
     }
+    // Warps: each register's element index (row-major; every dimension is a
+    // power of two, so the partner's index differs in one bit).
     Type i32 = rewriter.getI32Type();
-    unsigned bits = memoryBits(type.getElementType());
+    SmallVector<int64_t> bytes, bits;
+    for (Value v : values[regs.front()]) {
+      bits.push_back(memoryBits(v.getType()));
+      bytes.push_back(bits.back() / 8);
+    }
+    auto address = [&](size_t i, Value index) {
+      Value region = addBytes(rewriter, loc, scratch,
+                              getReduceScratchOffset(bytes, i, 1, type.getNumElements()));
+      Value offset =
+          LLVM::MulOp::create(rewriter, loc, index, intConst(rewriter, loc, i32, bytes[i]));
+      return addBytes(rewriter, loc, region, offset);
+    };
     ThreadCoords coords(rewriter, loc, layout);
     int64_t axisStride = 1;
     for (int64_t d = type.getRank() - 1; d > int64_t(axis); --d)
       axisStride *= type.getShape()[d];
-    auto address = [&](Value index) {
-      Value offset =
-          LLVM::MulOp::create(rewriter, loc, index, intConst(rewriter, loc, i32, bits / 8));
-      return addBytes(rewriter, loc, scratch, offset);
-    };
-    SmallVector<Value> index(n);
-    for (int64_t r = 0; r < n; ++r) {
+    DenseMap<int64_t, Value> index;
+    for (int64_t r : regs) {
       Value idx;
       int64_t stride = 1;
       for (size_t d = type.getRank(); d-- > 0;) {
@@ -2618,15 +2461,133 @@ struct AxisExchange {
     }
     int64_t warps = layout.getNumWarps();
     groupBarrier(rewriter, loc, warps); // the previous step's reads are done
-    for (int64_t r = 0; r < n; ++r)
-      storeBits(rewriter, loc, address(index[r]), values[r], bits);
+    for (int64_t r : regs)
+      for (auto [i, v] : llvm::enumerate(values[r]))
+        storeBits(rewriter, loc, address(i, index[r]), v, bits[i]);
     groupBarrier(rewriter, loc, warps);
     Value flip = intConst(rewriter, loc, i32, axisStride << k);
-    for (int64_t r = 0; r < n; ++r) {
+    for (int64_t r : regs) {
       Value partner = LLVM::XOrOp::create(rewriter, loc, index[r], flip);
-      out[r] = loadBits(rewriter, loc, address(partner), 1, values[r].getType(), bits).front();
+      for (auto [i, v] : llvm::enumerate(values[r]))
+        out[r].push_back(
+            loadBits(rewriter, loc, address(i, partner), 1, v.getType(), bits[i]).front());
     }
     return out;
+  }
+
+  /// One operand, every register.
+  SmallVector<Value> partners(int64_t k, ArrayRef<Value> values) {
+    SmallVector<SmallVector<Value>> wrapped;
+    for (Value v : values)
+      wrapped.push_back({v});
+    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, values.size()));
+    SmallVector<Value> out;
+    for (auto &v : partners(k, wrapped, all))
+      out.push_back(v.front());
+    return out;
+  }
+};
+
+/// scan: an inclusive scan over the axis coordinate's bits, lowest first
+/// (planAxisSteps says which register, lane or warp bit moves each). Before step
+/// k every element holds S, the combination of its aligned run of 2^k
+/// elements up to itself, and T, that of the whole run; the element 2^k
+/// away (its partner: another register, the lane `lane ^ 2^bit` through
+/// shfl.sync.bfly, or another warp through the scratch) holds the
+/// neighbouring run's T. Of the two runs, the element in the second one in
+/// scan order (the upper one; the lower one for a reverse scan, which is
+/// the scan of the reversed tile, as in Triton) prepends the first run's T
+/// to its S, and both join the runs, first then second, into T. So the
+/// combiner need not be commutative. Register partners are known at compile
+/// time; lane and warp ones select on the thread's bit.
+struct ScanLowering : OpConversionPattern<ScanOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ScanOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    std::string why;
+    auto plan = planAxisSteps(op.getSrcs(), op.getAxis(), op.getScratch(), why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(op, why);
+    Location loc = op.getLoc();
+    size_t n = op.getSrcs().size();
+    bool reverse = op.getReverse();
+    auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    LinearLayout layout = *layoutOf(srcType);
+    int64_t numRegs = layout.getNumRegs();
+    auto combine = [&](ArrayRef<Value> a, ArrayRef<Value> b) {
+      return applyCombiner(rewriter, op.getCombineOp(), a, b);
+    };
+    auto select = [&](Value pred, ArrayRef<Value> a, ArrayRef<Value> b) {
+      SmallVector<Value> out;
+      for (auto [x, y] : llvm::zip(a, b))
+        out.push_back(LLVM::SelectOp::create(rewriter, loc, pred, x, y));
+      return out;
+    };
+    // S[r], T[r]: the running and run values of register r, per operand.
+    SmallVector<SmallVector<Value>> S(numRegs), T;
+    for (Value src : adaptor.getSrcs())
+      for (auto [r, v] : llvm::enumerate(unpack(rewriter, loc, src)))
+        S[r].push_back(v);
+    T = S;
+
+    AxisExchange ex{rewriter, loc, srcType, layout, *plan, adaptor.getScratch(), op.getAxis()};
+
+    // Register bits already stepped over: registers that differ only in them
+    // hold one run, so its T is computed (shuffled, stored) once, by the
+    // run's leader (those bits clear), and copied to the others.
+    int64_t merged = 0;
+    auto leader = [&](int64_t r) { return r & ~merged; };
+    for (auto [k, step] : llvm::enumerate(*plan)) {
+      if (step.kind == ScanStep::Register) {
+        int64_t bit = int64_t(1) << step.bit;
+        for (int64_t lo = 0; lo < numRegs; ++lo) {
+          if (lo & bit)
+            continue;
+          int64_t first = reverse ? lo | bit : lo, second = reverse ? lo : lo | bit;
+          S[second] = combine(T[first], S[second]);
+          if (leader(lo) == lo)
+            T[lo] = combine(T[first], T[second]);
+        }
+        merged |= bit;
+        for (int64_t r = 0; r < numRegs; ++r)
+          T[r] = T[leader(r)];
+        continue;
+      }
+      // The partner runs' values (leaders only: every thread has the same
+      // ones, so a leader's partner stored its run too), and whether this
+      // thread's element is in the second run of its pair (bit set; clear
+      // for a reverse scan).
+      SmallVector<int64_t> leaders;
+      for (int64_t r = 0; r < numRegs; ++r)
+        if (leader(r) == r)
+          leaders.push_back(r);
+      SmallVector<SmallVector<Value>> other = ex.partners(k, T, leaders);
+      Value second = ex.threadBit(k);
+      if (reverse)
+        second = LLVM::XOrOp::create(rewriter, loc, second,
+                                     LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                                              rewriter.getBoolAttr(true)));
+      for (int64_t r = 0; r < numRegs; ++r) {
+        S[r] = select(second, combine(other[leader(r)], S[r]), S[r]);
+        if (leader(r) == r)
+          T[r] = select(second, combine(other[r], T[r]), combine(T[r], other[r]));
+      }
+      for (int64_t r = 0; r < numRegs; ++r)
+        T[r] = T[leader(r)];
+    }
+
+    SmallVector<Value> results;
+    for (size_t i = 0; i < n; ++i) {
+      SmallVector<Value> regs;
+      for (int64_t r = 0; r < numRegs; ++r)
+        regs.push_back(S[r][i]);
+      Type structType = getTypeConverter()->convertType(op.getResult(i).getType());
+      if (!structType)
+        return rewriter.notifyMatchFailure(op, "result type does not convert");
+      results.push_back(pack(rewriter, loc, structType, regs));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
   }
 };
 

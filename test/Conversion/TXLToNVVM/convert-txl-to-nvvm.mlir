@@ -254,7 +254,7 @@ module {
   }
 
   // A reverse scan of 128 elements, one per thread: five lane steps (the
-  // lower lanes, bit clear, take the partner's total: icmp eq), then warp
+  // lower lanes, bit clear, take the partner's total: the bit, negated), then warp
   // bits 0 and 1 (elements 32 and 64 away) through the scratch: barrier,
   // store the run total at the element's byte offset, barrier, load the
   // partner's at offset ^ 32 (^ 64) elements. The combiner (a subtraction,
@@ -270,7 +270,8 @@ module {
     // CHECK: llvm.xor %{{.*}}, %[[X32]]
     // CHECK: %[[P1:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
     // CHECK: %[[O1:.*]] = llvm.bitcast %[[P1]] : i32 to f32
-    // CHECK: %[[LOW1:.*]] = llvm.icmp "eq"
+    // CHECK: %[[UP1:.*]] = llvm.icmp "ne"
+    // CHECK: %[[LOW1:.*]] = llvm.xor %[[UP1]], %{{.*}} : i1
     // CHECK: %[[S1:.*]] = llvm.fsub %[[O1]], %{{.*}} : f32
     // CHECK: llvm.select %[[LOW1]], %[[S1]], %{{.*}} : i1, f32
     // CHECK: nvvm.barrier id
