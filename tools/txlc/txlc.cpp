@@ -225,33 +225,33 @@ static std::string printModule(ModuleOp module) {
   return text;
 }
 
-/// The txlc proper; returns the exit code.
-static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::CrashGuard &guard) {
-  Location cliLoc = UnknownLoc::get(&ctx);
-  auto cliError = [&]() { return emitError(cliLoc); };
+namespace {
+/// What the command line asks for, checked before the input is read: the
+/// output kind, how many pipeline stages run, and the files written.
+struct Request {
+  StringRef emit;
+  size_t numStages = 0;
+  std::string out, ptxPath, cubinPath, jsonPath;
+};
+} // namespace
 
-  // --- Options that need no input ----------------------------------------
-  mlir::txl::PipelineOptions pipelineOptions;
-  pipelineOptions.numWarps = numWarpsPerLayout;
-  pipelineOptions.debugHangs = debugHangs;
-  SmallVector<mlir::txl::PipelineStage> stages = mlir::txl::getTXLPipelineStages(pipelineOptions);
+/// The options that need no input (--emit, --stop-after, -O,
+/// --num-warps-per-layout, --arch) and the output paths: the PTX, cubin and
+/// sidecar share a stem (-o k.ptx gives k.json, k.cubin).
+static LogicalResult readRequest(ArrayRef<mlir::txl::PipelineStage> stages, Location cliLoc,
+                                 Request &req) {
+  auto cliError = [&]() { return emitError(cliLoc); };
   auto listStages = [&](InFlightDiagnostic &diag) {
     llvm::interleaveComma(stages, diag, [&](const mlir::txl::PipelineStage &s) { diag << s.name; });
   };
-
-  if (printPipeline) {
-    for (const mlir::txl::PipelineStage &stage : stages)
-      llvm::outs() << stage.name << "\n";
-    return 0;
-  }
   if (!llvm::is_contained(kEmitKinds, StringRef(emitOpt))) {
     InFlightDiagnostic diag = cliError()
                               << "unknown --emit kind '" << emitOpt << "'; expected one of: ";
     llvm::interleaveComma(kEmitKinds, diag);
-    return 1;
+    return failure();
   }
-  StringRef emit = emitOpt;
-  size_t numStages = stages.size();
+  req.emit = emitOpt;
+  req.numStages = stages.size();
   std::string stopAfter = stopAfterOpt->getValue();
   // Not an LLVM pass name: keep it away from the NVPTX codegen pipeline.
   stopAfterOpt->setValue("");
@@ -262,49 +262,49 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::Cras
       InFlightDiagnostic diag = cliError() << "unknown pipeline stage '" << stopAfter
                                            << "' for --stop-after; the stages are: ";
       listStages(diag);
-      return 1;
+      return failure();
     }
-    if (emitOpt.getNumOccurrences() && emit != "mlir") {
-      cliError() << "--stop-after prints MLIR, but --emit=" << emit
+    if (emitOpt.getNumOccurrences() && req.emit != "mlir") {
+      cliError() << "--stop-after prints MLIR, but --emit=" << req.emit
                  << " was also given; drop one of them";
-      return 1;
+      return failure();
     }
-    numStages = std::distance(stages.begin(), it) + 1;
-    emit = "mlir";
+    req.numStages = std::distance(stages.begin(), it) + 1;
+    req.emit = "mlir";
   }
   if (optLevel > 3) {
     cliError() << "-O" << optLevel.getValue() << " is out of range; expected -O0, -O1, -O2 or -O3";
-    return 1;
+    return failure();
   }
   if (numWarpsPerLayout == 0 || numWarpsPerLayout > 32) {
     cliError() << "--num-warps-per-layout=" << numWarpsPerLayout.getValue()
                << " is out of range; expected 1 to 32 (a warpgroup is 4)";
-    return 1;
+    return failure();
   }
   if (!archOpt.empty() && failed(mlir::txl::checkPTXTarget(cliLoc, archOpt, ptxVersionOpt)))
-    return 1;
+    return failure();
 
-  // --- Output paths ---------------------------------------------------------
-  // The PTX, cubin and sidecar share a stem: -o k.ptx gives k.json, k.cubin.
+  StringRef emit = req.emit;
   bool wantsFiles = emit == "ptx" || emit == "cubin" || emit == "json";
-  std::string out = outputFilename;
+  std::string &out = req.out;
+  out = outputFilename;
   if (out.empty()) {
     if (!wantsFiles) {
       out = "-";
     } else if (inputFilename == "-") {
-      cliError() << "reading from stdin: give the output file with -o (--emit=" << emit
+      cliError() << "reading from stdin: give the output file with -o (--emit=" << req.emit
                  << " writes files named after it)";
-      return 1;
+      return failure();
     } else {
       StringRef stem = llvm::sys::path::stem(inputFilename);
       out = (stem + (emit == "json" ? ".json" : ".ptx")).str();
     }
   }
-  std::string ptxPath, cubinPath, jsonPath;
+  std::string &ptxPath = req.ptxPath, &cubinPath = req.cubinPath, &jsonPath = req.jsonPath;
   if (emit == "ptx" || emit == "cubin") {
     if (out == "-" && emit == "cubin") {
       cliError() << "--emit=cubin writes three files (PTX, cubin, sidecar); give -o k.ptx";
-      return 1;
+      return failure();
     }
     bool namedCubin = emit == "cubin" && llvm::sys::path::extension(out) == ".cubin";
     ptxPath = namedCubin ? withExtension(out, "ptx") : out;
@@ -316,87 +316,98 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::Cras
     if (!jsonPath.empty() && (jsonPath == ptxPath || jsonPath == cubinPath)) {
       cliError() << "output '" << out
                  << "' would be overwritten by the sidecar; name the output k.ptx";
-      return 1;
+      return failure();
     }
   } else if (emit == "json") {
     if (out == "-") {
       cliError() << "--emit=json needs an output file: the sidecar names the PTX beside it";
-      return 1;
+      return failure();
     }
     jsonPath = out;
     ptxPath = withExtension(out, "ptx");
     if (ptxPath == jsonPath) {
       cliError() << "--emit=json output '" << out << "' must not end in .ptx; use k.json";
-      return 1;
+      return failure();
     }
   }
 
-  // --- Input ----------------------------------------------------------------
+  return success();
+}
+
+/// The input module, parsed (the crash guard keeps its text to locate a
+/// parser crash).
+static OwningOpRef<ModuleOp> parseInput(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
+                                        mlir::txl::CrashGuard &guard) {
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &errorMessage);
   if (!input) {
-    cliError() << errorMessage; // "cannot open input file 'x': No such file ..."
-    return 1;
+    emitError(UnknownLoc::get(&ctx)) << errorMessage; // "cannot open input file 'x': ..."
+    return nullptr;
   }
   guard.setInputText(input->getBuffer());
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
-  if (!module)
-    return 1; // The parser has reported why.
-  Location moduleLoc = module->getLoc();
+  return module; // null: the parser has reported why
+}
 
-  // The module's txl.target is what its ops were verified against (tcgen05
-  // needs sm_100a), so --arch may only repeat it.
+/// The target: the module's txl.target (what its ops were verified against),
+/// else --arch, else sm_90a.
+static FailureOr<std::string> resolveArch(ModuleOp module, Location cliLoc) {
+  // tcgen05 needs sm_100a: --arch may only repeat the module's target.
   std::string arch = archOpt;
   Location archLoc = cliLoc;
-  if (auto target = (*module)->getAttrOfType<StringAttr>(mlir::txl::kTargetAttrName)) {
+  if (auto target = module->getAttrOfType<StringAttr>(mlir::txl::kTargetAttrName)) {
     if (!arch.empty() && arch != target.getValue()) {
-      emitError(moduleLoc) << "the module targets " << target.getValue() << " ("
-                           << mlir::txl::kTargetAttrName << ") but --arch=" << arch
-                           << " was given; drop --arch or change the module's "
-                           << mlir::txl::kTargetAttrName;
-      return 1;
+      emitError(module.getLoc()) << "the module targets " << target.getValue() << " ("
+                                 << mlir::txl::kTargetAttrName << ") but --arch=" << arch
+                                 << " was given; drop --arch or change the module's "
+                                 << mlir::txl::kTargetAttrName;
+      return failure();
     }
     arch = target.getValue().str();
-    archLoc = moduleLoc;
+    archLoc = module.getLoc();
   }
   if (arch.empty())
     arch = "sm_90a";
   if (archOpt.empty() && failed(mlir::txl::checkPTXTarget(archLoc, arch, ptxVersionOpt)))
-    return 1;
+    return failure();
+  return arch;
+}
 
-  // The launch description comes from the txl-level signature, before the
-  // pipeline turns descriptors into plain pointers.
-  SmallVector<mlir::txl::KernelSignature> kernels;
-  if (!jsonPath.empty()) {
+/// The module's kernel (its txl-level signature, for the sidecar, read before
+/// the pipeline turns descriptors into plain pointers) and what makes a
+/// module impossible to compile: code outside functions, no kernel.
+static LogicalResult checkKernels(ModuleOp module, const Request &req,
+                                  SmallVectorImpl<mlir::txl::KernelSignature> &kernels) {
+  if (!req.jsonPath.empty()) {
     FailureOr<SmallVector<mlir::txl::KernelSignature>> sigs =
-        mlir::txl::collectKernelSignatures(*module);
+        mlir::txl::collectKernelSignatures(module);
     if (failed(sigs))
-      return 1;
-    kernels = std::move(*sigs);
+      return failure();
+    kernels.assign(sigs->begin(), sigs->end());
     if (kernels.size() > 1) {
-      InFlightDiagnostic diag = emitError(moduleLoc)
+      InFlightDiagnostic diag = emitError(module.getLoc())
                                 << "the module has " << kernels.size() << " kernels (";
       llvm::interleaveComma(kernels, diag,
                             [&](const mlir::txl::KernelSignature &k) { diag << k.name; });
       diag << ") but a sidecar describes one; put each kernel in its own file";
-      return 1;
+      return failure();
     }
-    if (kernels.empty() && emit == "json") {
-      emitError(moduleLoc) << "no function has '" << mlir::txl::kKernelAttrName
-                           << "', so there is no kernel for the sidecar to describe";
-      return 1;
+    if (kernels.empty() && req.emit == "json") {
+      emitError(module.getLoc()) << "no function has '" << mlir::txl::kKernelAttrName
+                                 << "', so there is no kernel for the sidecar to describe";
+      return failure();
     }
   }
 
   // Code lives in functions: an operation at module level (a fuzzer find:
   // `txl.async_load_wait` there) would reach LLVM translation with no
   // function to emit into and crash it.
-  for (Operation &op : module->getBody()->getOperations())
+  for (Operation &op : module.getBody()->getOperations())
     if (!isa<SymbolOpInterface>(op)) {
       op.emitError() << "'" << op.getName()
                      << "' at module level: operations belong inside a kernel function";
-      return 1;
+      return failure();
     }
 
   // A module whose functions are all plain (no txl.kernel; for LLVM-dialect
@@ -407,36 +418,43 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::Cras
     hasKernel |= fn->hasAttr(mlir::txl::kKernelAttrName) ||
                  fn->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName());
   });
-  if (!hasKernel && emit != "mlir") {
-    emitError(moduleLoc) << "no kernel in the module: mark the entry function with "
-                            "`attributes {"
-                         << mlir::txl::kKernelAttrName << ", " << mlir::txl::kNumWarpsAttrName
-                         << " = 4 : i32}` (func.func), or `nvvm.kernel` on an llvm.func";
-    return 1;
+  if (!hasKernel && req.emit != "mlir") {
+    emitError(module.getLoc()) << "no kernel in the module: mark the entry function with "
+                                  "`attributes {"
+                               << mlir::txl::kKernelAttrName << ", " << mlir::txl::kNumWarpsAttrName
+                               << " = 4 : i32}` (func.func), or `nvvm.kernel` on an llvm.func";
+    return failure();
   }
 
-  // --- The txl pipeline ------------------------------------------------------
+  return success();
+}
+
+/// The first `numStages` txl pipeline stages (none for a module already in
+/// the LLVM and NVVM dialects), keeping each stage's IR in `outputs` for
+/// --dump-stages.
+static LogicalResult runPipeline(MLIRContext &ctx, ModuleOp module,
+                                 ArrayRef<mlir::txl::PipelineStage> stages, size_t numStages,
+                                 mlir::txl::CrashGuard &guard, SmallVectorImpl<Output> &outputs) {
   PassManager pm(&ctx, ModuleOp::getOperationName());
   if (failed(applyPassManagerCLOptions(pm)))
-    return 1;
+    return failure();
   guard.instrument(pm);
   // A module already in the LLVM + NVVM dialects (hand-written or lowered
   // earlier) has nothing for the txl stages to do; only the back end runs.
   bool alreadyLowered = true;
   module->walk([&](Operation *op) {
     Dialect *dialect = op->getDialect();
-    if (op == module->getOperation() ||
+    if (op == module.getOperation() ||
         (dialect && isa<LLVM::LLVMDialect, NVVM::NVVMDialect>(dialect)))
       return WalkResult::advance();
     alreadyLowered = false;
     return WalkResult::interrupt();
   });
-  SmallVector<Output> outputs; // the stage dumps first, written with the rest
   if (!dumpStagesDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(dumpStagesDir)) {
-      cliError() << "cannot create the --dump-stages directory '" << dumpStagesDir
-                 << "': " << ec.message();
-      return 1;
+      emitError(UnknownLoc::get(&ctx)) << "cannot create the --dump-stages directory '"
+                                       << dumpStagesDir << "': " << ec.message();
+      return failure();
     }
   }
   for (size_t i = 0; i < numStages && !alreadyLowered; ++i) {
@@ -448,57 +466,89 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::Cras
       pm.addPass(std::make_unique<CaptureStage>(std::string(path), &outputs));
     }
   }
-  if (failed(pm.run(*module)))
-    return 1;
+  return pm.run(module);
+}
 
+/// The requested outputs of the lowered module (MLIR, the sidecar, LLVM IR,
+/// PTX, cubin), written together with the stage dumps; returns the exit code.
+static int emitResults(MLIRContext &ctx, ModuleOp module, const Request &req, StringRef arch,
+                       ArrayRef<mlir::txl::KernelSignature> kernels, mlir::txl::CrashGuard &guard,
+                       SmallVector<Output> &outputs) {
   guard.setStage("the output");
-  if (emit == "mlir") {
-    outputs.push_back({out, printModule(*module)});
+  if (req.emit == "mlir") {
+    outputs.push_back({req.out, printModule(module)});
     return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
   }
 
   std::string sidecar;
-  if (!jsonPath.empty() && !kernels.empty()) {
+  if (!req.jsonPath.empty() && !kernels.empty()) {
     mlir::txl::SidecarFiles files;
-    files.ptx = llvm::sys::path::filename(ptxPath).str();
-    if (!cubinPath.empty())
-      files.cubin = llvm::sys::path::filename(cubinPath).str();
-    FailureOr<std::string> json =
-        mlir::txl::buildSidecarJSON(kernels.front(), *module, arch, files);
+    files.ptx = llvm::sys::path::filename(req.ptxPath).str();
+    if (!req.cubinPath.empty())
+      files.cubin = llvm::sys::path::filename(req.cubinPath).str();
+    FailureOr<std::string> json = mlir::txl::buildSidecarJSON(kernels.front(), module, arch, files);
     if (failed(json))
       return 1;
     sidecar = std::move(*json);
   }
-  if (emit == "json") {
-    outputs.push_back({jsonPath, sidecar});
+  if (req.emit == "json") {
+    outputs.push_back({req.jsonPath, sidecar});
     return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
   }
 
   guard.setStage("the LLVM translation and NVPTX back end");
-  if (emit == "llvm") {
+  if (req.emit == "llvm") {
     FailureOr<std::string> ir =
-        mlir::txl::translateToOptimizedLLVMIR(*module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
+        mlir::txl::translateToOptimizedLLVMIR(module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
     if (failed(ir))
       return 1;
-    outputs.push_back({out, std::move(*ir)});
+    outputs.push_back({req.out, std::move(*ir)});
     return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
   }
 
   FailureOr<std::string> ptx =
-      mlir::txl::translateToPTX(*module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
+      mlir::txl::translateToPTX(module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
   if (failed(ptx))
     return 1;
   guard.setStage("the output");
-  if (emit == "cubin") {
-    FailureOr<std::vector<char>> cubin = mlir::txl::runPtxas(*ptx, arch, moduleLoc);
+  if (req.emit == "cubin") {
+    FailureOr<std::vector<char>> cubin = mlir::txl::runPtxas(*ptx, arch, module.getLoc());
     if (failed(cubin))
       return 1;
-    outputs.push_back({cubinPath, std::string(cubin->begin(), cubin->end())});
+    outputs.push_back({req.cubinPath, std::string(cubin->begin(), cubin->end())});
   }
-  outputs.push_back({ptxPath, std::move(*ptx)});
+  outputs.push_back({req.ptxPath, std::move(*ptx)});
   if (!sidecar.empty())
-    outputs.push_back({jsonPath, std::move(sidecar)});
+    outputs.push_back({req.jsonPath, std::move(sidecar)});
   return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
+}
+
+/// The txlc proper; returns the exit code.
+static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::CrashGuard &guard) {
+  Location cliLoc = UnknownLoc::get(&ctx);
+  mlir::txl::PipelineOptions pipelineOptions;
+  pipelineOptions.numWarps = numWarpsPerLayout;
+  pipelineOptions.debugHangs = debugHangs;
+  SmallVector<mlir::txl::PipelineStage> stages = mlir::txl::getTXLPipelineStages(pipelineOptions);
+  if (printPipeline) {
+    for (const mlir::txl::PipelineStage &stage : stages)
+      llvm::outs() << stage.name << "\n";
+    return 0;
+  }
+  Request req;
+  if (failed(readRequest(stages, cliLoc, req)))
+    return 1;
+  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr, guard);
+  if (!module)
+    return 1;
+  FailureOr<std::string> arch = resolveArch(*module, cliLoc);
+  SmallVector<mlir::txl::KernelSignature> kernels;
+  if (failed(arch) || failed(checkKernels(*module, req, kernels)))
+    return 1;
+  SmallVector<Output> outputs; // the stage dumps first, written with the rest
+  if (failed(runPipeline(ctx, *module, stages, req.numStages, guard, outputs)))
+    return 1;
+  return emitResults(ctx, *module, req, *arch, kernels, guard, outputs);
 }
 
 int main(int argc, char **argv) {
