@@ -47,7 +47,7 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
       {"txl-allocate-scratch", [] { return createTXLAllocateScratch(); }},
       {"txl-smem-allocs", [] { return createTXLSmemAllocs(); }},
       {"txl-tmem-allocs", [] { return createTXLTmemAllocs(); }},
-      {"txl-remove-redundant-tmem-allocs", [] { return createTXLRemoveRedundantTMEMAllocs(); }},
+      {"txl-fold-tmem-round-trips", [] { return createTXLFoldTmemRoundTrips(); }},
       {"txl-mbars", [mbars] { return createTXLMbars(mbars); }},
       {"txl-lower-loads", [] { return createTXLLowerLoads(); }},
       {"txl-lower-smem-load-stores", [] { return createTXLLowerSmemLoadStores(); }},

@@ -158,7 +158,7 @@ struct LowerDotXOpsPass : txl::impl::TXLLowerDotXOpsBase<LowerDotXOpsPass> {
         return WalkResult::advance();
       op.emitOpError() << "register accumulators are not supported: keep the accumulator in "
                           "tensor memory (txl.tmem_alloc) or run "
-                          "--txl-remove-redundant-tmem-allocs";
+                          "--txl-fold-tmem-round-trips";
       return WalkResult::interrupt();
     });
     if (walk.wasInterrupted())

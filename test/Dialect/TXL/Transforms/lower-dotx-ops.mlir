@@ -130,7 +130,7 @@ module attributes {txl.target = "sm_100a"} {
 // accumulates in tensor memory.
 module attributes {txl.target = "sm_100a"} {
   func.func @register_accumulator(%a: !txl.smem<128x64xbf16, #sw128>, %b: !txl.smem<64x256xbf16, #sw128T>, %c: tensor<128x256xf32, #bl>) -> tensor<128x256xf32, #bl> attributes {txl.kernel} {
-    // expected-error @+1 {{register accumulators are not supported: keep the accumulator in tensor memory (txl.tmem_alloc) or run --txl-remove-redundant-tmem-allocs}}
+    // expected-error @+1 {{register accumulators are not supported: keep the accumulator in tensor memory (txl.tmem_alloc) or run --txl-fold-tmem-round-trips}}
     %d = txl.dotx %a, %b, %c : !txl.smem<128x64xbf16, #sw128>, !txl.smem<64x256xbf16, #sw128T>, tensor<128x256xf32, #bl> -> tensor<128x256xf32, #bl>
     return %d : tensor<128x256xf32, #bl>
   }

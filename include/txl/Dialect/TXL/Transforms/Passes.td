@@ -226,7 +226,7 @@ def TXLTmemAllocs : Pass<"txl-tmem-allocs", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
-def TXLRemoveRedundantTMEMAllocs : Pass<"txl-remove-redundant-tmem-allocs", "mlir::ModuleOp"> {
+def TXLFoldTmemRoundTrips : Pass<"txl-fold-tmem-round-trips", "mlir::ModuleOp"> {
   let summary = "Accumulate in place in the kernel's tensor memory";
   let description = [{
     `tmem_load %acc` -> `dotx` on registers -> `tmem_store ..., %acc` becomes a

@@ -1,4 +1,4 @@
-// RUN: txl-opt %s -txl-remove-redundant-tmem-allocs -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: txl-opt %s -txl-fold-tmem-round-trips -split-input-file -verify-diagnostics | FileCheck %s
 
 // tmem_load %acc -> dotx on the register copy -> tmem_store back to %acc is
 // one dotx on %acc itself (no result); anything else is left alone.

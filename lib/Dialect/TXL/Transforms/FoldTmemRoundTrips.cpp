@@ -1,4 +1,4 @@
-//===- RemoveRedundantTMEMAllocs.cpp ----------------------------------------===//
+//===- FoldTmemRoundTrips.cpp - accumulate in place in tensor memory ------===//
 //
 // A tcgen05 MMA accumulates in tensor memory. When a kernel writes
 //
@@ -26,7 +26,7 @@
 #include "txl/Dialect/TXL/IR/TXLOps.h"
 
 namespace mlir::txl {
-#define GEN_PASS_DEF_TXLREMOVEREDUNDANTTMEMALLOCS
+#define GEN_PASS_DEF_TXLFOLDTMEMROUNDTRIPS
 #include "txl/Dialect/TXL/Transforms/Passes.h.inc"
 } // namespace mlir::txl
 
@@ -69,8 +69,7 @@ struct AccumulateInPlace : OpRewritePattern<DotXOp> {
   }
 };
 
-struct RemoveRedundantTMEMAllocsPass
-    : txl::impl::TXLRemoveRedundantTMEMAllocsBase<RemoveRedundantTMEMAllocsPass> {
+struct FoldTmemRoundTripsPass : txl::impl::TXLFoldTmemRoundTripsBase<FoldTmemRoundTripsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<AccumulateInPlace>(&getContext());
