@@ -21,12 +21,11 @@ Argument -> signature entry (or constexpr):
 * float -> ``fp32``
 * None -> constexprs[name] = None
 
-Debugging: ``@txl.jit(debug=True)`` (or TRITON_DEBUG=1 / TXL_DEBUG=1 when a specialisation is compiled) compiles
-in the kernel's ``tl.device_assert`` and run-time ``assert`` checks, which Triton also drops otherwise;
-``TXL_DUMP_IR=1`` prints the IR after every pipeline stage,
-``@txl.jit(diff_mode="txl", diff_select=k)`` prints what stage k changed and does not launch, ``log_dir=`` or
-``TXL_KEEP_TEMPS=1`` keeps the intermediate files; all three act when a specialisation is compiled, i.e. on its
-first launch in a process. ``TXL_DEBUG_HANGS=1`` (or ``debug_hangs=True`` at the launch) bounds mbarrier waits.
+Debugging: ``@txl.jit(debug=True)`` (or TRITON_DEBUG=1 / TXL_DEBUG=1) compiles in the kernel's
+``tl.device_assert`` and run-time ``assert`` checks, which Triton also drops otherwise; ``TXL_DUMP_IR=1`` prints
+the IR after every pipeline stage, ``@txl.jit(diff_mode="txl", diff_select=k)`` prints what stage k changed and
+does not launch, ``log_dir=`` or ``TXL_KEEP_TEMPS=1`` keeps the intermediate files; all of these act when a
+specialisation is compiled, i.e. on its first launch in a process. ``TXL_DEBUG_HANGS=1`` (or ``debug_hangs=True`` at the launch) bounds mbarrier waits.
 
 Every parameter lands in exactly one of the two dicts. Element type names are Triton's (``fp32 bf16 fp16 fp64
 fp8e4nv fp8e5 i1 i8 u8 i16 i32 i64``); the ``:16`` suffix promises "divisible by 16" to the frontend, which may
