@@ -12,10 +12,11 @@
 # attention backward whose preprocess zeroes the dQ accumulator), suite (every GPU test),
 # triton-style (bench/triton_style.py --quick and --num-warps 8), tutorials-a / tutorials-b (Triton's tutorials
 # 01-05 / 06-09), variants (bench/variants.py at (4, 32, 8192, 128)), wheel (dist/txl-*.whl from
-# scripts/build-wheel.sh, carried as ["dist"], installed and run on its own: scripts/wheel-smoke.py).
+# scripts/build-wheel.sh, carried as ["dist"], installed and run on its own: scripts/wheel-smoke.py), nsa (the selection
+# attention op's GPU tests and bench/nsa.py), mla (the MLA decode op's GPU tests and bench/mla_decode.py).
 # Output goes to stdout and $OUT/<step>.log.
 set -o pipefail
-step=${1:?usage: scripts/gpu-run.sh pending|suite|triton-style|tutorials-a|tutorials-b|variants|wheel}
+step=${1:?usage: scripts/gpu-run.sh pending|suite|triton-style|tutorials-a|tutorials-b|variants|wheel|nsa|mla}
 if [[ $step != wheel ]]; then
   mkdir -p /tmp/txlbin && xz -dc .device/txlc.xz > /tmp/txlbin/txlc && chmod +x /tmp/txlbin/txlc || exit 1
 fi
@@ -45,5 +46,11 @@ case $step in
       python3 "$OLDPWD/scripts/wheel-smoke.py") 2>&1 | tee "$log" ;;
   variants)
     timeout 570 python3 bench/variants.py 2>&1 | grep -v "^module\|^\^\|warning" | tee "$log" ;;
+  nsa)
+    { (cd python && timeout 300 python3 -m pytest -q -p no:cacheprovider -p no:logging txl/tests/gpu/test_nsa_gpu.py) \
+        | tail -25; timeout 270 python3 bench/nsa.py; } 2>&1 | grep -v "^module\|^\^\|warning" | tee "$log" ;;
+  mla)
+    { (cd python && timeout 300 python3 -m pytest -q -p no:cacheprovider -p no:logging txl/tests/gpu/test_mla_decode_gpu.py) \
+        | tail -25; timeout 270 python3 bench/mla_decode.py; } 2>&1 | grep -v "^module\|^\^\|warning" | tee "$log" ;;
   *) echo "unknown step '$step'"; exit 2 ;;
 esac

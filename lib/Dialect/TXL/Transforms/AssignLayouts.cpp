@@ -18,7 +18,10 @@
 //    store takes a coalesced default layout (cutAccumulatorStores).
 // 3. Slices. A reduction's result is #txl.slice of its operand's layout and
 //    expand_dims' operand a slice of its result's; these relations carry
-//    layouts both ways until nothing changes.
+//    layouts both ways until nothing changes. Where the two ends need
+//    layouts that disagree (one offsets vector expanded along rows for a
+//    load and along columns against a dot), a txl.relayout cuts the
+//    relation and the classes are formed again.
 // 4. Renames. txl.trans, txl.reshape, txl.join and txl.split only rename
 //    coordinates: each result takes its source's layout moved through the
 //    op's coordinate map (a #txl.linear), so the op moves no data. Their
@@ -82,20 +85,30 @@ public:
     collect();
     if (failed(anchor()))
       return failure();
-    if (cutAccumulatorStores()) {
-      // The cut stores start classes of their own: group again.
-      classes = {};
-      tiles.clear();
-      slices.clear();
-      layoutOf.clear();
-      anchoredBy.clear();
-      collect();
-      if (failed(anchor()))
+    if (cutAccumulatorStores() && failed(regroup()))
+      return failure();
+    // Each slice conflict cuts one relation (cutSlice) and starts over.
+    while (true) {
+      FailureOr<bool> cut = propagateAndDefault();
+      if (failed(cut))
+        return failure();
+      if (!*cut)
+        return apply();
+      if (failed(regroup()))
         return failure();
     }
-    if (failed(propagateAndDefault()))
-      return failure();
-    return apply();
+  }
+
+  /// Groups and anchors again after the IR gained relayouts (cut values
+  /// start classes of their own).
+  LogicalResult regroup() {
+    classes = {};
+    tiles.clear();
+    slices.clear();
+    layoutOf.clear();
+    anchoredBy.clear();
+    collect();
+    return anchor();
   }
 
 private:
@@ -522,7 +535,36 @@ private:
     return BlockedAttr::get(func.getContext(), spt, tpw, wpc, order);
   }
 
-  LogicalResult propagateAndDefault() {
+  /// A slice relation whose ends need layouts that disagree: one 1-D value
+  /// expanded along both dimensions (`offs[:, None]` for the rows of a
+  /// load, `offs[None, :]` against a dot's columns), or a reduction whose
+  /// result meets tiles of another layout. As Triton's convert_layout, a
+  /// txl.relayout between them gives the child a class of its own: before
+  /// the expand_dims (its source), or after the reduction (its result's
+  /// uses). Returns false where the child already is such a cut.
+  bool cutSlice(const SliceRelation &rel) {
+    if (rel.child.getDefiningOp<RelayoutOp>())
+      return false;
+    if (auto expand = rel.parent.getDefiningOp<ExpandDimsOp>();
+        expand && expand.getSrc() == rel.child) {
+      OpBuilder b(expand);
+      expand.getSrcMutable().assign(
+          RelayoutOp::create(b, expand.getLoc(), rel.child.getType(), rel.child));
+      return true;
+    }
+    if (rel.child.use_empty())
+      return false;
+    OpBuilder b(func.getContext());
+    b.setInsertionPointAfterValue(rel.child);
+    auto cut = RelayoutOp::create(b, rel.child.getLoc(), rel.child.getType(), rel.child);
+    Value child = rel.child;
+    child.replaceAllUsesExcept(cut.getResult(), cut);
+    return true;
+  }
+
+  /// Propagates slices and gives every class a layout. Returns true when it
+  /// cut a conflicting slice relation instead (the caller groups again).
+  FailureOr<bool> propagateAndDefault() {
     while (true) {
       bool changed = true;
       while (changed) {
@@ -533,14 +575,23 @@ private:
           if (p != layoutOf.end() && c == layoutOf.end()) {
             layoutOf[child] = SliceAttr::get(func.getContext(), rel.dim, p->second);
             changed = true;
-          } else if (c != layoutOf.end() && p == layoutOf.end()) {
-            auto slice = dyn_cast<SliceAttr>(c->second);
-            if (!slice || slice.getDim() != rel.dim)
-              return rel.child.getDefiningOp() ? rel.child.getDefiningOp()->emitOpError()
-                                                     << "result layout " << c->second
-                                                     << " is not a slice along " << rel.dim
-                                                     << "; insert a txl.relayout"
-                                               : func.emitOpError() << "inconsistent slice layouts";
+            continue;
+          }
+          if (c == layoutOf.end())
+            continue;
+          auto slice = dyn_cast<SliceAttr>(c->second);
+          bool agrees = slice && slice.getDim() == rel.dim &&
+                        (p == layoutOf.end() || sameDistribution(slice.getParent(), p->second));
+          if (!agrees) {
+            if (cutSlice(rel))
+              return true;
+            return rel.child.getDefiningOp() ? rel.child.getDefiningOp()->emitOpError()
+                                                   << "result layout " << c->second
+                                                   << " is not a slice along " << rel.dim
+                                                   << " of its user's layout"
+                                             : func.emitOpError() << "inconsistent slice layouts";
+          }
+          if (p == layoutOf.end()) {
             layoutOf[parent] = slice.getParent();
             changed = true;
           }
@@ -590,7 +641,7 @@ private:
       }
       pick = pick ? pick : soft ? soft : any;
       if (!pick)
-        return success();
+        return false;
       layoutOf[leader(pick)] = preferredLayout(pick);
     }
   }
