@@ -128,9 +128,21 @@ def nsa_bwd_dq(Q, K, V, O, DO, IDX, BOS, LSE, DELTA, DQ, sm_scale, N, HQ, sqb, s
 
 
 @txl.jit
-def nsa_bwd_dkv(Q, K, V, DO, LSE, DELTA, BOS, ROWS, TOKENS, OFFS, COUNTS, DK, DV, sm_scale, N, HQ, HK, sqb, sqh,
-                sqn, skb, skh, skn, G: tl.constexpr, BLOCK_G: tl.constexpr, HEAD_DIM: tl.constexpr,
-                BS: tl.constexpr, TB: tl.constexpr, VARLEN: tl.constexpr):
+def _step_tokens(TOKENS, c, cnt, slot, TB: tl.constexpr):
+    # The tokens of one nsa_bwd_dkv step, per row (slot = the row's token of the step): TB scalar loads rather
+    # than one gather of row indices, so the step's Q / dO addresses can be computed ahead and their loads
+    # pipelined (txl-schedule-loops issues loads whose addresses depend on scalar loads only). Past the list's
+    # end the last token repeats; those rows are masked.
+    tok = tl.zeros(slot.shape, dtype=tl.int32)
+    for j in tl.static_range(TB):
+        tok = tl.where(slot == j, tl.load(TOKENS + tl.minimum(c + j, cnt - 1)), tok)
+    return tok
+
+
+@txl.jit
+def nsa_bwd_dkv(Q, K, V, DO, LSE, DELTA, ROWS, TOKENS, OFFS, COUNTS, DK, DV, sm_scale, N, HQ, HK, sqb, sqh, sqn,
+                skb, skh, skn, G: tl.constexpr, BLOCK_G: tl.constexpr, HEAD_DIM: tl.constexpr, BS: tl.constexpr,
+                TB: tl.constexpr, VARLEN: tl.constexpr):
     g = tl.program_id(0)
     h = tl.program_id(1)
     first = tl.load(ROWS + g * 3)  # the first token of the block's sequence
@@ -157,7 +169,7 @@ def nsa_bwd_dkv(Q, K, V, DO, LSE, DELTA, BOS, ROWS, TOKENS, OFFS, COUNTS, DK, DV
         # Row r of this step: query head h * G + r % BLOCK_G (if < G) of the (c + r // BLOCK_G)-th token of the
         # block's list (global tokens of the block's own sequence).
         rmask = (c + offs_r // BLOCK_G < cnt) & (offs_r % BLOCK_G < G)
-        tok = tl.load(TOKENS + off + c + offs_r // BLOCK_G, mask=rmask, other=0)
+        tok = _step_tokens(TOKENS + off, c, cnt, offs_r // BLOCK_G, TB)
         pos = tok - first
         head = h * G + offs_r % BLOCK_G
         q_rows = q_base + pos.to(tl.int64) * sqn + head * sqh

@@ -187,9 +187,11 @@ def _backward(do, q, k, v, o, lse, idx, block_size, sm_scale, cu):
     with torch.cuda.device(q.device):
         kn.nsa_bwd_dq[(tokens, HK)](q, k, v, o, do, idx, bos, lse, delta, dq, float(sm_scale), N, HQ, *sq, *sk,
                                     *_strides(idx, varlen), **cx, VARLEN=varlen, num_warps=NUM_WARPS)
-        kn.nsa_bwd_dkv[(NB, HK)](q, k, v, do, lse, delta, bos, rows, toks, offs, counts, dk, dv, float(sm_scale),
+        kn.nsa_bwd_dkv[(NB, HK)](q, k, v, do, lse, delta, rows, toks, offs, counts, dk, dv, float(sm_scale),
                                  N, HQ, HK, *sq, *sk, **kn.dkv_constexprs(HQ // HK, D, block_size), VARLEN=varlen,
-                                 num_warps=8 if block_size == 128 else NUM_WARPS)
+                                 # 128-key blocks: two warpgroups split M; two stages of Q/dO fit next to K, V
+                                 num_warps=8 if block_size == 128 else NUM_WARPS,
+                                 num_stages=2 if block_size == 128 else 3)
     return dq, dk, dv
 
 

@@ -552,7 +552,9 @@ private:
           RelayoutOp::create(b, expand.getLoc(), rel.child.getType(), rel.child));
       return true;
     }
-    if (rel.child.use_empty())
+    // (Not again once its users are all relayouts: the reduction's own
+    // layout is what disagrees, e.g. one the author wrote.)
+    if (llvm::all_of(rel.child.getUsers(), [](Operation *u) { return isa<RelayoutOp>(u); }))
       return false;
     OpBuilder b(func.getContext());
     b.setInsertionPointAfterValue(rel.child);
@@ -588,7 +590,7 @@ private:
             return rel.child.getDefiningOp() ? rel.child.getDefiningOp()->emitOpError()
                                                    << "result layout " << c->second
                                                    << " is not a slice along " << rel.dim
-                                                   << " of its user's layout"
+                                                   << "; insert a txl.relayout"
                                              : func.emitOpError() << "inconsistent slice layouts";
           }
           if (p == layoutOf.end()) {

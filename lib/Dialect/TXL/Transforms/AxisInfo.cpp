@@ -203,7 +203,8 @@ AxisInfo AxisAnalysis::compute(Value v) {
       }
     return a;
   }
-  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op)) {
+  // (A relayout moves the same values between threads.)
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp, RelayoutOp>(op)) {
     return get(op->getOperand(0));
   }
   if (auto addp = dyn_cast<AddPtrOp>(op)) {

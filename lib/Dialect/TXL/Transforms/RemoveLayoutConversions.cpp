@@ -14,7 +14,9 @@
 //     the tile is read from shared memory straight into the layout its user
 //     needs (an mma.sync operand from a pipeline ring) instead of a round
 //     trip through a scratch. The new load sits where the old one was (so
-//     it reads the same bytes) and replaces it, which must have no other use.
+//     it reads the same bytes); the old one stays for its other users (a
+//     tile read by two dots, once transposed: K in the attention backward's
+//     dQ loop) and goes when it has none.
 //
 // "Cheap" tiles are those every thread can compute for its own elements in
 // any layout: txl.splat, txl.make_range, dense arith.constant, and
@@ -99,7 +101,7 @@ Value loadInLayout(PatternRewriter &rewriter, Value tile, RankedTensorType type)
   Value read = tile;
   auto trans = tile.getDefiningOp<TransOp>();
   if (trans) {
-    if (trans.getOrder() != ArrayRef<int32_t>{1, 0} || !trans.getSrc().hasOneUse())
+    if (trans.getOrder() != ArrayRef<int32_t>{1, 0})
       return {};
     read = trans.getSrc();
   }
@@ -151,7 +153,7 @@ struct FoldRelayout : OpRewritePattern<RelayoutOp> {
       return success();
     }
     // 4. Read it in the layout needed.
-    if (layout && src.hasOneUse())
+    if (layout)
       if (Value load = loadInLayout(rewriter, src, op.getType())) {
         rewriter.replaceOp(op, load);
         ++folded;

@@ -527,3 +527,30 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+#b1 = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#b2 = #txl.blocked<sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+// One offsets vector expanded along both dimensions into tiles of two layouts
+// (the rows of a gather load and the columns of a dot's result, in NSA's
+// dK/dV loop): a txl.relayout cuts the second relation, the vector keeps the
+// first slice.
+// CHECK-LABEL: func.func @offsets_both_ways
+// CHECK: %[[S:.*]] = arith.addi {{.*}} : tensor<64xi32, #txl.slice<dim = 1, parent = #txl.blocked<sizePerThread = [1, 4]
+// CHECK: txl.expand_dims %[[S]], 1
+// CHECK: %[[C:.*]] = txl.relayout %[[S]] : tensor<64xi32, #txl.slice<dim = 1, {{.*}}>> -> tensor<64xi32, #txl.slice<dim = 0, parent = #txl.blocked<sizePerThread = [4, 1]
+// CHECK: txl.expand_dims %[[C]], 0
+module attributes {txl.target = "sm_90a"} {
+  func.func @offsets_both_ways(%t: !txl.smem<64x64xi32>) attributes {txl.kernel} {
+    %r = txl.make_range 0, 64 : tensor<64xi32>
+    %s = arith.addi %r, %r : tensor<64xi32>
+    %rows = txl.expand_dims %s, 1 : tensor<64xi32> -> tensor<64x1xi32, #b1>
+    %rb = txl.broadcast %rows : tensor<64x1xi32, #b1> -> tensor<64x64xi32, #b1>
+    %cols = txl.expand_dims %s, 0 : tensor<64xi32> -> tensor<1x64xi32, #b2>
+    %cb = txl.broadcast %cols : tensor<1x64xi32, #b2> -> tensor<64x64xi32, #b2>
+    txl.smem_store %rb, %t : tensor<64x64xi32, #b1>, !txl.smem<64x64xi32>
+    txl.smem_store %cb, %t : tensor<64x64xi32, #b2>, !txl.smem<64x64xi32>
+    return
+  }
+}

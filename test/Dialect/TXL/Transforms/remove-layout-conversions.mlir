@@ -94,15 +94,18 @@ func.func @real(%p: tensor<64x32x!txl.ptr<f32>, #blocked>) -> tensor<64x32xf32, 
 // A tile read from shared memory only to be converted is read in the layout
 // needed, where the read was (an mma.sync operand from a pipeline ring):
 // directly, or through a transpose of the read (smem_trans of the view). A
-// read with another use is converted as before.
+// read with another use is read once more in the layout needed; the original
+// read stays for that use (the dQ loop's K: one read feeds two dots, once
+// transposed).
 // CHECK-LABEL: func.func @read_in_layout(
 // CHECK-SAME: %[[V:.*]]: !txl.smem<64x128xbf16, #txl.nvmma_shared<swizzle = 128>>
 // CHECK-NEXT: %[[B:.*]] = txl.smem_load %[[V]] : !txl.smem<64x128xbf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<64x128xbf16, #txl.dot_operand<opIdx = 1, {{.*}}>>
 // CHECK-NEXT: %[[T:.*]] = txl.smem_trans %[[V]] [1, 0] : !txl.smem<64x128xbf16, #txl.nvmma_shared<swizzle = 128>> -> !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>
 // CHECK-NEXT: %[[BT:.*]] = txl.smem_load %[[T]] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>> -> tensor<128x64xbf16, #txl.dot_operand<opIdx = 1, {{.*}}>>
+// CHECK-NEXT: %[[C:.*]] = txl.smem_load %[[V]] : {{.*}} -> tensor<64x128xbf16, #txl.dot_operand<opIdx = 1, {{.*}}>>
 // CHECK-NEXT: %[[R:.*]] = txl.smem_load %[[V]] : {{.*}} -> tensor<64x128xbf16, #txl.blocked<{{.*}}>>
-// CHECK-NEXT: %[[C:.*]] = txl.relayout %[[R]]
 // CHECK-NEXT: return %[[B]], %[[BT]], %[[C]], %[[R]]
+// CHECK-NOT: txl.relayout
 func.func @read_in_layout(%v: !txl.smem<64x128xbf16, #sw>) -> (tensor<64x128xbf16, #opB>, tensor<128x64xbf16, #opB>, tensor<64x128xbf16, #opB>, tensor<64x128xbf16, #blocked>) {
   %r = txl.smem_load %v : !txl.smem<64x128xbf16, #sw> -> tensor<64x128xbf16, #blocked>
   %b = txl.relayout %r : tensor<64x128xbf16, #blocked> -> tensor<64x128xbf16, #opB>

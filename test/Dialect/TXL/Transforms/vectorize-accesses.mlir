@@ -188,3 +188,31 @@ func.func @carried(%x: !txl.ptr<f16> {txl.divisibility = 16 : i32}, %n: i32 {txl
   %vw = txl.load %pw : tensor<1024x!txl.ptr<f16>, #b8> -> tensor<1024xf16, #b8>
   return
 }
+
+// -----
+
+#b8 = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#s4 = #txl.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// Row offsets that arrive through a txl.relayout (txl-assign-layouts cuts a
+// vector used along both dimensions so): a relayout moves the same values
+// between threads, so the rows keep their divisibility (gathered rows of an
+// unknown index times a stride divisible by 16) and the row loads stay 8-wide.
+// CHECK-LABEL: func.func @rows_through_relayout
+// CHECK: txl.load {{.*}} {txl.vector = 8 : i32}
+func.func @rows_through_relayout(%x: !txl.ptr<bf16> {txl.divisibility = 16 : i32}, %idx: tensor<64xi32, #s4>,
+                                 %stride: i32 {txl.divisibility = 16 : i32}) {
+  %st = txl.splat %stride : i32 -> tensor<64xi32, #s4>
+  %rows = arith.muli %idx, %st : tensor<64xi32, #s4>
+  %moved = txl.relayout %rows : tensor<64xi32, #s4> -> tensor<64xi32, #txl.slice<dim = 1, parent = #b8>>
+  %e = txl.expand_dims %moved, 1 : tensor<64xi32, #txl.slice<dim = 1, parent = #b8>> -> tensor<64x1xi32, #b8>
+  %eb = txl.broadcast %e : tensor<64x1xi32, #b8> -> tensor<64x128xi32, #b8>
+  %c = txl.make_range 0, 128 : tensor<128xi32, #txl.slice<dim = 0, parent = #b8>>
+  %ce = txl.expand_dims %c, 0 : tensor<128xi32, #txl.slice<dim = 0, parent = #b8>> -> tensor<1x128xi32, #b8>
+  %cb = txl.broadcast %ce : tensor<1x128xi32, #b8> -> tensor<64x128xi32, #b8>
+  %off = arith.addi %eb, %cb : tensor<64x128xi32, #b8>
+  %xs = txl.splat %x : !txl.ptr<bf16> -> tensor<64x128x!txl.ptr<bf16>, #b8>
+  %p = txl.addptr %xs, %off : tensor<64x128x!txl.ptr<bf16>, #b8>, tensor<64x128xi32, #b8>
+  %v = txl.load %p : tensor<64x128x!txl.ptr<bf16>, #b8> -> tensor<64x128xbf16, #b8>
+  return
+}
