@@ -524,8 +524,9 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "M must be a multiple of 16 (mma.sync m16n8k16; wgmma takes "
                             "multiples of 64), got "
                          << m;
-  if (n < 8 || n > 256 || n % 8 != 0)
-    return emitOpError() << "wgmma N must be in 8..256 in steps of 8, got " << n;
+  // (wgmma takes N <= 256, mma.sync any multiple of 8: txl-wgmma checks.)
+  if (n < 8 || n % 8 != 0)
+    return emitOpError() << "N must be a multiple of 8 (mma.sync n8, wgmma steps of 8), got " << n;
   return verifyAsyncDotResultUses(*this);
 }
 

@@ -204,6 +204,11 @@ struct LowerDot : OpConversionPattern<DotOp> {
                                  "stacked along M (#txl.nvmma<warpsPerCTA = [4 * g, 1]>); run "
                                  "--txl-assign-layouts";
     int64_t m = accType.getDimSize(0), n = accType.getDimSize(1), k = aShaped.getDimSize(1);
+    if (n > 256)
+      return op.emitOpError() << "N = " << n
+                              << ": one wgmma computes at most 256 columns; split the dot along N "
+                                 "(two dots into two accumulators), or give it fewer rows than 16 "
+                                 "per warp (M < 64 on 4 warps runs on mma.sync, any N)";
     // The warpgroups of the layout split M: warpgroup w of g computes the
     // 64-row blocks w, w + g, w + 2g, ... (the layout's warp bits above the
     // first two are rows 64, 128, ...; its register bits above them further

@@ -386,3 +386,19 @@ module attributes {txl.target = "sm_90a"} {
     return %d : tensor<64x64xf32, #nv>
   }
 }
+
+// -----
+
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+#sw128T = #txl.nvmma_shared<swizzle = 128, transposed = true>
+#nv512 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 256, 16]>
+
+// One wgmma computes at most 256 columns (the dot op takes any N for mma.sync).
+module attributes {txl.target = "sm_90a"} {
+  func.func @n_512(%a: !txl.smem<64x64xbf16, #sw128>, %b: !txl.smem<64x512xbf16, #sw128T>, %acc: tensor<64x512xf32, #nv512>) attributes {txl.kernel} {
+    // expected-error @+2 {{failed to legalize operation 'txl.dot'}}
+    // expected-error @+1 {{N = 512: one wgmma computes at most 256 columns}}
+    %d = txl.dot %a, %b, %acc : !txl.smem<64x64xbf16, #sw128>, !txl.smem<64x512xbf16, #sw128T>, tensor<64x512xf32, #nv512>
+    return
+  }
+}
