@@ -8,5 +8,6 @@ max_seqlen_q, max_seqlen_k, ...)`` (packed sequences). torch is imported when an
 
 from .attention import KERNELS, flash_attention  # noqa: F401
 from .attention_varlen import flash_attention_varlen  # noqa: F401
+from .mla_decode import mla_decode  # noqa: F401
 from .nsa import nsa_selection_attention  # noqa: F401
 from .rope import apply_rope  # noqa: F401

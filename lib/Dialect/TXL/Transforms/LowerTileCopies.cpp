@@ -17,7 +17,9 @@
 //                 a staging buffer, fence.proxy.async, TMA store, wait again
 //                 (the op is complete when it returns, as the user expects).
 //   txl.dot    -> (an mma.sync dot, usesMmaSync, keeps its register
-//                 operands; for wgmma:) an operand that is a plain register copy of a staging
+//                 operands, but a loop-invariant A of 64 or more registers
+//                 a thread is staged as below and read per use; for wgmma:)
+//                 an operand that is a plain register copy of a staging
 //                 buffer (smem_load, maybe through a 2-D txl.trans) is read
 //                 from that buffer instead: SS wgmma, no layout conversion.
 //                 A register A computed before the dot's loop (a Q tile)
@@ -244,9 +246,14 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
   }
 
   LogicalResult lowerDotOperands(RewriterBase &rw, Block &entry, DotOp dot) {
-    // mma.sync reads both operands from registers: they stay as loaded.
-    if (usesMmaSync(dot))
+    // mma.sync reads both operands from registers: they stay as loaded,
+    // except a large loop-invariant A (below).
+    if (usesMmaSync(dot)) {
+      if (isa<RankedTensorType>(dot.getA().getType()) && mmaSyncARegs(dot) >= kMmaSyncStageARegs)
+        if (Value view = stageInvariantA(rw, entry, dot))
+          dot.getAMutable().assign(view);
       return success();
+    }
     bool folded = false;
     if (isa<RankedTensorType>(dot.getA().getType())) {
       if (Value view = getStagedView(rw, dot.getA(), dot)) {
@@ -282,6 +289,21 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
       def = isa_and_nonnull<SmemLoadOp, TransOp>(next) ? next : nullptr;
     }
   }
+
+  /// Registers per thread an mma.sync A operand holds: its warps split M in
+  /// 16-row blocks (at most one block each) and hold every K column, so a
+  /// short, deep A is held whole by every warp (MLA decoding's 16 x 512 q:
+  /// 128 registers).
+  static int64_t mmaSyncARegs(DotOp dot) {
+    auto a = cast<RankedTensorType>(dot.getA().getType());
+    int64_t m = a.getDimSize(0), k = a.getDimSize(1);
+    int64_t wm = llvm::bit_floor(
+        static_cast<uint64_t>(std::max<int64_t>(1, std::min<int64_t>(getRoleWarps(dot), m / 16))));
+    return (m / wm) * k * getElementBitWidth(a.getElementType()) / 8 / (4 * 32);
+  }
+  /// From this many registers on, a loop-invariant mma.sync A is kept in
+  /// shared memory and read (ldmatrix) at each use instead.
+  static constexpr int64_t kMmaSyncStageARegs = 64;
 
   /// A register A that a loop's dot reads in every iteration but that is
   /// computed before the loop (attention's Q tile, loaded once) is stored to

@@ -1,0 +1,102 @@
+"""MLA decoding (DeepSeek's multi-head latent attention, one query token per sequence) over a paged KV cache:
+Triton-style kernels, split-KV + combine.
+
+Every query head attends to one shared latent KV head: a cache row is [c (D_V = 512) | k_pe (D_PE = 64)]; the
+scores are q_nope . c + q_pe . k_pe, and the values are c itself (V is the first D_V columns of K).
+
+* mla_decode_split, program (b, head block, split): the BLOCK_H query heads of sequence b against the keys
+  [start, end) of split `split` of its cache (NUM_SPLITS equal parts, rounded to BLOCK_N keys), online softmax
+  over tiles of BLOCK_N keys; writes the unnormalised partial O / l (float32) and its log2-sum-exp. A tile lies in
+  one page of the cache (PAGE % BLOCK_N == 0), so its page is one scalar load of the block table and the tile's
+  loads can be issued ahead (cp.async rings). The cache tile feeds both dots: transposed for the scores, as is for
+  P @ V.
+* mla_decode_combine, program (b, head): the splits' partials weighted by 2^(lse_s - lse) (Flash-Decoding).
+
+Layouts (element strides): Q (B, H, D_V + D_PE) rows of q_nope | q_pe; KV (pages, PAGE, D_V + D_PE); BT (B, pages
+per sequence) int32; SEQLENS (B,) int32; PART_O (B, H, NUM_SPLITS, D_V) and PART_LSE (B, H, NUM_SPLITS) float32;
+O (B, H, D_V); LSE (B, H) float32 log2 units (+inf: the sequence has no key).
+"""
+
+import txl
+import txl.language as tl
+
+
+@txl.jit
+def mla_decode_split(Q, KV, BT, SEQLENS, PART_O, PART_LSE, sm_scale, H, bt_stride,
+                     D_V: tl.constexpr, D_PE: tl.constexpr, PAGE: tl.constexpr, BLOCK_H: tl.constexpr,
+                     BLOCK_N: tl.constexpr, NUM_SPLITS: tl.constexpr):
+    b = tl.program_id(0)
+    hb = tl.program_id(1)
+    split = tl.program_id(2)
+    D: tl.constexpr = D_V + D_PE
+    seqlen = tl.load(SEQLENS + b)
+    per_split = tl.cdiv(tl.cdiv(seqlen, NUM_SPLITS), BLOCK_N) * BLOCK_N
+    start = split * per_split
+    end = tl.minimum(start + per_split, seqlen)
+    offs_h = hb * BLOCK_H + tl.arange(0, BLOCK_H)
+    hmask = offs_h < H
+    offs_v = tl.arange(0, D_V)
+    offs_pe = tl.arange(0, D_PE)
+    offs_n = tl.arange(0, BLOCK_N)
+    q_rows = (b.to(tl.int64) * H + offs_h) * D
+    q_nope = tl.load(Q + q_rows[:, None] + offs_v[None, :], mask=hmask[:, None], other=0.0)
+    q_pe = tl.load(Q + q_rows[:, None] + D_V + offs_pe[None, :], mask=hmask[:, None], other=0.0)
+    qk_scale = sm_scale * 1.44269504
+    m_i = tl.zeros([BLOCK_H], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_H], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_H, D_V], dtype=tl.float32)
+    bt_row = BT + b.to(tl.int64) * bt_stride
+    for n in range(start, end, BLOCK_N):
+        page = tl.load(bt_row + n // PAGE)
+        pos = n + offs_n
+        valid = pos < end
+        rows = (page.to(tl.int64) * PAGE + n % PAGE + offs_n) * D
+        c = tl.load(KV + rows[:, None] + offs_v[None, :], mask=valid[:, None], other=0.0)
+        k_pe = tl.load(KV + rows[:, None] + D_V + offs_pe[None, :], mask=valid[:, None], other=0.0)
+        s = tl.dot(q_nope, tl.trans(c))
+        s = tl.dot(q_pe, tl.trans(k_pe), s)
+        s = tl.where(valid[None, :], s * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp2(s - m_ij[:, None])
+        alpha = tl.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = tl.dot(p.to(c.dtype), c, acc * alpha[:, None])
+        m_i = m_ij
+    seen = l_i > 0.0
+    out = acc / tl.where(seen, l_i, 1.0)[:, None]
+    lse = tl.where(seen, m_i + tl.log2(tl.where(seen, l_i, 1.0)), float("-inf"))
+    part = (b.to(tl.int64) * H + offs_h) * NUM_SPLITS + split
+    tl.store(PART_O + part[:, None] * D_V + offs_v[None, :], out, mask=hmask[:, None])
+    tl.store(PART_LSE + part, lse, mask=hmask)
+
+
+@txl.jit
+def mla_decode_combine(PART_O, PART_LSE, O, LSE, H, D_V: tl.constexpr, NUM_SPLITS: tl.constexpr,
+                       SPLITS_P: tl.constexpr):
+    b = tl.program_id(0)
+    h = tl.program_id(1)
+    offs_s = tl.arange(0, SPLITS_P)
+    offs_v = tl.arange(0, D_V)
+    smask = offs_s < NUM_SPLITS
+    row = b.to(tl.int64) * H + h
+    lse = tl.load(PART_LSE + row * NUM_SPLITS + offs_s, mask=smask, other=float("-inf"))
+    m = tl.max(lse, 0)
+    m_use = tl.where(m == float("-inf"), 0.0, m)
+    w = tl.exp2(lse - m_use)
+    total = tl.sum(w, 0)
+    parts = tl.load(PART_O + (row * NUM_SPLITS + offs_s)[:, None] * D_V + offs_v[None, :], mask=smask[:, None],
+                    other=0.0)
+    out = tl.sum(parts * w[:, None], 0) / tl.where(total > 0.0, total, 1.0)
+    tl.store(O + row * D_V + offs_v, out.to(O.dtype.element_ty))
+    tl.store(LSE + row, tl.where(total > 0.0, m_use + tl.log2(tl.where(total > 0.0, total, 1.0)), float("inf")))
+
+
+def next_power_of_2(n):
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+def split_constexprs(page_size, num_splits, d_v=512, d_pe=64):
+    """mla_decode_split's constexprs: 16 query heads per program (mma.sync M = 16; a 16 x 512 float32 accumulator
+    is 64 registers a thread), tiles of at most 32 keys within one page."""
+    return dict(D_V=d_v, D_PE=d_pe, PAGE=page_size, BLOCK_H=16, BLOCK_N=min(32, page_size), NUM_SPLITS=num_splits)
