@@ -456,3 +456,36 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// mma.sync (M = 16 on 4 warps) keeps its register operands, but a
+// loop-invariant A that every warp would hold whole for the loop (MLA
+// decoding's 16 x 512 q: 128 registers a thread) is stored once before the
+// loop and read from shared memory by the dot; a small one (16 x 64: 16
+// registers) and the loop's own P stay in registers.
+// CHECK-LABEL: func.func @invariant_a_mma_sync
+// CHECK:      %[[QBUF:.*]] = txl.smem_alloc {txl.staging} : !txl.smem<16x512xbf16, stages = 1, #txl.nvmma_shared<swizzle = 128>>
+// CHECK:      %[[QV:.*]] = txl.get_buffer %[[QBUF]]
+// CHECK-NEXT: txl.bar_wait 0, 128
+// CHECK-NEXT: txl.smem_store %{{.*}}, %[[QV]]
+// CHECK:      scf.for
+// CHECK:        txl.dot %[[QV]], %{{.*}}, %{{.*}} : !txl.smem<16x512xbf16, #txl.nvmma_shared<swizzle = 128>>, tensor<512x32xbf16>, tensor<16x32xf32>
+// CHECK:        txl.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x64xbf16>, tensor<64x32xbf16>
+// CHECK:        txl.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xbf16>, tensor<32x512xbf16>
+module attributes {txl.target = "sm_90a"} {
+  func.func @invariant_a_mma_sync(%q: tensor<16x512xbf16>, %qpe: tensor<16x64xbf16>, %n: i32, %c: tensor<512x32xbf16>, %kpe: tensor<64x32xbf16>, %v: tensor<32x512xbf16>) -> tensor<16x512xf32> attributes {txl.kernel, txl.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zs = arith.constant dense<0.0> : tensor<16x32xf32>
+    %z = arith.constant dense<0.0> : tensor<16x512xf32>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<16x512xf32>) : i32 {
+      %s0 = txl.dot %q, %c, %zs : tensor<16x512xbf16>, tensor<512x32xbf16>, tensor<16x32xf32>
+      %s = txl.dot %qpe, %kpe, %s0 : tensor<16x64xbf16>, tensor<64x32xbf16>, tensor<16x32xf32>
+      %p = arith.truncf %s : tensor<16x32xf32> to tensor<16x32xbf16>
+      %o = txl.dot %p, %v, %acc : tensor<16x32xbf16>, tensor<32x512xbf16>, tensor<16x512xf32>
+      scf.yield %o : tensor<16x512xf32>
+    }
+    return %r : tensor<16x512xf32>
+  }
+}
