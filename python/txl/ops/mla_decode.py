@@ -81,6 +81,7 @@ def _forward(q, kv, bt, seqlens, sm_scale, num_splits):
     import torch
 
     from txl.kernels import mla_decode as km
+    from txl.ops.attention import fast_launch
 
     B, H, _ = q.shape
     page = kv.shape[1]
@@ -91,11 +92,12 @@ def _forward(q, kv, bt, seqlens, sm_scale, num_splits):
     part_o = torch.empty((B, H, num_splits, D_V), dtype=torch.float32, device=q.device)
     part_lse = torch.empty((B, H, num_splits), dtype=torch.float32, device=q.device)
     cx = km.split_constexprs(page, num_splits, D_V, D_PE)
+    # Through the fast launch path: decoding kernels take tens of microseconds, the generic launch about as much.
     with torch.cuda.device(q.device):
-        km.mla_decode_split[(B, -(-H // cx["BLOCK_H"]), num_splits)](
-            q, kv, bt, seqlens, part_o, part_lse, float(sm_scale), H, bt.stride(0), **cx, num_warps=4)
-        km.mla_decode_combine[(B, H)](part_o, part_lse, o, lse, H, D_V=D_V, NUM_SPLITS=num_splits,
-                                      SPLITS_P=km.next_power_of_2(num_splits), num_warps=4)
+        fast_launch(km.mla_decode_split, (B, -(-H // cx["BLOCK_H"]), num_splits),
+                    (q, kv, bt, seqlens, part_o, part_lse, float(sm_scale), H, bt.stride(0)), dict(cx, num_warps=4))
+        fast_launch(km.mla_decode_combine, (B, H), (part_o, part_lse, o, lse, H),
+                    dict(D_V=D_V, NUM_SPLITS=num_splits, SPLITS_P=km.next_power_of_2(num_splits), num_warps=4))
     return o, lse
 
 

@@ -106,6 +106,12 @@ def _kernels():
     return nsa
 
 
+def fast_launch(fn, grid, args, kwargs):
+    from txl.ops.attention import fast_launch as launch
+
+    launch(fn, grid, args, kwargs)
+
+
 def _forward(q, k, v, idx, block_size, sm_scale, cu):
     """(o, lse2 (tokens, HQ) float32 log2 units) of validated contiguous inputs."""
     import torch
@@ -120,9 +126,8 @@ def _forward(q, k, v, idx, block_size, sm_scale, cu):
         return o, lse
     cx = kn.tile_constexprs(HQ // HK, D, S, block_size)
     with torch.cuda.device(q.device):
-        kn.nsa_fwd[(tokens, HK)](q, k, v, idx, bos, o, lse, float(sm_scale), N, HQ, *_strides(q, varlen),
-                                 *_strides(k, varlen), *_strides(idx, varlen), **cx, VARLEN=varlen,
-                                 num_warps=NUM_WARPS)
+        fast_launch(kn.nsa_fwd, (tokens, HK), (q, k, v, idx, bos, o, lse, float(sm_scale), N, HQ) + _strides(q, varlen)
+                    + _strides(k, varlen) + _strides(idx, varlen), dict(cx, VARLEN=varlen, num_warps=NUM_WARPS))
     return o, lse
 
 
@@ -185,13 +190,13 @@ def _backward(do, q, k, v, o, lse, idx, block_size, sm_scale, cu):
     cx = kn.tile_constexprs(HQ // HK, D, S, block_size)
     rows, toks, offs, counts, NB = _block_lists(idx, cu, tokens, N, HK, block_size)
     with torch.cuda.device(q.device):
-        kn.nsa_bwd_dq[(tokens, HK)](q, k, v, o, do, idx, bos, lse, delta, dq, float(sm_scale), N, HQ, *sq, *sk,
-                                    *_strides(idx, varlen), **cx, VARLEN=varlen, num_warps=NUM_WARPS)
-        kn.nsa_bwd_dkv[(NB, HK)](q, k, v, do, lse, delta, rows, toks, offs, counts, dk, dv, float(sm_scale),
-                                 N, HQ, HK, *sq, *sk, **kn.dkv_constexprs(HQ // HK, D, block_size), VARLEN=varlen,
-                                 # 128-key blocks: two warpgroups split M; two stages of Q/dO fit next to K, V
-                                 num_warps=8 if block_size == 128 else NUM_WARPS,
-                                 num_stages=2 if block_size == 128 else 3)
+        fast_launch(kn.nsa_bwd_dq, (tokens, HK), (q, k, v, o, do, idx, bos, lse, delta, dq, float(sm_scale), N, HQ)
+                    + sq + sk + _strides(idx, varlen), dict(cx, VARLEN=varlen, num_warps=NUM_WARPS))
+        # 128-key blocks: two warpgroups split M; two stages of Q/dO fit next to K and V.
+        fast_launch(kn.nsa_bwd_dkv, (NB, HK), (q, k, v, do, lse, delta, rows, toks, offs, counts, dk, dv,
+                                               float(sm_scale), N, HQ, HK) + sq + sk,
+                    dict(kn.dkv_constexprs(HQ // HK, D, block_size), VARLEN=varlen,
+                         num_warps=8 if block_size == 128 else NUM_WARPS, num_stages=2 if block_size == 128 else 3))
     return dq, dk, dv
 
 
