@@ -34,14 +34,14 @@ from .compiler.cache import KernelCache
 
 class Config:
     """One launch configuration: constexpr values (``kwargs``) and launch options. Triton's arguments are
-    accepted: ``num_ctas`` (1: txl launches no clusters), ``maxnreg`` (kept for the record; txl's register budget
-    comes from num_warps and txl.reg_alloc), ``ir_override`` (must be None)."""
+    accepted: ``num_ctas`` (CTAs per thread-block cluster, 1..8; a program is a cluster), ``maxnreg`` (kept for
+    the record; txl's register budget comes from num_warps and txl.reg_alloc), ``ir_override`` (must be None)."""
 
     def __init__(self, kwargs, num_warps=4, num_warpgroups=1, num_stages=None, num_ctas=1, maxnreg=None,
                  pre_hook=None, ir_override=None):  # TXL's argument order
-        if num_ctas not in (1, None):
-            raise ValueError("txl.Config(num_ctas=%r): txl launches one CTA per program (no clusters yet); use "
-                             "num_ctas=1" % (num_ctas,))
+        num_ctas = 1 if num_ctas is None else num_ctas
+        if isinstance(num_ctas, bool) or not isinstance(num_ctas, int) or not 1 <= num_ctas <= 8:
+            raise ValueError("txl.Config(num_ctas=%r): CTAs per cluster must be an int in 1..8" % (num_ctas,))
         if ir_override is not None:
             raise ValueError("txl.Config(ir_override=...) is not supported: txl compiles the kernel's source")
         self.kwargs = dict(kwargs)
@@ -49,7 +49,7 @@ class Config:
         self.num_warpgroups = num_warpgroups
         self.num_stages = num_stages
         self.pre_hook = pre_hook
-        self.num_ctas = 1
+        self.num_ctas = num_ctas
         self.maxnreg = maxnreg
         self.ir_override = None
 
@@ -76,13 +76,15 @@ class Config:
         kw = dict(self.kwargs, num_warps=self.num_warps, num_warpgroups=self.num_warpgroups)
         if self.num_stages is not None:
             kw["num_stages"] = self.num_stages
+        if self.num_ctas != 1:
+            kw["num_ctas"] = self.num_ctas
         return kw
 
     def all_kwargs(self):
         """Triton's Config.all_kwargs: the constexprs and every launch option that is set (what perf_model and
         early_config_prune see)."""
         kw = self.launch_kwargs()
-        kw["num_ctas"] = self.num_ctas
+        kw.setdefault("num_ctas", self.num_ctas)
         if self.maxnreg is not None:
             kw["maxnreg"] = self.maxnreg
         return kw
@@ -90,13 +92,16 @@ class Config:
     def to_dict(self):
         """What identifies the config (JSON-able; the pre_hook is code and is left out)."""
         return {"kwargs": {k: _jsonable(v) for k, v in self.kwargs.items()}, "num_warps": self.num_warps,
-                "num_warpgroups": self.num_warpgroups, "num_stages": self.num_stages}
+                "num_warpgroups": self.num_warpgroups, "num_stages": self.num_stages,
+                **({"num_ctas": self.num_ctas} if self.num_ctas != 1 else {})}
 
     def __repr__(self):
         parts = ["%s=%r" % kv for kv in self.kwargs.items()]
         parts += ["num_warps=%d" % self.num_warps, "num_warpgroups=%d" % self.num_warpgroups]
         if self.num_stages is not None:
             parts.append("num_stages=%d" % self.num_stages)
+        if self.num_ctas != 1:
+            parts.append("num_ctas=%d" % self.num_ctas)
         if self.maxnreg is not None:
             parts.append("maxnreg=%d" % self.maxnreg)
         return "Config(%s)" % ", ".join(parts)

@@ -365,9 +365,10 @@ class JITFunction:
             kwargs.get(o, _OPTION_DEFAULTS[o]) if o in self._option_params else kwargs.pop(o, _OPTION_DEFAULTS[o])
             for o in LAUNCH_OPTIONS)
         num_ctas = kwargs.get("num_ctas", 1) if "num_ctas" in self.arg_names else kwargs.pop("num_ctas", 1)
-        if num_ctas not in (1, None):
-            raise ValueError("%s: num_ctas=%r: txl launches one CTA per program (no thread-block clusters yet); "
-                             "launch with num_ctas=1" % (self.where, num_ctas))
+        num_ctas = 1 if num_ctas is None else num_ctas
+        if isinstance(num_ctas, bool) or not isinstance(num_ctas, int) or not 1 <= num_ctas <= 8:
+            raise ValueError("%s: num_ctas=%r: CTAs per cluster (one program of the grid is one cluster of "
+                             "num_ctas CTAs, as in Triton) must be an int in 1..8" % (self.where, num_ctas))
         if debug_hangs is None:
             debug_hangs = env_flag(b"TXL_DEBUG_HANGS")
         libdevice = None
@@ -376,7 +377,7 @@ class JITFunction:
         fkey = None
         if _launch and not self.diff_mode:
             fkey = self._fingerprint(args, kwargs, (num_warps, num_warpgroups, num_stages, bool(debug_hangs),
-                                                    libdevice))
+                                                    libdevice, num_ctas))
             fast = self._fast.get(fkey) if fkey is not None else None
             if fast is not None:
                 return fast(grid, args, kwargs, stream)
@@ -386,11 +387,13 @@ class JITFunction:
                        debug_hangs=bool(debug_hangs))
         if libdevice:
             options["libdevice"] = libdevice
+        if num_ctas != 1:
+            options["num_ctas"] = num_ctas
         # Check the grid before a possibly long compilation (the runtime checks it again against the cluster).
         launch = _launch and not self.diff_mode
         if launch:
             meta = dict(bound, **options)
-            g = self._grid(grid, meta)
+            g = _cluster_grid(self._grid(grid, meta), num_ctas)
         key = (tuple(sig.items()), tuple((k, _freeze(v)) for k, v in consts.items()), tuple(options.items()))
         compiled = self.cache.get(key)
         if compiled is None or self.diff_mode:
@@ -462,7 +465,7 @@ class JITFunction:
                 sources.append(src[n])
         if len(self._fast) > 64:
             self._fast.clear()
-        self._fast[fkey] = _FastEntry(self, kernel, sources, dict(zip(LAUNCH_OPTIONS[:4], fkey[0])))
+        self._fast[fkey] = _FastEntry(self, kernel, sources, dict(zip(LAUNCH_OPTIONS[:4], fkey[0])), fkey[0][5])
 
     def _grid(self, grid, meta):
         from .runtime import normalize_grid
@@ -557,8 +560,9 @@ class _FastEntry:
     """A launch of one JIT function whose fingerprint was checked once on the slow path: maps the arguments to
     the kernel's params (a txl.TensorDescriptor goes as its tensor) and launches through runtime.FastLaunch."""
 
-    def __init__(self, jf, kernel, sources, options):
+    def __init__(self, jf, kernel, sources, options, num_ctas=1):
         self.jf, self.kernel, self.sources, self.options = jf, kernel, sources, options
+        self.num_ctas = num_ctas
         self.launchers = {}  # device -> FastLaunch
         # The common case: the params are the first positional arguments, in order, none a txl.TensorDescriptor.
         self.in_order = sources == [("a", i) for i in range(len(sources))]
@@ -590,6 +594,8 @@ class _FastEntry:
             g = grid + (1,) * (3 - len(grid))
         else:
             g = self.jf._grid(grid, {})
+        if self.num_ctas != 1:
+            g = _cluster_grid(g, self.num_ctas)
         if self.tensor_at is None:
             self.tensor_at = next((i for i, v in enumerate(vals) if type(v) in _TENSOR_TYPES), -1)
         dev = vals[self.tensor_at].get_device() if self.tensor_at >= 0 else _device_of(vals)
@@ -599,6 +605,11 @@ class _FastEntry:
 
             launch = self.launchers[dev] = FastLaunch(self.kernel, dev)
         return launch(g, vals, stream)
+
+
+def _cluster_grid(g, num_ctas):
+    """The CTA grid of a launch whose programs are clusters of num_ctas CTAs along x (Triton's num_ctas)."""
+    return g if num_ctas == 1 else (g[0] * num_ctas,) + tuple(g[1:])
 
 
 def _device_of(vals):

@@ -91,8 +91,8 @@ std::string requiredStage(Operation *op) {
 /// Ops this pass lowers that carry no tiles.
 bool isLoweredScalarTxlOp(Operation *op) {
   return isa<TidOp, WarpIdOp, WarpgroupIdOp, LaneIdOp, CtaRankOp, ProgramIdOp, NumProgramsOp,
-             IsWarpgroupOp, IsWarpOp, BarWaitOp, BarArriveOp, RegAllocOp, RegDeallocOp,
-             ReduceReturnOp>(op) ||
+             IsWarpgroupOp, IsWarpOp, BarWaitOp, BarArriveOp, ClusterBarrierOp, RegAllocOp,
+             RegDeallocOp, ReduceReturnOp>(op) ||
          (isa<ExternElementwiseOp, IntToPtrOp, PtrToIntOp>(op) &&
           !isa<RankedTensorType>(op->getResult(0).getType()));
 }
@@ -254,6 +254,12 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
       f->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), rewriter.getUnitAttr());
       f->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                  rewriter.getDenseI32ArrayAttr({int32_t(32 * numWarps), 1, 1}));
+      // A cluster launch: .reqnctapercluster in the PTX, "cluster" in the
+      // sidecar (the launcher passes it to cuLaunchKernelEx).
+      if (auto ctas = funcOp->getAttrOfType<IntegerAttr>(kNumCtasAttrName);
+          ctas && ctas.getInt() > 1)
+        f->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                   rewriter.getDenseI32ArrayAttr({int32_t(ctas.getInt()), 1, 1}));
       // setmaxnreg needs a known entry register count (FACTS §4.5).
       f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(1));
       // A CUtensorMap is passed by value: a 128-byte, 64-aligned
@@ -307,10 +313,20 @@ Value buildLaneId(OpBuilder &b, Location loc, LaneIdOp) {
 Value buildCtaRank(OpBuilder &b, Location loc, CtaRankOp) {
   return NVVM::ClusterId::create(b, loc, b.getI32Type());
 }
+/// CTAs per cluster of the kernel holding `op` (txl.num_ctas, 1 if absent).
+int64_t clusterSize(Operation *op) {
+  auto fn = op->getParentOfType<FunctionOpInterface>();
+  auto n = fn ? fn->getAttrOfType<IntegerAttr>(kNumCtasAttrName) : IntegerAttr();
+  return n ? n.getInt() : 1;
+}
+/// With clusters (num_ctas x 1 x 1), a program is a cluster, as in Triton:
+/// program_id(0) / num_programs(0) are %clusterid.x / %nclusterid.x.
 Value buildProgramId(OpBuilder &b, Location loc, ProgramIdOp op) {
   Type i32 = b.getI32Type();
   switch (op.getAxis()) {
   case 0:
+    if (clusterSize(op) > 1)
+      return NVVM::ClusterIdXOp::create(b, loc, i32);
     return NVVM::BlockIdXOp::create(b, loc, i32);
   case 1:
     return NVVM::BlockIdYOp::create(b, loc, i32);
@@ -322,6 +338,8 @@ Value buildNumPrograms(OpBuilder &b, Location loc, NumProgramsOp op) {
   Type i32 = b.getI32Type();
   switch (op.getAxis()) {
   case 0:
+    if (clusterSize(op) > 1)
+      return NVVM::ClusterDimXOp::create(b, loc, i32);
     return NVVM::GridDimXOp::create(b, loc, i32);
   case 1:
     return NVVM::GridDimYOp::create(b, loc, i32);
@@ -329,6 +347,19 @@ Value buildNumPrograms(OpBuilder &b, Location loc, NumProgramsOp op) {
     return NVVM::GridDimZOp::create(b, loc, i32);
   }
 }
+/// barrier.cluster.arrive (release) + barrier.cluster.wait (acquire): every
+/// thread of the cluster, its earlier shared-memory writes visible after.
+struct ClusterBarrierLowering : OpConversionPattern<ClusterBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ClusterBarrierOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    NVVM::ClusterArriveOp::create(rewriter, op.getLoc(), rewriter.getUnitAttr());
+    NVVM::ClusterWaitOp::create(rewriter, op.getLoc(), rewriter.getUnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// `id` is one of `ids` (an OR of compares; the lists are short).
 Value isOneOf(OpBuilder &b, Location loc, Value id, ArrayRef<int32_t> ids) {
   Value any;
@@ -558,6 +589,7 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
     patterns.add<ValueLowering<NumProgramsOp>>(converter, ctx, buildNumPrograms);
     patterns.add<ValueLowering<IsWarpgroupOp>>(converter, ctx, buildIsWarpgroup);
     patterns.add<ValueLowering<IsWarpOp>>(converter, ctx, buildIsWarp);
+    patterns.add<ClusterBarrierLowering>(converter, ctx);
     patterns.add<NamedBarrierLowering<BarWaitOp>, NamedBarrierLowering<BarArriveOp>,
                  SetMaxRegisterLowering<RegAllocOp, NVVM::SetMaxRegisterAction::increase>,
                  SetMaxRegisterLowering<RegDeallocOp, NVVM::SetMaxRegisterAction::decrease>,
@@ -585,7 +617,10 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
     }
     // The role width was read by the lowering of barriers (getRoleWarps); the
     // launch size is in nvvm.reqntid now.
-    module.walk([](LLVM::LLVMFuncOp f) { f->removeAttr(kRoleWarpsAttrName); });
+    module.walk([](LLVM::LLVMFuncOp f) {
+      f->removeAttr(kRoleWarpsAttrName);
+      f->removeAttr(kNumCtasAttrName); // read by program_id; nvvm.cluster_dim now
+    });
   }
 };
 

@@ -1405,7 +1405,8 @@ _BUILTIN_NAMES.update({"True": constexpr(True), "False": constexpr(False), "None
 # ----------------------------------------------------------------------------------------------------------------
 # Entry point
 # ----------------------------------------------------------------------------------------------------------------
-def ast_to_ir(jit_fn, signature, constexprs, *, num_warps=4, num_warpgroups=1, target="sm_90a", num_stages=None):
+def ast_to_ir(jit_fn, signature, constexprs, *, num_warps=4, num_warpgroups=1, target="sm_90a", num_stages=None,
+              num_ctas=1):
     """The txl IR text (an MLIR module) of ``jit_fn`` specialised for ``signature`` and ``constexprs``.
 
     ``signature`` maps each run-time parameter to a Triton signature string; ``constexprs`` maps compile-time
@@ -1413,11 +1414,12 @@ def ast_to_ir(jit_fn, signature, constexprs, *, num_warps=4, num_warpgroups=1, t
     The kernel's parameters are the function's parameters that are not constexprs, in order. ``num_warps`` is per
     warpgroup (TXL's convention): the block has ``num_warps * num_warpgroups`` warps. ``num_stages`` is Triton's
     pipeline depth for the kernel's loops (default 3, as Triton's; a loop's ``tl.range(..., num_stages=)`` wins).
+    ``num_ctas``: CTAs per thread-block cluster (Triton's option: ``txl.num_ctas`` on the kernel).
     """
     try:
         signature, constexprs = _check_specialisation(jit_fn, signature, constexprs)
         return _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
-                          DEFAULT_NUM_STAGES if num_stages is None else num_stages)
+                          DEFAULT_NUM_STAGES if num_stages is None else num_stages, num_ctas)
     except CompilationError as e:
         raise e.with_traceback(None) from None
     except (TypeError, ValueError, SyntaxError, OSError):
@@ -1475,7 +1477,7 @@ def _check_specialisation(jit_fn, signature, constexprs):
 DEFAULT_NUM_STAGES = 3
 
 
-def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target, num_stages):
+def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target, num_stages, num_ctas=1):
     info = _info(jit_fn)
     signature = dict(signature or {})
     constexprs = dict(constexprs or {})
@@ -1561,7 +1563,7 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
         _single_role_slots(entry)
     return _print_module(info.name, entry, num_warps * num_warpgroups, num_stages, target,
                          semantic.global_scratch_bytes(ctx),
-                         gen.source_loc(fnode), entry_divisible, role_warps=role_warps)
+                         gen.source_loc(fnode), entry_divisible, role_warps=role_warps, num_ctas=num_ctas)
 
 
 _ROLE_OPS = ("txl.is_warp", "txl.is_warpgroup", "txl.warpgroup_id")
@@ -1584,7 +1586,7 @@ def _single_role_slots(block):
 
 
 def _print_module(name, entry, total_warps, num_stages, target, global_scratch=None, loc=None, divisible=(),
-                  role_warps=4):
+                  role_warps=4, num_ctas=1):
     p = ir.Printer()
 
     def arg(a):
@@ -1599,6 +1601,8 @@ def _print_module(name, entry, total_warps, num_stages, target, global_scratch=N
     args = ", ".join(arg(a) for a in entry.args)
     # txl.role_warps: the warps of one copy of the body, when wider than a warpgroup (num_warps = 8).
     role = ", txl.role_warps = %d : i32" % role_warps if role_warps != 4 else ""
+    if num_ctas != 1:  # a thread-block cluster of num_ctas CTAs per program
+        role += ", txl.num_ctas = %d : i32" % num_ctas
     lines = ['module attributes {txl.target = "%s"} {' % target,
              "  func.func @%s(%s) attributes {txl.kernel, txl.num_stages = %d : i32, txl.num_warps = %d : i32%s} {"
              % (name, args, num_stages, total_warps, role)]

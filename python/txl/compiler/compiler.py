@@ -201,7 +201,8 @@ def _accepts(fn, name):
     return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
 
 
-def frontend_ir(fn, signature, constexprs, num_warps=4, num_warpgroups=1, target="sm_90a", num_stages=None):
+def frontend_ir(fn, signature, constexprs, num_warps=4, num_warpgroups=1, target="sm_90a", num_stages=None,
+                num_ctas=1):
     """The txl IR text of one specialisation of ``fn`` (a JITFunction), from the frontend."""
     try:
         from .code_generator import ast_to_ir
@@ -214,6 +215,8 @@ def frontend_ir(fn, signature, constexprs, num_warps=4, num_warpgroups=1, target
             raise TypeError("num_stages=%r: txl kernels choose their pipeline depth themselves; pass it as a "
                             "constexpr (e.g. NUM_STAGES=%r) instead" % (num_stages, num_stages))
         kw["num_stages"] = num_stages
+    if num_ctas != 1:
+        kw["num_ctas"] = num_ctas
     # ast_to_ir checks that both are dicts (a CompilationError at the kernel's def otherwise).
     ir = ast_to_ir(fn, signature, constexprs, **kw)
     if not isinstance(ir, str):
@@ -572,7 +575,7 @@ def _env_flag(name):
 
 def compile(fn, signature=None, constexprs=None, *, num_warps=4, num_warpgroups=1, target="sm_90a",
             debug_hangs=False, num_stages=None, stages=(), dump_ir=None, diff_select=None, log_dir=None,
-            cache_dir=None, use_cache=True, libdevice=None):
+            cache_dir=None, use_cache=True, libdevice=None, num_ctas=1):
     """Compile one specialisation of ``fn`` and return a CompiledKernel. No GPU, no torch.
 
     ``fn``: a ``@txl.jit`` function (run through the frontend with ``signature`` {param: "*bf16" | "i32" | ...}
@@ -580,7 +583,8 @@ def compile(fn, signature=None, constexprs=None, *, num_warps=4, num_warpgroups=
     ``stages``: pipeline stage names (or "all") whose IR to put in ``asm``; ``dump_ir`` (default: env
     ``TXL_DUMP_IR``) prints the IR after every stage; ``diff_select=k`` prints what stage k changed;
     ``log_dir`` (or env ``TXL_KEEP_TEMPS=1``) keeps the intermediate files; ``libdevice``: the libdevice.10.bc
-    to link (default: txlc's search). Raises TxlCompileError when txlc
+    to link (default: txlc's search); ``num_ctas``: CTAs per cluster (Triton's option; the kernel then requires
+    that cluster shape and a program is a cluster). Raises TxlCompileError when txlc
     rejects the kernel (nothing is cached then) and TxlCompilerNotFoundError when there is no txlc and no cache
     entry.
     """
@@ -590,6 +594,8 @@ def compile(fn, signature=None, constexprs=None, *, num_warps=4, num_warpgroups=
         options["num_stages"] = num_stages
     if libdevice:
         options["libdevice"] = str(libdevice)
+    if num_ctas != 1:
+        options["num_ctas"] = int(num_ctas)
     if isinstance(fn, str):
         ir = fn
         if "\n" not in fn and fn.endswith(".mlir") and os.path.exists(fn):
@@ -600,7 +606,7 @@ def compile(fn, signature=None, constexprs=None, *, num_warps=4, num_warpgroups=
         # One frontend at a time: it keeps the kernel being built in module state (language.semantic's context
         # stack), and it is pure Python, so threads would gain nothing there. txlc, below, runs concurrently.
         with _FRONTEND_LOCK:
-            ir = frontend_ir(fn, signature, constexprs, num_warps, num_warpgroups, target, num_stages)
+            ir = frontend_ir(fn, signature, constexprs, num_warps, num_warpgroups, target, num_stages, num_ctas)
         kname = _ir_kernel_name(ir) if "txl.kernel" in ir else fn.__name__
         where = _where(fn)
     if dump_ir is None:

@@ -359,6 +359,13 @@ def fence_proxy_async():
     S._b().create("txl.fence_proxy_async", [], [])
 
 
+def cluster_barrier():
+    """Every thread of every CTA of the cluster (a kernel launched with num_ctas > 1) waits here; shared-memory
+    writes before it are visible to ``smem_load(..., cta_id=)`` after it. A txl extension (TXL has no name for it):
+    also call it before the kernel ends while other CTAs may still read this CTA's buffers."""
+    S._b().create("txl.cluster_barrier", [], [])
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Data movement
 # ---------------------------------------------------------------------------------------------------------------

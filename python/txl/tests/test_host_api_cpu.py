@@ -95,8 +95,10 @@ def test_config_accepts_tritons_arguments():
                               "maxnreg": 128}
     assert c.options == {"num_warps": 8, "num_warpgroups": 1, "num_stages": 4}  # what the launch gets
     assert "maxnreg=128" in repr(c)
-    with pytest.raises(ValueError, match="num_ctas=2.*no clusters"):
-        txl.Config({}, num_ctas=2)
+    c2 = txl.Config({}, num_ctas=2)  # a thread-block cluster of 2 CTAs per program
+    assert c2.options["num_ctas"] == 2 and "num_ctas=2" in repr(c2) and c2.to_dict()["num_ctas"] == 2
+    with pytest.raises(ValueError, match="num_ctas=16.*1..8"):
+        txl.Config({}, num_ctas=16)
 
 
 # -- autotune -------------------------------------------------------------------------------------------------------

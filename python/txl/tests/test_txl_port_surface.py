@@ -169,9 +169,11 @@ def test_num_ctas_launch_option(compiled):
         pass
 
     kern.warmup(FakeTensor((64,)), 64, BLOCK=64, num_ctas=1, grid=(1,))
-    assert compiled[-1][1] == {"BLOCK": 64}
-    with pytest.raises(ValueError, match="num_ctas=2: txl launches one CTA per program"):
-        kern.warmup(FakeTensor((64,)), 64, BLOCK=64, num_ctas=2, grid=(1,))
+    assert compiled[-1][1] == {"BLOCK": 64} and "num_ctas" not in compiled[-1][2]
+    kern.warmup(FakeTensor((64,)), 64, BLOCK=64, num_ctas=2, grid=(1,))  # clusters of 2 CTAs
+    assert compiled[-1][2]["num_ctas"] == 2
+    with pytest.raises(ValueError, match="num_ctas=9: CTAs per cluster"):
+        kern.warmup(FakeTensor((64,)), 64, BLOCK=64, num_ctas=9, grid=(1,))
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -426,4 +426,27 @@ module {
     txl.store %src, %sv : !txl.ptr<f32>, f32
     return
   }
+
+  // A cluster of 2 CTAs: the cluster shape is nvvm.cluster_dim (txl.num_ctas
+  // goes), a program is a cluster (program_id(0) / num_programs(0) read
+  // %clusterid.x / %nclusterid.x; the other axes stay per CTA), and the
+  // cluster barrier is arrive + wait.
+  // CHECK-LABEL: llvm.func @cluster(
+  // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+  // CHECK-NOT: txl.num_ctas
+  func.func @cluster(%out: !txl.ptr<i32>) attributes {txl.kernel, txl.num_ctas = 2 : i32} {
+    // CHECK: nvvm.read.ptx.sreg.clusterid.x
+    %p0 = txl.program_id 0
+    // CHECK: nvvm.read.ptx.sreg.ctaid.y
+    %p1 = txl.program_id 1
+    // CHECK: nvvm.read.ptx.sreg.nclusterid.x
+    %n0 = txl.num_programs 0
+    // CHECK: nvvm.cluster.arrive {aligned}
+    // CHECK-NEXT: nvvm.cluster.wait {aligned}
+    txl.cluster_barrier
+    %s0 = arith.addi %p0, %p1 : i32
+    %s1 = arith.addi %s0, %n0 : i32
+    txl.store %out, %s1 : !txl.ptr<i32>, i32
+    return
+  }
 }

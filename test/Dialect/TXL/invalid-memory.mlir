@@ -443,3 +443,20 @@ module attributes {txl.target = "sm_100a"} {
 //===----------------------------------------------------------------------===//
 // mbarriers
 //===----------------------------------------------------------------------===//
+
+// -----
+
+// ctaId names a CTA of the kernel's cluster.
+func.func @cta_outside_cluster(%v: !txl.smem<128xf32>) attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_ctas = 2 : i32} {
+  // expected-error @+1 {{'txl.smem_load' op ctaId 2 is not a CTA of this kernel's cluster of 2 (txl.num_ctas); launch with num_ctas > 2}}
+  %t = txl.smem_load %v {ctaId = 2 : i32} : !txl.smem<128xf32> -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @negative_cta(%v: !txl.smem<128xf32>, %t: tensor<128xf32>) {
+  // expected-error @+1 {{'txl.smem_store' op ctaId must be -1 (this CTA) or a CTA rank >= 0, got -2}}
+  txl.smem_store %t, %v {ctaId = -2 : i32} : tensor<128xf32>, !txl.smem<128xf32>
+  return
+}

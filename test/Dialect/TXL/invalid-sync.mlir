@@ -189,3 +189,20 @@ func.func @f() {
   txl.bar_wait 9, 0
   return
 }
+
+// -----
+
+// A cluster barrier needs a kernel launched with clusters.
+func.func @cluster_barrier_without_cluster() attributes {txl.kernel, txl.num_warps = 4 : i32} {
+  // expected-error @+1 {{'txl.cluster_barrier' op in a kernel launched without clusters (txl.num_ctas absent or 1): launch with num_ctas=2..8, or use a CTA barrier}}
+  txl.cluster_barrier
+  return
+}
+
+// -----
+
+// At most 8 CTAs per cluster (the portable size).
+// expected-error @+1 {{'txl.num_ctas' is an integer in 1..8 (CTAs per cluster, at most the portable 8) on a kernel function}}
+func.func @too_many_ctas() attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_ctas = 16 : i32} {
+  return
+}

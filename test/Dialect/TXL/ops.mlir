@@ -493,3 +493,12 @@ func.func @address_casts(%a: tensor<16xi64>, %s: i64) {
   %q = txl.int_to_ptr %s : i64 -> !txl.ptr<f32>
   return
 }
+
+// A kernel launched with clusters: its barrier of the whole cluster.
+// CHECK-LABEL: func.func @cluster_ops()
+// CHECK-SAME: txl.num_ctas = 2 : i32
+func.func @cluster_ops() attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_ctas = 2 : i32} {
+  // CHECK: txl.cluster_barrier{{$}}
+  txl.cluster_barrier
+  return
+}

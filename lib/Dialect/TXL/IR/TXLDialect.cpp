@@ -638,6 +638,17 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
                                 "function";
     return success();
   }
+  // Triton's num_ctas: CTAs per cluster (num_ctas x 1 x 1), at most 8 (the
+  // portable cluster size).
+  if (name == kNumCtasAttrName) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    int64_t ctas = n && n.getValue().getSignificantBits() <= 32 ? n.getValue().getSExtValue() : 0;
+    if (ctas < 1 || ctas > 8 || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name
+                             << "' is an integer in 1..8 (CTAs per cluster, at most the portable "
+                                "8) on a kernel function";
+    return success();
+  }
   // Triton's pipeline depth: on a kernel (the launch option) or a loop
   // (tl.range(..., num_stages=)).
   if (name == "txl.num_stages") {

@@ -125,12 +125,46 @@ LogicalResult GetBufferOp::verify() {
   return verifyConstantIndex(*this, getIndex(), stages, "stage");
 }
 
+/// CTAs per cluster of the kernel that holds `op`: its txl.num_ctas, 1 when
+/// absent; -1 outside a kernel (a fragment under test: not checked).
+static int64_t getKernelNumCtas(Operation *op) {
+  auto fn = op->getParentOfType<FunctionOpInterface>();
+  if (!fn || !fn->hasAttr(kKernelAttrName))
+    return -1;
+  auto n = fn->getAttrOfType<IntegerAttr>(kNumCtasAttrName);
+  return n ? n.getInt() : 1;
+}
+
+/// ctaId of smem_load / smem_store: -1 (this CTA) or a rank of the kernel's
+/// cluster.
+static LogicalResult verifyCtaId(Operation *op, int32_t cta) {
+  if (cta < -1)
+    return op->emitOpError() << "ctaId must be -1 (this CTA) or a CTA rank >= 0, got " << cta;
+  int64_t ctas = getKernelNumCtas(op);
+  if (cta >= 0 && ctas >= 0 && cta >= ctas)
+    return op->emitOpError() << "ctaId " << cta << " is not a CTA of this kernel's cluster of "
+                             << ctas << " (txl.num_ctas); launch with num_ctas > " << cta;
+  return success();
+}
+
 LogicalResult SmemLoadOp::verify() {
+  if (failed(verifyCtaId(*this, static_cast<int32_t>(getCtaId()))))
+    return failure();
   return verifySameTile(*this, getType(), getSrc().getType(), "result", "shared-memory");
 }
 
 LogicalResult SmemStoreOp::verify() {
+  if (failed(verifyCtaId(*this, static_cast<int32_t>(getCtaId()))))
+    return failure();
   return verifySameTile(*this, getValue().getType(), getDst().getType(), "value", "shared-memory");
+}
+
+LogicalResult ClusterBarrierOp::verify() {
+  int64_t ctas = getKernelNumCtas(*this);
+  if (ctas == 1)
+    return emitOpError() << "in a kernel launched without clusters (txl.num_ctas absent or 1): "
+                            "launch with num_ctas=2..8, or use a CTA barrier";
+  return success();
 }
 
 /// frag_smem_load/store: the register tile has the view's shape, or is a 2-D

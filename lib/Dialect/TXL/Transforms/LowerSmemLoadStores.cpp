@@ -16,8 +16,9 @@
 // chunk stays whole under the swizzle); everything else is one access per
 // element; mma.sync operands (16-bit) read from a whole NVMMA-encoded view
 // use ldmatrix (.trans when the view's contiguous dimension is not K).
-// frag_smem_load/store are the predicated and partial
-// forms; tmem_load/store (Blackwell) move tiles to and from tensor memory
+// A `ctaId` reads or writes that CTA's copy of the view (distributed shared
+// memory: mapa, then ld/st.shared::cluster). frag_smem_load/store are the
+// predicated and partial forms; tmem_load/store (Blackwell) move tiles to and from tensor memory
 // with tcgen05.ld/st.
 //
 //===----------------------------------------------------------------------===//
@@ -356,12 +357,32 @@ LogicalResult storeTile(ConversionPatternRewriter &rewriter, Location loc, Opera
   return success();
 }
 
+/// The view's base in CTA `cta` of the cluster (distributed shared memory):
+/// `mapa` maps this CTA's address to the same offset in that CTA's window of
+/// the shared::cluster space; loads and stores through it are
+/// ld/st.shared::cluster. The element offsets (and the swizzle, which XORs
+/// offsets within the view) are the same as in the CTA's own copy.
+static Value remoteBase(ConversionPatternRewriter &rewriter, Location loc, Value base,
+                        int32_t cta) {
+  auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+  return NVVM::MapaOp::create(rewriter, loc, clusterPtr, base, i32Const(rewriter, loc, cta));
+}
+
 struct LowerSmemLoad : OpConversionPattern<SmemLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SmemLoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (static_cast<int32_t>(op.getCtaId()) != -1)
-      return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
+    if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1) {
+      // Another CTA's copy: element-wise / vector loads (ldmatrix reads the
+      // CTA's own shared memory only).
+      FailureOr<Value> tile = loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
+                                       op.getSrc().getType(), op.getSrc(),
+                                       remoteBase(rewriter, op.getLoc(), adaptor.getSrc(), cta));
+      if (failed(tile))
+        return failure();
+      rewriter.replaceOp(op, *tile);
+      return success();
+    }
     if (Value tile = loadMmaSyncOperand(rewriter, op.getLoc(), *getTypeConverter(), op.getType(),
                                         op.getSrc().getType(), op.getSrc(), adaptor.getSrc())) {
       rewriter.replaceOp(op, tile);
@@ -380,10 +401,11 @@ struct LowerSmemStore : OpConversionPattern<SmemStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SmemStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (static_cast<int32_t>(op.getCtaId()) != -1)
-      return op.emitOpError() << "stores to another CTA of the cluster are not supported yet";
+    Value base = adaptor.getDst();
+    if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1)
+      base = remoteBase(rewriter, op.getLoc(), base, cta);
     if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(), op.getDst().getType(),
-                         op.getDst(), adaptor.getDst(), adaptor.getValue())))
+                         op.getDst(), base, adaptor.getValue())))
       return failure();
     rewriter.eraseOp(op);
     return success();

@@ -234,12 +234,19 @@ module attributes {txl.target = "sm_90a"} {
 
 #bl = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 
-// Reading another CTA's shared memory (ctaId) is not lowered yet.
+// Another CTA's copy (ctaId, distributed shared memory): the view's base
+// mapped into that CTA's window of the cluster (nvvm.mapa to a
+// shared::cluster pointer), then the same 16-byte vector accesses.
+// CHECK-LABEL: func.func @remote_cta
+// CHECK: %[[R:.*]] = nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: llvm.getelementptr %[[R]]
+// CHECK: llvm.load {{.*}} : !llvm.ptr<7> -> vector<8xbf16>
+// CHECK: %[[W:.*]] = nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: llvm.store {{.*}} : vector<8xbf16>, !llvm.ptr<7>
 module attributes {txl.target = "sm_90a"} {
-  func.func @remote_cta(%v: !txl.smem<32x64xbf16>) attributes {txl.kernel} {
-    // expected-error @+2 {{failed to legalize operation 'txl.smem_load'}}
-    // expected-error @+1 {{loads from another CTA of the cluster are not supported yet}}
+  func.func @remote_cta(%v: !txl.smem<32x64xbf16>) attributes {txl.kernel, txl.num_ctas = 2 : i32} {
     %t = txl.smem_load %v {ctaId = 1 : i32} : !txl.smem<32x64xbf16> -> tensor<32x64xbf16, #bl>
+    txl.smem_store %t, %v {ctaId = 0 : i32} : tensor<32x64xbf16, #bl>, !txl.smem<32x64xbf16>
     return
   }
 }

@@ -48,6 +48,9 @@ constexpr StringLiteral kNumWarpsAttrName = "txl.num_warps";
 /// Triton-style kernel launched with num_warps = 8: its two warpgroups split
 /// each dot's M). Absent: roles of one warpgroup (4 warps).
 constexpr StringLiteral kRoleWarpsAttrName = "txl.role_warps";
+/// CTAs per cluster of a kernel launched with num_ctas > 1 (a cluster of
+/// num_ctas x 1 x 1; one program of the grid is one cluster). Absent: 1.
+constexpr StringLiteral kNumCtasAttrName = "txl.num_ctas";
 /// The most elements a register tile may have: 2^20, Triton's limit
 /// (TRITON_MAX_TENSOR_NUMEL). Larger tiles cannot fit in registers anyway,
 /// and unrolling their per-register code exhausts the compiler's memory.

@@ -515,6 +515,23 @@ def TXL_AsyncLoadWaitOp : TXL_Op<"async_load_wait", [MemoryEffects<SyncEffects>]
   let assemblyFormat = "$pendings attr-dict";
 }
 
+def TXL_ClusterBarrierOp : TXL_Op<"cluster_barrier", [MemoryEffects<SyncEffects>]> {
+  let summary = "barrier of every thread of every CTA of the cluster";
+  let description = [{
+    `barrier.cluster.arrive` + `barrier.cluster.wait` (release / acquire at
+    cluster scope): shared-memory writes made before it by any CTA of the
+    cluster are visible to reads after it through `smem_load ... ctaId`.
+    Also needed before a CTA exits while others may still read its shared
+    memory. Only in kernels launched with clusters (`txl.num_ctas` > 1).
+
+    ```mlir
+    txl.cluster_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 def TXL_FenceProxyAsyncOp : TXL_Op<"fence_proxy_async", [MemoryEffects<SyncEffects>]> {
   let summary = "make generic-proxy shared-memory writes visible to the async proxy";
   let description = [{

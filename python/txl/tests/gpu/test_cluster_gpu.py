@@ -1,0 +1,52 @@
+"""Thread-block clusters on the GPU (kernels in cluster_cases.py): a launch with num_ctas runs each program as a
+cluster (program_id / num_programs count clusters, cta_rank the CTA in it); distributed shared memory reads
+(smem_load cta_id, a ring over 2 and 4 CTAs) and writes (smem_store cta_id) between cluster barriers move the rows
+exactly; the compiled kernel records its cluster shape."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():  # pragma: no cover - depends on the machine
+    pytest.skip("no CUDA GPU (torch.cuda.is_available() is false)", allow_module_level=True)
+
+from .cluster_cases import push_write, ring_read  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("ctas", [2, 4])
+def test_ring_read(ctas):
+    programs, n = 33, 256
+    x = torch.randn(programs * ctas, n, device="cuda")
+    y = torch.empty_like(x)
+    ids = torch.full((programs * ctas, 4), -1, dtype=torch.int32, device="cuda")
+    ring_read[(programs,)](x, y, ids, N=n, CTAS=ctas, num_ctas=ctas)
+    torch.cuda.synchronize()
+    src = torch.arange(programs * ctas, device="cuda")
+    src = (src // ctas) * ctas + (src % ctas + 1) % ctas  # the next CTA of the same cluster
+    assert torch.equal(y, x[src])
+    expect = torch.stack([torch.arange(programs * ctas, device="cuda") // ctas,
+                          torch.arange(programs * ctas, device="cuda") % ctas,
+                          torch.full((programs * ctas,), programs, device="cuda"),
+                          torch.zeros(programs * ctas, device="cuda", dtype=torch.int64)], 1).to(torch.int32)
+    assert torch.equal(ids, expect)
+    # A second launch (the fast path) multiplies the grid by the cluster size the same way.
+    y2 = torch.empty_like(x)
+    ring_read[(programs,)](x, y2, ids, N=n, CTAS=ctas, num_ctas=ctas)
+    assert torch.equal(y2, y)
+
+
+def test_push_write():
+    programs, n = 20, 512
+    x = torch.randn(programs * 2, n, device="cuda")
+    y = torch.empty_like(x)
+    push_write[(programs,)](x, y, N=n, num_ctas=2)
+    torch.cuda.synchronize()
+    assert torch.equal(y, x.view(programs, 2, n).flip(1).reshape(programs * 2, n))
+
+
+def test_compiled_cluster_shape():
+    x = torch.randn(8, 256, device="cuda")
+    k = ring_read.warmup(x, torch.empty_like(x), torch.empty(8, 4, dtype=torch.int32, device="cuda"), N=256, CTAS=4,
+                         num_ctas=4, grid=(2,))
+    assert tuple(k.launcher().meta.cluster) == (4, 1, 1)
