@@ -185,6 +185,8 @@ static LogicalResult verifyFragment(Operation *op, RankedTensorType tile, SmemTy
 }
 
 LogicalResult FragSmemLoadOp::verify() {
+  if (failed(verifyCtaId(*this, static_cast<int32_t>(getCtaId()))))
+    return failure();
   if (getOther() && getOther().getType() != getType())
     return emitOpError() << "'other' must have the result type " << getType() << ", got "
                          << getOther().getType();
@@ -192,6 +194,8 @@ LogicalResult FragSmemLoadOp::verify() {
 }
 
 LogicalResult FragSmemStoreOp::verify() {
+  if (failed(verifyCtaId(*this, static_cast<int32_t>(getCtaId()))))
+    return failure();
   return verifyFragment(*this, getValue().getType(), getDst().getType());
 }
 

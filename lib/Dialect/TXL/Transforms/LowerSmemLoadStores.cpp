@@ -424,11 +424,12 @@ struct LowerFragSmemLoad : OpConversionPattern<FragSmemLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(FragSmemLoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (static_cast<int32_t>(op.getCtaId()) != -1)
-      return op.emitOpError() << "loads from another CTA of the cluster are not supported yet";
-    FailureOr<Value> tile = loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
-                                     op.getSrc().getType(), op.getSrc(), adaptor.getSrc(),
-                                     adaptor.getPred(), adaptor.getOther());
+    Value base = adaptor.getSrc();
+    if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1)
+      base = remoteBase(rewriter, op.getLoc(), base, cta);
+    FailureOr<Value> tile =
+        loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
+                 op.getSrc().getType(), op.getSrc(), base, adaptor.getPred(), adaptor.getOther());
     if (failed(tile))
       return failure();
     rewriter.replaceOp(op, *tile);
@@ -440,16 +441,19 @@ struct LowerFragSmemStore : OpConversionPattern<FragSmemStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(FragSmemStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (static_cast<int32_t>(op.getCtaId()) != -1 || op.getMbar())
-      return op.emitOpError() << "remote stores and stores that signal an mbarrier are not "
-                                 "supported yet";
+    if (op.getMbar())
+      return op.emitOpError() << "stores that signal an mbarrier (st.async) are not supported yet; "
+                                 "store, then txl.cluster_barrier or an mbar_arrive";
+    Value base = adaptor.getDst();
+    if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1)
+      base = remoteBase(rewriter, op.getLoc(), base, cta);
     OpBuilder::InsertionGuard guard(rewriter);
     if (Value pred = adaptor.getPred()) {
       auto ifOp = scf::IfOp::create(rewriter, op.getLoc(), pred, false);
       rewriter.setInsertionPointToStart(ifOp.thenBlock());
     }
     if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(), op.getDst().getType(),
-                         op.getDst(), adaptor.getDst(), adaptor.getValue())))
+                         op.getDst(), base, adaptor.getValue())))
       return failure();
     rewriter.eraseOp(op);
     return success();

@@ -272,3 +272,24 @@ func.func @mma_sync_operands(%a: !txl.smem<16x32xbf16, #sw64>, %b: !txl.smem<32x
   %tb = txl.smem_load %b : !txl.smem<32x64xbf16, #sw128> -> tensor<32x64xbf16, #opB2>
   return %ta, %tb : tensor<16x32xbf16, #opA2>, tensor<32x64xbf16, #opB2>
 }
+
+// -----
+
+#b1 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// The fragment forms with a ctaId (TXL's cluster softmax exchanges row
+// statistics so): the same mapa'd base, predicated.
+// CHECK-LABEL: func.func @remote_fragments
+// CHECK: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: llvm.load {{.*}} : !llvm.ptr<7> -> f32
+// CHECK: llvm.select
+// CHECK: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: scf.if
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr<7>
+module attributes {txl.target = "sm_90a"} {
+  func.func @remote_fragments(%v: !txl.smem<128xf32>, %p: i1, %o: tensor<128xf32, #b1>) attributes {txl.kernel, txl.num_ctas = 4 : i32} {
+    %t = txl.frag_smem_load %v other %o pred %p {ctaId = 3 : i32} : !txl.smem<128xf32> -> tensor<128xf32, #b1>
+    txl.frag_smem_store %t, %v pred %p {ctaId = 2 : i32} : tensor<128xf32, #b1>, !txl.smem<128xf32>
+    return
+  }
+}

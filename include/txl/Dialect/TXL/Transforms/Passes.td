@@ -284,7 +284,10 @@ def TXLLowerSmemLoadStores : Pass<"txl-lower-smem-load-stores", "mlir::ModuleOp"
     Before: `%t = txl.smem_load %v : !txl.smem<64x64xf32> -> tensor<64x64xf32, #blocked>`.
     After:  `llvm.load` per register into `!llvm.struct<(f32, ...)>`.
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+  // scf: a predicated frag_smem_store becomes an scf.if (a module without scf
+  // ops would otherwise not have the dialect loaded: the op could not be built).
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TXLMemDesc : Pass<"txl-mem-desc", "mlir::ModuleOp"> {
