@@ -13,14 +13,13 @@ TFLOP/s counts 2 * H * len * (576 + 512) per sequence. Timings: median of triton
 """
 
 import importlib
-import importlib.util
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
 import torch  # noqa: E402
+from same_source import load_with_triton  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
 
 import txl.ops  # noqa: E402
@@ -34,21 +33,8 @@ SHAPES = [  # B, H, lengths (one value: all equal), page
 
 
 def triton_kernels():
-    """txl/kernels/mla_decode.py compiled by Triton (imports swapped; written to a file: Triton reads sources)."""
-    src = open(km.__file__).read()
-    for a, b in (("import txl.language as tl", "import triton.language as tl"), ("import txl\n", "import triton\n"),
-                 ("@txl.jit", "@triton.jit")):
-        if a not in src:
-            raise RuntimeError("%s: expected %r in the kernel source" % (km.__file__, a))
-        src = src.replace(a, b)
-    path = os.path.join(tempfile.mkdtemp(), "mla_triton.py")
-    with open(path, "w") as f:
-        f.write(src)
-    spec = importlib.util.spec_from_file_location("mla_triton", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["mla_triton"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """txl/kernels/mla_decode.py compiled by Triton 3.6: the same source (bench/same_source.py)."""
+    return load_with_triton(km.__file__, "mla_triton")
 
 
 def copy_bandwidth():

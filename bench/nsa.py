@@ -14,15 +14,14 @@ selected key) forward, 2.5x that backward. Timings: median of triton.testing.do_
 """
 
 import argparse
-import importlib.util
 import math
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
 import torch  # noqa: E402
+from same_source import load_with_triton  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
 
 import txl.ops  # noqa: E402
@@ -31,22 +30,8 @@ from txl.ops import nsa as nsa_op  # noqa: E402
 
 
 def triton_kernels():
-    """txl/kernels/nsa.py compiled by Triton: the same source with `import txl` swapped for triton, written to a
-    temporary file (Triton reads a kernel's source from its file)."""
-    src = open(kn.__file__).read()
-    for a, b in (("import txl.language as tl", "import triton.language as tl"), ("import txl\n", "import triton\n"),
-                 ("@txl.jit", "@triton.jit")):
-        if a not in src:
-            raise RuntimeError("%s: expected %r in the kernel source" % (kn.__file__, a))
-        src = src.replace(a, b)
-    path = os.path.join(tempfile.mkdtemp(), "nsa_triton.py")
-    with open(path, "w") as f:
-        f.write(src)
-    spec = importlib.util.spec_from_file_location("nsa_triton", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["nsa_triton"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """txl/kernels/nsa.py compiled by Triton 3.6: the same source (bench/same_source.py)."""
+    return load_with_triton(kn.__file__, "nsa_triton")
 
 
 def selection(B, hk, n, s, bs):
