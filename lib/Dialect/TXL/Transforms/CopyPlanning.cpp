@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "txl/Dialect/TXL/IR/TXLOps.h"
 #include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 
@@ -30,14 +31,45 @@ static int64_t getKernelThreads(Operation *op) {
   return (warps ? warps.getInt() : 4) * 32;
 }
 
+/// `txl.warpgroup_id == c` (either side of the compare): c.
+static std::optional<int64_t> warpgroupEquals(Value cond) {
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+    return std::nullopt;
+  for (auto [id, other] :
+       {std::pair(cmp.getLhs(), cmp.getRhs()), std::pair(cmp.getRhs(), cmp.getLhs())}) {
+    APInt c;
+    if (id.getDefiningOp<WarpgroupIdOp>() && matchPattern(other, m_ConstantInt(&c)))
+      return c.getSExtValue();
+  }
+  return std::nullopt;
+}
+
 WarpgroupGroup mlir::txl::getWarpgroupGroup(Operation *op) {
   WarpgroupGroup group;
   group.count = getKernelWarpgroups(op);
+  int64_t warpgroups = group.count;
   // Innermost role first: an is_warp inside an is_warpgroup region is seen
   // before the is_warpgroup that gives the group.
   for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p); p = p->getParentOp()) {
     auto ifOp = dyn_cast<scf::IfOp>(p);
-    if (!ifOp || !ifOp.getThenRegion().isAncestor(op->getParentRegion()))
+    if (!ifOp)
+      continue;
+    // TXL's role split written as `if txl.warpgroup_id() == c: ... else: ...`:
+    // warpgroup c runs the then region; of two warpgroups, the other one the
+    // else region (a staging buffer per warpgroup that can run the op, so
+    // a store only one role makes takes one stage, not one per warpgroup).
+    if (std::optional<int64_t> c = warpgroupEquals(ifOp.getCondition())) {
+      bool inThen = ifOp.getThenRegion().isAncestor(op->getParentRegion());
+      if (*c >= 0 && *c < warpgroups && (inThen || warpgroups == 2)) {
+        group.first = inThen ? *c : 1 - *c;
+        group.count = 1;
+        group.inRole = true;
+        break;
+      }
+      continue;
+    }
+    if (!ifOp.getThenRegion().isAncestor(op->getParentRegion()))
       continue;
     Operation *cond = ifOp.getCondition().getDefiningOp();
     if (isa_and_nonnull<IsWarpOp>(cond)) {

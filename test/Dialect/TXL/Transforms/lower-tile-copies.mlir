@@ -489,3 +489,36 @@ module attributes {txl.target = "sm_90a"} {
     return %r : tensor<16x512xf32>
   }
 }
+
+// -----
+
+!desc = !txl.tensordesc<64x64xf32, #txl.nvmma_shared<swizzle = 128>>
+
+// TXL's role split `if txl.warpgroup_id() == 0: ... else: ...` in a kernel of
+// two warpgroups (each its own role): the store in the then region runs on
+// warpgroup 0 only, the one in the else region on warpgroup 1 only; each gets
+// a one-stage buffer (not one stage per warpgroup) and syncs on its own bulk
+// stores (a CTA barrier would wait for the other role).
+// CHECK-LABEL: func.func @role_split
+// CHECK:      %[[B1:.*]] = txl.smem_alloc {txl.staging} : !txl.smem<64x64xf32, stages = 1
+// CHECK:      %[[B0:.*]] = txl.smem_alloc {txl.staging} : !txl.smem<64x64xf32, stages = 1
+// CHECK:      scf.if
+// CHECK:        txl.get_buffer %[[B0]]
+// CHECK-NEXT:   txl.tma_store_wait 0
+// CHECK:      } else {
+// CHECK:        txl.get_buffer %[[B1]]
+// CHECK-NEXT:   txl.tma_store_wait 0
+// CHECK-NOT:  txl.bar_wait
+module attributes {txl.target = "sm_90a"} {
+  func.func @role_split(%o: !desc, %x: i32, %t: tensor<64x64xf32>) attributes {txl.kernel, txl.num_warps = 8 : i32} {
+    %c0 = arith.constant 0 : i32
+    %wg = txl.warpgroup_id
+    %first = arith.cmpi eq, %wg, %c0 : i32
+    scf.if %first {
+      txl.desc_store %o[%x, %x], %t : !desc, tensor<64x64xf32>
+    } else {
+      txl.desc_store %o[%x, %c0], %t : !desc, tensor<64x64xf32>
+    }
+    return
+  }
+}

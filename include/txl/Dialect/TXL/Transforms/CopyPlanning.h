@@ -25,7 +25,9 @@ constexpr StringLiteral kStageAttr = "txl.stage";
 constexpr StringLiteral kOrderAttr = "txl.order";
 
 /// The warpgroups that can execute an op: all of the kernel's at the top
-/// level, the listed ones inside an `scf.if` on `txl.is_warpgroup [ids]`.
+/// level, the listed ones inside an `scf.if` on `txl.is_warpgroup [ids]`,
+/// warpgroup c in the then region of an `scf.if` on `warpgroup_id == c` (the
+/// other of two in its else region).
 struct WarpgroupGroup {
   int64_t first = 0;
   int64_t count = 1;
