@@ -256,10 +256,9 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
                  rewriter.getDenseI32ArrayAttr({int32_t(32 * numWarps), 1, 1}));
       // A cluster launch: .reqnctapercluster in the PTX, "cluster" in the
       // sidecar (the launcher passes it to cuLaunchKernelEx).
-      if (auto ctas = funcOp->getAttrOfType<IntegerAttr>(kNumCtasAttrName);
-          ctas && ctas.getInt() > 1)
+      if (int64_t ctas = getClusterSize(funcOp); ctas > 1)
         f->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
-                   rewriter.getDenseI32ArrayAttr({int32_t(ctas.getInt()), 1, 1}));
+                   rewriter.getDenseI32ArrayAttr({int32_t(ctas), 1, 1}));
       // setmaxnreg needs a known entry register count (FACTS §4.5).
       f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(1));
       // A CUtensorMap is passed by value: a 128-byte, 64-aligned
@@ -313,19 +312,13 @@ Value buildLaneId(OpBuilder &b, Location loc, LaneIdOp) {
 Value buildCtaRank(OpBuilder &b, Location loc, CtaRankOp) {
   return NVVM::ClusterId::create(b, loc, b.getI32Type());
 }
-/// CTAs per cluster of the kernel holding `op` (txl.num_ctas, 1 if absent).
-int64_t clusterSize(Operation *op) {
-  auto fn = op->getParentOfType<FunctionOpInterface>();
-  auto n = fn ? fn->getAttrOfType<IntegerAttr>(kNumCtasAttrName) : IntegerAttr();
-  return n ? n.getInt() : 1;
-}
 /// With clusters (num_ctas x 1 x 1), a program is a cluster, as in Triton:
 /// program_id(0) / num_programs(0) are %clusterid.x / %nclusterid.x.
 Value buildProgramId(OpBuilder &b, Location loc, ProgramIdOp op) {
   Type i32 = b.getI32Type();
   switch (op.getAxis()) {
   case 0:
-    if (clusterSize(op) > 1)
+    if (getClusterSize(op) > 1)
       return NVVM::ClusterIdXOp::create(b, loc, i32);
     return NVVM::BlockIdXOp::create(b, loc, i32);
   case 1:
@@ -338,7 +331,7 @@ Value buildNumPrograms(OpBuilder &b, Location loc, NumProgramsOp op) {
   Type i32 = b.getI32Type();
   switch (op.getAxis()) {
   case 0:
-    if (clusterSize(op) > 1)
+    if (getClusterSize(op) > 1)
       return NVVM::ClusterDimXOp::create(b, loc, i32);
     return NVVM::GridDimXOp::create(b, loc, i32);
   case 1:

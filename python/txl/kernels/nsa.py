@@ -37,19 +37,34 @@ def _base(first, N, sb, sn, VARLEN: tl.constexpr):
 
 
 @txl.jit
+def _first_token(t, BOS, N, VARLEN: tl.constexpr):
+    # The first token of global token t's sequence.
+    if VARLEN:
+        return tl.load(BOS + t)
+    else:
+        return (t // N) * N
+
+
+@txl.jit
+def _key_tile(IDX, idx_base, it, pos_t, kv_base, skn, BS: tl.constexpr, BLOCK_N: tl.constexpr,
+              NSUB: tl.constexpr):
+    # Key tile `it` of a token's selection (NSUB tiles per selected block): the element offsets of its rows and
+    # the keys the token sees (a listed block, at or before the token).
+    blk = tl.load(IDX + idx_base + it // NSUB)
+    pos = blk * BS + (it % NSUB) * BLOCK_N + tl.arange(0, BLOCK_N)
+    return kv_base + pos.to(tl.int64) * skn, (pos <= pos_t) & (blk >= 0)
+
+
+@txl.jit
 def nsa_fwd(Q, K, V, IDX, BOS, O, LSE, sm_scale, N, HQ, sqb, sqh, sqn, skb, skh, skn, sib, sih, sit,
             G: tl.constexpr, BLOCK_G: tl.constexpr, HEAD_DIM: tl.constexpr, S: tl.constexpr, BS: tl.constexpr,
             BLOCK_N: tl.constexpr, VARLEN: tl.constexpr):
     t = tl.program_id(0)  # global token: b * N + position (dense) or the packed row (VARLEN)
     h = tl.program_id(1)
-    if VARLEN:
-        first = tl.load(BOS + t)
-    else:
-        first = (t // N) * N
+    first = _first_token(t, BOS, N, VARLEN)
     pos_t = t - first  # the token's position within its sequence
     offs_g = tl.arange(0, BLOCK_G)
     offs_d = tl.arange(0, HEAD_DIM)
-    offs_n = tl.arange(0, BLOCK_N)
     gmask = offs_g < G
     q_rows = _base(first, N, sqb, sqn, VARLEN) + pos_t.to(tl.int64) * sqn + (h * G + offs_g) * sqh
     q = tl.load(Q + q_rows[:, None] + offs_d[None, :], mask=gmask[:, None], other=0.0)
@@ -61,10 +76,7 @@ def nsa_fwd(Q, K, V, IDX, BOS, O, LSE, sm_scale, N, HQ, sqb, sqh, sqn, skb, skh,
     acc = tl.zeros([BLOCK_G, HEAD_DIM], dtype=tl.float32)
     NSUB: tl.constexpr = BS // BLOCK_N
     for it in range(0, S * NSUB):
-        blk = tl.load(IDX + idx_base + it // NSUB)
-        pos = blk * BS + (it % NSUB) * BLOCK_N + offs_n
-        valid = (pos <= pos_t) & (blk >= 0)
-        kv_rows = kv_base + pos.to(tl.int64) * skn
+        kv_rows, valid = _key_tile(IDX, idx_base, it, pos_t, kv_base, skn, BS, BLOCK_N, NSUB)
         k = tl.load(K + kv_rows[:, None] + offs_d[None, :], mask=valid[:, None], other=0.0)
         qk = tl.dot(q, tl.trans(k)) * qk_scale
         qk = tl.where(valid[None, :], qk, float("-inf"))
@@ -89,14 +101,10 @@ def nsa_bwd_dq(Q, K, V, O, DO, IDX, BOS, LSE, DELTA, DQ, sm_scale, N, HQ, sqb, s
                BS: tl.constexpr, BLOCK_N: tl.constexpr, VARLEN: tl.constexpr):
     t = tl.program_id(0)
     h = tl.program_id(1)
-    if VARLEN:
-        first = tl.load(BOS + t)
-    else:
-        first = (t // N) * N
+    first = _first_token(t, BOS, N, VARLEN)
     pos_t = t - first
     offs_g = tl.arange(0, BLOCK_G)
     offs_d = tl.arange(0, HEAD_DIM)
-    offs_n = tl.arange(0, BLOCK_N)
     gmask = offs_g < G
     q_rows = _base(first, N, sqb, sqn, VARLEN) + pos_t.to(tl.int64) * sqn + (h * G + offs_g) * sqh
     q = tl.load(Q + q_rows[:, None] + offs_d[None, :], mask=gmask[:, None], other=0.0)
@@ -112,10 +120,7 @@ def nsa_bwd_dq(Q, K, V, O, DO, IDX, BOS, LSE, DELTA, DQ, sm_scale, N, HQ, sqb, s
     dq = tl.zeros([BLOCK_G, HEAD_DIM], dtype=tl.float32)
     NSUB: tl.constexpr = BS // BLOCK_N
     for it in range(0, S * NSUB):
-        blk = tl.load(IDX + idx_base + it // NSUB)
-        pos = blk * BS + (it % NSUB) * BLOCK_N + offs_n
-        valid = (pos <= pos_t) & (blk >= 0)
-        kv_rows = kv_base + pos.to(tl.int64) * skn
+        kv_rows, valid = _key_tile(IDX, idx_base, it, pos_t, kv_base, skn, BS, BLOCK_N, NSUB)
         k = tl.load(K + kv_rows[:, None] + offs_d[None, :], mask=valid[:, None], other=0.0)
         v = tl.load(V + kv_rows[:, None] + offs_d[None, :], mask=valid[:, None], other=0.0)
         qk = tl.dot(q, tl.trans(k)) * qk_scale

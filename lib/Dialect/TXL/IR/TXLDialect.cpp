@@ -57,6 +57,14 @@ void TXLDialect::registerAttributes() {
 // Helpers
 //===----------------------------------------------------------------------===//
 
+int64_t mlir::txl::getClusterSize(Operation *op) {
+  Operation *fn = op;
+  if (!isa<FunctionOpInterface>(op))
+    fn = op->getParentOfType<FunctionOpInterface>();
+  auto n = fn ? fn->getAttrOfType<IntegerAttr>(kNumCtasAttrName) : IntegerAttr();
+  return n ? n.getInt() : 1;
+}
+
 StringRef mlir::txl::getTargetArch(Operation *op) {
   for (Operation *p = op; p; p = p->getParentOp())
     if (auto target = p->getAttrOfType<StringAttr>(kTargetAttrName))

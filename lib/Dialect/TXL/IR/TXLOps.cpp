@@ -125,14 +125,11 @@ LogicalResult GetBufferOp::verify() {
   return verifyConstantIndex(*this, getIndex(), stages, "stage");
 }
 
-/// CTAs per cluster of the kernel that holds `op`: its txl.num_ctas, 1 when
-/// absent; -1 outside a kernel (a fragment under test: not checked).
+/// getClusterSize of the kernel that holds `op`; -1 outside a kernel (a
+/// fragment under test: not checked).
 static int64_t getKernelNumCtas(Operation *op) {
   auto fn = op->getParentOfType<FunctionOpInterface>();
-  if (!fn || !fn->hasAttr(kKernelAttrName))
-    return -1;
-  auto n = fn->getAttrOfType<IntegerAttr>(kNumCtasAttrName);
-  return n ? n.getInt() : 1;
+  return fn && fn->hasAttr(kKernelAttrName) ? getClusterSize(op) : -1;
 }
 
 /// ctaId of smem_load / smem_store: -1 (this CTA) or a rank of the kernel's

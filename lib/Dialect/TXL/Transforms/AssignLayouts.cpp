@@ -401,7 +401,7 @@ private:
     if (!acc.getElementType().isF32())
       return dot.emitOpError() << "mma.sync accumulates in f32 here, got " << acc.getElementType();
     // (A power of two: a 48-row tile is refused where it is distributed.)
-    unsigned wm = llvm::bit_floor(std::min<unsigned>(numWarps, acc.getDimSize(0) / 16));
+    auto wm = static_cast<unsigned>(getMmaSyncWarpsAlongM(acc.getDimSize(0), numWarps));
     auto mma = NVMMAAttr::get(ctx, 2, {wm, numWarps / wm}, {16, 8, 16});
     if (failed(setAnchor(dot.getResult(), mma, dot)) ||
         failed(setAnchor(dot.getA(), DotOperandAttr::get(ctx, 0, mma, 2), dot)) ||

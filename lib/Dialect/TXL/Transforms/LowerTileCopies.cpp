@@ -297,8 +297,7 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
   static int64_t mmaSyncARegs(DotOp dot) {
     auto a = cast<RankedTensorType>(dot.getA().getType());
     int64_t m = a.getDimSize(0), k = a.getDimSize(1);
-    int64_t wm = llvm::bit_floor(
-        static_cast<uint64_t>(std::max<int64_t>(1, std::min<int64_t>(getRoleWarps(dot), m / 16))));
+    int64_t wm = getMmaSyncWarpsAlongM(m, getRoleWarps(dot));
     return (m / wm) * k * getElementBitWidth(a.getElementType()) / 8 / (4 * 32);
   }
   /// From this many registers on, a loop-invariant mma.sync A is kept in

@@ -103,6 +103,11 @@ bool mlir::txl::isWarpSpecialized(func::FuncOp func) {
 
 bool mlir::txl::usesMmaSync(int64_t m, int64_t roleWarps) { return m % (16 * roleWarps) != 0; }
 
+int64_t mlir::txl::getMmaSyncWarpsAlongM(int64_t m, int64_t roleWarps) {
+  return static_cast<int64_t>(
+      llvm::bit_floor(static_cast<uint64_t>(std::max<int64_t>(1, std::min(roleWarps, m / 16)))));
+}
+
 bool mlir::txl::usesMmaSync(DotOp dot) {
   return usesMmaSync(cast<ShapedType>(dot.getAcc().getType()).getDimSize(0), getRoleWarps(dot));
 }

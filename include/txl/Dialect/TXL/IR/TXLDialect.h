@@ -59,6 +59,9 @@ constexpr int64_t kMaxTileElements = int64_t(1) << 20;
 constexpr int64_t kMaxSharedBytes = 227 * 1024;
 /// The target a module compiles for: its txl.target, sm_90a when absent.
 StringRef getTargetArch(Operation *op);
+/// CTAs per cluster of the function that holds `op`: its txl.num_ctas, 1 when
+/// absent.
+int64_t getClusterSize(Operation *op);
 
 /// i1 in the shape (and register layout) of `type`: the type of a mask.
 Type getI1SameShape(Type type);

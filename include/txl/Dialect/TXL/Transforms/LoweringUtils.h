@@ -72,6 +72,10 @@ bool isWarpSpecialized(func::FuncOp func);
 /// second applies it to a dot in its kernel's role (getRoleWarps).
 bool usesMmaSync(int64_t m, int64_t roleWarps);
 bool usesMmaSync(DotOp dot);
+/// The warps of an mma.sync layout along M for M rows on `roleWarps` warps:
+/// 16-row blocks first (a power of two, at most one block a warp); the other
+/// warps split N (#txl.nvmma version 2, warpsPerCTA = [this, roleWarps / this]).
+int64_t getMmaSyncWarpsAlongM(int64_t m, int64_t roleWarps);
 /// True in the first thread of each role (who issues TMA and expect_tx).
 Value isRoleLeader(OpBuilder &b, Location loc, int64_t roleWarps);
 /// bar.sync over the executing role: named barrier 1 + role index, 32 *
