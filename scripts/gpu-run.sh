@@ -13,10 +13,12 @@
 # triton-style (bench/triton_style.py --quick and --num-warps 8), tutorials-a / tutorials-b (Triton's tutorials
 # 01-05 / 06-09), variants (bench/variants.py at (4, 32, 8192, 128)), wheel (dist/txl-*.whl from
 # scripts/build-wheel.sh, carried as ["dist"], installed and run on its own: scripts/wheel-smoke.py), nsa (the selection
-# attention op's GPU tests and bench/nsa.py), mla (the MLA decode op's GPU tests and bench/mla_decode.py).
+# attention op's GPU tests and bench/nsa.py), mla (the MLA decode op's GPU tests and bench/mla_decode.py),
+# txl-tutorials-a / txl-tutorials-b (TXL's own tutorials ported by import only, bench/txl_tutorials.py: 01 + 02 /
+# 04 + MLA + NSA; TXL's files in .device/txl-tutorials, docs/txl-tutorials.md says how to get them).
 # Output goes to stdout and $OUT/<step>.log.
 set -o pipefail
-step=${1:?usage: scripts/gpu-run.sh pending|suite|triton-style|tutorials-a|tutorials-b|variants|wheel|nsa|mla}
+step=${1:?usage: scripts/gpu-run.sh pending|suite|triton-style|tutorials-a|tutorials-b|variants|wheel|nsa|mla|txl-tutorials-a|txl-tutorials-b}
 if [[ $step != wheel ]]; then
   mkdir -p /tmp/txlbin && xz -dc .device/txlc.xz > /tmp/txlbin/txlc && chmod +x /tmp/txlbin/txlc || exit 1
 fi
@@ -52,5 +54,11 @@ case $step in
   mla)
     { (cd python && timeout 300 python3 -m pytest -q -p no:cacheprovider -p no:logging txl/tests/gpu/test_mla_decode_gpu.py) \
         | tail -25; timeout 270 python3 bench/mla_decode.py; } 2>&1 | grep -v "^module\|^\^\|warning" | tee "$log" ;;
+  txl-tutorials-a)
+    timeout 570 python3 bench/txl_tutorials.py --tutorials .device/txl-tutorials --only 01,02 --timeout 90 2>&1 \
+      | tee "$log" ;;
+  txl-tutorials-b)
+    timeout 570 python3 bench/txl_tutorials.py --tutorials .device/txl-tutorials --only 04,mla,nsa --timeout 90 2>&1 \
+      | tee "$log" ;;
   *) echo "unknown step '$step'"; exit 2 ;;
 esac

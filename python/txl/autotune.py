@@ -200,10 +200,13 @@ def compile_jobs(n):
 
 
 def _snapshot(v):
-    """A copy of a txl.TensorDescriptor that later changes to ``v`` (its block shape, swizzle) do not reach;
-    any other value as it is."""
-    from .jit import TensorDescriptor
+    """A copy of a txl.TensorDescriptor (or of Triton's, adopted as one) that later changes to ``v`` (its block
+    shape, swizzle) do not reach; any other value as it is."""
+    from .jit import TensorDescriptor, _adopt_descriptor
 
+    adopted = _adopt_descriptor(v)
+    if adopted is not v:
+        return adopted
     if not isinstance(v, TensorDescriptor):
         return v
     c = copy.copy(v)

@@ -381,7 +381,7 @@ class JITFunction:
             fast = self._fast.get(fkey) if fkey is not None else None
             if fast is not None:
                 return fast(grid, args, kwargs, stream)
-        bound = self.bind(args, kwargs)
+        bound = {n: _adopt_descriptor(v) for n, v in self.bind(args, kwargs).items()}
         sig, consts = self.specialize(bound)
         options = dict(num_warps=num_warps, num_warpgroups=num_warpgroups, num_stages=num_stages,
                        debug_hangs=bool(debug_hangs))
@@ -529,6 +529,17 @@ def _tensor_types():
         if torch is not None:
             _TENSOR_TYPES = (torch.Tensor,)
     return _TENSOR_TYPES
+
+
+def _adopt_descriptor(v):
+    """Triton's host descriptor (triton.tools.tensor_descriptor.TensorDescriptor, which TXL's tutorials build, a
+    pre_hook setting its block_shape) as a txl.TensorDescriptor of the same base, shape, strides, block and padding,
+    read at this launch. Such launches take the slow path (the fast path knows txl's own descriptors only)."""
+    t = type(v)
+    if t is TensorDescriptor or t.__name__ != "TensorDescriptor" or not t.__module__.startswith("triton."):
+        return v
+    return TensorDescriptor(v.base, list(v.shape), list(v.strides), list(v.block_shape),
+                            getattr(v, "padding", "zero") or "zero")
 
 
 def _arg_fingerprint(v, kind):

@@ -701,16 +701,53 @@ class CodeGenerator(ast.NodeVisitor):
     def _carried(self, node, body_fn, ity, cond_fn=None):
         """Dry run of a loop body: the live-in variables it re-assigns, with their initial values converted to
         the type the body gives them. Returns [(name, init_value, body_value, keep)], ``keep`` saying which leaves
-        of the value are iter_args (``_keep_mask``: all but the unchanged fields of an aggregate)."""
+        of the value are iter_args (``_keep_mask``: all but the unchanged fields of an aggregate).
+
+        The dry run sees a carried variable as its value before the loop; where that is a number, a condition on
+        it folds (``idx = 0`` ... ``idx = (idx + 1) % S`` ... ``if idx == 0: phase ^= 1``: the first dry run never
+        takes the branch, and `phase` would look unchanged). So the body runs again with the variables found
+        carried as run-time values, until no new carried variable appears."""
         liveins = dict(self.lscope)
-        scratch = ir.Block([ity] if ity is not None else [])
+        opaque = {}  # carried name -> its init converted to a run-time value (the later dry runs see that)
+        while True:
+            carried = self._dry_run(node, body_fn, ity, cond_fn, liveins, opaque)
+            new = [(n, init) for n, init, _ in carried if n not in opaque and _is_static(liveins[n])]
+            if not new:
+                break
+            opaque.update(new)
+        out = []
+        for n, init, new in carried:
+            a, b = _flatten(init, n)[0], None
+            try:
+                b = _flatten(new, n)[0] if not _is_static(new) else None
+            except SemanticError:
+                b = None
+            if b is not None and [x.type for x in a] != [x.type for x in b]:
+                self._type_change_error(node, n, a, b)
+            if b is not None and _static_key(init) != _static_key(new):
+                raise self.error(node, "loop-carried variable `%s` is %s before the loop but %s at the end of the "
+                                 "body" % (n, _kind(init), _kind(new)),
+                                 "give it the same kind of value in every iteration (a block pointer keeps its "
+                                 "element type, block shape and order: tl.advance changes only its offsets)")
+            out.append((n, init, new, _keep_mask(init, new, n)))
+        return out
+
+    def _dry_run(self, node, body_fn, ity, cond_fn, liveins, opaque):
+        """One dry run of a loop body over ``liveins`` (the names in ``opaque`` as run-time values of their
+        type): [(name, init_value, body_value)] of the live-ins it re-assigns."""
+        types = [ity] if ity is not None else []
+        names = list(opaque)
+        scratch = ir.Block(types + [opaque[n].type for n in names])
+        scope = dict(liveins)
+        for i, n in enumerate(names):
+            scope[n] = tensor(scratch.args[len(types) + i], opaque[n].type)
         self.loop_depth += 1
         try:
             def run():
                 if cond_fn is not None:
                     cond_fn()
                 body_fn(tensor(scratch.args[0], ity) if ity is not None else None)
-            body_scope, defs = self._run_block(scratch, run, liveins)
+            body_scope, defs = self._run_block(scratch, run, scope)
         finally:
             self.loop_depth -= 1
         carried = []
@@ -738,22 +775,10 @@ class CodeGenerator(ast.NodeVisitor):
                         raise self.error(node, "`%s` is %r before the loop and changes in the loop body; only "
                                          "numbers and tensors can be loop-carried" % (n, _unwrap(init))) from None
             carried.append((n, init, new))
-        out = []
-        for n, init, new in carried:
-            a, b = _flatten(init, n)[0], None
-            try:
-                b = _flatten(new, n)[0] if not _is_static(new) else None
-            except SemanticError:
-                b = None
-            if b is not None and [x.type for x in a] != [x.type for x in b]:
-                self._type_change_error(node, n, a, b)
-            if b is not None and _static_key(init) != _static_key(new):
-                raise self.error(node, "loop-carried variable `%s` is %s before the loop but %s at the end of the "
-                                 "body" % (n, _kind(init), _kind(new)),
-                                 "give it the same kind of value in every iteration (a block pointer keeps its "
-                                 "element type, block shape and order: tl.advance changes only its offsets)")
-            out.append((n, init, new, _keep_mask(init, new, n)))
-        return out
+        # A name a previous dry run found carried stays carried (this run's analysis assumed it run-time).
+        found = {n for n, _, _ in carried}
+        carried += [(n, opaque[n], body_scope.get(n, scope[n])) for n in names if n not in found]
+        return carried
 
     def _type_change_error(self, node, n, before, after):
         tb = ", ".join(str(x.type) for x in before)

@@ -10,6 +10,7 @@ Arguments TXL accepts but that only steer TXL's own layout or encoding choices (
 so ignoring them cannot change a kernel's results.
 """
 
+import re
 from ..compiler.errors import SemanticError
 from . import core
 from . import semantic as S
@@ -200,11 +201,26 @@ def frag_smem_load(smem, shape, layout=None, other=None, pred=None, is_broadcast
 
 @builtin
 def frag_smem_store(smem, value, layout=None, pred=None, cta_id=-1, mbar=None, predStr=""):
-    """Partial store of a register tile into a (possibly 1-D) buffer (TXL: deprecated, kept for porting)."""
-    if _unwrap(predStr):
-        S.unsupported("txl.frag_smem_store(predStr=%r)" % _unwrap(predStr), "use pred= with a boolean")
+    """Partial store of a register tile into a (possibly 1-D) buffer (TXL: deprecated, kept for porting).
+    ``predStr="slice:D"`` stores a 2-D value into a 1-D buffer along its other dimension (the elements along D
+    are taken to be equal); with ``mbar`` the store is st.async and completes its bytes on that barrier."""
     view = S.as_view(smem, "txl.frag_smem_store")
     val = S.to_tensor(value)
+    sliced = -1
+    pred_str = _unwrap(predStr)
+    if pred_str:
+        m = re.fullmatch(r"slice:(\d)", str(pred_str))
+        if not m:
+            raise SemanticError("txl.frag_smem_store: predStr=%r is not understood" % (pred_str,),
+                                  "TXL's form is predStr='slice:D' (D: the value's dimension the store drops)")
+        sliced = int(m.group(1))
+        shape = list(getattr(val.type, "shape", []))
+        if len(shape) != 2 or len(view.type.shape) != 1 or sliced > 1 or shape[1 - sliced] != view.type.shape[0]:
+            raise SemanticError("txl.frag_smem_store: predStr='slice:%d' drops dimension %d of a 2-D value "
+                                  "stored into a 1-D buffer of the other dimension's size; got value %s and "
+                                  "buffer %s" % (sliced, sliced, shape, list(view.type.shape)),
+                                  "slice the dimension whose size is not the buffer's (predStr='slice:%d')"
+                                  % (0 if len(shape) == 2 and shape[1] == view.type.shape[0] else 1))
     operands, tmpl = [val.handle, view.handle], "txl.frag_smem_store {o[0]}, {o[1]}"
     if _unwrap(mbar) is not None:
         bar = S.as_view(mbar, "txl.frag_smem_store mbar", kind="mbar")
@@ -214,9 +230,14 @@ def frag_smem_store(smem, value, layout=None, pred=None, cta_id=-1, mbar=None, p
     if p is not None:
         operands.append(p.handle)
         tmpl += " pred {o[%d]}" % (len(operands) - 1)
+    attrs = []
     cta = S._static_int(cta_id, "cta_id")
     if cta != -1:
-        tmpl += " {{ctaId = %d : i32}}" % cta
+        attrs.append("ctaId = %d : i32" % cta)
+    if sliced != -1:
+        attrs.append("slicedDim = %d : i32" % sliced)
+    if attrs:
+        tmpl += " {{%s}}" % ", ".join(attrs)
     S._b().create(tmpl + " : {t[0]}, {t[1]}", operands, [])
 
 

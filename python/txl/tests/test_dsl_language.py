@@ -199,3 +199,45 @@ def test_import_txl_is_cheap():
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[0] == "False"
     assert txl.smem_alloc is tl.smem_alloc and txl.is_warpgroup is tl.is_warpgroup
+
+
+@txl.jit
+def _phase_in_branch(x_ptr, N):
+    # TXL's ring-buffer loop: the phase flips when the slot index wraps. The slot index is a number before the
+    # loop, so a first dry run of the body folds `slot == 0` to False and would never see `phase` change.
+    phase = 0
+    slot = 0
+    for i in range(0, N):
+        slot = (slot + 1) % 3
+        if slot == 0:
+            phase = phase ^ 1
+    tl.store(x_ptr, phase)
+    tl.store(x_ptr + 1, slot)
+
+
+def test_variable_changed_under_a_condition_on_a_carried_number_is_carried():
+    text = ir_of(_phase_in_branch, {"x_ptr": "*i32", "N": "i32"}, {})
+    check(text, r"%slot, %phase = scf.for .* iter_args\(%slot_1 = %c0, %phase_1 = %c0\) -> \(i32, i32\)",
+          r"%phase_2 = scf.if", r"arith.xori %phase_1, %c1", r"scf.yield %slot_2, %phase_2",
+          r"txl.store %x_ptr, %phase :")
+    verify(text)
+
+
+@txl.jit
+def _acc_plus_dot(o_ptr):
+    a = txl.get_buffer(txl.smem_alloc([64, 64], tl.float16), 0)
+    b = txl.get_buffer(txl.smem_alloc([64, 64], tl.float16), 0)
+    acc = tl.zeros([64, 64], tl.float32) + 1.0
+    acc += tl.dot(a, b.T)  # TXL's MLA: the add is the dot's accumulator, so reading before the wait is fine
+    txl.dot_wait(0)
+    s = tl.dot(a, b)  # a named product is read again: not folded
+    y = acc + s
+    offs = tl.arange(0, 64)
+    tl.store(o_ptr + offs[:, None] * 64 + offs[None, :], y + s)
+
+
+def test_acc_plus_dot_is_the_dots_accumulator():
+    text = ir_of(_acc_plus_dot, {"o_ptr": "*fp32"}, {})
+    check(text, r"%acc = arith.addf", r"%acc_1 = txl.dot %a, %\w+, %acc \{async\}",
+          r"txl.dot_wait 0, %acc_1", r"%s = txl.dot %a, %b, %\d+ :", r"%y = arith.addf %acc_done, %s")
+    verify(text)

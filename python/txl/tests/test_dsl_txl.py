@@ -217,3 +217,55 @@ def test_layout_classes_are_constexpr_values():
     assert tl.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0]).to_ir().startswith("#txl.blocked<")
     assert tl.NVMMASharedLayout.get_default_for([128, 64], tl.bfloat16).swizzle_byte_width == 128
     assert isinstance(tl.SliceLayout(1, tl.AutoLayout()), tl.SliceLayout)
+
+
+@txl.jit
+def _st_async(x_ptr, N: tl.constexpr):
+    rank = txl.cta_rank()
+    buf = txl.get_buffer(txl.smem_alloc([N], tl.float32), 0)
+    bar = txl.get_buffer(txl.mbar_alloc(1), 0)
+    x = tl.load(x_ptr + tl.arange(0, N))
+    txl.mbar_expect(bar, N * 4)
+    if rank == 0:
+        txl.frag_smem_store(buf, x, None, None, 1, bar)
+    else:
+        txl.frag_smem_store(buf, x, None, None, 0, bar)
+    txl.mbar_wait(bar, 0)
+    tl.store(x_ptr + tl.arange(0, N), txl.smem_load(buf))
+
+
+def test_frag_smem_store_with_mbar_is_st_async():
+    # TXL's cluster softmax: a remote store that completes its bytes on the other CTA's barrier. The barriers are
+    # initialised behind a cluster barrier (the other CTA signals them), each element is stored once.
+    text = ir_of(_st_async, {"x_ptr": "*fp32"}, {"N": 256}, num_ctas=2)
+    check(text, r"txl.frag_smem_store .* mbar %bar \{ctaId = 1 : i32\}",
+          r"txl.frag_smem_store .* mbar %bar \{ctaId = 0 : i32\}")
+    ptx = compile_ptx(text, emit="cubin")[0]
+    check(ptx, r"fence.mbarrier_init.release.cluster", r"barrier.cluster.arrive", r"barrier.cluster.wait",
+          r"mapa.shared::cluster", r"st.async.shared::cluster.mbarrier::complete_tx::bytes.b32")
+    # The 256-element row is 4 registers a thread on warps 0-1 (warps 2-3 hold copies): 4 st.async in each branch,
+    # issued by threads 0..63 only.
+    assert ptx.count("st.async") == 8
+    assert ptx.count("setp.gt.u32") >= 2 and ", 63;" in ptx
+
+
+@txl.jit
+def _slice_store(idx_ptr, S_KV):
+    tid = txl.tid(0)
+    valid_buf = txl.smem_alloc([64], dtype=tl.int8)
+    valid = txl.get_buffer(valid_buf, 0)
+    index = tl.load(idx_ptr + tl.arange(0, 64))
+    ok = (index >= 0) & (index < S_KV)
+    ok2 = tl.reshape(tl.broadcast_to(ok[:, None], (64, 64)), (64, 64))
+    layout: tl.constexpr = txl.SliceLayout(dim=1, parent=txl.BlockedLayout([1, 1], [4, 8], [4, 1], [1, 0]))
+    txl.frag_smem_store(valid, ok2.to(tl.int8), layout, pred=(tid % 8 == 0), predStr="slice:1")
+    tl.store(idx_ptr + tl.arange(0, 64), txl.smem_load(valid).to(tl.int32))
+
+
+def test_frag_smem_store_pred_str_slice():
+    # TXL's NSA prefill stores a 64 x 64 tile whose rows are constant into a 64-element buffer: predStr="slice:1"
+    # drops dimension 1 (slicedDim), even though both dimensions have the buffer's size.
+    text = ir_of(_slice_store, {"idx_ptr": "*i32", "S_KV": "i32"}, {})
+    check(text, r"txl.frag_smem_store .* pred .* \{slicedDim = 1 : i32\} : tensor<64x64xi8>, !txl.smem<64xi8>")
+    verify(text)
+    compile_ptx(text)

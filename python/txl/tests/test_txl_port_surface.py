@@ -206,6 +206,39 @@ def lambda_kernel(desc):
     pass
 
 
+class _TritonHostDescriptor:
+    """Shaped like triton.tools.tensor_descriptor.TensorDescriptor (a dataclass of base, shape, strides,
+    block_shape, padding), which TXL's tutorials build on the host (CI has no triton)."""
+
+    def __init__(self, base, shape, strides, block_shape, padding="zero"):
+        self.base, self.shape, self.strides, self.block_shape, self.padding = base, shape, strides, block_shape, padding
+
+
+_TritonHostDescriptor.__name__ = "TensorDescriptor"
+_TritonHostDescriptor.__module__ = "triton.tools.tensor_descriptor"
+
+
+def test_triton_host_descriptors_are_taken_as_txls():
+    # TXL's tutorials keep `from triton.tools.tensor_descriptor import TensorDescriptor` (Triton is installed
+    # wherever TXL is); a txl kernel takes such a descriptor as a txl.TensorDescriptor, reading its block shape at
+    # the launch (after the autotune pre_hook set it).
+    from txl.autotune import _snapshot
+    from txl.jit import _adopt_descriptor
+
+    q = StridedFake((16, 32, 1024, 128), "float16")
+    d = _TritonHostDescriptor(q, [16 * 32 * 1024, 128], [128, 1], [1, 1])
+    d.block_shape = [64, 128]
+    jf = txl.jit(lambda_kernel)
+    sig, _ = jf.specialize({n: _adopt_descriptor(v) for n, v in jf.bind((d,), {}).items()})
+    assert sig == {"desc": "tensordesc<fp16[64, 128]>"}
+    adopted = _adopt_descriptor(d)
+    assert isinstance(adopted, txl.TensorDescriptor) and adopted.shape == [524288, 128]
+    assert _adopt_descriptor(adopted) is adopted and _adopt_descriptor(q) is q
+    snap = _snapshot(d)  # what the autotuner keeps per config: later pre_hooks do not reach it
+    d.block_shape = [128, 128]
+    assert isinstance(snap, txl.TensorDescriptor) and snap.block_shape == [64, 128]
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # 4. the port kernels compile to PTX through the real compiler
 # ---------------------------------------------------------------------------------------------------------------

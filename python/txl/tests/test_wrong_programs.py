@@ -378,3 +378,27 @@ def test_tensor_method_argument_mistake_names_the_method():
     assert e.line == _line_of(_to_without_dtype, ".to()")
     assert "wrong arguments for tensor.to: missing a required argument" in e.message, text
     assert e.fix.startswith("call it as tensor.to(dtype"), text
+
+
+@txl.jit
+def _pred_str_bad(x_ptr):
+    buf = txl.get_buffer(txl.smem_alloc([64], dtype=tl.float32), 0)
+    t = tl.zeros([64, 32], dtype=tl.float32)
+    txl.frag_smem_store(buf, t, None, predStr="slice:0")
+
+
+@txl.jit
+def _pred_str_unknown(x_ptr):
+    buf = txl.get_buffer(txl.smem_alloc([64], dtype=tl.float32), 0)
+    txl.frag_smem_store(buf, tl.zeros([64, 64], dtype=tl.float32), None, predStr="rows")
+
+
+@pytest.mark.parametrize("fn, expect", [
+    (_pred_str_bad, "predStr='slice:0' drops dimension 0 of a 2-D value stored into a 1-D buffer of the other "
+                    "dimension's size; got value [64, 32] and buffer [64]"),
+    (_pred_str_unknown, "predStr='rows' is not understood"),
+])
+def test_frag_smem_store_pred_str_mistakes(fn, expect):
+    e, text = _frontend_error(fn, {"x_ptr": "*fp32"})
+    assert e.line == _line_of(fn, "txl.frag_smem_store(")
+    assert expect in e.message, text

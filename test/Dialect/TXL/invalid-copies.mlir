@@ -371,3 +371,24 @@ func.func @f(%a: !txl.ptr<bf16>, %s: !txl.ptr<i8, 3>, %m: i64) {
   %d = txl.make_tensor_descriptor %a, [%m, %m], [%m, %m], %s : !txl.ptr<bf16>, !txl.ptr<i8, 3> -> !txl.tensordesc<64x64xbf16>
   return
 }
+
+// -----
+
+// A buffer narrower than the block moves whole boxes: 96 columns of bf16 are
+// not a whole number of 128-byte swizzle spans (64 columns).
+#sw = #txl.nvmma_shared<swizzle = 128>
+func.func @f(%d: !txl.tensordesc<64x512xbf16, #sw>, %x: i32, %v: !txl.smem<64x96xbf16>) {
+  // expected-error @+1 {{'txl.tma_store' op descriptor box [64, 512] does not match the buffer shape [64, 96] (a buffer may be narrower only in the last dimension, by whole swizzle spans)}}
+  txl.tma_store %v, %d[%x, %x] : !txl.smem<64x96xbf16>, !txl.tensordesc<64x512xbf16, #sw>
+  return
+}
+
+// -----
+
+// A column slice of the block by whole swizzle spans is a partial copy.
+#sw = #txl.nvmma_shared<swizzle = 128>
+func.func @f(%d: !txl.tensordesc<64x512xbf16, #sw>, %x: i32, %v: !txl.smem<64x128xbf16, #sw>, %b: !txl.mbar) {
+  txl.tma_load %d[%x, %x], %v, %b : !txl.tensordesc<64x512xbf16, #sw>, !txl.smem<64x128xbf16, #sw>
+  txl.tma_store %v, %d[%x, %x] : !txl.smem<64x128xbf16, #sw>, !txl.tensordesc<64x512xbf16, #sw>
+  return
+}

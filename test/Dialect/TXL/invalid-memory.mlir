@@ -460,3 +460,12 @@ func.func @negative_cta(%v: !txl.smem<128xf32>, %t: tensor<128xf32>) {
   txl.smem_store %t, %v {ctaId = -2 : i32} : tensor<128xf32>, !txl.smem<128xf32>
   return
 }
+
+// -----
+
+// slicedDim drops one dimension of a 2-D value stored into a 1-D view.
+func.func @f(%t: tensor<64x32xi8>, %v: !txl.smem<64xi8>) {
+  // expected-error @+1 {{'txl.frag_smem_store' op slicedDim = 0 drops a dimension of a 2-D value stored into a 1-D view, keeping one of the view's size; got value [64, 32] and view [64]}}
+  txl.frag_smem_store %t, %v {slicedDim = 0 : i32} : tensor<64x32xi8>, !txl.smem<64xi8>
+  return
+}

@@ -4,6 +4,9 @@
 // RUN: FileCheck %s < wide.json
 // RUN: FileCheck %s --check-prefix=PTX < wide.ptx
 // RUN: %ptxas -arch=sm_90a wide.ptx -o wide.cubin
+// RUN: txlc half.mlir -o half.ptx
+// RUN: FileCheck %s --check-prefix=HALF < half.ptx
+// RUN: %ptxas -arch=sm_90a half.ptx -o half.cubin
 // RUN: not txlc plain.mlir -o plain.ptx 2>&1 | FileCheck %s --check-prefix=PLAIN
 // RUN: not test -e plain.ptx
 
@@ -14,6 +17,15 @@
 // CHECK-SAME: "swizzle": 128
 // PTX-COUNT-8: cp.async.bulk.tensor.2d.shared::cluster.global
 // PTX-COUNT-8: cp.async.bulk.tensor.2d.global.shared::cta
+
+// A buffer narrower than the block by whole boxes (TXL's NSA prefill stores
+// each 64 x 256 half of its output through the 64 x 512 descriptor, one per
+// warpgroup): each store moves its 4 boxes, the second at column 256 + 64 k.
+// HALF-COUNT-4: cp.async.bulk.tensor.2d.global.shared::cta
+// HALF: cp.async.bulk.commit_group
+// HALF-COUNT-4: cp.async.bulk.tensor.2d.global.shared::cta
+// HALF: cp.async.bulk.commit_group
+// HALF-NOT: cp.async.bulk.tensor
 
 // Without a swizzle (a buffer no wgmma reads, no encoding given) there is no
 // split: refused, naming the parameter.
@@ -32,6 +44,23 @@ module attributes {txl.target = "sm_90a"} {
     txl.tma_load %d[%m, %c0], %buf, %bar : !txl.tensordesc<64x512xbf16, #sw>, !txl.smem<64x512xbf16, #sw>
     txl.mbar_wait %bar, %c0 : i32
     txl.tma_store %buf, %d[%m, %c0] : !txl.smem<64x512xbf16, #sw>, !txl.tensordesc<64x512xbf16, #sw>
+    txl.tma_store_wait 0
+    return
+  }
+}
+
+//--- half.mlir
+#sw = #txl.nvmma_shared<swizzle = 128>
+module attributes {txl.target = "sm_90a"} {
+  func.func @half(%d: !txl.tensordesc<64x512xbf16, #sw>, %m: i32) attributes {txl.kernel, txl.num_warps = 4 : i32} {
+    %ring = txl.smem_alloc : !txl.smem<64x512xbf16, stages = 1, #sw>
+    %c0 = arith.constant 0 : i32
+    %c256 = arith.constant 256 : i32
+    %buf = txl.get_buffer %ring[%c0] : !txl.smem<64x512xbf16, stages = 1, #sw>
+    %lo = txl.smem_subslice %buf [0, 0] : !txl.smem<64x512xbf16, #sw> -> !txl.smem<64x256xbf16, #sw>
+    %hi = txl.smem_subslice %buf [0, 256] : !txl.smem<64x512xbf16, #sw> -> !txl.smem<64x256xbf16, #sw>
+    txl.tma_store %lo, %d[%m, %c0] : !txl.smem<64x256xbf16, #sw>, !txl.tensordesc<64x512xbf16, #sw>
+    txl.tma_store %hi, %d[%m, %c256] : !txl.smem<64x256xbf16, #sw>, !txl.tensordesc<64x512xbf16, #sw>
     txl.tma_store_wait 0
     return
   }

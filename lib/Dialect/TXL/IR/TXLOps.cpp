@@ -193,7 +193,19 @@ LogicalResult FragSmemLoadOp::verify() {
 LogicalResult FragSmemStoreOp::verify() {
   if (failed(verifyCtaId(*this, static_cast<int32_t>(getCtaId()))))
     return failure();
-  return verifyFragment(*this, getValue().getType(), getDst().getType());
+  if (failed(verifyFragment(*this, getValue().getType(), getDst().getType())))
+    return failure();
+  int32_t sliced = static_cast<int32_t>(getSlicedDim());
+  if (sliced == -1)
+    return success();
+  RankedTensorType tile = getValue().getType();
+  SmemType view = getDst().getType();
+  if (tile.getRank() != 2 || view.getRank() != 1 || (sliced != 0 && sliced != 1) ||
+      tile.getDimSize(1 - sliced) != view.getDimSize(0))
+    return emitOpError() << "slicedDim = " << sliced << " drops a dimension of a 2-D value stored "
+                         << "into a 1-D view, keeping one of the view's size; got value "
+                         << shapeStr(tile.getShape()) << " and view " << shapeStr(view.getShape());
+  return success();
 }
 
 LogicalResult SmemIndexOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
@@ -358,6 +370,16 @@ LogicalResult MbarArriveOp::verify() {
 // TMA and cp.async
 //===----------------------------------------------------------------------===//
 
+bool mlir::txl::isTmaColumnSlice(TensorDescType desc, SmemType buffer) {
+  ArrayRef<int64_t> block = desc.getBlockShape(), shape = buffer.getShape();
+  auto enc = dyn_cast_or_null<NVMMASharedAttr>(desc.getEncoding());
+  if (block.size() != shape.size() || block.empty() || !enc || enc.getSwizzle() == 0 ||
+      block.drop_back() != shape.drop_back())
+    return false;
+  int64_t span = enc.getSwizzle() * 8 / getElementBitWidth(desc.getElementType());
+  return shape.back() < block.back() && shape.back() % span == 0;
+}
+
 static LogicalResult verifyTmaBox(Operation *op, TensorDescType desc, size_t numIndices,
                                   SmemType buffer) {
   if (numIndices != desc.getBlockShape().size())
@@ -367,11 +389,13 @@ static LogicalResult verifyTmaBox(Operation *op, TensorDescType desc, size_t num
     return op->emitOpError() << "descriptor element type " << desc.getElementType()
                              << " does not match the buffer element type "
                              << buffer.getElementType();
-  if (desc.getBlockShape() != buffer.getShape())
-    return op->emitOpError() << "descriptor box " << shapeStr(desc.getBlockShape())
-                             << " does not match the buffer shape " << shapeStr(buffer.getShape());
   auto descEnc = dyn_cast_or_null<NVMMASharedAttr>(desc.getEncoding());
   auto bufEnc = dyn_cast_or_null<NVMMASharedAttr>(buffer.getEncoding());
+  if (desc.getBlockShape() != buffer.getShape() && !isTmaColumnSlice(desc, buffer))
+    return op->emitOpError() << "descriptor box " << shapeStr(desc.getBlockShape())
+                             << " does not match the buffer shape " << shapeStr(buffer.getShape())
+                             << " (a buffer may be narrower only in the last dimension, by whole "
+                                "swizzle spans)";
   if (descEnc && bufEnc && descEnc.getSwizzle() != bufEnc.getSwizzle())
     return op->emitOpError() << "descriptor swizzle " << descEnc.getSwizzle()
                              << " bytes differs from the buffer's " << bufEnc.getSwizzle();

@@ -31,8 +31,7 @@ static int64_t getKernelThreads(Operation *op) {
   return (warps ? warps.getInt() : 4) * 32;
 }
 
-/// `txl.warpgroup_id == c` (either side of the compare): c.
-static std::optional<int64_t> warpgroupEquals(Value cond) {
+std::optional<int64_t> mlir::txl::matchWarpgroupEquals(Value cond) {
   auto cmp = cond.getDefiningOp<arith::CmpIOp>();
   if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
     return std::nullopt;
@@ -56,18 +55,24 @@ WarpgroupGroup mlir::txl::getWarpgroupGroup(Operation *op) {
     if (!ifOp)
       continue;
     // TXL's role split written as `if txl.warpgroup_id() == c: ... else: ...`:
-    // warpgroup c runs the then region; of two warpgroups, the other one the
-    // else region (a staging buffer per warpgroup that can run the op, so
-    // a store only one role makes takes one stage, not one per warpgroup).
-    if (std::optional<int64_t> c = warpgroupEquals(ifOp.getCondition())) {
+    // warpgroup c runs the then region, the others the else region (a
+    // staging buffer per warpgroup that can run the op, so a store only one
+    // role makes takes one stage, not one per warpgroup; the else region of
+    // `== 0` of 3 warpgroups, two). A c between others leaves an else region
+    // that is not one range of warpgroups: all of them.
+    if (std::optional<int64_t> c = matchWarpgroupEquals(ifOp.getCondition())) {
       bool inThen = ifOp.getThenRegion().isAncestor(op->getParentRegion());
-      if (*c >= 0 && *c < warpgroups && (inThen || warpgroups == 2)) {
-        group.first = inThen ? *c : 1 - *c;
+      if (*c < 0 || *c >= warpgroups)
+        continue;
+      if (inThen) {
+        group.first = *c;
         group.count = 1;
-        group.inRole = true;
-        break;
+      } else if (*c == 0 || *c == warpgroups - 1) {
+        group.first = *c == 0 ? 1 : 0;
+        group.count = warpgroups - 1;
       }
-      continue;
+      group.inRole = true;
+      break;
     }
     if (!ifOp.getThenRegion().isAncestor(op->getParentRegion()))
       continue;

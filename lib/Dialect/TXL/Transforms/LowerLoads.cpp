@@ -104,7 +104,7 @@ struct LowerTmaLoad : OpConversionPattern<TmaLoadOp> {
   LogicalResult matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    TmaBox box = getTmaBox(op.getDesc().getType());
+    TmaBox box = getTmaBox(op.getDesc().getType(), op.getDst().getType());
     Value leader = isRoleLeader(rewriter, loc, getRoleWarps(op));
     // The destination is in shared::cluster space (the CTA's own window).
     for (int64_t k = 0; k < box.pieces; ++k) {
@@ -138,7 +138,7 @@ struct LowerTmaStore : OpConversionPattern<TmaStoreOp> {
   LogicalResult matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    TmaBox box = getTmaBox(op.getDesc().getType());
+    TmaBox box = getTmaBox(op.getDesc().getType(), op.getSrc().getType());
     // Every thread of the warpgroup wrote part of the tile (smem_store): each
     // makes its writes visible to the async proxy, and the warpgroup syncs
     // before its leader issues the copy. Without the barrier the leader could

@@ -18,8 +18,9 @@
 // use ldmatrix (.trans when the view's contiguous dimension is not K).
 // A `ctaId` reads or writes that CTA's copy of the view (distributed shared
 // memory: mapa, then ld/st.shared::cluster). frag_smem_load/store are the
-// predicated and partial forms; tmem_load/store (Blackwell) move tiles to and from tensor memory
-// with tcgen05.ld/st.
+// predicated and partial forms; a frag_smem_store with an mbarrier is
+// st.async, each element written once and counted on that CTA's barrier; tmem_load/store
+// (Blackwell) move tiles to and from tensor memory with tcgen05.ld/st.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::txl {
 #define GEN_PASS_DEF_TXLLOWERSMEMLOADSTORES
@@ -49,31 +51,28 @@ FailureOr<LinearLayout> tileLayout(Operation *op, RankedTensorType tile) {
   return layout;
 }
 
-/// Coordinates in the shared view of register `r` of `tile`: the tile's own,
-/// or, for a 1-D view under a 2-D tile (frag_smem_*), the one dimension that
-/// matches the view.
-SmallVector<Value> viewCoords(OpBuilder &b, Location loc, const ThreadCoords &coords,
-                              RankedTensorType tile, SmemType view, int64_t r) {
-  SmallVector<Value> c;
-  if (tile.getShape() == view.getShape() || view.getRank() != 1) {
-    for (unsigned d = 0; d < tile.getRank(); ++d)
-      c.push_back(coords.get(b, loc, r, d));
-    return c;
-  }
-  unsigned dim = tile.getDimSize(0) == view.getDimSize(0) ? 0 : 1;
-  c.push_back(coords.get(b, loc, r, dim));
-  return c;
+/// The tile's dimensions that address `view`: all, or, for a 1-D view under
+/// a 2-D tile (frag_smem_*), the one not `slicedDim` (-1: the one of the
+/// view's size, dimension 0 when both are).
+SmallVector<unsigned> viewDims(RankedTensorType tile, SmemType view, int32_t slicedDim = -1) {
+  if (tile.getShape() == view.getShape() || view.getRank() != 1)
+    return llvm::to_vector(llvm::seq<unsigned>(0, tile.getRank()));
+  if (slicedDim != -1)
+    return {unsigned(1 - slicedDim)};
+  return {tile.getDimSize(0) == view.getDimSize(0) ? 0u : 1u};
 }
 
 /// The shared address of register `r` of `tile` in `view`: through
 /// SharedAddresses, or, for a 2-D tile read from or written to a 1-D view,
 /// from the coordinate along the view's dimension.
 Value address(OpBuilder &b, Location loc, SharedAddresses &addrs, RankedTensorType tile,
-              SmemType view, int64_t r) {
+              SmemType view, int64_t r, int32_t slicedDim = -1) {
   if (tile.getShape() == view.getShape())
     return addrs.get(b, loc, r);
-  return getSharedElementAddress(b, loc, addrs.getBase(), view,
-                                 viewCoords(b, loc, addrs.getCoords(), tile, view, r));
+  SmallVector<Value> coords;
+  for (unsigned d : viewDims(tile, view, slicedDim))
+    coords.push_back(addrs.getCoords().get(b, loc, r, d));
+  return getSharedElementAddress(b, loc, addrs.getBase(), view, coords);
 }
 
 /// Registers per access: the longest run of consecutive registers that hold
@@ -332,7 +331,7 @@ Value loadMmaSyncOperand(ConversionPatternRewriter &rewriter, Location loc,
 /// store the same value, which is harmless.
 LogicalResult storeTile(ConversionPatternRewriter &rewriter, Location loc, Operation *op,
                         RankedTensorType tile, SmemType view, Value viewValue, Value base,
-                        Value value) {
+                        Value value, int32_t slicedDim = -1) {
   auto layout = tileLayout(op, tile);
   if (failed(layout))
     return failure();
@@ -340,7 +339,7 @@ LogicalResult storeTile(ConversionPatternRewriter &rewriter, Location loc, Opera
   unsigned align = vec * getElementBitWidth(tile.getElementType()) / 8;
   SharedAddresses addrs(rewriter, loc, base, view, *layout, vec, /*pinned=*/true);
   for (int64_t r = 0; r < layout->getNumRegs(); r += vec) {
-    Value addr = address(rewriter, loc, addrs, tile, view, r);
+    Value addr = address(rewriter, loc, addrs, tile, view, r, slicedDim);
     Value first = LLVM::ExtractValueOp::create(rewriter, loc, value, r);
     if (vec == 1) {
       LLVM::StoreOp::create(rewriter, loc, first, addr);
@@ -437,13 +436,121 @@ struct LowerFragSmemLoad : OpConversionPattern<FragSmemLoadOp> {
   }
 };
 
+/// The copies of an element a layout holds more than once: the bits of the
+/// register, lane and warp indices (masks) whose bases, projected onto the
+/// view's dimensions `dims`, lie in the span of the bases before them (over
+/// GF(2), registers first). Every element has exactly one holder with these
+/// bits clear: the pivot bases map one-to-one onto the elements held.
+struct Copies {
+  int64_t regMask = 0, laneMask = 0, warpMask = 0;
+};
+Copies findCopies(const LinearLayout &layout, ArrayRef<unsigned> dims) {
+  SmallVector<uint64_t> pivots; // reduced, distinct leading bits, descending
+  auto isCopy = [&](const LinearLayout::Coord &c) {
+    uint64_t v = 0;
+    for (auto [i, d] : llvm::enumerate(dims))
+      v |= uint64_t(c[d]) << (21 * i);
+    for (uint64_t p : pivots)
+      v = std::min(v, v ^ p);
+    if (!v)
+      return true;
+    pivots.push_back(v);
+    llvm::sort(pivots, std::greater<uint64_t>());
+    return false;
+  };
+  Copies copies;
+  auto scan = [&](ArrayRef<LinearLayout::Coord> bases, int64_t &mask) {
+    for (auto [i, basis] : llvm::enumerate(bases))
+      if (isCopy(basis))
+        mask |= int64_t(1) << i;
+  };
+  scan(layout.getRegBases(), copies.regMask);
+  scan(layout.getLaneBases(), copies.laneMask);
+  scan(layout.getWarpBases(), copies.warpMask);
+  return copies;
+}
+
+/// frag_smem_store with an mbarrier: one st.async per element into CTA
+/// `cta`'s copy of the view (this CTA's when -1), each completing its bytes
+/// on that CTA's copy of `mbar` (mbarrier::complete_tx), which the reader
+/// waits on after an mbar_expect of the total. The count must come out
+/// exact, so each element is stored by one thread and one register only
+/// (findCopies); for a 2-D tile into a 1-D view, the view's dimension decides
+/// what is a copy. upstream NVVM has no st.async: inline PTX.
+LogicalResult storeTileAsync(ConversionPatternRewriter &rewriter, Location loc, FragSmemStoreOp op,
+                             Value dst, Value mbar, Value value, Value pred) {
+  RankedTensorType tile = op.getValue().getType();
+  SmemType view = op.getDst().getType();
+  auto layout = tileLayout(op, tile);
+  if (failed(layout))
+    return failure();
+  int64_t bits = getElementBitWidth(tile.getElementType());
+  if (bits != 32 && bits != 64)
+    return op.emitOpError() << "with an mbarrier is st.async, which stores 32- or 64-bit "
+                               "elements; got "
+                            << tile.getElementType();
+  int32_t slicedDim = static_cast<int32_t>(op.getSlicedDim());
+  Copies copies = findCopies(*layout, viewDims(tile, view, slicedDim));
+
+  int32_t cta = static_cast<int32_t>(op.getCtaId());
+  Value ctaIdx = cta == -1 ? Value(NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type()))
+                           : i32Const(rewriter, loc, cta);
+  auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+  Value remote = NVVM::MapaOp::create(rewriter, loc, clusterPtr, dst, ctaIdx);
+  Value remoteBar = NVVM::MapaOp::create(rewriter, loc, clusterPtr, mbar, ctaIdx);
+  auto i32 = rewriter.getI32Type();
+  Value barAddr = LLVM::PtrToIntOp::create(rewriter, loc, i32, remoteBar);
+
+  // Only the first holder of each element stores it.
+  Value tid = getThreadId(rewriter, loc);
+  auto isClear = [&](Value index, int64_t mask) -> Value {
+    Value m = LLVM::AndOp::create(rewriter, loc, index, i32Const(rewriter, loc, mask));
+    return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, m,
+                                i32Const(rewriter, loc, 0));
+  };
+  auto both = [&](Value a, Value b) {
+    return a ? Value(LLVM::AndOp::create(rewriter, loc, a, b)) : b;
+  };
+  if (copies.laneMask)
+    pred = both(pred, isClear(LLVM::URemOp::create(rewriter, loc, tid, i32Const(rewriter, loc, 32)),
+                              copies.laneMask));
+  if (copies.warpMask)
+    pred =
+        both(pred, isClear(ThreadCoords::warpIndex(rewriter, loc, tid, *layout), copies.warpMask));
+  OpBuilder::InsertionGuard guard(rewriter);
+  if (pred) {
+    auto ifOp = scf::IfOp::create(rewriter, loc, pred, false);
+    rewriter.setInsertionPointToStart(ifOp.thenBlock());
+  }
+  SharedAddresses addrs(rewriter, loc, remote, view, *layout, 1, /*pinned=*/true);
+  Type word = rewriter.getIntegerType(bits);
+  std::string ptx = llvm::formatv("st.async.shared::cluster.mbarrier::complete_tx::bytes.b{0} "
+                                  "[$0], $1, [$2];",
+                                  bits);
+  std::string constraints = bits == 32 ? "r,r,r" : "r,l,r";
+  for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+    if (r & copies.regMask)
+      continue;
+    Value addr = LLVM::PtrToIntOp::create(rewriter, loc, i32,
+                                          address(rewriter, loc, addrs, tile, view, r, slicedDim));
+    Value v = LLVM::ExtractValueOp::create(rewriter, loc, value, r);
+    v = LLVM::BitcastOp::create(rewriter, loc, word, v);
+    createInlinePtx(rewriter, loc, Type(), {addr, v, barAddr}, ptx, constraints);
+  }
+  return success();
+}
+
 struct LowerFragSmemStore : OpConversionPattern<FragSmemStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(FragSmemStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (op.getMbar())
-      return op.emitOpError() << "stores that signal an mbarrier (st.async) are not supported yet; "
-                                 "store, then txl.cluster_barrier or an mbar_arrive";
+    if (adaptor.getMbar()) {
+      if (failed(storeTileAsync(rewriter, op.getLoc(), op, adaptor.getDst(), adaptor.getMbar(),
+                                adaptor.getValue(), adaptor.getPred())))
+        return failure();
+      rewriter.eraseOp(op);
+      return success();
+    }
     Value base = adaptor.getDst();
     if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1)
       base = remoteBase(rewriter, op.getLoc(), base, cta);
@@ -453,7 +560,8 @@ struct LowerFragSmemStore : OpConversionPattern<FragSmemStoreOp> {
       rewriter.setInsertionPointToStart(ifOp.thenBlock());
     }
     if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(), op.getDst().getType(),
-                         op.getDst(), base, adaptor.getValue())))
+                         op.getDst(), base, adaptor.getValue(),
+                         static_cast<int32_t>(op.getSlicedDim()))))
       return failure();
     rewriter.eraseOp(op);
     return success();

@@ -24,7 +24,8 @@
 //                 from that buffer instead: SS wgmma, no layout conversion.
 //                 A register A computed before the dot's loop (a Q tile)
 //                 is stored once, before the loop, to a buffer the dot then
-//                 reads in every iteration (the dot stays async).
+//                 reads in every iteration (the dot stays async); one the
+//                 kernel smem_load-ed from its own buffer stays in registers.
 //                 A register B that is not gets a staging buffer of its own
 //                 (wgmma reads B from shared memory): sync, store, fence,
 //                 sync. Such dots run synchronously: the buffer is reused by
@@ -310,11 +311,16 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
   /// it from there (SS wgmma, as Triton does): it no longer holds registers
   /// through the loop (64 per thread for a 128 x 128 fp16 Q on one
   /// warpgroup) nor needs a relayout into the wgmma operand layout. Every
-  /// dot of the value shares the buffer. Null when A is not such a tile.
+  /// dot of the value shares the buffer. Null when A is not such a tile, or
+  /// when the kernel itself read it from one of its buffers (txl.smem_load,
+  /// TXL-style: MLA's Q_pe): it loads straight into the operand layout and
+  /// stays in registers (RS wgmma, as TXL runs it), with no second buffer.
   Value stageInvariantA(RewriterBase &rw, Block &entry, DotOp dot) {
     Value a = dot.getA();
     auto loop = dot->getParentOfType<LoopLikeOpInterface>();
     if (!loop || loop->isAncestor(a.getParentRegion()->getParentOp()))
+      return {};
+    if (a.getDefiningOp<SmemLoadOp>() && !usesMmaSync(dot))
       return {};
     WarpgroupGroup group = getWarpgroupGroup(dot);
     if (group.isWarp)

@@ -142,6 +142,13 @@ TmaBox mlir::txl::getTmaBox(TensorDescType desc) {
   return result;
 }
 
+TmaBox mlir::txl::getTmaBox(TensorDescType desc, SmemType buffer) {
+  TmaBox result = getTmaBox(desc);
+  if (isTmaColumnSlice(desc, buffer))
+    result.pieces = buffer.getShape().back() / result.box.back();
+  return result;
+}
+
 ThreadCoords::ThreadCoords(OpBuilder &b, Location loc, const LinearLayout &layout, bool pinned)
     : layout(layout) {
   Value tid = getThreadId(b, loc);

@@ -3,7 +3,8 @@
 // mbar_alloc (at its planned offset) is initialised once: thread 0 runs
 // `mbarrier.init` for every stage with the arrive count, then
 // `fence.mbarrier_init` makes the inits visible to the async proxy (TMA) and
-// a block barrier makes them visible to every thread before first use. That
+// a block barrier makes them visible to every thread before first use (in a
+// cluster kernel a cluster barrier: other CTAs signal them too). That
 // barrier needs every thread, so mbar_alloc must sit at the kernel's top
 // level, outside warp-specialized regions.
 //
@@ -66,7 +67,15 @@ struct LowerMbarAlloc : OpConversionPattern<MbarAllocOp> {
                                      Value());
       NVVM::FenceMbarrierInitOp::create(rewriter, loc);
     });
-    NVVM::Barrier0Op::create(rewriter, loc);
+    if (getClusterSize(op) > 1) {
+      // Other CTAs of the cluster arrive on (or st.async into) this CTA's
+      // barriers: the inits must be visible cluster-wide before anyone
+      // starts (fence.mbarrier_init is .release.cluster).
+      NVVM::ClusterArriveOp::create(rewriter, loc, rewriter.getUnitAttr());
+      NVVM::ClusterWaitOp::create(rewriter, loc, rewriter.getUnitAttr());
+    } else {
+      NVVM::Barrier0Op::create(rewriter, loc);
+    }
     rewriter.replaceOp(op, base);
     return success();
   }

@@ -7,7 +7,10 @@
 //   %c = txl.is_warpgroup [1, 2]
 //   scf.if %c { txl.reg_alloc 240 ... consumers ... }
 //
-// This pass checks and completes that structure:
+// TXL also writes the split as `if txl.warpgroup_id() == c: ... else: ...`;
+// this pass first turns such a compare into `txl.is_warpgroup [c]` (the same
+// value), so that every later stage sees the roles. Then it checks and
+// completes the structure:
 //   - every region guarded by a top-level is_warpgroup starts with a register
 //     budget: the kernel's own reg_alloc/reg_dealloc if it wrote one,
 //     otherwise the default (TXL's heuristic): the producer warpgroup 0 gives
@@ -27,8 +30,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -84,6 +89,21 @@ struct PartitionWarpgroupsPass : txl::impl::TXLPartitionWarpgroupsBase<Partition
     if (auto n = func->getAttrOfType<IntegerAttr>(kNumWarpsAttrName))
       warps = n.getInt();
     int64_t warpgroups = warps / 4;
+
+    // `warpgroup_id == c` is `is_warpgroup [c]`.
+    SmallVector<arith::CmpIOp> splits;
+    func.walk([&](arith::CmpIOp cmp) {
+      if (std::optional<int64_t> c = matchWarpgroupEquals(cmp.getResult());
+          c && *c >= 0 && *c < warpgroups)
+        splits.push_back(cmp);
+    });
+    for (arith::CmpIOp cmp : splits) {
+      OpBuilder b(cmp);
+      int32_t c = static_cast<int32_t>(*matchWarpgroupEquals(cmp.getResult()));
+      Value role = IsWarpgroupOp::create(b, cmp.getLoc(), b.getDenseI32ArrayAttr({c}));
+      cmp.getResult().replaceAllUsesWith(role);
+      cmp.erase();
+    }
 
     // Named barriers 1..7 belong to the compiler.
     WalkResult barriers = func.walk([&](Operation *op) {

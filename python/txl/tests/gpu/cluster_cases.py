@@ -44,3 +44,33 @@ def push_write(X, Y, N: tl.constexpr):
         txl.smem_store(buf, x, cta_id=0)
     txl.cluster_barrier()
     tl.store(Y + row * N + offs, txl.smem_load(buf))
+
+
+@txl.jit
+def async_exchange(X, Y, ROWS: tl.constexpr, N: tl.constexpr):
+    # TXL's cluster softmax exchange: a cluster of 2, each CTA st.async-es its row (and a 4-element tile whose
+    # elements every warp holds: one store each) into the other CTA's shared memory, counted on that CTA's
+    # mbarrier; the reader waits for the bytes (mbar_expect of the total), phase by phase over ROWS rows.
+    pid = tl.program_id(0)
+    rank = txl.cta_rank()
+    buf = txl.get_buffer(txl.smem_alloc([N], tl.float32), 0)
+    small = txl.get_buffer(txl.smem_alloc([4], tl.float32), 0)
+    bar = txl.get_buffer(txl.mbar_alloc(1), 0)
+    offs = tl.arange(0, N)
+    offs4 = tl.arange(0, 4)
+    for i in range(ROWS):
+        row = (pid * 2 + rank) * ROWS + i
+        x = tl.load(X + row * N + offs)
+        x4 = tl.load(X + row * N + offs4) * 2.0
+        txl.mbar_expect(bar, N * 4 + 16)
+        if rank == 0:
+            txl.frag_smem_store(buf, x, None, None, 1, bar)
+            txl.frag_smem_store(small, x4, None, None, 1, bar)
+        else:
+            txl.frag_smem_store(buf, x, None, None, 0, bar)
+            txl.frag_smem_store(small, x4, None, None, 0, bar)
+        txl.mbar_wait(bar, i & 1)
+        tl.store(Y + row * (N + 4) + offs, txl.smem_load(buf))
+        tl.store(Y + row * (N + 4) + N + offs4, txl.smem_load(small))
+        # the other CTA writes this buffer again next row
+        txl.cluster_barrier()

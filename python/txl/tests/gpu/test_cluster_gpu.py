@@ -1,7 +1,8 @@
 """Thread-block clusters on the GPU (kernels in cluster_cases.py): a launch with num_ctas runs each program as a
 cluster (program_id / num_programs count clusters, cta_rank the CTA in it); distributed shared memory reads
 (smem_load cta_id, a ring over 2 and 4 CTAs) and writes (smem_store cta_id) between cluster barriers move the rows
-exactly; the compiled kernel records its cluster shape."""
+exactly; st.async stores counted on the other CTA's mbarrier (frag_smem_store with mbar, TXL's cluster softmax)
+deliver every element once, phase after phase; the compiled kernel records its cluster shape."""
 
 import pytest
 
@@ -9,7 +10,7 @@ torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():  # pragma: no cover - depends on the machine
     pytest.skip("no CUDA GPU (torch.cuda.is_available() is false)", allow_module_level=True)
 
-from .cluster_cases import push_write, ring_read  # noqa: E402
+from .cluster_cases import async_exchange, push_write, ring_read  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -50,3 +51,15 @@ def test_compiled_cluster_shape():
     k = ring_read.warmup(x, torch.empty_like(x), torch.empty(8, 4, dtype=torch.int32, device="cuda"), N=256, CTAS=4,
                          num_ctas=4, grid=(2,))
     assert tuple(k.launcher().meta.cluster) == (4, 1, 1)
+
+
+@pytest.mark.parametrize("n", [256, 1024])
+def test_async_exchange(n):
+    programs, rows = 17, 5
+    x = torch.randn(programs * 2 * rows, n, device="cuda")
+    y = torch.full((programs * 2 * rows, n + 4), float("nan"), device="cuda")
+    async_exchange[(programs,)](x, y, ROWS=rows, N=n, num_ctas=2)
+    torch.cuda.synchronize()
+    peer = x.view(programs, 2, rows, n).flip(1).reshape(programs * 2 * rows, n)
+    assert torch.equal(y[:, :n], peer)
+    assert torch.equal(y[:, n:], peer[:, :4] * 2)

@@ -293,3 +293,77 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+#w4 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// frag_smem_store with an mbarrier is st.async into CTA 1's copy of the
+// view, completing its bytes on CTA 1's copy of the barrier. A 128-element
+// tile on 128 threads holds each element once: one st.async per thread, no
+// guard.
+// CHECK-LABEL: func.func @st_async
+// CHECK: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK-NOT: scf.if
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [$0], $1, [$2];", "r,r,r"
+// CHECK-NOT: st.async
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @st_async(%v: !txl.smem<128xf32>, %bar: !txl.mbar, %t: tensor<128xf32, #w4>) attributes {txl.kernel, txl.num_ctas = 2 : i32} {
+    txl.frag_smem_store %t, %v mbar %bar {ctaId = 1 : i32} : tensor<128xf32, #w4>, !txl.smem<128xf32>
+    return
+  }
+}
+
+// -----
+
+#w4 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// A 4-element tile on 4 warps of 32 lanes: element i lives in lane i of
+// every warp (lanes 4..31 and warps 1..3 hold copies). The barrier must see
+// each element's bytes once, so only lanes 0..3 of warp 0 store: the guard
+// tests the copy bits of the lane and of the warp index.
+// CHECK-LABEL: func.func @st_async_copies
+// CHECK: llvm.and %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.icmp "eq"
+// CHECK: scf.if
+// CHECK: st.async.shared::cluster
+// CHECK-NOT: st.async
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @st_async_copies(%v: !txl.smem<4xf32>, %bar: !txl.mbar, %t: tensor<4xf32, #w4>) attributes {txl.kernel, txl.num_ctas = 2 : i32} {
+    txl.frag_smem_store %t, %v mbar %bar {ctaId = 0 : i32} : tensor<4xf32, #w4>, !txl.smem<4xf32>
+    return
+  }
+}
+
+// -----
+
+#w4 = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+module attributes {txl.target = "sm_90a"} {
+  func.func @st_async_bytes(%v: !txl.smem<128xi8>, %bar: !txl.mbar, %t: tensor<128xi8, #w4>) attributes {txl.kernel, txl.num_ctas = 2 : i32} {
+    // expected-error @+2 {{'txl.frag_smem_store' op with an mbarrier is st.async, which stores 32- or 64-bit elements; got 'i8'}}
+    // expected-error @+1 {{failed to legalize operation 'txl.frag_smem_store'}}
+    txl.frag_smem_store %t, %v mbar %bar {ctaId = 1 : i32} : tensor<128xi8, #w4>, !txl.smem<128xi8>
+    return
+  }
+}
+
+// -----
+
+// TXL's NSA prefill: a 64 x 64 tile whose rows are equal along dimension 1
+// (predStr = "slice:1") goes into a 64-element row: slicedDim = 1 keeps the
+// row coordinate, even though both dimensions are 64; slicedDim = 0 the
+// column coordinate.
+#i2d = #txl.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @sliced
+// CHECK: scf.if
+// CHECK: llvm.store {{.*}} : i8, !llvm.ptr<3>
+module attributes {txl.target = "sm_90a"} {
+  func.func @sliced(%v: !txl.smem<64xi8>, %p: i1, %t: tensor<64x64xi8, #i2d>) attributes {txl.kernel} {
+    txl.frag_smem_store %t, %v pred %p {slicedDim = 1 : i32} : tensor<64x64xi8, #i2d>, !txl.smem<64xi8>
+    txl.frag_smem_store %t, %v {slicedDim = 0 : i32} : tensor<64x64xi8, #i2d>, !txl.smem<64xi8>
+    return
+  }
+}

@@ -522,3 +522,62 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+!view = !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+
+// An A the kernel itself read from one of its buffers before the loop
+// (TXL's MLA: rQpe = txl.smem_load(bQpe)) stays in registers, as TXL runs it
+// (RS wgmma): no second buffer, no store.
+// CHECK-LABEL: func.func @user_loaded_a
+// CHECK-NOT:  txl.smem_alloc {txl.staging}
+// CHECK:      %[[Q:.*]] = txl.smem_load
+// CHECK:      scf.for
+// CHECK:        txl.dot %[[Q]], %{{.*}}, %{{.*}} {async} : tensor<64x64xbf16>, !txl.smem
+// CHECK-NOT:  txl.smem_store
+module attributes {txl.target = "sm_90a"} {
+  func.func @user_loaded_a(%qv: !view, %kv: !view, %n: i32) -> tensor<64x64xf32> attributes {txl.kernel, txl.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %z = arith.constant dense<0.0> : tensor<64x64xf32>
+    %q = txl.smem_load %qv : !view -> tensor<64x64xbf16>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<64x64xf32>) : i32 {
+      %s = txl.dot %q, %kv, %acc {async} : tensor<64x64xbf16>, !view, tensor<64x64xf32>
+      scf.yield %s : tensor<64x64xf32>
+    }
+    %w = txl.dot_wait 0, %r : tensor<64x64xf32>
+    return %w : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+!desc = !txl.tensordesc<64x64xf32, #txl.nvmma_shared<swizzle = 128>>
+
+// The same split in a kernel of three warpgroups (TXL's tawa attention: the
+// producer is warpgroup 0, the consumers the else region): the else region's
+// store runs on warpgroups 1 and 2, two stages (stage = warpgroup_id - 1),
+// each syncing on its own bulk stores. Before, it took three stages and a CTA
+// barrier, which waited for the producer forever.
+// CHECK-LABEL: func.func @role_split_three
+// CHECK:      %[[B:.*]] = txl.smem_alloc {txl.staging} : !txl.smem<64x64xf32, stages = 2
+// CHECK:      } else {
+// CHECK:        %[[WG:.*]] = txl.warpgroup_id
+// CHECK:        %[[ST:.*]] = arith.subi %[[WG]], %c1
+// CHECK:        txl.get_buffer %[[B]][%[[ST]]]
+// CHECK-NEXT:   txl.tma_store_wait 0
+// CHECK-NOT:  txl.bar_wait
+module attributes {txl.target = "sm_90a"} {
+  func.func @role_split_three(%o: !desc, %x: i32, %t: tensor<64x64xf32>) attributes {txl.kernel, txl.num_warps = 12 : i32} {
+    %c0 = arith.constant 0 : i32
+    %wg = txl.warpgroup_id
+    %producer = arith.cmpi eq, %wg, %c0 : i32
+    scf.if %producer {
+      txl.reg_dealloc 40
+    } else {
+      txl.desc_store %o[%x, %c0], %t : !desc, tensor<64x64xf32>
+    }
+    return
+  }
+}

@@ -260,3 +260,41 @@ module {
     return
   }
 }
+
+// -----
+
+// TXL's split written as `if txl.warpgroup_id() == 0: ... else: ...` (its
+// tawa attention kernels) is the role split is_warpgroup [0]: the kernel's
+// own budgets (40 for the producer, 232 in the else branch: warpgroups 1, 2)
+// are checked as per-warpgroup budgets, not as a reg_alloc every thread runs.
+// A compare with a warpgroup the kernel does not have stays a compare.
+// CHECK-LABEL: func.func @warpgroup_id_split
+// CHECK: %[[P:.*]] = txl.is_warpgroup [0]
+// CHECK-NEXT: scf.if %[[P]] {
+// CHECK-NEXT:   txl.reg_dealloc 40
+// CHECK: } else {
+// CHECK-NEXT:   txl.reg_alloc 232
+// CHECK: arith.cmpi eq, %c5{{.*}}, %
+// OPT-LABEL: func.func @warpgroup_id_split
+// OPT: txl.reg_dealloc 40
+// OPT: txl.reg_alloc 232
+module {
+  func.func @warpgroup_id_split() attributes {txl.kernel, txl.num_warps = 12 : i32} {
+    %w = txl.warpgroup_id
+    %c0 = arith.constant 0 : i32
+    %c5 = arith.constant 5 : i32
+    %p = arith.cmpi eq, %w, %c0 : i32
+    scf.if %p {
+      txl.reg_dealloc 40
+      txl.bar_arrive 8, 384
+    } else {
+      txl.reg_alloc 232
+      txl.bar_wait 8, 384
+    }
+    %q = arith.cmpi eq, %c5, %w : i32
+    scf.if %q {
+      txl.bar_arrive 9, 384
+    }
+    return
+  }
+}

@@ -22,4 +22,12 @@ public:
 #define GET_OP_CLASSES
 #include "txl/Dialect/TXL/IR/TXLOps.h.inc"
 
+namespace mlir::txl {
+/// A TMA load/store buffer narrower than its descriptor's block in the last
+/// dimension only, by whole swizzle spans (the hardware boxes the block moves
+/// as): the copy moves just those boxes. TXL's NSA prefill stores each half of
+/// a 64 x 512 output through its 64 x 512 descriptor, one per warpgroup.
+bool isTmaColumnSlice(TensorDescType desc, SmemType buffer);
+} // namespace mlir::txl
+
 #endif // TXL_DIALECT_TXL_IR_TXLOPS_H

@@ -130,8 +130,14 @@ def TXL_FragSmemStoreOp : TXL_Op<"frag_smem_store", [AttrSizedOperandSegments]> 
   let summary = "predicated, partial shared-memory store (optionally signalling an mbarrier)";
   let description = [{
     Stores the elements of `value` that its layout owns into `dst`; a 2-D
-    value may be stored into a 1-D row (each row written once). With `mbar`
-    the store signals that barrier when done (remote stores in a cluster).
+    value may be stored into a 1-D row (each row written once): the view
+    takes the value's dimension of its size, dimension 0 when both match, or
+    the one `slicedDim` (TXL's predStr = "slice:D") does not drop; elements
+    along the dropped dimension are taken to be equal. With `mbar`
+    it is st.async (32- or 64-bit elements): each element is written once,
+    into CTA `ctaId`'s copy of `dst` (this CTA's when -1), and completes its
+    bytes on that CTA's copy of `mbar`, whose reader waits after an
+    mbar_expect of the total (TXL's cluster softmax).
 
     ```mlir
     txl.frag_smem_store %v, %row pred %p : tensor<128x1xf32>, !txl.smem<128xf32>
@@ -140,7 +146,8 @@ def TXL_FragSmemStoreOp : TXL_Op<"frag_smem_store", [AttrSizedOperandSegments]> 
   let arguments = (ins TXL_Tile:$value,
                        Arg<TXL_SmemView, "", [MemWrite<TXL_SharedMemory>]>:$dst,
                        Optional<TXL_MbarView>:$mbar, Optional<I1>:$pred,
-                       DefaultValuedAttr<I32Attr, "-1">:$ctaId);
+                       DefaultValuedAttr<I32Attr, "-1">:$ctaId,
+                       DefaultValuedAttr<I32Attr, "-1">:$slicedDim);
   let assemblyFormat = [{
     $value `,` $dst (`mbar` $mbar^)? (`pred` $pred^)? attr-dict `:` qualified(type($value)) `,` qualified(type($dst))
   }];

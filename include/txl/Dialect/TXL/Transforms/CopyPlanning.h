@@ -40,6 +40,10 @@ struct WarpgroupGroup {
 };
 WarpgroupGroup getWarpgroupGroup(Operation *op);
 
+/// c when `cond` is `txl.warpgroup_id == c` (either side of the compare):
+/// TXL's role split written without txl.is_warpgroup.
+std::optional<int64_t> matchWarpgroupEquals(Value cond);
+
 /// Independent copies of the body (roles) in the kernel around `op`: its
 /// `txl.num_warps` / 4 warpgroups, or 1 when its role spans the CTA
 /// (`txl.role_warps`).

@@ -121,6 +121,9 @@ struct TmaBox {
   unsigned swizzle = 0;
 };
 TmaBox getTmaBox(TensorDescType desc);
+/// The boxes a copy of `buffer` through `desc` moves: all of the block's, or,
+/// for a column slice of it (isTmaColumnSlice), the slice's.
+TmaBox getTmaBox(TensorDescType desc, SmemType buffer);
 
 /// Byte address (ptr<3>) of element `coords` (i32, one per dimension) of the
 /// shared view `view` at `base`, for any of its encodings:

@@ -173,7 +173,9 @@ def TXLAllocateScratch : Pass<"txl-allocate-scratch", "mlir::ModuleOp"> {
 def TXLPartitionWarpgroups : Pass<"txl-partition-warpgroups", "mlir::ModuleOp"> {
   let summary = "Check and complete warp-specialized (is_warpgroup) regions";
   let description = [{
-    Regions guarded by a top-level `scf.if` on `txl.is_warpgroup` get a
+    TXL's split written as `txl.warpgroup_id == c` becomes
+    `txl.is_warpgroup [c]` first. Regions guarded by a top-level `scf.if` on
+    `txl.is_warpgroup` get a
     register budget when the kernel wrote none: `txl.reg_dealloc` in the
     producer (warpgroup 0), `txl.reg_alloc` in the others (TXL's defaults:
     2 warpgroups 56/256, 3: 40/232, more: 32/160). Named barriers 1..7 are
