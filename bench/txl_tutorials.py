@@ -248,7 +248,10 @@ def run_softmax(m, name, kind):
 def run_mla(m):
     import torch
     torch.manual_seed(0)
-    B, H, NQ, HKV, S, R, PE = 114, 32, 64, 1, 256, 512, 64  # the tutorial's __main__
+    # The tutorial's __main__ shape, with B = the SM count: mla_txl gives each of NUM_SMS (the device's SM count)
+    # programs B // NUM_SMS batches, so any B below it computes nothing (TXL's B = 114 is its GPU's SM count).
+    B = torch.cuda.get_device_properties(0).multi_processor_count
+    H, NQ, HKV, S, R, PE = 32, 64, 1, 256, 512, 64
     q = torch.randn((B, H, NQ, R), dtype=torch.float16, device="cuda")
     kv = torch.randn((B, HKV, S, R), dtype=torch.float16, device="cuda")
     qpe = torch.randn((B, H, NQ, PE), dtype=torch.float16, device="cuda")

@@ -206,6 +206,16 @@ def frag_smem_store(smem, value, layout=None, pred=None, cta_id=-1, mbar=None, p
     are taken to be equal); with ``mbar`` the store is st.async and completes its bytes on that barrier."""
     view = S.as_view(smem, "txl.frag_smem_store")
     val = S.to_tensor(value)
+    if not isinstance(val.type, block_type):
+        # TXL's cross-warp reduction idiom: each warp stores its txl.warp_max / warp_sum partial at its warp's slot
+        # (the `layout` argument says which) and reads the slots back. In txl those reductions are complete.
+        raise SemanticError(
+            "txl.frag_smem_store of a scalar: TXL stores each warp's partial result of txl.warp_max / "
+            "txl.warp_sum at that warp's slot (through `layout`), but in txl those reductions are already "
+            "complete (every warp holds the whole result), and a register layout belongs to its tile, so a "
+            "scalar has no per-warp slots",
+            "use the reduction's value directly (it is the result the exchange computes); to share a value "
+            "through shared memory, store a tile with txl.smem_store / txl.frag_smem_store")
     sliced = -1
     pred_str = _unwrap(predStr)
     if pred_str:
