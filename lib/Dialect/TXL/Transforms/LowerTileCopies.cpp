@@ -312,15 +312,18 @@ struct LowerTileCopies : mlir::txl::impl::TXLLowerTileCopiesBase<LowerTileCopies
   /// through the loop (64 per thread for a 128 x 128 fp16 Q on one
   /// warpgroup) nor needs a relayout into the wgmma operand layout. Every
   /// dot of the value shares the buffer. Null when A is not such a tile, or
-  /// when the kernel itself read it from one of its buffers (txl.smem_load,
-  /// TXL-style: MLA's Q_pe): it loads straight into the operand layout and
-  /// stays in registers (RS wgmma, as TXL runs it), with no second buffer.
+  /// when the kernel itself read it from one of its own buffers
+  /// (txl.smem_load, TXL-style: MLA's Q_pe, whose buffer the kernel reuses for
+  /// P): it loads straight into the operand layout and stays in registers
+  /// (RS wgmma, as TXL runs it), with no second buffer. (A copy of a staging
+  /// buffer, a Triton-style `q = desc.load(...)`, is still staged here.)
   Value stageInvariantA(RewriterBase &rw, Block &entry, DotOp dot) {
     Value a = dot.getA();
     auto loop = dot->getParentOfType<LoopLikeOpInterface>();
     if (!loop || loop->isAncestor(a.getParentRegion()->getParentOp()))
       return {};
-    if (a.getDefiningOp<SmemLoadOp>() && !usesMmaSync(dot))
+    if (auto load = a.getDefiningOp<SmemLoadOp>();
+        load && !usesMmaSync(dot) && !isStagingAlloc(getRootAlloc(load.getSrc())))
       return {};
     WarpgroupGroup group = getWarpgroupGroup(dot);
     if (group.isWarp)
