@@ -469,3 +469,13 @@ func.func @f(%t: tensor<64x32xi8>, %v: !txl.smem<64xi8>) {
   txl.frag_smem_store %t, %v {slicedDim = 0 : i32} : tensor<64x32xi8>, !txl.smem<64xi8>
   return
 }
+
+// -----
+
+// A view may be a K step inside a swizzle atom, an allocation may not: its
+// storage is whole atoms.
+func.func @f() {
+  // expected-error @+1 {{'txl.smem_alloc' op a buffer with a 128-byte swizzle needs rows of a multiple of 128 bytes, but 32 x 'f16' is 64 bytes; use a smaller swizzle or a wider tile}}
+  %a = txl.smem_alloc : !txl.smem<128x32xf16, stages = 1, #txl.nvmma_shared<swizzle = 128>>
+  return
+}

@@ -38,9 +38,11 @@ func.func private @f(!txl.smem<128xf32, #txl.blocked<sizePerThread = [1], thread
 
 // -----
 
-// A swizzled !txl.smem has rows of whole swizzle atoms.
-// expected-error @+1 {{!txl.smem with a 128-byte swizzle needs rows of a multiple of 128 bytes, but 16 x 'f16' is 32 bytes; use a smaller swizzle or a wider tile}}
-func.func private @f(!txl.smem<64x16xf16, #txl.nvmma_shared<swizzle = 128>>)
+// A swizzled !txl.smem has rows of whole swizzle atoms, or is a view inside
+// one atom's rows whose width divides it (a K step: 32 or 64 bytes of a
+// 128-byte swizzle); 48 bytes is neither.
+// expected-error @+1 {{!txl.smem with a 128-byte swizzle needs rows of a multiple of 128 bytes, but 24 x 'f16' is 48 bytes; use a smaller swizzle or a wider tile}}
+func.func private @f(!txl.smem<64x24xf16, #txl.nvmma_shared<swizzle = 128>>)
 
 // -----
 

@@ -195,12 +195,17 @@ LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
   auto nvmma = dyn_cast<NVMMASharedAttr>(encoding);
   if (!nvmma)
     return emitError() << "!txl.smem encoding must be #txl.nvmma_shared<...>, got " << encoding;
-  // A swizzled tile is made of whole swizzle atoms along its contiguous dimension.
+  // A swizzled tile is made of whole swizzle atoms along its contiguous
+  // dimension, or is a view inside one atom's rows (a K step of a wider tile,
+  // as wgmma reads it: rows of 16 bytes times a power of two, the row pitch
+  // still the swizzle span). Allocations must be whole atoms (SmemAllocOp).
   if (nvmma.getSwizzle() > 0 && !shape.empty()) {
     // The contiguous dimension: the last, or the first of a transposed 2-D view.
     int64_t contiguous = nvmma.getTransposed() && shape.size() == 2 ? shape.front() : shape.back();
     int64_t rowBytes = contiguous * getElementBitWidth(elementType) / 8;
-    if (rowBytes % nvmma.getSwizzle() != 0)
+    bool insideAtom = rowBytes > 0 && rowBytes < nvmma.getSwizzle() && rowBytes % 16 == 0 &&
+                      nvmma.getSwizzle() % rowBytes == 0;
+    if (rowBytes % nvmma.getSwizzle() != 0 && !insideAtom)
       return emitError() << "!txl.smem with a " << nvmma.getSwizzle()
                          << "-byte swizzle needs rows of a multiple of " << nvmma.getSwizzle()
                          << " bytes, but " << contiguous << " x " << elementType << " is "

@@ -228,6 +228,8 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
   LogicalResult matchAndRewrite(AsyncLoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (isInsideSwizzleAtom(op.getDst().getType()))
+      return refuseInsideSwizzleAtom(op, op.getDst().getType());
     if (op.getOther() && !isZeroSplat(op.getOther()))
       return op.emitOpError() << "async_load with a non-zero 'other' is not supported "
                                  "(cp.async can only zero-fill masked-off elements)";

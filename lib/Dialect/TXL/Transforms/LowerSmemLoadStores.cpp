@@ -371,6 +371,8 @@ struct LowerSmemLoad : OpConversionPattern<SmemLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SmemLoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (isInsideSwizzleAtom(op.getSrc().getType()))
+      return refuseInsideSwizzleAtom(op, op.getSrc().getType());
     if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1) {
       // Another CTA's copy: element-wise / vector loads (ldmatrix reads the
       // CTA's own shared memory only).
@@ -400,6 +402,8 @@ struct LowerSmemStore : OpConversionPattern<SmemStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SmemStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (isInsideSwizzleAtom(op.getDst().getType()))
+      return refuseInsideSwizzleAtom(op, op.getDst().getType());
     Value base = adaptor.getDst();
     if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1)
       base = remoteBase(rewriter, op.getLoc(), base, cta);
@@ -423,6 +427,8 @@ struct LowerFragSmemLoad : OpConversionPattern<FragSmemLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(FragSmemLoadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (isInsideSwizzleAtom(op.getSrc().getType()))
+      return refuseInsideSwizzleAtom(op, op.getSrc().getType());
     Value base = adaptor.getSrc();
     if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1)
       base = remoteBase(rewriter, op.getLoc(), base, cta);
@@ -544,6 +550,8 @@ struct LowerFragSmemStore : OpConversionPattern<FragSmemStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(FragSmemStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (isInsideSwizzleAtom(op.getDst().getType()))
+      return refuseInsideSwizzleAtom(op, op.getDst().getType());
     if (adaptor.getMbar()) {
       if (failed(storeTileAsync(rewriter, op.getLoc(), op, adaptor.getDst(), adaptor.getMbar(),
                                 adaptor.getValue(), adaptor.getPred())))

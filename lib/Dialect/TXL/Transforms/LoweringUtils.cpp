@@ -142,6 +142,22 @@ TmaBox mlir::txl::getTmaBox(TensorDescType desc) {
   return result;
 }
 
+bool mlir::txl::isInsideSwizzleAtom(SmemType view) {
+  auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
+  if (!enc || enc.getSwizzle() == 0 || view.getShape().empty())
+    return false;
+  int64_t contiguous =
+      enc.getTransposed() && view.getRank() == 2 ? view.getDimSize(0) : view.getShape().back();
+  return contiguous * getElementBitWidth(view.getElementType()) / 8 < enc.getSwizzle();
+}
+
+LogicalResult mlir::txl::refuseInsideSwizzleAtom(Operation *op, SmemType view) {
+  return op->emitOpError() << "accesses " << view
+                           << " element by element, but it is a slice inside a swizzle span (a K "
+                              "step of a wider swizzled tile), which only wgmma reads; pass it "
+                              "to tl.dot, or slice whole swizzle column blocks";
+}
+
 TmaBox mlir::txl::getTmaBox(TensorDescType desc, SmemType buffer) {
   TmaBox result = getTmaBox(desc);
   if (isTmaColumnSlice(desc, buffer))

@@ -5,7 +5,8 @@
 //   - smem_trans, smem_reshape: the same bytes (the type changes, the
 //     address does not; wgmma reads the transposition from the type);
 //   - smem_index i: i times the bytes of one sub-tile;
-//   - smem_subslice: a row offset, or whole swizzle column blocks.
+//   - smem_subslice: a row offset, whole swizzle column blocks, or a K step
+//     inside one swizzle atom (for wgmma only).
 // A swizzled tile is stored as column blocks of (swizzle bytes x rows), so
 // only slices that keep that structure are views: a row range at a multiple
 // of 8 rows (the swizzle pattern's period) of a one-block-wide tile, or whole
@@ -116,6 +117,15 @@ struct LowerSmemSubslice : OpConversionPattern<SmemSubsliceOp> {
       else if (rowOffset == 0 && dst.getNumElements() / dst.getShape().back() == rows &&
                rows % 8 == 0 && colOffset % perBlock == 0 && dst.getShape().back() % perBlock == 0)
         offset = (colOffset / perBlock) * rows * swizzle;
+      else if (rowOffset == 0 && dst.getNumElements() / dst.getShape().back() == rows &&
+               rows % 8 == 0 && isInsideSwizzleAtom(dst) &&
+               (colOffset % perBlock) * e % (dst.getShape().back() * e) == 0 &&
+               colOffset % perBlock + dst.getShape().back() <= perBlock)
+        // A K step inside one swizzle atom (TXL slices a 64-column tile into
+        // 32-column steps): the start address moves inside the atom's rows,
+        // which wgmma's descriptor takes as is (it swizzles absolute address
+        // bits); element-wise accesses refuse such views.
+        offset = (colOffset / perBlock) * rows * swizzle + (colOffset % perBlock) * e;
     }
     if (offset < 0)
       return op.emitOpError()

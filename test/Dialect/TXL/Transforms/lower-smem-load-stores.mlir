@@ -367,3 +367,16 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A K step inside a swizzle atom is read by wgmma only: its offset inside the
+// atom is not in its type, so element-wise addressing would swizzle wrongly.
+module attributes {txl.target = "sm_90a"} {
+  func.func @inside_atom(%v: !txl.smem<128x32xf16, #txl.nvmma_shared<swizzle = 128>>) -> tensor<128x32xf16> attributes {txl.kernel} {
+    // expected-error @+2 {{'txl.smem_load' op accesses '!txl.smem<128x32xf16, #txl.nvmma_shared<swizzle = 128>>' element by element, but it is a slice inside a swizzle span (a K step of a wider swizzled tile), which only wgmma reads; pass it to tl.dot, or slice whole swizzle column blocks}}
+    // expected-error @+1 {{failed to legalize operation 'txl.smem_load'}}
+    %t = txl.smem_load %v : !txl.smem<128x32xf16, #txl.nvmma_shared<swizzle = 128>> -> tensor<128x32xf16>
+    return %t : tensor<128x32xf16>
+  }
+}

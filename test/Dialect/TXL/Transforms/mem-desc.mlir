@@ -93,6 +93,25 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
+#sw128 = #txl.nvmma_shared<swizzle = 128>
+
+// K steps inside a swizzle atom (TXL's 01-matmul slices a 128 x 64 f16 tile
+// into two 32-column steps for wgmma): columns 32..63 start 64 bytes into the
+// atom's rows; a step in the second column block of a 128 x 128 tile starts
+// after the first block (128 rows x 128 bytes) plus its offset in the atom.
+// CHECK-LABEL: func.func @subslice_k_step
+// CHECK: llvm.getelementptr %{{.*}}[64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.getelementptr %{{.*}}[16448] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+module attributes {txl.target = "sm_90a"} {
+  func.func @subslice_k_step(%v: !txl.smem<128x64xf16, #sw128>, %w: !txl.smem<128x128xf16, #sw128>) -> (!txl.smem<128x32xf16, #sw128>, !txl.smem<128x32xf16, #sw128>) attributes {txl.kernel} {
+    %s = txl.smem_subslice %v [0, 32] : !txl.smem<128x64xf16, #sw128> -> !txl.smem<128x32xf16, #sw128>
+    %t = txl.smem_subslice %w [0, 96] : !txl.smem<128x128xf16, #sw128> -> !txl.smem<128x32xf16, #sw128>
+    return %s, %t : !txl.smem<128x32xf16, #sw128>, !txl.smem<128x32xf16, #sw128>
+  }
+}
+
+// -----
+
 // Unswizzled row-major tiles: whole rows (16 rows x 32 f32 = 2048 bytes),
 // and a 1-D range (32 f32 = 128 bytes).
 // CHECK-LABEL: func.func @subslice_unswizzled

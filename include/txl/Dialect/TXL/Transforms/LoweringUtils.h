@@ -125,6 +125,15 @@ TmaBox getTmaBox(TensorDescType desc);
 /// for a column slice of it (isTmaColumnSlice), the slice's.
 TmaBox getTmaBox(TensorDescType desc, SmemType buffer);
 
+/// A view narrower than its swizzle span (a K step of a wider swizzled tile,
+/// at an offset inside the swizzle atom that its type does not record): wgmma
+/// reads it through a descriptor (the hardware swizzles absolute address
+/// bits), but element-wise addressing (getSharedElementAddress) would swizzle
+/// relative to the view's start, so such views are refused there.
+bool isInsideSwizzleAtom(SmemType view);
+/// The error for element-wise access to such a view.
+LogicalResult refuseInsideSwizzleAtom(Operation *op, SmemType view);
+
 /// Byte address (ptr<3>) of element `coords` (i32, one per dimension) of the
 /// shared view `view` at `base`, for any of its encodings:
 ///   - no swizzle: row-major;
