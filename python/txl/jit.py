@@ -27,6 +27,9 @@ the IR after every pipeline stage, ``@txl.jit(diff_mode="txl", diff_select=k)`` 
 does not launch, ``log_dir=`` or ``TXL_KEEP_TEMPS=1`` keeps the intermediate files; all of these act when a
 specialisation is compiled, i.e. on its first launch in a process. ``TXL_DEBUG_HANGS=1`` (or ``debug_hangs=True`` at the launch) bounds mbarrier waits.
 
+Target: the current device's architecture (sm_100a on Blackwell, else sm_90a); ``TXL_TARGET=sm_100a`` compiles
+Blackwell kernels anywhere (``jit_target``).
+
 Every parameter lands in exactly one of the two dicts. Element type names are Triton's (``fp32 bf16 fp16 fp64
 fp8e4nv fp8e5 i1 i8 u8 i16 i32 i64``); the ``:16`` suffix promises "divisible by 16" to the frontend, which may
 drop it.
@@ -499,7 +502,7 @@ class JITFunction:
         if self.diff_mode and diff_select is None:
             diff_select = _ask_stage(self, find_txlc, pipeline_stages)
         dump = os.environ.get("TXL_DUMP_IR", "") not in ("", "0")
-        compiled = txl_compile(self, sig, consts, target="sm_90a", dump_ir=dump, log_dir=self.log_dir,
+        compiled = txl_compile(self, sig, consts, target=jit_target(), dump_ir=dump, log_dir=self.log_dir,
                                diff_select=diff_select if self.diff_mode else None, **options)
         if self.diff_mode:
             sys.stdout.write("txl: %s was compiled in diff_mode and is not launched\n" % self.where)
@@ -507,6 +510,26 @@ class JITFunction:
 
 
 _COMPILING_GUARD = threading.Lock()  # guards every JITFunction's _compiling dict
+
+JIT_TARGETS = ("sm_90a", "sm_100a")
+
+
+def jit_target():
+    """The architecture a JIT compile targets: ``TXL_TARGET`` when set (sm_90a or sm_100a: TXL's Blackwell kernels
+    compiled on any machine), else the current device's (``txl.runtime.driver.active.get_current_target()``:
+    compute capability 10.x -> sm_100a, anything else -> sm_90a), sm_90a where no device can be asked."""
+    env = os.environ.get("TXL_TARGET", "")
+    if env:
+        if env not in JIT_TARGETS:
+            raise ValueError("TXL_TARGET=%r: txl compiles for %s" % (env, " or ".join(JIT_TARGETS)))
+        return env
+    try:
+        from .runtime import driver as _driver
+
+        arch = _driver.active.get_current_target().arch
+    except Exception:  # no GPU, no driver: compile for Hopper, as before
+        return "sm_90a"
+    return "sm_100a" if isinstance(arch, int) and arch >= 100 else "sm_90a"
 
 
 class _NoFastPath(Exception):

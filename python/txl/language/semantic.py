@@ -1487,6 +1487,13 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
                                                                                           b.dtype.name), fix)
     out_dtype = _unwrap(out_dtype)
     acc = _unwrap(acc)
+    if isinstance(acc, tensor) and isinstance(acc.type, tmem_type):
+        # TXL lowers this to a synchronous tcgen05 MMA; txl's tcgen05 MMA is txl.dotx, whose completion the kernel
+        # waits for on an mbarrier it owns (the tile must not be read, nor its operands' buffers reused, before).
+        raise SemanticError("tl.dot with a tensor-memory accumulator: txl runs tcgen05 MMAs as txl.dotx, which "
+                            "signals an mbarrier when done",
+                            "write txl.dotx(a, b, acc, mbars=[bar]) and txl.mbar_wait(bar, phase) before "
+                            "txl.tmem_load(acc) or reusing a/b's buffers")
     zero_acc = acc is None and use_acc is None
     if acc is None:
         ety = out_dtype or (core.int32 if a.dtype.is_int() else core.float32)

@@ -343,3 +343,31 @@ def test_import_txl_is_cheap():
                        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "False"
+
+
+def test_jit_target_follows_the_device_and_txl_target(monkeypatch):
+    # The JIT compiles for the current device's architecture (TXL's Blackwell tutorials on a B200 get sm_100a);
+    # TXL_TARGET picks one anywhere; without a device it is Hopper's.
+    from txl.jit import jit_target
+    from txl.runtime import GPUTarget
+    from txl.runtime import driver as drv
+
+    class Fake:
+        def __init__(self, arch):
+            self.arch = arch
+
+        def get_current_target(self):
+            return GPUTarget("cuda", self.arch, 32)
+
+    monkeypatch.delenv("TXL_TARGET", raising=False)
+    for arch, want in ((90, "sm_90a"), (100, "sm_100a"), (103, "sm_100a"), (89, "sm_90a")):
+        drv.set_active(Fake(arch))
+        try:
+            assert jit_target() == want
+        finally:
+            drv.reset_active()
+    monkeypatch.setenv("TXL_TARGET", "sm_100a")
+    assert jit_target() == "sm_100a"
+    monkeypatch.setenv("TXL_TARGET", "sm_80")
+    with pytest.raises(ValueError, match="TXL_TARGET='sm_80': txl compiles for sm_90a or sm_100a"):
+        jit_target()

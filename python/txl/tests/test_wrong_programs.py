@@ -419,3 +419,19 @@ def test_frag_smem_store_of_a_warp_partial_says_why():
     assert e.line == _line_of(_frag_store_partials, "txl.frag_smem_store(")
     assert "in txl those reductions are already complete" in e.message, text
     assert "use the reduction's value directly" in e.fix, text
+
+
+@txl.jit
+def _dot_into_tmem(x_ptr):
+    a = txl.get_buffer(txl.smem_alloc([128, 64], tl.float16), 0)
+    b = txl.get_buffer(txl.smem_alloc([128, 64], tl.float16), 0)
+    acc = txl.get_buffer(txl.tmem_alloc([128, 128], tl.float32), 0)
+    acc = tl.dot(a, b.T, acc)
+
+
+def test_dot_into_tensor_memory_names_dotx():
+    # TXL's 01-matmul Blackwell kernel writes tl.dot(a, b.T, tmem_acc); txl's tcgen05 MMA is txl.dotx with mbars.
+    e, text = _frontend_error(_dot_into_tmem, {"x_ptr": "*fp32"}, target="sm_100a")
+    assert e.line == _line_of(_dot_into_tmem, "acc = tl.dot(")
+    assert "tensor-memory accumulator" in e.message, text
+    assert "txl.dotx(a, b, acc, mbars=[bar])" in e.fix, text
