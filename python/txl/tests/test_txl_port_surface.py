@@ -472,3 +472,43 @@ def test_no_warning_leaks_at_import():
         warnings.simplefilter("always")
         txl.jit(diff_mode="ttgir")(lambda_kernel)
     assert [str(x.message).split(":")[0] for x in w] == ["@txl.jit(diff_mode='ttgir') of lambda_kernel"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 5. the TXL tutorial harness (bench/txl_tutorials.py): only import lines change, by its table
+# ---------------------------------------------------------------------------------------------------------------
+def _txl_tutorials_harness():
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "bench", "txl_tutorials.py")
+    spec = importlib.util.spec_from_file_location("txl_tutorials_harness", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_txl_tutorial_harness_rewrites_only_import_lines():
+    h = _txl_tutorials_harness()
+    src = ("import torch\ntry:\n    import teraxlang as txl\n    from teraxlang.language.semantic import TXLSemantic\n"
+           "except Exception:\n    pass\nimport triton.language as tl\nimport triton\n"
+           "from triton.tools.tensor_descriptor import TensorDescriptor\n"
+           "from teraxlang.tutorials.utils.test_util import attention_ref\nx = 'import teraxlang as txl'\n")
+    out, changes = h.rewrite_imports(src, "t.py")
+    assert out.splitlines() == [
+        "import torch", "try:", "    import txl", "    from txl.language.semantic import TXLSemantic",
+        "except Exception:", "    pass", "import txl.language as tl", "import triton",
+        "from triton.tools.tensor_descriptor import TensorDescriptor",
+        "from utils.test_util import attention_ref", "x = 'import teraxlang as txl'"]
+    assert [n for n, _, _ in changes] == [3, 4, 7, 10]
+    # every rewritten import resolves to txl's names (triton's host descriptor is taken at launch)
+    ns = {}
+    for new in ("import txl", "import txl.language as tl", "from txl.language.semantic import TXLSemantic",
+                "import txl.profiler as proton", "import txl.profiler.language as pl"):
+        assert new in h.REWRITES.values()
+        exec(new, ns)
+    # an import of TXL's package that no rule covers is an error, not a silent pass-through
+    with pytest.raises(SystemExit, match=r"t.py:1: no rewrite rule for 'from teraxlang.language import core'"):
+        h.rewrite_imports("from teraxlang.language import core\n", "t.py")
+    # guarded imports of TXL's own flash-attn build stay as written (their except branch runs)
+    assert h.rewrite_imports("    from teraxlang.tests.flash_attn.cute.interface import f\n", "t.py")[1] == []
