@@ -222,15 +222,15 @@ def frag_smem_store(smem, value, layout=None, pred=None, cta_id=-1, mbar=None, p
         m = re.fullmatch(r"slice:(\d)", str(pred_str))
         if not m:
             raise SemanticError("txl.frag_smem_store: predStr=%r is not understood" % (pred_str,),
-                                  "TXL's form is predStr='slice:D' (D: the value's dimension the store drops)")
+                                "TXL's form is predStr='slice:D' (D: the value's dimension the store drops)")
         sliced = int(m.group(1))
         shape = list(getattr(val.type, "shape", []))
         if len(shape) != 2 or len(view.type.shape) != 1 or sliced > 1 or shape[1 - sliced] != view.type.shape[0]:
             raise SemanticError("txl.frag_smem_store: predStr='slice:%d' drops dimension %d of a 2-D value "
-                                  "stored into a 1-D buffer of the other dimension's size; got value %s and "
-                                  "buffer %s" % (sliced, sliced, shape, list(view.type.shape)),
-                                  "slice the dimension whose size is not the buffer's (predStr='slice:%d')"
-                                  % (0 if len(shape) == 2 and shape[1] == view.type.shape[0] else 1))
+                                "stored into a 1-D buffer of the other dimension's size; got value %s and "
+                                "buffer %s" % (sliced, sliced, shape, list(view.type.shape)),
+                                "slice the dimension whose size is not the buffer's (predStr='slice:%d')"
+                                % (0 if len(shape) == 2 and shape[1] == view.type.shape[0] else 1))
     operands, tmpl = [val.handle, view.handle], "txl.frag_smem_store {o[0]}, {o[1]}"
     if _unwrap(mbar) is not None:
         bar = S.as_view(mbar, "txl.frag_smem_store mbar", kind="mbar")
