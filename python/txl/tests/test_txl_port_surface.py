@@ -512,3 +512,25 @@ def test_txl_tutorial_harness_rewrites_only_import_lines():
         h.rewrite_imports("from teraxlang.language import core\n", "t.py")
     # guarded imports of TXL's own flash-attn build stay as written (their except branch runs)
     assert h.rewrite_imports("    from teraxlang.tests.flash_attn.cute.interface import f\n", "t.py")[1] == []
+
+
+def test_port_role_split_ring_k_steps_and_halves_compile(private_cache):
+    # TXL's constructs the tutorials' import-only port needed this session, as one kernel (txl_port_kernels.py).
+    sig = {"a_desc": "tensordesc<fp16[128, 64]>", "b_desc": "tensordesc<fp16[128, 64]>",
+           "o_desc": "tensordesc<fp16[128, 128]>", "idx_ptr": "*i32", "K": "i32", "S_KV": "i32"}
+    consts = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "NUM_STAGES": 2}
+    text = ir_of(K.role_split_kernel, sig, consts, num_warps=4, num_warpgroups=3)
+    # the ring's phase is carried through the loop although only an `if` on the slot changes it
+    check(text, r"%slot, %phase = scf.for .* iter_args\(%slot_\d+ = %c0.*, %phase_\d+ = %c1", r"arith.xori %phase_")
+    check(text, r"txl.dot .*\{async\} : !txl.smem<128x32xf16, #txl.nvmma_shared<swizzle = 128>>, "
+                r"!txl.smem<32x128xf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>, tensor<128x128xf32>")
+    check(text, r"txl.frag_smem_store .* \{slicedDim = 1 : i32\}")
+    _need_txlc()
+    k = txl.compile(K.role_split_kernel, sig, consts, num_warps=4, num_warpgroups=3)
+    ptx = k.asm["ptx"]
+    # the warpgroup_id split is a role: per-warpgroup register budgets
+    assert re.search(r"setmaxnreg.dec.sync.aligned.u32\s+40;", ptx) and \
+        re.search(r"setmaxnreg.inc.sync.aligned.u32\s+232;", ptx)
+    assert ptx.count("wgmma.mma_async") >= 4  # 2 K steps of 32 = 2 k16 wgmmas each, per loop body
+    # the two halves of the 128-column tile: one 64-column box each
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta") == 2

@@ -338,3 +338,63 @@ def dotx_kernel(a_desc, b_desc, c_ptr, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.con
     c = txl.tmem_load(acc)
     offs = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
     tl.store(c_ptr + offs, c)
+
+
+@txl.jit
+def role_split_kernel(a_desc, b_desc, o_desc, idx_ptr, K, S_KV, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr, NUM_STAGES: tl.constexpr):
+    # What 01-matmul, 02's tawa kernels, MLA and NSA do: a role split written with warpgroup_id (producer 0, the
+    # others consume), a ring whose phase flips when the slot index wraps, K steps sliced inside one swizzle atom,
+    # `acc += tl.dot(...)` before txl.dot_wait, each consumer storing its half of the output tile through one
+    # descriptor, and NSA's row-constant mask stored with predStr='slice:1'. Compiled, not launched (CI).
+    tid = txl.tid(0)
+    a_ring = txl.smem_alloc([BLOCK_M, BLOCK_K], dtype=tl.float16, num_stages=NUM_STAGES)
+    b_ring = txl.smem_alloc([BLOCK_N, BLOCK_K], dtype=tl.float16, num_stages=NUM_STAGES)
+    full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    o_buf = txl.smem_alloc([BLOCK_M, BLOCK_N], dtype=tl.float16)
+    valid_buf = txl.smem_alloc([64], dtype=tl.int8)
+    wgid = txl.warpgroup_id()
+    if wgid == 0:
+        txl.reg_dealloc(40)
+        slot = 0
+        phase = 1
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            txl.mbar_wait(txl.get_buffer(empty, slot), phase)
+            bar = txl.get_buffer(full, slot)
+            txl.mbar_expect(bar, (BLOCK_M + BLOCK_N) * BLOCK_K * 2)
+            txl.tma_load(txl.get_buffer(a_ring, slot), a_desc, [0, k * BLOCK_K], bar)
+            txl.tma_load(txl.get_buffer(b_ring, slot), b_desc, [0, k * BLOCK_K], bar)
+            slot = (slot + 1) % NUM_STAGES
+            if slot == 0:
+                phase = phase ^ 1
+    else:
+        txl.reg_alloc(232)
+        acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+        slot = 0
+        phase = 0
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            txl.mbar_wait(txl.get_buffer(full, slot), phase)
+            a = txl.get_buffer(a_ring, slot)
+            b = txl.get_buffer(b_ring, slot)
+            for kk in tl.static_range(0, BLOCK_K, 32):
+                acc += tl.dot(txl.smem_slice(a, kk, 32, 1), txl.smem_slice(b, kk, 32, 1).T)
+                txl.dot_wait(0)
+            txl.mbar_arrive(txl.get_buffer(empty, slot))
+            slot = (slot + 1) % NUM_STAGES
+            if slot == 0:
+                phase = phase ^ 1
+        if wgid == 1:
+            # the output tile, as NSA stores its halves: two copies through one 64 x BLOCK_N descriptor
+            o = txl.get_buffer(o_buf, 0)
+            txl.smem_store(o, acc.to(tl.float16))
+            txl.fence_proxy_async()
+            txl.tma_store(txl.smem_slice(o, 0, BLOCK_N // 2, 1), o_desc, [0, 0])
+            txl.tma_store(txl.smem_slice(o, BLOCK_N // 2, BLOCK_N // 2, 1), o_desc, [0, BLOCK_N // 2])
+            txl.tma_store_wait(0)
+        index = tl.load(idx_ptr + tl.arange(0, 64))
+        ok = (index >= 0) & (index < S_KV)
+        ok2 = tl.reshape(tl.broadcast_to(ok[:, None], (64, 64)), (64, 64))
+        layout: tl.constexpr = txl.SliceLayout(dim=1, parent=txl.BlockedLayout([1, 1], [4, 8], [4, 1], [1, 0]))
+        txl.frag_smem_store(txl.get_buffer(valid_buf, 0), ok2.to(tl.int8), layout, pred=(tid % 8 == 0),
+                            predStr="slice:1")
