@@ -179,7 +179,7 @@ def run_gemm(m, fn_name, layout):
 
 
 def run_blackwell(m, fn_name):
-    return {"ok": None, "check": "Blackwell only (tcgen05/TMEM): not run on the H100"}
+    return {"ok": None, "check": "Blackwell only (tcgen05/TMEM): not run on Hopper"}
 
 
 # Kernels TXL's own tutorial cannot launch as written (the same error under TXL): not txl's to fix.

@@ -1,4 +1,5 @@
 //===- MmaLayoutsTest.cpp - MMA register layouts against the PTX fragments -===//
+// (and LinearLayout::getCopies, at the end)
 //
 // The layouts that txl-wgmma lowers through (LinearLayout.cpp) must place, in
 // every thread, the fragment elements the PTX ISA defines for the MMA
@@ -146,6 +147,53 @@ TEST_F(MmaLayoutsTest, WgmmaLayoutsRefuseWarpsAlongN) {
   auto mma = NVMMAAttr::get(&ctx, 3, {4, 2}, {16, 64, 16});
   EXPECT_TRUE(failed(LinearLayout::get({64, 64}, mma, &why)));
   EXPECT_NE(why.find("warps along N"), std::string::npos) << why;
+}
+
+// getCopies (atomics and st.async touch each element once): every element
+// has exactly one holder with the copy bits clear, for broadcast (zero) bases
+// and for non-zero bases that repeat earlier ones.
+TEST(LinearLayoutCopies, OneHolderPerElement) {
+  auto check = [](const LinearLayout &l, ArrayRef<unsigned> dims) {
+    LinearLayout::Copies c = l.getCopies(dims);
+    std::map<Coord, int> holders;
+    for (int64_t w = 0; w < l.getNumWarps(); ++w)
+      for (int64_t lane = 0; lane < l.getNumLanes(); ++lane)
+        for (int64_t r = 0; r < l.getNumRegs(); ++r) {
+          if ((uint64_t(r) & c.regs) || (uint64_t(lane) & c.lanes) || (uint64_t(w) & c.warps))
+            continue;
+          Coord full = l.apply(r, lane, w), key;
+          for (unsigned d : dims)
+            key.push_back(full[d]);
+          ++holders[key];
+        }
+    for (auto &[coord, n] : holders)
+      EXPECT_EQ(n, 1);
+    return std::make_pair(c, holders.size());
+  };
+  // 4 elements on 2 lanes x 2 registers; lane bit 1 and warp bit 0 broadcast.
+  LinearLayout broadcast({4}, {{1}}, {{2}, {0}}, {{0}});
+  auto [b, nb] = check(broadcast, {0});
+  EXPECT_EQ(nb, 4u);
+  EXPECT_EQ(b.regs, 0u);
+  EXPECT_EQ(b.lanes, 2u);
+  EXPECT_EQ(b.warps, 1u);
+  EXPECT_TRUE(b.onlyZeroBases);
+  // A 2-D tile seen through dimension 0 only (a 1-D view under it): the
+  // column register and the column lane repeat rows already held.
+  LinearLayout rows({4, 2}, {{0, 1}, {1, 0}}, {{2, 0}, {0, 1}}, {});
+  auto [r, nr] = check(rows, {0});
+  EXPECT_EQ(nr, 4u);
+  EXPECT_EQ(r.regs, 1u);
+  EXPECT_EQ(r.lanes, 2u);
+  EXPECT_TRUE(r.onlyZeroBases); // zero once projected
+  // A lane basis that repeats a register basis (not a broadcast): lane 1
+  // holds what lane 0 holds in other registers.
+  LinearLayout repeat({4}, {{1}, {2}}, {{1}}, {});
+  auto [p, np] = check(repeat, {0});
+  EXPECT_EQ(np, 4u);
+  EXPECT_EQ(p.regs, 0u);
+  EXPECT_EQ(p.lanes, 1u);
+  EXPECT_FALSE(p.onlyZeroBases);
 }
 
 } // namespace

@@ -496,57 +496,13 @@ struct AtomicOwners {
 /// than zero bases (its non-zero bases are linearly dependent), which the
 /// owner rule above cannot deduplicate.
 FailureOr<AtomicOwners> atomicOwners(const LinearLayout &ll) {
-  ArrayRef<int64_t> shape = ll.getShape();
-  SmallVector<unsigned> shift;
-  unsigned total = 0;
-  for (int64_t n : shape) {
-    shift.push_back(total);
-    total += llvm::Log2_64(std::max<int64_t>(1, n));
-  }
-  if (total > 63)
+  LinearLayout::Copies copies = ll.getCopies();
+  if (!copies.onlyZeroBases)
     return failure();
-  auto encode = [&](const Coord &c) {
-    uint64_t v = 0;
-    for (size_t d = 0; d < c.size(); ++d)
-      v |= uint64_t(c[d]) << shift[d];
-    return v;
-  };
-  // Gaussian elimination over GF(2) on the non-zero bases.
-  SmallVector<uint64_t> pivots;
-  auto independent = [&](uint64_t v) {
-    for (uint64_t p : pivots)
-      v = std::min(v, v ^ p);
-    if (!v)
-      return false;
-    pivots.push_back(v);
-    llvm::sort(pivots, std::greater<uint64_t>());
-    return true;
-  };
   AtomicOwners owners;
-  uint64_t zeroRegs = 0;
-  for (auto [k, basis] : llvm::enumerate(ll.getRegBases())) {
-    uint64_t v = encode(basis);
-    if (!v)
-      zeroRegs |= uint64_t(1) << k;
-    else if (!independent(v))
-      return failure();
-  }
-  for (auto [k, basis] : llvm::enumerate(ll.getLaneBases())) {
-    uint64_t v = encode(basis);
-    if (!v)
-      owners.dupThreadMask |= uint32_t(1) << k;
-    else if (!independent(v))
-      return failure();
-  }
-  for (auto [k, basis] : llvm::enumerate(ll.getWarpBases())) {
-    uint64_t v = encode(basis);
-    if (!v)
-      owners.dupThreadMask |= uint32_t(1) << (5 + k);
-    else if (!independent(v))
-      return failure();
-  }
+  owners.dupThreadMask = uint32_t(copies.lanes | copies.warps << 5);
   for (int64_t r = 0; r < ll.getNumRegs(); ++r)
-    owners.canonical.push_back(r & ~int64_t(zeroRegs));
+    owners.canonical.push_back(r & ~int64_t(copies.regs));
   return owners;
 }
 

@@ -272,6 +272,44 @@ FailureOr<LinearLayout> LinearLayout::get(ArrayRef<int64_t> shape, Attribute lay
   return ll;
 }
 
+LinearLayout::Copies LinearLayout::getCopies(ArrayRef<unsigned> dims) const {
+  SmallVector<unsigned> used(dims);
+  if (used.empty())
+    used = llvm::to_vector(llvm::seq<unsigned>(0, shape.size()));
+  // A basis as one integer: each dimension's coordinate in its own bit field
+  // (tiles have at most 2^20 elements, so the fields fit).
+  auto encode = [&](const Coord &c) {
+    uint64_t v = 0;
+    unsigned shift = 0;
+    for (unsigned d : used) {
+      v |= uint64_t(c[d]) << shift;
+      shift += llvm::Log2_64_Ceil(std::max<int64_t>(2, shape[d]));
+    }
+    return v;
+  };
+  SmallVector<uint64_t> pivots; // reduced, distinct leading bits, descending
+  Copies copies;
+  auto scan = [&](ArrayRef<Coord> bases, uint64_t &mask) {
+    for (auto [i, basis] : llvm::enumerate(bases)) {
+      uint64_t v = encode(basis);
+      bool zero = v == 0;
+      for (uint64_t p : pivots)
+        v = std::min(v, v ^ p);
+      if (v) {
+        pivots.push_back(v);
+        llvm::sort(pivots, std::greater<uint64_t>());
+        continue;
+      }
+      mask |= uint64_t(1) << i;
+      copies.onlyZeroBases &= zero;
+    }
+  };
+  scan(regBases, copies.regs);
+  scan(laneBases, copies.lanes);
+  scan(warpBases, copies.warps);
+  return copies;
+}
+
 std::optional<int64_t> LinearLayout::getRegAt(ArrayRef<int64_t> coord) const {
   for (int64_t r = 0; r < getNumRegs(); ++r)
     if (ArrayRef<int64_t>(applyReg(r)) == coord)

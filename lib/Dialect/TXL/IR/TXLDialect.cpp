@@ -185,6 +185,12 @@ void SmemType::print(AsmPrinter &printer) const {
   printBuffer(printer, getShape(), getElementType(), getNumStages(), getEncoding());
 }
 
+int64_t mlir::txl::getContiguousRowBytes(ArrayRef<int64_t> shape, Type elementType,
+                                         bool transposed) {
+  int64_t contiguous = transposed && shape.size() == 2 ? shape.front() : shape.back();
+  return contiguous * getElementBitWidth(elementType) / 8;
+}
+
 LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<int64_t> shape, Type elementType, int64_t numStages,
                                Attribute encoding) {
@@ -200,16 +206,15 @@ LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
   // as wgmma reads it: rows of 16 bytes times a power of two, the row pitch
   // still the swizzle span). Allocations must be whole atoms (SmemAllocOp).
   if (nvmma.getSwizzle() > 0 && !shape.empty()) {
-    // The contiguous dimension: the last, or the first of a transposed 2-D view.
-    int64_t contiguous = nvmma.getTransposed() && shape.size() == 2 ? shape.front() : shape.back();
-    int64_t rowBytes = contiguous * getElementBitWidth(elementType) / 8;
+    int64_t rowBytes = getContiguousRowBytes(shape, elementType, nvmma.getTransposed());
     bool insideAtom = rowBytes > 0 && rowBytes < nvmma.getSwizzle() && rowBytes % 16 == 0 &&
                       nvmma.getSwizzle() % rowBytes == 0;
     if (rowBytes % nvmma.getSwizzle() != 0 && !insideAtom)
       return emitError() << "!txl.smem with a " << nvmma.getSwizzle()
                          << "-byte swizzle needs rows of a multiple of " << nvmma.getSwizzle()
-                         << " bytes, but " << contiguous << " x " << elementType << " is "
-                         << rowBytes << " bytes; use a smaller swizzle or a wider tile";
+                         << " bytes, but " << rowBytes * 8 / getElementBitWidth(elementType)
+                         << " x " << elementType << " is " << rowBytes
+                         << " bytes; use a smaller swizzle or a wider tile";
   }
   return success();
 }

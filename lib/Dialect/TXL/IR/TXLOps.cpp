@@ -94,14 +94,15 @@ LogicalResult SmemAllocOp::verify() {
   // A view may be narrower than its swizzle span (a K step inside an atom);
   // the storage itself is whole atoms.
   if (auto enc = dyn_cast_or_null<NVMMASharedAttr>(type.getEncoding()); enc && enc.getSwizzle()) {
-    int64_t contiguous =
-        enc.getTransposed() && type.getRank() == 2 ? type.getDimSize(0) : type.getShape().back();
-    int64_t rowBytes = contiguous * getElementBitWidth(type.getElementType()) / 8;
+    int64_t rowBytes =
+        getContiguousRowBytes(type.getShape(), type.getElementType(), enc.getTransposed());
     if (rowBytes % enc.getSwizzle() != 0)
       return emitOpError() << "a buffer with a " << enc.getSwizzle()
                            << "-byte swizzle needs rows of a multiple of " << enc.getSwizzle()
-                           << " bytes, but " << contiguous << " x " << type.getElementType()
-                           << " is " << rowBytes << " bytes; use a smaller swizzle or a wider tile";
+                           << " bytes, but "
+                           << rowBytes * 8 / getElementBitWidth(type.getElementType()) << " x "
+                           << type.getElementType() << " is " << rowBytes
+                           << " bytes; use a smaller swizzle or a wider tile";
   }
   // Saturating (not getTotalBytes()): huge stage counts must not wrap around.
   int64_t bytes = std::min<uint64_t>(

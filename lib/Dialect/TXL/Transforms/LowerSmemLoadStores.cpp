@@ -363,8 +363,7 @@ LogicalResult storeTile(ConversionPatternRewriter &rewriter, Location loc, Opera
 /// offsets within the view) are the same as in the CTA's own copy.
 static Value remoteBase(ConversionPatternRewriter &rewriter, Location loc, Value base,
                         int32_t cta) {
-  auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
-  return NVVM::MapaOp::create(rewriter, loc, clusterPtr, base, i32Const(rewriter, loc, cta));
+  return mapToCta(rewriter, loc, base, i32Const(rewriter, loc, cta));
 }
 
 struct LowerSmemLoad : OpConversionPattern<SmemLoadOp> {
@@ -442,47 +441,14 @@ struct LowerFragSmemLoad : OpConversionPattern<FragSmemLoadOp> {
   }
 };
 
-/// The copies of an element a layout holds more than once: the bits of the
-/// register, lane and warp indices (masks) whose bases, projected onto the
-/// view's dimensions `dims`, lie in the span of the bases before them (over
-/// GF(2), registers first). Every element has exactly one holder with these
-/// bits clear: the pivot bases map one-to-one onto the elements held.
-struct Copies {
-  int64_t regMask = 0, laneMask = 0, warpMask = 0;
-};
-Copies findCopies(const LinearLayout &layout, ArrayRef<unsigned> dims) {
-  SmallVector<uint64_t> pivots; // reduced, distinct leading bits, descending
-  auto isCopy = [&](const LinearLayout::Coord &c) {
-    uint64_t v = 0;
-    for (auto [i, d] : llvm::enumerate(dims))
-      v |= uint64_t(c[d]) << (21 * i);
-    for (uint64_t p : pivots)
-      v = std::min(v, v ^ p);
-    if (!v)
-      return true;
-    pivots.push_back(v);
-    llvm::sort(pivots, std::greater<uint64_t>());
-    return false;
-  };
-  Copies copies;
-  auto scan = [&](ArrayRef<LinearLayout::Coord> bases, int64_t &mask) {
-    for (auto [i, basis] : llvm::enumerate(bases))
-      if (isCopy(basis))
-        mask |= int64_t(1) << i;
-  };
-  scan(layout.getRegBases(), copies.regMask);
-  scan(layout.getLaneBases(), copies.laneMask);
-  scan(layout.getWarpBases(), copies.warpMask);
-  return copies;
-}
-
 /// frag_smem_store with an mbarrier: one st.async per element into CTA
 /// `cta`'s copy of the view (this CTA's when -1), each completing its bytes
 /// on that CTA's copy of `mbar` (mbarrier::complete_tx), which the reader
 /// waits on after an mbar_expect of the total. The count must come out
 /// exact, so each element is stored by one thread and one register only
-/// (findCopies); for a 2-D tile into a 1-D view, the view's dimension decides
-/// what is a copy. upstream NVVM has no st.async: inline PTX.
+/// (LinearLayout::getCopies); for a 2-D tile into a 1-D view, the view's
+/// dimension decides what is a copy. Upstream NVVM has no st.async: inline
+/// PTX.
 LogicalResult storeTileAsync(ConversionPatternRewriter &rewriter, Location loc, FragSmemStoreOp op,
                              Value dst, Value mbar, Value value, Value pred) {
   RankedTensorType tile = op.getValue().getType();
@@ -496,14 +462,13 @@ LogicalResult storeTileAsync(ConversionPatternRewriter &rewriter, Location loc, 
                                "elements; got "
                             << tile.getElementType();
   int32_t slicedDim = static_cast<int32_t>(op.getSlicedDim());
-  Copies copies = findCopies(*layout, viewDims(tile, view, slicedDim));
+  LinearLayout::Copies copies = layout->getCopies(viewDims(tile, view, slicedDim));
 
   int32_t cta = static_cast<int32_t>(op.getCtaId());
   Value ctaIdx = cta == -1 ? Value(NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type()))
                            : i32Const(rewriter, loc, cta);
-  auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
-  Value remote = NVVM::MapaOp::create(rewriter, loc, clusterPtr, dst, ctaIdx);
-  Value remoteBar = NVVM::MapaOp::create(rewriter, loc, clusterPtr, mbar, ctaIdx);
+  Value remote = mapToCta(rewriter, loc, dst, ctaIdx);
+  Value remoteBar = mapToCta(rewriter, loc, mbar, ctaIdx);
   auto i32 = rewriter.getI32Type();
   Value barAddr = LLVM::PtrToIntOp::create(rewriter, loc, i32, remoteBar);
 
@@ -517,12 +482,11 @@ LogicalResult storeTileAsync(ConversionPatternRewriter &rewriter, Location loc, 
   auto both = [&](Value a, Value b) {
     return a ? Value(LLVM::AndOp::create(rewriter, loc, a, b)) : b;
   };
-  if (copies.laneMask)
+  if (copies.lanes)
     pred = both(pred, isClear(LLVM::URemOp::create(rewriter, loc, tid, i32Const(rewriter, loc, 32)),
-                              copies.laneMask));
-  if (copies.warpMask)
-    pred =
-        both(pred, isClear(ThreadCoords::warpIndex(rewriter, loc, tid, *layout), copies.warpMask));
+                              copies.lanes));
+  if (copies.warps)
+    pred = both(pred, isClear(ThreadCoords::warpIndex(rewriter, loc, tid, *layout), copies.warps));
   OpBuilder::InsertionGuard guard(rewriter);
   if (pred) {
     auto ifOp = scf::IfOp::create(rewriter, loc, pred, false);
@@ -535,7 +499,7 @@ LogicalResult storeTileAsync(ConversionPatternRewriter &rewriter, Location loc, 
                                   bits);
   std::string constraints = bits == 32 ? "r,r,r" : "r,l,r";
   for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
-    if (r & copies.regMask)
+    if (uint64_t(r) & copies.regs)
       continue;
     Value addr = LLVM::PtrToIntOp::create(rewriter, loc, i32,
                                           address(rewriter, loc, addrs, tile, view, r, slicedDim));

@@ -144,11 +144,9 @@ TmaBox mlir::txl::getTmaBox(TensorDescType desc) {
 
 bool mlir::txl::isInsideSwizzleAtom(SmemType view) {
   auto enc = dyn_cast_or_null<NVMMASharedAttr>(view.getEncoding());
-  if (!enc || enc.getSwizzle() == 0 || view.getShape().empty())
-    return false;
-  int64_t contiguous =
-      enc.getTransposed() && view.getRank() == 2 ? view.getDimSize(0) : view.getShape().back();
-  return contiguous * getElementBitWidth(view.getElementType()) / 8 < enc.getSwizzle();
+  return enc && enc.getSwizzle() && !view.getShape().empty() &&
+         getContiguousRowBytes(view.getShape(), view.getElementType(), enc.getTransposed()) <
+             enc.getSwizzle();
 }
 
 LogicalResult mlir::txl::refuseInsideSwizzleAtom(Operation *op, SmemType view) {
@@ -211,6 +209,10 @@ Value ThreadCoords::get(OpBuilder &b, Location loc, int64_t reg, unsigned dim) c
 Value mlir::txl::toClusterWindow(OpBuilder &b, Location loc, Value smem) {
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), smem);
   return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), addr);
+}
+
+Value mlir::txl::mapToCta(OpBuilder &b, Location loc, Value smem, Value cta) {
+  return NVVM::MapaOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), smem, cta);
 }
 
 namespace {

@@ -126,8 +126,7 @@ struct LowerMbarArrive : OpConversionPattern<MbarArriveOp> {
       }
       if (Value cta = adaptor.getRemoteCtaId()) {
         // The barrier at the same offset in CTA `cta` of the cluster.
-        auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
-        mbar = NVVM::MapaOp::create(rewriter, loc, clusterPtr, mbar, cta);
+        mbar = mapToCta(rewriter, loc, mbar, cta);
       }
       if (op.getTxCount() > 0 && !adaptor.getRemoteCtaId()) {
         NVVM::MBarrierArriveExpectTxOp::create(rewriter, loc, Type(), mbar,

@@ -119,7 +119,7 @@ struct LowerSmemSubslice : OpConversionPattern<SmemSubsliceOp> {
         offset = (colOffset / perBlock) * rows * swizzle;
       else if (rowOffset == 0 && dst.getNumElements() / dst.getShape().back() == rows &&
                rows % 8 == 0 && isInsideSwizzleAtom(dst) &&
-               (colOffset % perBlock) * e % (dst.getShape().back() * e) == 0 &&
+               colOffset % dst.getShape().back() == 0 &&
                colOffset % perBlock + dst.getShape().back() <= perBlock)
         // A K step inside one swizzle atom (TXL slices a 64-column tile into
         // 32-column steps): the start address moves inside the atom's rows,

@@ -91,15 +91,14 @@ struct PartitionWarpgroupsPass : txl::impl::TXLPartitionWarpgroupsBase<Partition
     int64_t warpgroups = warps / 4;
 
     // `warpgroup_id == c` is `is_warpgroup [c]`.
-    SmallVector<arith::CmpIOp> splits;
+    SmallVector<std::pair<arith::CmpIOp, int32_t>> splits;
     func.walk([&](arith::CmpIOp cmp) {
       if (std::optional<int64_t> c = matchWarpgroupEquals(cmp.getResult());
           c && *c >= 0 && *c < warpgroups)
-        splits.push_back(cmp);
+        splits.push_back({cmp, static_cast<int32_t>(*c)});
     });
-    for (arith::CmpIOp cmp : splits) {
+    for (auto [cmp, c] : splits) {
       OpBuilder b(cmp);
-      int32_t c = static_cast<int32_t>(*matchWarpgroupEquals(cmp.getResult()));
       Value role = IsWarpgroupOp::create(b, cmp.getLoc(), b.getDenseI32ArrayAttr({c}));
       cmp.getResult().replaceAllUsesWith(role);
       cmp.erase();

@@ -80,6 +80,21 @@ public:
   };
   std::optional<WarpShuffle> getWarpShuffleTo(const LinearLayout &other) const;
 
+  /// Where the layout holds an element more than once, seen through the
+  /// dimensions `dims` (all when empty): the bits of the register, lane and
+  /// warp indices whose bases, projected onto `dims`, lie in the span (over
+  /// GF(2)) of the bases before them, registers first. Every element has
+  /// exactly one holder with all these bits clear, so an op that must touch
+  /// each element once (an atomic, an st.async counted on an mbarrier) runs
+  /// in the holders with clear bits. `onlyZeroBases`: every copy bit has a
+  /// zero basis (plain broadcast: the holder of register r's element with the
+  /// bits cleared is register r & ~regs).
+  struct Copies {
+    uint64_t regs = 0, lanes = 0, warps = 0;
+    bool onlyZeroBases = true;
+  };
+  Copies getCopies(ArrayRef<unsigned> dims = {}) const;
+
   /// Consecutive registers holding consecutive elements along `dim`,
   /// starting at a multiple of that count in every thread: the widest
   /// vector a thread can load or store in one access along `dim`.

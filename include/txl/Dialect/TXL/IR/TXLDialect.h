@@ -69,6 +69,10 @@ Type getI1SameShape(Type type);
 /// Size in bits of a tile element (pointers count 64).
 unsigned getElementBitWidth(Type elementType);
 
+/// Bytes of a shared tile's row along its contiguous dimension (the last, or
+/// the first of a transposed 2-D view): what an NVMMA swizzle is laid over.
+int64_t getContiguousRowBytes(ArrayRef<int64_t> shape, Type elementType, bool transposed);
+
 /// K of one wgmma (and tcgen05) instruction for an input element type: 32
 /// bytes of K per row (k16 for 16-bit, k32 for 8-bit), k8 for tf32 (f32).
 /// The one place this hardware convention lives.

@@ -149,6 +149,10 @@ Value getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType v
 /// CTA's own window: the same 32-bit address, reinterpreted (an
 /// addrspacecast would go through a generic address, two cvta).
 Value toClusterWindow(OpBuilder &b, Location loc, Value smem);
+/// `smem` (ptr<3>) in CTA `cta` (i32) of the cluster: `mapa` to the same
+/// offset in that CTA's window of the shared::cluster space (ptr<7>), for
+/// ld/st.shared::cluster, st.async and remote mbarrier arrives.
+Value mapToCta(OpBuilder &b, Location loc, Value smem, Value cta);
 
 /// getSharedElementAddress's offset from the view's base, for constant
 /// coordinates.
