@@ -27,12 +27,14 @@ using namespace mlir::txl;
 SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions &options) {
   TXLAssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
+  TXLScheduleLoopsOptions schedule;
+  schedule.rescaledAsync = options.rescaledAsync;
   TXLMbarsOptions mbars;
   mbars.debugHangs = options.debugHangs;
   return {
       // Triton-style loads and dots: the loop pipeliner first (rings of
       // buffers issued ahead), then how the remaining tiles travel.
-      {"txl-schedule-loops", [] { return createTXLScheduleLoops(); }},
+      {"txl-schedule-loops", [schedule] { return createTXLScheduleLoops(schedule); }},
       {"txl-expand-loops", [] { return createTXLExpandLoops(); }},
       {"txl-lower-tile-copies", [] { return createTXLLowerTileCopies(); }},
       {"txl-partition-warpgroups", [] { return createTXLPartitionWarpgroups(); }},

@@ -25,6 +25,10 @@ struct PipelineOptions {
   unsigned numWarps = 4;
   /// Bound mbarrier waits (2 s) and trap with where they hung.
   bool debugHangs = false;
+  /// txl-schedule-loops' rescaled-async: attention's P @ V retired by the
+  /// next iteration (txlc compiles the kernel without it too and keeps the
+  /// one ptxas gives more CTAs per SM and fewer spills).
+  bool rescaledAsync = true;
 };
 
 /// One stage of the pipeline: its name (as printed in "After <name>") and

@@ -31,6 +31,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "txl/Dialect/TXL/IR/TXLDialect.h"
+#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+#include "txl/Dialect/TXL/Transforms/Passes.h"
 #include "txl/InitAllDialects.h"
 #include "txl/Pipeline.h"
 #include "txl/Support/CrashGuard.h"
@@ -469,11 +471,19 @@ static LogicalResult runPipeline(MLIRContext &ctx, ModuleOp module,
   return pm.run(module);
 }
 
+/// The PTX of a lowered module, its cubin and what ptxas warned about it.
+struct MachineCode {
+  std::string ptx;
+  std::vector<char> cubin;
+  SmallVector<std::string> warnings;
+};
+
 /// The requested outputs of the lowered module (MLIR, the sidecar, LLVM IR,
 /// PTX, cubin), written together with the stage dumps; returns the exit code.
+/// `compiled`: the module's PTX and cubin when they are already known.
 static int emitResults(MLIRContext &ctx, ModuleOp module, const Request &req, StringRef arch,
                        ArrayRef<mlir::txl::KernelSignature> kernels, mlir::txl::CrashGuard &guard,
-                       SmallVector<Output> &outputs) {
+                       SmallVector<Output> &outputs, std::optional<MachineCode> compiled) {
   guard.setStage("the output");
   if (req.emit == "mlir") {
     outputs.push_back({req.out, printModule(module)});
@@ -506,6 +516,17 @@ static int emitResults(MLIRContext &ctx, ModuleOp module, const Request &req, St
     return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
   }
 
+  if (compiled) {
+    for (const std::string &warning : compiled->warnings)
+      emitWarning(module.getLoc()) << warning;
+    if (req.emit == "cubin")
+      outputs.push_back(
+          {req.cubinPath, std::string(compiled->cubin.begin(), compiled->cubin.end())});
+    outputs.push_back({req.ptxPath, std::move(compiled->ptx)});
+    if (!sidecar.empty())
+      outputs.push_back({req.jsonPath, std::move(sidecar)});
+    return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
+  }
   FailureOr<std::string> ptx =
       mlir::txl::translateToPTX(module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
   if (failed(ptx))
@@ -521,6 +542,76 @@ static int emitResults(MLIRContext &ctx, ModuleOp module, const Request &req, St
   if (!sidecar.empty())
     outputs.push_back({req.jsonPath, std::move(sidecar)});
   return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
+}
+
+/// CTAs of `numWarps` warps that fit on one SM of sm_90 with `registers` per
+/// thread (allocated per warp in units of 256) and `sharedBytes` (plus the
+/// 1 KB the CTA reserves) of the SM's 228 KB.
+static int64_t ctasPerSM(int64_t registers, int64_t numWarps, int64_t sharedBytes) {
+  int64_t perWarp = llvm::alignTo(std::max<int64_t>(registers, 1) * 32, 256);
+  int64_t byRegisters = (65536 / perWarp) / numWarps;
+  int64_t byShared = 233472 / (sharedBytes + 1024);
+  int64_t byWarps = 64 / numWarps;
+  return std::min({byRegisters, byShared, byWarps, int64_t(32)});
+}
+
+/// txl-schedule-loops made attention's P @ V async (retired by the next
+/// iteration, after the next QK^T): faster where the registers of P that it
+/// holds one iteration longer are free, slower where they cost a CTA per SM
+/// (attn_fwd_desc D64 on 8 warps: 128 -> 154 registers) or spills. So the
+/// same input is compiled without it too and ptxas decides: more CTAs per SM,
+/// then fewer spilled bytes; a tie keeps the async schedule. Returns the
+/// chosen schedule's machine code (and makes `module` that schedule's), or
+/// nothing when either schedule fails to compile: the caller then reports
+/// the first one's errors as usual.
+static std::optional<MachineCode> chooseSchedule(MLIRContext &ctx, OwningOpRef<ModuleOp> &module,
+                                                 OwningOpRef<ModuleOp> withoutRescale,
+                                                 mlir::txl::PipelineOptions options, StringRef arch,
+                                                 const mlir::txl::KernelSignature &kernel,
+                                                 mlir::txl::CrashGuard &guard) {
+  SmallVector<std::string> warnings;
+  ScopedDiagnosticHandler collect(&ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Warning)
+      warnings.push_back(diag.str());
+    return success();
+  });
+  options.rescaledAsync = false;
+  SmallVector<mlir::txl::PipelineStage> stages = mlir::txl::getTXLPipelineStages(options);
+  SmallVector<Output> unused;
+  if (failed(runPipeline(ctx, *withoutRescale, stages, stages.size(), guard, unused)))
+    return std::nullopt;
+  guard.setStage("the LLVM translation and NVPTX back end (comparing schedules)");
+  struct Compiled {
+    MachineCode code;
+    int64_t ctas, spillBytes;
+  };
+  auto compile = [&](ModuleOp m) -> std::optional<Compiled> {
+    warnings.clear();
+    FailureOr<std::string> ptx =
+        mlir::txl::translateToPTX(m, arch, ptxVersionOpt, optLevel, libdeviceOpt);
+    if (failed(ptx))
+      return std::nullopt;
+    mlir::txl::PtxasInfo info;
+    FailureOr<std::vector<char>> cubin = mlir::txl::runPtxas(*ptx, arch, m.getLoc(), &info);
+    if (failed(cubin) || info.registers == 0)
+      return std::nullopt;
+    int64_t shared = 0;
+    if (Operation *fn = SymbolTable::lookupSymbolIn(m, kernel.name))
+      if (auto bytes = fn->getAttrOfType<IntegerAttr>(mlir::txl::kSharedBytesAttrName))
+        shared = bytes.getInt();
+    return Compiled{{std::move(*ptx), std::move(*cubin), warnings},
+                    ctasPerSM(info.registers, kernel.numWarps, shared),
+                    info.spillBytes};
+  };
+  std::optional<Compiled> async = compile(*module), sync = compile(*withoutRescale);
+  if (!async || !sync)
+    return std::nullopt;
+  if (sync->ctas > async->ctas ||
+      (sync->ctas == async->ctas && sync->spillBytes < async->spillBytes)) {
+    module = std::move(withoutRescale);
+    return std::move(sync->code);
+  }
+  return std::move(async->code);
 }
 
 /// The txlc proper; returns the exit code.
@@ -546,9 +637,15 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::Cras
   if (failed(arch) || failed(checkKernels(*module, req, kernels)))
     return 1;
   SmallVector<Output> outputs; // the stage dumps first, written with the rest
+  bool machineCode = req.emit == "ptx" || req.emit == "cubin";
+  OwningOpRef<ModuleOp> input = machineCode ? module->clone() : nullptr;
   if (failed(runPipeline(ctx, *module, stages, req.numStages, guard, outputs)))
     return 1;
-  return emitResults(ctx, *module, req, *arch, kernels, guard, outputs);
+  std::optional<MachineCode> compiled;
+  if ((*module)->removeAttr(mlir::txl::kRescaledAsyncAttrName) && machineCode && !kernels.empty())
+    compiled = chooseSchedule(ctx, module, std::move(input), pipelineOptions, *arch,
+                              kernels.front(), guard);
+  return emitResults(ctx, *module, req, *arch, kernels, guard, outputs, std::move(compiled));
 }
 
 int main(int argc, char **argv) {

@@ -94,10 +94,18 @@ std::string findLibdevice(SmallVectorImpl<std::string> &tried);
 /// /usr/local/cuda/bin/ptxas. Fails with a diagnostic at `loc`.
 FailureOr<std::string> findPtxas(Location loc);
 
+/// What ptxas allocated for the (last) kernel of a PTX module (ptxas -v).
+struct PtxasInfo {
+  int64_t registers = 0;  // per thread
+  int64_t spillBytes = 0; // spill stores
+};
+
 /// Assembles `ptx` into a cubin for `arch` with ptxas. ptxas's warnings
 /// (spills, serialized wgmma, an ignored setmaxnreg, ...) are reported as
 /// MLIR warnings at `loc`; a failure carries ptxas's messages in the error.
-FailureOr<std::vector<char>> runPtxas(StringRef ptx, StringRef arch, Location loc);
+/// With `info`, ptxas also reports its registers and spills there.
+FailureOr<std::vector<char>> runPtxas(StringRef ptx, StringRef arch, Location loc,
+                                      PtxasInfo *info = nullptr);
 
 } // namespace txl
 } // namespace mlir

@@ -58,7 +58,8 @@ static LogicalResult makeTemp(Location loc, StringRef suffix, ScopedTemp &temp) 
   return success();
 }
 
-FailureOr<std::vector<char>> mlir::txl::runPtxas(StringRef ptx, StringRef arch, Location loc) {
+FailureOr<std::vector<char>> mlir::txl::runPtxas(StringRef ptx, StringRef arch, Location loc,
+                                                 PtxasInfo *info) {
   FailureOr<std::string> ptxas = findPtxas(loc);
   if (failed(ptxas))
     return failure();
@@ -82,6 +83,8 @@ FailureOr<std::vector<char>> mlir::txl::runPtxas(StringRef ptx, StringRef arch, 
   std::string archFlag = ("-arch=" + arch).str();
   SmallVector<StringRef> args = {*ptxas,     archFlag, "--warn-on-spills",
                                  input.path, "-o",     output.path};
+  if (info)
+    args.push_back("-v");
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log.path), StringRef(log.path)};
   std::string execError;
   bool execFailed = false;
@@ -113,6 +116,16 @@ FailureOr<std::vector<char>> mlir::txl::runPtxas(StringRef ptx, StringRef arch, 
   StringRef(messages).split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
   for (StringRef line : lines) {
     line = line.trim();
+    // -v: "ptxas info : Used 198 registers, used 2 barriers" and
+    // "0 bytes stack frame, 128 bytes spill stores, 112 bytes spill loads".
+    if (info && line.contains("Used ") && line.contains(" registers")) {
+      StringRef rest = line.substr(line.find("Used ") + 5);
+      (void)rest.consumeInteger(10, info->registers);
+    }
+    if (size_t at = line.find(" bytes spill stores"); info && at != StringRef::npos) {
+      StringRef before = line.take_front(at);
+      (void)before.substr(before.find_last_of(' ') + 1).getAsInteger(10, info->spillBytes);
+    }
     if (!line.contains("warning") && !line.contains("Potential Performance Loss"))
       continue;
     // "ptxas info    : (C7508) ..." -> "ptxas: (C7508) ..."

@@ -705,6 +705,13 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
                              << "' is a power of two in 1..32 on txl.atomic_rmw or txl.atomic_cas";
     return success();
   }
+  // Set by txl-schedule-loops when a second schedule (without its
+  // rescaled-async) is worth comparing; txlc removes it.
+  if (name == "txl.rescaled_async") {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<ModuleOp>(op))
+      return op->emitError() << "'" << name << "' is a unit attribute on a module";
+    return success();
+  }
   // Set by the pipeline stages (planned offsets and sizes, a loop schedule).
   if (name == "txl.offset" || name == "txl.shared_bytes" || name == "txl.stage" ||
       name == "txl.order") {

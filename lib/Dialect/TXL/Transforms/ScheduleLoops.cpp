@@ -310,11 +310,13 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     // async dot still reads slot i until iteration i + 1 retires it.
     DenseSet<Operation *> issue(slice.begin(), slice.end());
     auto buffersFor = [&](Operation *load) -> int64_t {
+      auto readsAsync = [&](Operation *user) {
+        return isCarriedDot(loop, user) || (rescaledAsync && getRescale(loop, user));
+      };
       bool readAsync = llvm::any_of(load->getUsers(), [&](Operation *user) {
         if (auto trans = dyn_cast<TransOp>(user))
-          return llvm::any_of(trans->getUsers(),
-                              [&](Operation *u) { return isCarriedDot(loop, u); });
-        return isCarriedDot(loop, user);
+          return llvm::any_of(trans->getUsers(), readsAsync);
+        return readsAsync(user);
       });
       return readAsync ? S : std::max<int64_t>(1, S - 1);
     };
@@ -348,8 +350,10 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     emitGroupSync(rw, loc, loop, group);
 
     // Loop-carried accumulators: async, retired one iteration later.
-    for (auto dot : llvm::make_early_inc_range(body->getOps<DotOp>()))
+    for (auto dot : llvm::make_early_inc_range(body->getOps<DotOp>())) {
       makeAsync(rw, loop, dot);
+      makeRescaledAsync(rw, loop, dot);
+    }
 
     // The consume stage ends with a CTA barrier: the slot refilled next was
     // read by the previous iteration.
@@ -483,6 +487,55 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
         !arg.hasOneUse() || !dot->hasOneUse())
       return false;
     return loop.getBody()->getTerminator()->getOperand(arg.getArgNumber() - 1) == dot.getResult();
+  }
+
+  /// `acc = dot(a, b, arg * s)` where the loop carries the dot's result back
+  /// to `arg` and only the rescale reads `arg`: attention's P @ V, whose
+  /// accumulator is scaled by exp2(m_old - m_new) before each dot. Returns
+  /// the rescale's use of `arg` (an operand of an arith.mulf).
+  static OpOperand *getRescale(scf::ForOp loop, Operation *op) {
+    auto dot = dyn_cast<DotOp>(op);
+    if (!dot || dot->getBlock() != loop.getBody() || dot.getAsync() || usesMmaSync(dot) ||
+        !dot->hasOneUse())
+      return nullptr;
+    auto mul = dot.getAcc().getDefiningOp<arith::MulFOp>();
+    if (!mul || mul->getBlock() != loop.getBody() || !mul->hasOneUse())
+      return nullptr;
+    for (OpOperand &use : mul->getOpOperands()) {
+      auto arg = dyn_cast<BlockArgument>(use.get());
+      if (!arg || arg.getOwner() != loop.getBody() || arg == loop.getInductionVar() ||
+          !arg.hasOneUse())
+        continue;
+      if (loop.getBody()->getTerminator()->getOperand(arg.getArgNumber() - 1) == dot.getResult())
+        return &use;
+    }
+    return nullptr;
+  }
+
+  /// A rescaled carried dot becomes async as Triton issues attention's P @ V:
+  /// nothing waits for it in its own iteration; the next iteration retires it
+  /// right before the rescale (`txl.dot_wait 0` on the carried value, after
+  /// that iteration's QK^T has been issued and waited for), so the tensor
+  /// cores run P @ V while the threads issue the next copies and QK^T. The
+  /// ring slot it reads stays busy one iteration longer (buffersFor), and
+  /// txl-wgmma carries a register A (P) to that wait, so that nothing is
+  /// allocated onto registers the wgmma still reads.
+  void makeRescaledAsync(IRRewriter &rw, scf::ForOp loop, DotOp dot) {
+    OpOperand *use = rescaledAsync ? getRescale(loop, dot) : nullptr;
+    if (!use)
+      return;
+    auto arg = cast<BlockArgument>(use->get());
+    Operation *mul = use->getOwner();
+    dot.setAsync(true);
+    rw.setInsertionPoint(mul);
+    auto retire = DotWaitOp::create(rw, dot.getLoc(), 0, ValueRange{arg});
+    rw.modifyOpInPlace(mul, [&] { use->set(retire.getResult(0)); });
+    rw.setInsertionPointAfter(loop);
+    Value result = loop.getResult(arg.getArgNumber() - 1);
+    auto wait = DotWaitOp::create(rw, dot.getLoc(), 0, ValueRange{result});
+    rw.replaceAllUsesExcept(result, wait.getResult(0), wait);
+    getOperation()->setAttr(kRescaledAsyncAttrName, rw.getUnitAttr());
+    ++numAsyncDots;
   }
 
   /// A carried dot becomes async: `txl.dot_wait 1` after it, `txl.dot_wait 0`

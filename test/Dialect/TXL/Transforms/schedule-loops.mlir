@@ -1,4 +1,5 @@
 // RUN: txl-opt %s -txl-schedule-loops -split-input-file | FileCheck %s
+// RUN: txl-opt %s -txl-schedule-loops=rescaled-async=false -split-input-file | FileCheck %s --check-prefix=OFF
 
 // txl-schedule-loops (loop pipeliner, step 1): each txl.desc_load of an
 // scf.for with num_stages S >= 2 gets a ring of buffers and mbarriers before
@@ -336,5 +337,85 @@ module attributes {txl.target = "sm_90a"} {
       scf.yield %s : tensor<64x64xf32>
     }
     return %r : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+!desc = !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+
+// Attention's loop: S = Q K^T (its result feeds the softmax, so it waits
+// in its own iteration), then acc = P V + acc * alpha. The rescaled P @ V is
+// async with no wait in its own iteration: the next iteration retires it
+// right before the rescale (dot_wait 0 on the carried accumulator, after that
+// iteration's S), the loop's result is retired after the loop. V's ring has
+// num_stages slots (P @ V still reads slot i during iteration i + 1), K's one
+// fewer; the module is marked for txlc, which compares with rescaled-async off.
+// CHECK-LABEL: module attributes {txl.rescaled_async, txl.target = "sm_90a"}
+// CHECK-LABEL: func.func @attention_loop
+// CHECK: %[[RK:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2,
+// CHECK: %[[RV:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3,
+// CHECK: %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x64xf32>)
+// CHECK:   %[[S:.*]] = txl.dot %{{.*}}, %{{.*}}, %{{.*}} {txl.order
+// CHECK:   %[[W:.*]] = txl.dot_wait 0, %[[ACC]] : tensor<64x64xf32> {txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32}
+// CHECK:   %[[SC:.*]] = arith.mulf %[[W]], %[[S]]
+// CHECK:   %[[PV:.*]] = txl.dot %{{.*}}, %{{.*}}, %[[SC]] {async, txl.order
+// CHECK-NOT: txl.dot_wait
+// CHECK:   scf.yield %[[PV]] : tensor<64x64xf32>
+// CHECK: } {txl.num_stages = 3 : i32}
+// CHECK: %[[F:.*]] = txl.dot_wait 0, %[[R]] : tensor<64x64xf32>
+// CHECK: return %[[F]]
+// With rescaled-async=false the dot waits in its own iteration (no async, no
+// dot_wait: txl-wgmma's synchronous form) and both rings have 2 slots.
+// OFF-NOT: txl.rescaled_async
+// OFF-LABEL: func.func @attention_loop
+// OFF: txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2,
+// OFF: txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2,
+// OFF-NOT: async
+// OFF-NOT: txl.dot_wait
+// OFF: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @attention_loop(%q: tensor<64x64xbf16>, %k: !desc, %v: !desc, %n: i32) -> tensor<64x64xf32> attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_stages = 3 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %z = arith.constant dense<0.0> : tensor<64x64xf32>
+    %r = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %z) -> (tensor<64x64xf32>) : i32 {
+      %kt = txl.desc_load %k[%c0, %i] : !desc -> tensor<64x64xbf16>
+      %s = txl.dot %q, %kt, %z : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+      %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+      %scaled = arith.mulf %acc, %s : tensor<64x64xf32>
+      %vt = txl.desc_load %v[%i, %c0] : !desc -> tensor<64x64xbf16>
+      %o = txl.dot %p, %vt, %scaled : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+      scf.yield %o : tensor<64x64xf32>
+    }
+    return %r : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+!desc = !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+
+// The carried accumulator is also read elsewhere (here: the running sum):
+// the dot stays synchronous, no ring slot is held longer.
+// CHECK-LABEL: module attributes {txl.target = "sm_90a"}
+// CHECK-LABEL: func.func @rescaled_acc_read_twice
+// CHECK: txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2,
+// CHECK-NOT: async
+// CHECK-NOT: txl.dot_wait
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @rescaled_acc_read_twice(%p: tensor<64x64xbf16>, %v: !desc, %n: i32) -> (tensor<64x64xf32>, tensor<64x64xf32>) attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_stages = 3 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %z = arith.constant dense<0.0> : tensor<64x64xf32>
+    %r:2 = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %z, %sum = %z) -> (tensor<64x64xf32>, tensor<64x64xf32>) : i32 {
+      %scaled = arith.mulf %acc, %acc : tensor<64x64xf32>
+      %sum2 = arith.addf %sum, %acc : tensor<64x64xf32>
+      %vt = txl.desc_load %v[%i, %c0] : !desc -> tensor<64x64xbf16>
+      %o = txl.dot %p, %vt, %scaled : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+      scf.yield %o, %sum2 : tensor<64x64xf32>, tensor<64x64xf32>
+    }
+    return %r#0, %r#1 : tensor<64x64xf32>, tensor<64x64xf32>
   }
 }

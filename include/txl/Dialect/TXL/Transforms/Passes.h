@@ -21,6 +21,11 @@ namespace mlir::txl {
 #define GEN_PASS_REGISTRATION
 #include "txl/Dialect/TXL/Transforms/Passes.h.inc"
 
+/// Module attribute that txl-schedule-loops sets when its rescaled-async
+/// changed a loop: the kernel has a second schedule (without it) that txlc
+/// compares by what ptxas allocates.
+inline constexpr llvm::StringLiteral kRescaledAsyncAttrName = "txl.rescaled_async";
+
 } // namespace mlir::txl
 
 #endif // TXL_DIALECT_TXL_TRANSFORMS_PASSES_H

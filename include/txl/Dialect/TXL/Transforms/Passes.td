@@ -33,7 +33,12 @@ def TXLScheduleLoops : Pass<"txl-schedule-loops", "mlir::ModuleOp"> {
     iteration) protects it. A txl.dot whose accumulator is carried by the
     loop becomes async, retired one iteration later (`txl.dot_wait 1` after
     it, `txl.dot_wait 0` after the loop), so the tensor cores overlap the
-    next iteration's loads and arithmetic. Every op of the body gets
+    next iteration's loads and arithmetic. A dot whose carried accumulator is
+    rescaled first (attention's `acc = dot(p, v, acc * alpha)`) becomes async
+    too (option rescaled-async): the next iteration retires it right before
+    the rescale, after its own QK^T, and the module gets `txl.rescaled_async`
+    so that txlc can compare the kernel with and without it (it holds P's
+    registers one iteration longer). Every op of the body gets
     `txl.stage` and `txl.order`; txl-expand-loops builds the pipelined loop.
 
     Before: `%a = txl.desc_load %d[%m, %k]` in `scf.for %k ... {txl.num_stages = 3}`.
@@ -47,6 +52,9 @@ def TXLScheduleLoops : Pass<"txl-schedule-loops", "mlir::ModuleOp"> {
     Option<"pointerLoads", "pointer-loads", "bool", "true",
            "Also give pointer-tile loads that feed a dot a cp.async ring (false: they stay "
            "register loads, staged for the dot every iteration)">,
+    Option<"rescaledAsync", "rescaled-async", "bool", "true",
+           "Also make a loop-carried dot whose accumulator is rescaled before it (attention's "
+           "P @ V) async, retired by the next iteration (false: it waits in its own)">,
   ];
   let statistics = [
     Statistic<"numLoops", "loops", "Loops scheduled">,
