@@ -30,7 +30,10 @@
 // thread's reads of that slot are done; a dot that read it asynchronously was
 // retired by the `txl.dot_wait 1` that follows iteration i's dot.
 //
-// Pointer-tile loads (tl.load) that feed a dot get the same ring, filled by
+// Pointer-tile loads (tl.load) that feed a dot, and vectors loaded in a loop
+// of dots (the attention backward's per-row m and Delta, read right after the
+// first dot: loaded in their own iteration, their latency stalls it), get the
+// same ring (a vector's is a plain buffer), filled by
 // cp.async copies (option pointer-loads, on by default): stage 0 issues one
 // commit group per load, the consume stage waits with
 // `async_load_wait (S - 2) * loads` (this iteration's groups are done, the
@@ -229,9 +232,14 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
         v = splat.getSrc();
       return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
     };
+    bool hasDot = !loop.getBody()->getOps<DotOp>().empty();
     for (auto load : loop.getBody()->getOps<LoadOp>()) {
       auto tile = dyn_cast<RankedTensorType>(load.getType());
-      if (!tile || tile.getRank() != 2 || load.getIsVolatile() || !feedsDot(load))
+      // A vector in a loop of dots (the backward's row statistics m and
+      // Delta per key block) is prefetched too: loaded in the iteration
+      // that reads it, its latency stalls the first dot's consumer.
+      bool vector = tile && tile.getRank() == 1 && hasDot;
+      if (!tile || load.getIsVolatile() || !((tile.getRank() == 2 && feedsDot(load)) || vector))
         continue;
       unsigned bits = getElementTypeOrSelf(tile).getIntOrFloatBitWidth();
       CacheModifier cache = load.getCache();
@@ -442,8 +450,11 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     SmallVector<int64_t> rows(tile.getShape());
     if (transposed)
       std::swap(rows[0], rows[1]);
-    auto enc = NVMMASharedAttr::get(rw.getContext(), getWidestSwizzle(rows, tile.getElementType()),
-                                    transposed);
+    // (A vector's ring is plain: no dot reads it, the threads do.)
+    Attribute enc;
+    if (tile.getRank() == 2)
+      enc = NVMMASharedAttr::get(rw.getContext(), getWidestSwizzle(rows, tile.getElementType()),
+                                 transposed);
     auto ringType =
         SmemType::get(rw.getContext(), tile.getShape(), tile.getElementType(), buffers, enc);
     Value ring;

@@ -544,3 +544,71 @@ module attributes {txl.target = "sm_90a"} {
     return %res#0 : tensor<64x64xf32>
   }
 }
+
+// -----
+
+// A vector load in a loop of dots (the attention backward's row statistics m
+// and Delta per block) gets a cp.async ring too: loaded in the iteration that
+// reads it, its latency would stall the dot's consumer. No dot reads its
+// slot, so num_stages - 1 slots, a plain (unswizzled) buffer; 64-byte-aligned
+// f32: 4 per copy.
+// CHECK-LABEL: func.func @vector_in_dot_loop
+// CHECK: %[[RING:.*]] = txl.smem_alloc {txl.ring} : !txl.smem<64xf32, stages = 2>
+// CHECK: scf.for
+// CHECK:   txl.async_load %{{.*}}, %{{.*}} {contiguity = 4 : i32, txl.order = {{[0-9]+}} : i32, txl.stage = 0 : i32} : tensor<64x!txl.ptr<f32>>, !txl.smem<64xf32>
+// CHECK:   txl.async_load_wait 1 {txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32}
+// CHECK:   txl.smem_load %{{.*}} {txl.order = {{[0-9]+}} : i32, txl.stage = 2 : i32} : !txl.smem<64xf32> -> tensor<64xf32>
+// CHECK: } {txl.num_stages = 3 : i32}
+// CHECK: txl.async_load_wait 0
+module attributes {txl.target = "sm_90a"} {
+  func.func @vector_in_dot_loop(%q: tensor<64x64xf16>, %k: tensor<64x64xf16>, %m: !txl.ptr<f32> {txl.divisibility = 16 : i32}, %n: i32 {txl.divisibility = 16 : i32}) -> tensor<64x64xf32>
+      attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_stages = 3 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %r = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+      %offs = txl.make_range 0, 64 : tensor<64xi32>
+      %is = txl.splat %i : i32 -> tensor<64xi32>
+      %o = arith.addi %is, %offs : tensor<64xi32>
+      %ms = txl.splat %m : !txl.ptr<f32> -> tensor<64x!txl.ptr<f32>>
+      %ptrs = txl.addptr %ms, %o : tensor<64x!txl.ptr<f32>>, tensor<64xi32>
+      %mv = txl.load %ptrs : tensor<64x!txl.ptr<f32>> -> tensor<64xf32>
+      %s = txl.dot %q, %k, %zero : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+      %me = txl.expand_dims %mv, 0 : tensor<64xf32> -> tensor<1x64xf32>
+      %mb = txl.broadcast %me : tensor<1x64xf32> -> tensor<64x64xf32>
+      %t = arith.subf %s, %mb : tensor<64x64xf32>
+      %acc2 = arith.addf %acc, %t : tensor<64x64xf32>
+      scf.yield %acc2 : tensor<64x64xf32>
+    }
+    return %r : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// Without a dot in the loop (a reduction over rows, layer norm's backward)
+// a vector load stays a plain load: staging it would only add shared-memory
+// traffic.
+// CHECK-LABEL: func.func @vector_without_dot
+// CHECK: scf.for
+// CHECK:   txl.load %{{.*}} : tensor<64x!txl.ptr<f32>> -> tensor<64xf32>
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @vector_without_dot(%m: !txl.ptr<f32> {txl.divisibility = 16 : i32}, %n: i32 {txl.divisibility = 16 : i32}) -> tensor<64xf32>
+      attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_stages = 3 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<64xf32>
+    %r = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64xf32>) : i32 {
+      %offs = txl.make_range 0, 64 : tensor<64xi32>
+      %is = txl.splat %i : i32 -> tensor<64xi32>
+      %o = arith.addi %is, %offs : tensor<64xi32>
+      %ms = txl.splat %m : !txl.ptr<f32> -> tensor<64x!txl.ptr<f32>>
+      %ptrs = txl.addptr %ms, %o : tensor<64x!txl.ptr<f32>>, tensor<64xi32>
+      %mv = txl.load %ptrs : tensor<64x!txl.ptr<f32>> -> tensor<64xf32>
+      %acc2 = arith.addf %acc, %mv : tensor<64xf32>
+      scf.yield %acc2 : tensor<64xf32>
+    }
+    return %r : tensor<64xf32>
+  }
+}
