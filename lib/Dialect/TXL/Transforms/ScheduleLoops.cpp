@@ -500,6 +500,23 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     return loop.getBody()->getTerminator()->getOperand(arg.getArgNumber() - 1) == dot.getResult();
   }
 
+  /// True if `dot`'s A operand is computed in the loop body from the result
+  /// of another (synchronous) dot of the body.
+  static bool dependsOnOtherDot(scf::ForOp loop, DotOp dot) {
+    SmallVector<Value> work{dot.getA()};
+    DenseSet<Operation *> seen;
+    while (!work.empty()) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def || def->getBlock() != loop.getBody() || !seen.insert(def).second)
+        continue;
+      if (auto other = dyn_cast<DotOp>(def))
+        if (other != dot && !other.getAsync())
+          return true;
+      llvm::append_range(work, def->getOperands());
+    }
+    return false;
+  }
+
   /// `acc = dot(a, b, arg * s)` where the loop carries the dot's result back
   /// to `arg` and only the rescale reads `arg`: attention's P @ V, whose
   /// accumulator is scaled by exp2(m_old - m_new) before each dot. Returns
@@ -511,6 +528,12 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
       return nullptr;
     auto mul = dot.getAcc().getDefiningOp<arith::MulFOp>();
     if (!mul || mul->getBlock() != loop.getBody() || !mul->hasOneUse())
+      return nullptr;
+    // A register A (P) is read until the next iteration's wait. It must come
+    // from another dot of the body (S = Q K^T, synchronous: its
+    // wgmma.wait_group 0 retires this dot too), so that the next P cannot be
+    // computed while this dot still reads the registers of the current one.
+    if (isa<RankedTensorType>(dot.getA().getType()) && !dependsOnOtherDot(loop, dot))
       return nullptr;
     for (OpOperand &use : mul->getOpOperands()) {
       auto arg = dyn_cast<BlockArgument>(use.get());
@@ -528,9 +551,10 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
   /// right before the rescale (`txl.dot_wait 0` on the carried value, after
   /// that iteration's QK^T has been issued and waited for), so the tensor
   /// cores run P @ V while the threads issue the next copies and QK^T. The
-  /// ring slot it reads stays busy one iteration longer (buffersFor), and
-  /// txl-wgmma carries a register A (P) to that wait, so that nothing is
-  /// allocated onto registers the wgmma still reads.
+  /// ring slot it reads stays busy one iteration longer (buffersFor). Its
+  /// register A (P) needs no tie across the iterations: the next P is
+  /// computed from the next S, after S's wgmma.wait_group 0 has retired this
+  /// dot (getRescale), and ptxas keeps the registers of an in-flight wgmma.
   void makeRescaledAsync(IRRewriter &rw, scf::ForOp loop, DotOp dot) {
     OpOperand *use = rescaledAsync ? getRescale(loop, dot) : nullptr;
     if (!use)

@@ -7,10 +7,7 @@
 //    each block in order, async txl.dot results join a pending set; a
 //    dot_wait takes the set as operands and later uses read its results;
 //    dot_wait 0 empties the set. So `dot_wait 1` overlaps the next GEMM with
-//    softmax exactly as written. An async dot with a register A that a
-//    loop carries to a wait of the next iteration (txl-schedule-loops'
-//    attention P @ V) has A carried to that wait too (its registers are
-//    read until then).
+//    softmax exactly as written.
 // 2. Lowering. A dot of M rows issues, per 64-row block and per K step, one
 //    `wgmma.mma_async.m64nNkK` between a `wgmma.fence` and a commit group.
 //    Shared-memory operands are addressed by matrix descriptors:
@@ -35,10 +32,8 @@
 #include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -88,68 +83,6 @@ void carryPendingThroughWaits(Block &block) {
       pending.clear();
     else
       pending.assign(carried.getResults().begin(), carried.getResults().end());
-  }
-}
-
-/// An async dot that a loop carries to a wait of a later iteration (or past
-/// the loop: attention's P @ V, retired after the next QK^T) reads its
-/// register A until that wait. The loop carries A along (an extra iter_arg,
-/// zeros on entry) and the wait takes it as an operand, which LowerDotWait
-/// ties: nothing computed meanwhile (the next QK^T's accumulator) can be
-/// allocated onto registers the wgmma still reads (ptxas would serialize
-/// every wgmma, warning C7513).
-void carryRegisterOperandsToWaits(func::FuncOp func) {
-  SmallVector<scf::ForOp> loops;
-  func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-  IRRewriter rw(func.getContext());
-  for (scf::ForOp loop : loops) {
-    Operation *yield = loop.getBody()->getTerminator();
-    SmallVector<unsigned> positions; // of the carried async dots
-    SmallVector<Value> operands;     // their register A
-    for (auto [i, y] : llvm::enumerate(yield->getOperands())) {
-      auto dot = y.getDefiningOp<DotOp>();
-      if (!dot || !dot.getAsync() || dot->getBlock() != loop.getBody() ||
-          !isa<RankedTensorType>(dot.getA().getType()))
-        continue;
-      auto waitsOn = [](Value v) {
-        return llvm::any_of(v.getUsers(), [](Operation *u) { return isa<DotWaitOp>(u); });
-      };
-      if (!waitsOn(loop.getRegionIterArgs()[i]) && !waitsOn(loop.getResult(i)))
-        continue;
-      positions.push_back(i);
-      operands.push_back(dot.getA());
-    }
-    if (positions.empty())
-      continue;
-    rw.setInsertionPoint(loop);
-    SmallVector<Value> inits;
-    for (Value a : operands) {
-      auto type = cast<RankedTensorType>(a.getType());
-      inits.push_back(arith::ConstantOp::create(rw, loop.getLoc(), type, rw.getZeroAttr(type)));
-    }
-    auto rebuilt = loop.replaceWithAdditionalYields(
-        rw, inits, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) { return operands; });
-    auto newLoop = cast<scf::ForOp>(rebuilt->getOperation());
-    unsigned first = newLoop.getNumResults() - positions.size();
-    for (auto [k, i] : llvm::enumerate(positions)) {
-      std::pair<Value, Value> pairs[] = {
-          {newLoop.getRegionIterArgs()[i], newLoop.getRegionIterArgs()[first + k]},
-          {newLoop.getResult(i), newLoop.getResult(first + k)}};
-      for (auto [acc, a] : pairs) {
-        SmallVector<DotWaitOp> waits;
-        for (Operation *u : acc.getUsers())
-          if (auto wait = dyn_cast<DotWaitOp>(u))
-            waits.push_back(wait);
-        for (DotWaitOp wait : waits) {
-          SmallVector<Value> inputs(wait.getInputs());
-          inputs.push_back(a);
-          rw.setInsertionPoint(wait);
-          auto tied = DotWaitOp::create(rw, wait.getLoc(), wait.getPendings(), inputs);
-          rw.replaceOp(wait, tied.getResults().drop_back());
-        }
-      }
-    }
   }
 }
 
@@ -737,7 +670,6 @@ struct LowerDotWait : OpConversionPattern<DotWaitOp> {
 struct WgmmaPass : txl::impl::TXLWgmmaBase<WgmmaPass> {
   void runOnOperation() override {
     getOperation().walk([](func::FuncOp func) {
-      carryRegisterOperandsToWaits(func);
       for (Block &block : func.getBody())
         carryPendingThroughWaits(block);
     });

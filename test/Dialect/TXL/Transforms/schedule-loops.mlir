@@ -405,17 +405,48 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK-NOT: txl.dot_wait
 // CHECK: return
 module attributes {txl.target = "sm_90a"} {
-  func.func @rescaled_acc_read_twice(%p: tensor<64x64xbf16>, %v: !desc, %n: i32) -> (tensor<64x64xf32>, tensor<64x64xf32>) attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_stages = 3 : i32} {
+  func.func @rescaled_acc_read_twice(%q: tensor<64x64xbf16>, %k: tensor<64x64xbf16>, %v: !desc, %n: i32) -> (tensor<64x64xf32>, tensor<64x64xf32>) attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_stages = 3 : i32} {
     %c0 = arith.constant 0 : i32
     %c64 = arith.constant 64 : i32
     %z = arith.constant dense<0.0> : tensor<64x64xf32>
     %r:2 = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %z, %sum = %z) -> (tensor<64x64xf32>, tensor<64x64xf32>) : i32 {
-      %scaled = arith.mulf %acc, %acc : tensor<64x64xf32>
+      %s = txl.dot %q, %k, %z : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+      %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+      %scaled = arith.mulf %acc, %s : tensor<64x64xf32>
       %sum2 = arith.addf %sum, %acc : tensor<64x64xf32>
       %vt = txl.desc_load %v[%i, %c0] : !desc -> tensor<64x64xbf16>
       %o = txl.dot %p, %vt, %scaled : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
       scf.yield %o, %sum2 : tensor<64x64xf32>, tensor<64x64xf32>
     }
     return %r#0, %r#1 : tensor<64x64xf32>, tensor<64x64xf32>
+  }
+}
+
+// -----
+
+!desc = !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+
+// A register A that no other dot of the body produces (here: an argument;
+// in general, a tile the next iteration could compute while this dot still
+// reads the current one) keeps the dot synchronous: only a synchronous dot's
+// wgmma.wait_group 0 orders the next A after this dot's reads.
+// CHECK-LABEL: module attributes {txl.target = "sm_90a"}
+// CHECK-LABEL: func.func @rescaled_a_not_from_a_dot
+// CHECK: txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2,
+// CHECK-NOT: async
+// CHECK-NOT: txl.dot_wait
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @rescaled_a_not_from_a_dot(%p: tensor<64x64xbf16>, %v: !desc, %n: i32) -> tensor<64x64xf32> attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_stages = 3 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %z = arith.constant dense<0.0> : tensor<64x64xf32>
+    %r = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %z) -> (tensor<64x64xf32>) : i32 {
+      %scaled = arith.mulf %acc, %acc : tensor<64x64xf32>
+      %vt = txl.desc_load %v[%i, %c0] : !desc -> tensor<64x64xbf16>
+      %o = txl.dot %p, %vt, %scaled : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+      scf.yield %o : tensor<64x64xf32>
+    }
+    return %r : tensor<64x64xf32>
   }
 }

@@ -231,40 +231,6 @@ module attributes {txl.target = "sm_90a"} {
 
 #sw128 = #txl.nvmma_shared<swizzle = 128>
 #nv128 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>
-#opA = #txl.dot_operand<opIdx = 0, parent = #nv128, kWidth = 2>
-
-// An async RS dot carried by its loop and retired in the next iteration
-// (txl-schedule-loops' rescaled P @ V): the loop carries A too (zeros on
-// entry), and both the wait in the next iteration and the one after the loop
-// tie A's 8 registers after the 64 accumulators, so that nothing is
-// allocated onto registers the wgmma still reads.
-// CHECK-LABEL: func.func @carried_rs_dot_ties_a
-// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<64x16xbf16, #txl.dot_operand
-// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[A:.*]] = %[[Z]])
-// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "{{(=f,){64}(=h,){7}=h}},0,
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NOT: wgmma.wait_group
-// CHECK: scf.yield %{{.*}}, %{{.*}} : tensor<64x128xf32, #txl.nvmma
-// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "{{(=f,){64}(=h,){7}=h}},0,
-module attributes {txl.target = "sm_90a"} {
-  func.func @carried_rs_dot_ties_a(%abuf: !txl.smem<64x16xbf16, #sw128>, %b: !txl.smem<16x128xbf16, #sw128>, %acc0: tensor<64x128xf32, #nv128>, %n: i32) -> tensor<64x128xf32, #nv128> attributes {txl.kernel} {
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %acc0) -> (tensor<64x128xf32, #nv128>) : i32 {
-      %w = txl.dot_wait 0, %acc : tensor<64x128xf32, #nv128>
-      %a = txl.smem_load %abuf : !txl.smem<64x16xbf16, #sw128> -> tensor<64x16xbf16, #opA>
-      %d = txl.dot %a, %b, %w {async} : tensor<64x16xbf16, #opA>, !txl.smem<16x128xbf16, #sw128>, tensor<64x128xf32, #nv128>
-      scf.yield %d : tensor<64x128xf32, #nv128>
-    }
-    %f = txl.dot_wait 0, %r : tensor<64x128xf32, #nv128>
-    return %f : tensor<64x128xf32, #nv128>
-  }
-}
-
-// -----
-
-#sw128 = #txl.nvmma_shared<swizzle = 128>
-#nv128 = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>
 
 // A zero accumulator is never loaded into registers: the first k step runs
 // with scale-d = 0 on an undefined accumulator, the next ones accumulate.
