@@ -30,13 +30,17 @@ def TXLScheduleLoops : Pass<"txl-schedule-loops", "mlir::ModuleOp"> {
     slot and phase come from a counter of the loads issued so far, carried
     through enclosing loops, so nested loops keep their phases. Before a slot
     is refilled, a CTA barrier (after the last reads of the previous
-    iteration) protects it. A txl.dot whose accumulator is carried by the
+    iteration) protects it. Pointer-tile loads (tl.load) that feed a dot,
+    and vectors loaded in a loop that has a dot (per-row statistics), get
+    the same ring filled by cp.async copies (option pointer-loads), as wide
+    as AxisInfo proves aligned. A txl.dot whose accumulator is carried by the
     loop becomes async, retired one iteration later (`txl.dot_wait 1` after
     it, `txl.dot_wait 0` after the loop), so the tensor cores overlap the
     next iteration's loads and arithmetic. A dot whose carried accumulator is
     rescaled first (attention's `acc = dot(p, v, acc * alpha)`) becomes async
     too (option rescaled-async): the next iteration retires it right before
-    the rescale, after its own QK^T, and the module gets `txl.rescaled_async`
+    the rescale, after the synchronous dot its register A (P) is computed
+    from has been waited for, and the module gets `txl.rescaled_async`
     so that txlc can compare the kernel with and without it (it holds P's
     registers one iteration longer). Every op of the body gets
     `txl.stage` and `txl.order`; txl-expand-loops builds the pipelined loop.
