@@ -544,9 +544,10 @@ static int emitResults(MLIRContext &ctx, ModuleOp module, const Request &req, St
   return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
 }
 
-/// CTAs of `numWarps` warps that fit on one SM of sm_90 with `registers` per
-/// thread (allocated per warp in units of 256) and `sharedBytes` (plus the
-/// 1 KB the CTA reserves) of the SM's 228 KB.
+/// CTAs of `numWarps` warps that fit on one SM of sm_90 (sm_100 has the same
+/// limits) with `registers` per thread (allocated per warp in units of 256,
+/// 64K per SM), `sharedBytes` (plus the 1 KB the CTA reserves) of the SM's
+/// 228 KB, at most 64 warps and 32 CTAs.
 static int64_t ctasPerSM(int64_t registers, int64_t numWarps, int64_t sharedBytes) {
   int64_t perWarp = llvm::alignTo(std::max<int64_t>(registers, 1) * 32, 256);
   int64_t byRegisters = (65536 / perWarp) / numWarps;
