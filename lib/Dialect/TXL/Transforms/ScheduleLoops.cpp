@@ -88,6 +88,9 @@ namespace mlir::txl {
 using namespace mlir;
 using namespace mlir::txl;
 
+/// The largest vector (bytes) that gets a cp.async ring in a loop of dots.
+static constexpr int64_t kMaxVectorBytes = 2048;
+
 static int64_t getNumStages(scf::ForOp loop) {
   if (auto attr = loop->getAttrOfType<IntegerAttr>("txl.num_stages"))
     return attr.getInt();
@@ -238,7 +241,10 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
       // A vector in a loop of dots (the backward's row statistics m and
       // Delta per key block) is prefetched too: loaded in the iteration
       // that reads it, its latency stalls the first dot's consumer.
-      bool vector = tile && tile.getRank() == 1 && hasDot;
+      // (Small vectors only: a ring of large ones could cost the tiles'
+      // rings their shared memory.)
+      bool vector = tile && tile.getRank() == 1 && hasDot &&
+                    tile.getNumElements() * tile.getElementTypeBitWidth() <= 8 * kMaxVectorBytes;
       if (!tile || load.getIsVolatile() || !((tile.getRank() == 2 && feedsDot(load)) || vector))
         continue;
       unsigned bits = getElementTypeOrSelf(tile).getIntOrFloatBitWidth();

@@ -612,3 +612,34 @@ module attributes {txl.target = "sm_90a"} {
     return %r : tensor<64xf32>
   }
 }
+
+// -----
+
+// A vector larger than 2 KB (here 1024 f32) stays a plain load even in a loop
+// of dots: its ring would take the tiles' shared memory.
+// CHECK-LABEL: func.func @large_vector_in_dot_loop
+// CHECK: scf.for
+// CHECK:   txl.load %{{.*}} : tensor<1024x!txl.ptr<f32>> -> tensor<1024xf32>
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @large_vector_in_dot_loop(%q: tensor<64x64xf16>, %k: tensor<64x64xf16>, %m: !txl.ptr<f32> {txl.divisibility = 16 : i32}, %n: i32 {txl.divisibility = 16 : i32}) -> (tensor<64x64xf32>, tensor<1024xf32>)
+      attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_stages = 3 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %zv = arith.constant dense<0.0> : tensor<1024xf32>
+    %r:2 = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %zero, %vs = %zv) -> (tensor<64x64xf32>, tensor<1024xf32>) : i32 {
+      %offs = txl.make_range 0, 1024 : tensor<1024xi32>
+      %is = txl.splat %i : i32 -> tensor<1024xi32>
+      %o = arith.addi %is, %offs : tensor<1024xi32>
+      %ms = txl.splat %m : !txl.ptr<f32> -> tensor<1024x!txl.ptr<f32>>
+      %ptrs = txl.addptr %ms, %o : tensor<1024x!txl.ptr<f32>>, tensor<1024xi32>
+      %mv = txl.load %ptrs : tensor<1024x!txl.ptr<f32>> -> tensor<1024xf32>
+      %s = txl.dot %q, %k, %zero : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>
+      %acc2 = arith.addf %acc, %s : tensor<64x64xf32>
+      %vs2 = arith.addf %vs, %mv : tensor<1024xf32>
+      scf.yield %acc2, %vs2 : tensor<64x64xf32>, tensor<1024xf32>
+    }
+    return %r#0, %r#1 : tensor<64x64xf32>, tensor<1024xf32>
+  }
+}
