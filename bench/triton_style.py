@@ -682,6 +682,56 @@ def nsa_launch(be, x, s, cfg):
         **be.constexprs(cfg, H_KV=s["H_KV"], G=s["G"], HEAD_DIM=s["D"], S=s["S"], BLOCK_N=s["BS"]))
 
 
+# Varlen: the B sequences of lengths s["lens"] (multiples of BS, so no block reads past the packed tensor) packed
+# along one token axis; Bos[t] = the first token of t's sequence (what cu_seqlens gives).
+def nsa_varlen_desc(s):
+    return "lens %s Hkv%d G%d D%d S%d BS%d" % ("+".join(map(str, s["lens"])), s["H_KV"], s["G"], s["D"], s["S"],
+                                                 s["BS"])
+
+
+def nsa_varlen_inputs(T, s):
+    N, HK, G, D, S, BS = sum(s["lens"]), s["H_KV"], s["G"], s["D"], s["S"], s["BS"]
+    x = dict(q=T.randn((N, HK * G, D), "bfloat16", std=0.5), k=T.randn((N, HK, D), "bfloat16", std=0.5),
+             v=T.randn((N, HK, D), "bfloat16", std=0.5), o=T.empty((N, HK * G, D), "bfloat16"))
+    if not T.real:
+        x["idx"] = T.empty((N, HK, S), "int32")
+        x["bos"] = T.empty((N,), "int32")
+        return x
+    torch = T.torch
+    idx, bos, start = [], [], 0
+    for n in s["lens"]:
+        nblk = n // BS
+        cur = (torch.arange(n, device=DEVICE) // BS)[:, None, None]
+        blk = torch.arange(nblk, device=DEVICE)[None, None, :]
+        score = torch.rand(n, HK, nblk, device=DEVICE)
+        score = torch.where(blk == cur, 2.0, torch.where(blk < cur, score, -1.0))
+        if nblk < S:  # fewer blocks than S: pad with -1 columns
+            score = torch.cat([score, torch.full((n, HK, S - nblk), -1.0, device=DEVICE)], dim=-1)
+        top, i = score.topk(S, dim=-1)
+        idx.append(torch.where(top >= 0, i, -1).to(torch.int32))
+        bos.append(torch.full((n,), start, dtype=torch.int32, device=DEVICE))
+        start += n
+    x["idx"], x["bos"] = torch.cat(idx).contiguous(), torch.cat(bos)
+    return x
+
+
+def nsa_varlen_ref(x, s):
+    import torch
+    out, start = [], 0
+    for n in s["lens"]:
+        one = dict(s, B=1, T=n)
+        xs = {k: x[k][start:start + n][None] for k in ("q", "k", "v", "idx")}
+        out.append(nsa_ref(xs, one)["o"][0])
+        start += n
+    return dict(o=torch.cat(out))
+
+
+def nsa_varlen_launch(be, x, s, cfg):
+    be.k.nsa_select_varlen[(sum(s["lens"]), s["H_KV"])](
+        x["q"], x["k"], x["v"], x["idx"], x["bos"], x["o"], sm_scale(s),
+        **be.constexprs(cfg, H_KV=s["H_KV"], G=s["G"], HEAD_DIM=s["D"], S=s["S"], BLOCK_N=s["BS"]))
+
+
 # ---- the table of cases ----------------------------------------------------------------------------------------
 T_NUM_SMS = [132]  # set from the device (the fakes' value for --compile-only)
 
@@ -708,6 +758,9 @@ CASES = [
     Case("nsa_select", [dict(B=4, T=4096, H_KV=4, G=16, D=128, S=16, BS=64),
                         dict(B=4, T=4096, H_KV=4, G=16, D=64, S=16, BS=64)],
          lambda s: [W4()], nsa_inputs, nsa_ref, nsa_launch, ["o"], dict(atol=2e-2, rtol=2e-2), None, nsa_desc),
+    Case("nsa_select_varlen", [dict(lens=[1024, 3072, 2048, 4096, 6144], H_KV=4, G=16, D=128, S=16, BS=64)],
+         lambda s: [W4()], nsa_varlen_inputs, nsa_varlen_ref, nsa_varlen_launch, ["o"], dict(atol=2e-2, rtol=2e-2),
+         None, nsa_varlen_desc),
     Case("rope_attn", [dict(B=4, H=16, N=4096, D=128, causal=True), dict(B=4, H=16, N=4096, D=64, causal=False)],
          lambda s: [W4(BLOCK_M=128, BLOCK_N=64)], rope_inputs, rope_ref, rope_launch, ["o"], ATTN_TOL, None,
          attn_desc),

@@ -426,6 +426,48 @@ def nsa_select(Q, K, V, Idx, Out, T, sm_scale,
     tl.store(Out + q_base + offs_g[:, None] * HEAD_DIM + offs_d[None, :], acc.to(Out.dtype.element_ty))
 
 
+@jitlib.jit
+def nsa_select_varlen(Q, K, V, Idx, Bos, Out, sm_scale,
+                      H_KV: tl.constexpr, G: tl.constexpr, HEAD_DIM: tl.constexpr, S: tl.constexpr,
+                      BLOCK_N: tl.constexpr):
+    """nsa_select over sequences packed along one token axis (cu_seqlens): program (t, h) for global token t;
+    Bos[t] is the first token of t's sequence, Idx holds block indices local to the sequence."""
+    t = tl.program_id(0)
+    h = tl.program_id(1)
+    bos = tl.load(Bos + t)
+    t_local = t - bos
+    offs_g = tl.arange(0, G)
+    offs_d = tl.arange(0, HEAD_DIM)
+    offs_n = tl.arange(0, BLOCK_N)
+    q_base = (t * H_KV * G + h * G).to(tl.int64) * HEAD_DIM
+    q = tl.load(Q + q_base + offs_g[:, None] * HEAD_DIM + offs_d[None, :])
+    kv_base = (bos * H_KV + h).to(tl.int64) * HEAD_DIM
+    kv_stride = H_KV * HEAD_DIM
+    idx_base = (t * H_KV + h) * S
+    qk_scale = sm_scale * 1.44269504
+    m_i = tl.zeros([G], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([G], dtype=tl.float32)
+    acc = tl.zeros([G, HEAD_DIM], dtype=tl.float32)
+    for s in range(0, S):
+        blk = tl.load(Idx + idx_base + s)
+        pos = tl.maximum(blk, 0) * BLOCK_N + offs_n
+        kv_offs = kv_base + pos[:, None] * kv_stride + offs_d[None, :]
+        k = tl.load(K + kv_offs)
+        qk = tl.dot(q, tl.trans(k)) * qk_scale
+        valid = (pos <= t_local) & (blk >= 0)
+        qk = tl.where(valid[None, :], qk, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp2(qk - m_ij[:, None])
+        alpha = tl.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + kv_offs)
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(Out + q_base + offs_g[:, None] * HEAD_DIM + offs_d[None, :], acc.to(Out.dtype.element_ty))
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Attention with RoPE fused: q and k are rotated (rotate-half) in the kernel with Cos/Sin tables [N, D / 2] fp32.
 # The rotation reads each row twice, the second time with its halves swapped: x * cos + swap(x) * sign * sin.
