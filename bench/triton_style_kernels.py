@@ -387,21 +387,12 @@ def attn_bwd_dq(Q, K, V, DO, DQ, M, Delta, sm_scale, N_CTX,
 # token's own block) and does an online softmax over each block of BLOCK_N keys (keys after t are masked).
 # ----------------------------------------------------------------------------------------------------------------
 @jitlib.jit
-def nsa_select(Q, K, V, Idx, Out, T, sm_scale,
-               H_KV: tl.constexpr, G: tl.constexpr, HEAD_DIM: tl.constexpr, S: tl.constexpr,
-               BLOCK_N: tl.constexpr):
-    t = tl.program_id(0)
-    bh = tl.program_id(1)
-    b = bh // H_KV
-    h = bh % H_KV
-    offs_g = tl.arange(0, G)
+def _nsa_select_blocks(q, K, V, Idx, idx_base, kv_base, kv_stride, t, sm_scale,
+                       G: tl.constexpr, HEAD_DIM: tl.constexpr, S: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Online softmax of the G query rows `q` of token t over its S selected key blocks (Idx[idx_base + s]; keys
+    at row kv_base + pos * kv_stride of K and V, positions after t masked); the normalized output."""
     offs_d = tl.arange(0, HEAD_DIM)
     offs_n = tl.arange(0, BLOCK_N)
-    q_base = ((b * T + t) * H_KV * G + h * G).to(tl.int64) * HEAD_DIM
-    q = tl.load(Q + q_base + offs_g[:, None] * HEAD_DIM + offs_d[None, :])
-    kv_base = (b * T * H_KV + h).to(tl.int64) * HEAD_DIM
-    kv_stride = H_KV * HEAD_DIM
-    idx_base = ((b * T + t) * H_KV + h) * S
     qk_scale = sm_scale * 1.44269504
     m_i = tl.zeros([G], dtype=tl.float32) - float("inf")
     l_i = tl.zeros([G], dtype=tl.float32)
@@ -422,7 +413,25 @@ def nsa_select(Q, K, V, Idx, Out, T, sm_scale,
         v = tl.load(V + kv_offs)
         acc = tl.dot(p.to(v.dtype), v, acc)
         m_i = m_ij
-    acc = acc / l_i[:, None]
+    return acc / l_i[:, None]
+
+
+@jitlib.jit
+def nsa_select(Q, K, V, Idx, Out, T, sm_scale,
+               H_KV: tl.constexpr, G: tl.constexpr, HEAD_DIM: tl.constexpr, S: tl.constexpr,
+               BLOCK_N: tl.constexpr):
+    t = tl.program_id(0)
+    bh = tl.program_id(1)
+    b = bh // H_KV
+    h = bh % H_KV
+    offs_g = tl.arange(0, G)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q_base = ((b * T + t) * H_KV * G + h * G).to(tl.int64) * HEAD_DIM
+    q = tl.load(Q + q_base + offs_g[:, None] * HEAD_DIM + offs_d[None, :])
+    kv_base = (b * T * H_KV + h).to(tl.int64) * HEAD_DIM
+    kv_stride = H_KV * HEAD_DIM
+    idx_base = ((b * T + t) * H_KV + h) * S
+    acc = _nsa_select_blocks(q, K, V, Idx, idx_base, kv_base, kv_stride, t, sm_scale, G, HEAD_DIM, S, BLOCK_N)
     tl.store(Out + q_base + offs_g[:, None] * HEAD_DIM + offs_d[None, :], acc.to(Out.dtype.element_ty))
 
 
@@ -438,33 +447,12 @@ def nsa_select_varlen(Q, K, V, Idx, Bos, Out, sm_scale,
     t_local = t - bos
     offs_g = tl.arange(0, G)
     offs_d = tl.arange(0, HEAD_DIM)
-    offs_n = tl.arange(0, BLOCK_N)
     q_base = (t * H_KV * G + h * G).to(tl.int64) * HEAD_DIM
     q = tl.load(Q + q_base + offs_g[:, None] * HEAD_DIM + offs_d[None, :])
     kv_base = (bos * H_KV + h).to(tl.int64) * HEAD_DIM
     kv_stride = H_KV * HEAD_DIM
     idx_base = (t * H_KV + h) * S
-    qk_scale = sm_scale * 1.44269504
-    m_i = tl.zeros([G], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([G], dtype=tl.float32)
-    acc = tl.zeros([G, HEAD_DIM], dtype=tl.float32)
-    for s in range(0, S):
-        blk = tl.load(Idx + idx_base + s)
-        pos = tl.maximum(blk, 0) * BLOCK_N + offs_n
-        kv_offs = kv_base + pos[:, None] * kv_stride + offs_d[None, :]
-        k = tl.load(K + kv_offs)
-        qk = tl.dot(q, tl.trans(k)) * qk_scale
-        valid = (pos <= t_local) & (blk >= 0)
-        qk = tl.where(valid[None, :], qk, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.exp2(qk - m_ij[:, None])
-        alpha = tl.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
-        v = tl.load(V + kv_offs)
-        acc = tl.dot(p.to(v.dtype), v, acc)
-        m_i = m_ij
-    acc = acc / l_i[:, None]
+    acc = _nsa_select_blocks(q, K, V, Idx, idx_base, kv_base, kv_stride, t_local, sm_scale, G, HEAD_DIM, S, BLOCK_N)
     tl.store(Out + q_base + offs_g[:, None] * HEAD_DIM + offs_d[None, :], acc.to(Out.dtype.element_ty))
 
 

@@ -478,6 +478,25 @@ struct MachineCode {
   SmallVector<std::string> warnings;
 };
 
+/// The PTX of a lowered module and, with `cubin`, its cubin from ptxas
+/// (which reports its warnings, and its allocation in `info` when given).
+static FailureOr<MachineCode> lowerToMachineCode(ModuleOp module, StringRef arch, bool cubin,
+                                                 mlir::txl::PtxasInfo *info = nullptr) {
+  FailureOr<std::string> ptx =
+      mlir::txl::translateToPTX(module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
+  if (failed(ptx))
+    return failure();
+  MachineCode code;
+  code.ptx = std::move(*ptx);
+  if (cubin) {
+    FailureOr<std::vector<char>> bin = mlir::txl::runPtxas(code.ptx, arch, module.getLoc(), info);
+    if (failed(bin))
+      return failure();
+    code.cubin = std::move(*bin);
+  }
+  return code;
+}
+
 /// The requested outputs of the lowered module (MLIR, the sidecar, LLVM IR,
 /// PTX, cubin), written together with the stage dumps; returns the exit code.
 /// `compiled`: the module's PTX and cubin when they are already known.
@@ -519,26 +538,16 @@ static int emitResults(MLIRContext &ctx, ModuleOp module, const Request &req, St
   if (compiled) {
     for (const std::string &warning : compiled->warnings)
       emitWarning(module.getLoc()) << warning;
-    if (req.emit == "cubin")
-      outputs.push_back(
-          {req.cubinPath, std::string(compiled->cubin.begin(), compiled->cubin.end())});
-    outputs.push_back({req.ptxPath, std::move(compiled->ptx)});
-    if (!sidecar.empty())
-      outputs.push_back({req.jsonPath, std::move(sidecar)});
-    return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
-  }
-  FailureOr<std::string> ptx =
-      mlir::txl::translateToPTX(module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
-  if (failed(ptx))
-    return 1;
-  guard.setStage("the output");
-  if (req.emit == "cubin") {
-    FailureOr<std::vector<char>> cubin = mlir::txl::runPtxas(*ptx, arch, module.getLoc());
-    if (failed(cubin))
+  } else {
+    FailureOr<MachineCode> code = lowerToMachineCode(module, arch, req.emit == "cubin");
+    if (failed(code))
       return 1;
-    outputs.push_back({req.cubinPath, std::string(cubin->begin(), cubin->end())});
+    compiled = std::move(*code);
   }
-  outputs.push_back({req.ptxPath, std::move(*ptx)});
+  guard.setStage("the output");
+  if (req.emit == "cubin")
+    outputs.push_back({req.cubinPath, std::string(compiled->cubin.begin(), compiled->cubin.end())});
+  outputs.push_back({req.ptxPath, std::move(compiled->ptx)});
   if (!sidecar.empty())
     outputs.push_back({req.jsonPath, std::move(sidecar)});
   return failed(writeOutputs(ctx, outputs)) ? 1 : 0;
@@ -588,20 +597,16 @@ static std::optional<MachineCode> chooseSchedule(MLIRContext &ctx, OwningOpRef<M
   };
   auto compile = [&](ModuleOp m) -> std::optional<Compiled> {
     warnings.clear();
-    FailureOr<std::string> ptx =
-        mlir::txl::translateToPTX(m, arch, ptxVersionOpt, optLevel, libdeviceOpt);
-    if (failed(ptx))
-      return std::nullopt;
     mlir::txl::PtxasInfo info;
-    FailureOr<std::vector<char>> cubin = mlir::txl::runPtxas(*ptx, arch, m.getLoc(), &info);
-    if (failed(cubin) || info.registers == 0)
+    FailureOr<MachineCode> code = lowerToMachineCode(m, arch, /*cubin=*/true, &info);
+    if (failed(code) || info.registers == 0)
       return std::nullopt;
+    code->warnings = warnings;
     int64_t shared = 0;
     if (Operation *fn = SymbolTable::lookupSymbolIn(m, kernel.name))
       if (auto bytes = fn->getAttrOfType<IntegerAttr>(mlir::txl::kSharedBytesAttrName))
         shared = bytes.getInt();
-    return Compiled{{std::move(*ptx), std::move(*cubin), warnings},
-                    ctasPerSM(info.registers, kernel.numWarps, shared),
+    return Compiled{std::move(*code), ctasPerSM(info.registers, kernel.numWarps, shared),
                     info.spillBytes};
   };
   std::optional<Compiled> async = compile(*module), sync = compile(*withoutRescale);

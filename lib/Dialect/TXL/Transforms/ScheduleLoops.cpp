@@ -495,15 +495,27 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
   /// `acc = dot(a, b, acc)` carried by the loop: the accumulator is an
   /// iter_arg that only this dot reads, and its result is only yielded back.
   static bool isCarriedDot(scf::ForOp loop, Operation *op) {
+    DotOp dot = getSyncDot(loop, op);
+    return dot && isYieldedBack(loop, dot.getAcc(), dot);
+  }
+
+  /// `op` as a synchronous wgmma dot of the loop body with one use, else null
+  /// (mma.sync is synchronous: nothing to overlap or retire).
+  static DotOp getSyncDot(scf::ForOp loop, Operation *op) {
     auto dot = dyn_cast<DotOp>(op);
-    // (mma.sync is synchronous: nothing to overlap or retire.)
-    if (!dot || dot->getBlock() != loop.getBody() || dot.getAsync() || usesMmaSync(dot))
-      return false;
-    auto arg = dyn_cast<BlockArgument>(dot.getAcc());
-    if (!arg || arg.getOwner() != loop.getBody() || arg == loop.getInductionVar() ||
-        !arg.hasOneUse() || !dot->hasOneUse())
-      return false;
-    return loop.getBody()->getTerminator()->getOperand(arg.getArgNumber() - 1) == dot.getResult();
+    if (!dot || dot->getBlock() != loop.getBody() || dot.getAsync() || usesMmaSync(dot) ||
+        !dot->hasOneUse())
+      return {};
+    return dot;
+  }
+
+  /// True if `v` is an iter_arg of `loop` that only one op reads and the
+  /// loop yields `dot`'s result back to it.
+  static bool isYieldedBack(scf::ForOp loop, Value v, DotOp dot) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == loop.getBody() && arg != loop.getInductionVar() &&
+           arg.hasOneUse() &&
+           loop.getBody()->getTerminator()->getOperand(arg.getArgNumber() - 1) == dot.getResult();
   }
 
   /// True if `dot`'s A operand is computed in the loop body from the result
@@ -528,9 +540,8 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
   /// accumulator is scaled by exp2(m_old - m_new) before each dot. Returns
   /// the rescale's use of `arg` (an operand of an arith.mulf).
   static OpOperand *getRescale(scf::ForOp loop, Operation *op) {
-    auto dot = dyn_cast<DotOp>(op);
-    if (!dot || dot->getBlock() != loop.getBody() || dot.getAsync() || usesMmaSync(dot) ||
-        !dot->hasOneUse())
+    DotOp dot = getSyncDot(loop, op);
+    if (!dot)
       return nullptr;
     auto mul = dot.getAcc().getDefiningOp<arith::MulFOp>();
     if (!mul || mul->getBlock() != loop.getBody() || !mul->hasOneUse())
@@ -541,14 +552,9 @@ struct ScheduleLoops : mlir::txl::impl::TXLScheduleLoopsBase<ScheduleLoops> {
     // computed while this dot still reads the registers of the current one.
     if (isa<RankedTensorType>(dot.getA().getType()) && !dependsOnOtherDot(loop, dot))
       return nullptr;
-    for (OpOperand &use : mul->getOpOperands()) {
-      auto arg = dyn_cast<BlockArgument>(use.get());
-      if (!arg || arg.getOwner() != loop.getBody() || arg == loop.getInductionVar() ||
-          !arg.hasOneUse())
-        continue;
-      if (loop.getBody()->getTerminator()->getOperand(arg.getArgNumber() - 1) == dot.getResult())
+    for (OpOperand &use : mul->getOpOperands())
+      if (isYieldedBack(loop, use.get(), dot))
         return &use;
-    }
     return nullptr;
   }
 
