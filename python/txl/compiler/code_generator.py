@@ -936,9 +936,12 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Attribute(self, node):
         obj = self.visit(node.value)
         if isinstance(obj, tensor):
-            if node.attr not in _TENSOR_ATTRS:
+            if node.attr not in core.TENSOR_ATTRS:
                 raise self.error(node, "%s has no attribute `%s`" % (_kind(obj), node.attr))
-            return _wrap(getattr(obj, node.attr))
+            value = getattr(obj, node.attr)
+            if isinstance(value, Refused):  # x.gather: refused as tl.gather is
+                raise self.error(node, value.message(ast.unparse(node)), value.instead)
+            return _wrap(value)
         base = _unwrap(obj)
         try:
             value = getattr(base, node.attr)
@@ -1132,6 +1135,12 @@ class CodeGenerator(ast.NodeVisitor):
                 self.cur_call = saved
         if fn in _PY_BUILTIN_IMPLS:
             return _PY_BUILTIN_IMPLS[fn](self, node, args, kwargs)
+        if isinstance(fn, dtype):  # `tl.float32(0.0)`: Triton 3.6 refuses it too ('dtype' object is not callable)
+            name = "tl." + core._DTYPE_PY_NAMES.get(fn.name, fn.name)
+            raise self.error(node, "%s is a dtype, not a function: dtypes cannot be called (Triton refuses it too: "
+                             "'dtype' object is not callable)" % name,
+                             "for a value of that type write tl.full((), value, %s) (a scalar) or value.to(%s)"
+                             % (name, name))
         if isinstance(fn, type) and issubclass(fn, (core.range, core.static_range)):
             return fn(*args, **kwargs)
         if all(_is_static(a) for a in args) and all(_is_static(v) for v in kwargs.values()):
@@ -1220,11 +1229,6 @@ def _lower_early_returns(stmts):
         out.append(s)
     return out
 
-
-# Attributes of tensors that kernels may use.
-_TENSOR_ATTRS = {"T", "shape", "dtype", "numel", "to", "trans", "reshape", "permute", "split", "sum", "max", "min", "argmax", "argmin",
-                 "cumsum", "cumprod", "associative_scan", "sort", "flip", "load", "store", "block_shape", "broadcast_to", "expand_dims",
-                 "type"}
 
 _UNSUPPORTED_FIX = {
     "With": "txl kernels have no context managers; write the code without `with`",

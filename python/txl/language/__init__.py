@@ -7,7 +7,7 @@ broadcasting, the IR each operation becomes), ``standard`` (triton.language func
 builtins), ``layouts`` (TXL's layout classes).
 """
 
-from .core import (EncodingCell, block_type, builtin, constexpr, dtype, mbar_type, pointer_type, range,
+from .core import (EncodingCell, block_type, builtin, constexpr, constexpr_type, dtype, mbar_type, pointer_type, range,
                    smem_type, static_range, tensor, tensor_descriptor, tensordesc_type, tmem_type)
 from .core import (bfloat16, float8e4nv, float8e5, float16, float32, float64, int1, int8, int16, int32, int64,
                    uint8, uint16, uint32, uint64)
@@ -73,6 +73,11 @@ semantic.TXLSemantic = TXLSemantic  # importable as txl.language.semantic.TXLSem
 # The names of Triton 3.6's triton.language that txl refuses (atomics, scans, random numbers...): each is bound to
 # a `Refused` that makes its use in a kernel a located error with what to use instead (triton_api.LANGUAGE).
 _triton_api.install_refusals(globals())
+
+# Triton's tensor methods (x.cast(...), x.exp(), ptr.atomic_add(...)...): each is the function of the same name above.
+from . import core as _core  # noqa: E402
+
+_core.install_tensor_methods(globals())
 
 
 def __getattr__(name):

@@ -437,6 +437,53 @@ def _unwrap(x):
     return x.value if isinstance(x, constexpr) else x
 
 
+class constexpr_type:
+    """Triton's type of a compile-time value (``constexpr(v).type == constexpr_type(v)``): libraries compare
+    types with it; it carries the value."""
+
+    def __init__(self, value):
+        self.value = _unwrap(value)
+
+    def __eq__(self, other):
+        return isinstance(other, constexpr_type) and self.value == other.value
+
+    def __hash__(self):
+        return hash(("constexpr_type", self.value))
+
+    def __repr__(self):
+        return "constexpr_type[%r]" % (self.value,)
+
+    def is_block(self):
+        return False
+
+    def is_ptr(self):
+        return False
+
+
+constexpr.type = property(lambda self: constexpr_type(self.value))
+
+# Triton's triton.language.core names that libraries read (fla: ``descending: tl.constexpr =
+# tl.core.CONSTEXPR_0``, ``tl.core.get_int_dtype(bitwidth=..., signed=True)``).
+CONSTEXPR_0 = constexpr(0)
+_unwrap_if_constexpr = _unwrap
+
+
+def get_int_dtype(bitwidth, signed):
+    """The integer dtype of ``bitwidth`` bits (Triton's triton.language.core.get_int_dtype)."""
+    bitwidth, signed = int(_unwrap(bitwidth)), bool(_unwrap(signed))
+    if bitwidth == 1:
+        return int1
+    if bitwidth not in (8, 16, 32, 64):
+        raise SemanticError("get_int_dtype: there is no %d-bit integer dtype" % bitwidth,
+                            "use 1, 8, 16, 32 or 64 bits")
+    return dtype(("int%d" if signed else "uint%d") % bitwidth)
+
+
+def is_builtin(fn):
+    """True for txl.language functions (Triton's triton.language.core.is_builtin)."""
+    return bool(getattr(fn, "__txl_builtin__", False))
+
+
 def is_constexpr_value(x):
     """True for values the frontend folds at compile time."""
     return isinstance(x, (constexpr, int, float, bool, str, type(None), dtype))
@@ -535,7 +582,9 @@ class tensor:
     def __getitem__(self, slices):
         return _sem().subscript(self, slices)
 
-    # Methods (Triton's tensor methods).
+    # Methods. Triton's tensor methods (TRITON_TENSOR_METHODS) that are functions of txl.language are bound by
+    # install_tensor_methods (called by txl.language's __init__, once every function exists); the ones defined here
+    # have no free function of the same name (to, item, logical_and/or) or mean more in txl (store).
     @builtin
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
         if isinstance(self.type, smem_type):  # tmem_type too
@@ -556,74 +605,17 @@ class tensor:
         return _sem().trans(self)
 
     @builtin
-    def trans(self, *dims):
-        return _sem().trans(self, *dims)
+    def item(self):
+        """The only element of a one-element tile, as a scalar (a scalar stays as it is)."""
+        return _sem().unsplat(self, "x.item()")
 
     @builtin
-    def reshape(self, *shape, can_reorder=False):
-        return _sem().reshape(self, _shape_arg(shape))
+    def logical_and(self, other):
+        return _sem().logical("and", self, other)
 
     @builtin
-    def permute(self, *dims):
-        return _sem().trans(self, *dims)
-
-    @builtin
-    def split(self):
-        return _sem().split(self)
-
-    @builtin
-    def sum(self, axis=None, keep_dims=False, dtype=None):
-        return _sem().reduce_named("sum", self, _unwrap(axis), _unwrap(keep_dims), _unwrap(dtype))
-
-    @builtin
-    def max(self, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-        if _unwrap(return_indices):
-            return _sem().reduce_arg("max", self, _unwrap(axis), _unwrap(keep_dims),
-                                     _unwrap(return_indices_tie_break_left))
-        return _sem().reduce_named("max", self, _unwrap(axis), _unwrap(keep_dims))
-
-    @builtin
-    def min(self, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-        if _unwrap(return_indices):
-            return _sem().reduce_arg("min", self, _unwrap(axis), _unwrap(keep_dims),
-                                     _unwrap(return_indices_tie_break_left))
-        return _sem().reduce_named("min", self, _unwrap(axis), _unwrap(keep_dims))
-
-    @builtin
-    def sort(self, dim=None, descending=False):
-        return _sem().sort_or_flip("sort", self, _unwrap(dim), bool(_unwrap(descending)))
-
-    @builtin
-    def flip(self, dim=None):
-        return _sem().sort_or_flip("flip", self, _unwrap(dim))
-
-    @builtin
-    def cumsum(self, axis=0, reverse=False, dtype=None):
-        return _sem().scan_named("sum", self, _unwrap(axis), _unwrap(reverse), _unwrap(dtype))
-
-    @builtin
-    def cumprod(self, axis=0, reverse=False):
-        return _sem().scan_named("prod", self, _unwrap(axis), _unwrap(reverse))
-
-    @builtin
-    def associative_scan(self, axis, combine_fn, reverse=False):
-        return _sem().scan_fn(self, _unwrap(axis), combine_fn, _unwrap(reverse))
-
-    @builtin
-    def argmax(self, axis, tie_break_left=True, keep_dims=False):
-        return _sem().reduce_arg("max", self, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))[1]
-
-    @builtin
-    def argmin(self, axis, tie_break_left=True, keep_dims=False):
-        return _sem().reduce_arg("min", self, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))[1]
-
-    @builtin
-    def broadcast_to(self, *shape):
-        return _sem().broadcast_to(self, _shape_arg(shape))
-
-    @builtin
-    def expand_dims(self, axis):
-        return _sem().expand_dims(self, _unwrap(axis))
+    def logical_or(self, other):
+        return _sem().logical("or", self, other)
 
     # TMA descriptor methods (a `tensordesc` argument): Triton's desc.load / desc.store.
     @builtin
@@ -631,14 +623,89 @@ class tensor:
         return _sem().desc_load(self, offsets)
 
     @builtin
-    def store(self, offsets, value):
-        return _sem().desc_store(self, offsets, value)
+    def store(self, *args, **kwargs):
+        """``desc.store(offsets, value)`` on a TMA descriptor (Triton's tensor_descriptor.store), else Triton's
+        ``ptr.store(value, mask=None, ...)``: tl.store(ptr, value, ...)."""
+        from . import standard
+        fn = standard.store_tensor_descriptor if isinstance(self.type, tensordesc_type) else standard.store
+        _bind_or_explain(fn, "desc.store" if fn is standard.store_tensor_descriptor else "x.store", self, args,
+                         kwargs)
+        return fn(self, *args, **kwargs)
 
     @property
     def block_shape(self):
         if isinstance(self.type, tensordesc_type):
             return [constexpr(s) for s in self.type.block_shape]
         raise SemanticError("block_shape is an attribute of TMA descriptors, this is %s" % self.type)
+
+
+# Triton 3.6's tensor methods: the functions its language modules decorate with @_tensor_member_fn (core.py,
+# math.py, standard.py) and the methods its class defines (to, logical_and, logical_or, and the sort stub), i.e.
+# dir(triton.language.tensor) without the dunders, ``T`` and ``_flatten_ir``. Libraries written for Triton call
+# them as methods (``x.cast(tl.float32)``, ``x.exp()``, ``ptr.atomic_add(v)``); txl has each, mapped to the
+# txl.language function of the same name (a refused one refuses the same way, at the user's line).
+TRITON_TENSOR_METHODS = (
+    "abs", "advance", "argmax", "argmin", "associative_scan", "atomic_add", "atomic_and", "atomic_cas",
+    "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "broadcast_to", "cast", "cdiv", "ceil",
+    "cos", "cumprod", "cumsum", "erf", "exp", "exp2", "expand_dims", "flip", "floor", "gather", "histogram", "item",
+    "log", "log2", "logical_and", "logical_or", "max", "min", "permute", "ravel", "reduce", "reduce_or", "reshape",
+    "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn", "store", "sum", "to", "trans",
+    "view", "xor_sum")
+
+# The methods the class defines itself (the others are bound to txl.language's functions).
+_OWN_METHODS = ("to", "item", "logical_and", "logical_or", "store")
+
+# The attributes a kernel may read on a tensor (the code generator refuses others with a located error):
+# Triton's methods and attributes, and TXL's descriptor ones.
+TENSOR_ATTRS = frozenset(TRITON_TENSOR_METHODS) | {"T", "shape", "dtype", "numel", "type", "load",
+                                                   "block_shape"}
+
+
+def _bind_or_explain(fn, spelling, self, args, kwargs):
+    """Binds a method call's arguments to ``fn``'s signature, so that a wrong call is a user error naming the
+    signature (``x.sum(0, 1, 2, 3)``), not a TypeError from inside the frontend."""
+    import inspect
+    sig = inspect.signature(fn)
+    try:
+        sig.bind(self, *args, **kwargs)
+    except TypeError as e:
+        params = list(sig.parameters.values())[1:]
+        raise SemanticError("wrong arguments for %s: %s" % (spelling, e),
+                            "call it as %s(%s)" % (spelling, ", ".join(str(p) for p in params))) from None
+
+
+def _method(name, fn):
+    """``tensor.<name>``: ``fn(self, ...)`` with ``fn``'s signature (its first parameter renamed ``self``), so
+    the code generator checks a method call's arguments against the free function's."""
+    import inspect
+
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    params[0] = params[0].replace(name="self")
+    method.__signature__ = sig.replace(parameters=params)
+    method.__name__ = name
+    method.__qualname__ = "tensor." + name
+    method.__doc__ = "``x.%s(...)`` is ``tl.%s(x, ...)``." % (name, name)
+    method.__txl_builtin__ = True
+    return method
+
+
+def install_tensor_methods(language):
+    """Binds Triton's tensor methods to the functions of ``language`` (txl.language's namespace): a function
+    becomes a method taking the tensor as its first argument; a refused name (``triton_api.Refused``) is bound as
+    it is, so that reading ``x.gather`` in a kernel is the located refusal of ``tl.gather``."""
+    from .triton_api import Refused
+    for name in TRITON_TENSOR_METHODS:
+        if name in _OWN_METHODS:
+            continue
+        fn = language[name]
+        if isinstance(fn, Refused):
+            setattr(tensor, name, Refused("x." + name, fn.why, fn.instead))
+        else:
+            setattr(tensor, name, _method(name, fn))
 
 
 class block_pointer:
@@ -744,3 +811,14 @@ class static_range:
                 raise SemanticError("tl.static_range bounds must be compile-time integers, got %r" % (v,),
                                     "use tl.range(...) (an scf.for loop) for run-time bounds")
         self.start, self.end, self.step = vals
+
+
+def __getattr__(name):
+    # Triton's triton.language.core also holds the functions of triton.language (tl.core.load, tl.core.full...):
+    # tl.core.<name> is txl.language's <name> where txl has it.
+    import sys
+    lang = sys.modules.get(__package__)
+    if lang is not None and not name.startswith("_") and name in vars(lang):
+        return vars(lang)[name]
+    raise AttributeError("tl.core.%s does not exist in txl (txl.language.core has the types, constexpr and tensor; "
+                         "triton.language's functions are reachable as tl.<name>)" % name)

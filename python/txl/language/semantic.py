@@ -240,7 +240,10 @@ def _shape(t):
 
 
 def splat(t, shape):
-    """A tile of ``shape`` filled with the scalar ``t``."""
+    """A tile of ``shape`` filled with the scalar ``t``; for ``shape == []`` the scalar itself (txl has no 0-d tiles:
+    a 0-d tensor of Triton is a scalar here)."""
+    if not shape:
+        return t
     ty = block_type(t.type, shape)
     v = const_value(t)
     if v is not None and not t.type.is_ptr():
@@ -285,10 +288,13 @@ def expand_dims(t, axis):
     if isinstance(t.type, block_type) and len(t.type.shape) == 1:
         copy = _rematerialize(t)
         t = t if copy is None else copy
-    if not isinstance(t.type, block_type):
-        unsupported("expand_dims of a scalar", "use tl.full([1], x, dtype) first")
-    shape = _shape(t)
     axis = _static_int(axis, "expand_dims axis")
+    if isinstance(t.type, dtype) and axis in (0, -1):
+        return splat(t, [1])  # a scalar is Triton's 0-d tensor: expand_dims gives a 1-element tile
+    if not isinstance(t.type, block_type):
+        raise SemanticError("expand_dims of %s: axis %d is out of range (a scalar has no dimensions: 0 or -1)"
+                            % (t.type, axis) if isinstance(t.type, dtype) else "cannot expand_dims %s" % t.type)
+    shape = _shape(t)
     if axis < 0:
         axis += len(shape) + 1
     if not 0 <= axis <= len(shape):
@@ -677,8 +683,30 @@ def minmax(kind, a, b, propagate_nan=None):
 _MATH_TYPES = {"exp": ("fp32",), "log": ("fp32",), "log2": ("fp32",), "exp2": ("fp32", "fp16", "bf16"),
                "sin": ("fp32", "fp16", "bf16"), "cos": ("fp32", "fp16", "bf16"), "erf": ()}
 
+# The element types Triton 3.6's triton.language.math functions accept for tensor arguments (its _check_dtype: a
+# bf16/fp16 or integer tile is an error there, "Expected dtype ['fp32', 'fp64'] but got bf16", not converted).
+# tl.<name> and x.<name>() check the same: a kernel that compiles with txl compiles with Triton.
+TRITON_MATH_DTYPES = dict({n: ("fp32", "fp64") for n in ("exp", "exp2", "log", "log2", "cos", "sin", "sqrt",
+                                                        "rsqrt", "erf", "floor", "ceil")},
+                          sqrt_rn=("fp32",), div_rn=("fp32",), sigmoid=("fp32", "fp64"))
 
-def math_unary(name, t, float_only=True):
+
+def check_triton_math_dtypes(name, *args):
+    """Triton's dtype rule of tl.<name> (TRITON_MATH_DTYPES) on the tensor arguments (numbers are converted)."""
+    ok = TRITON_MATH_DTYPES[name]
+    for a in args:
+        a = _unwrap(a)
+        if isinstance(a, tensor) and isinstance(a.type, (dtype, block_type)) and a.dtype.name not in ok:
+            raise SemanticError("tl.%s takes %s values, got %s: Triton 3.6 refuses it too (\"Expected dtype %s but "
+                                "got %s\"; its math functions do not convert 16-bit floats or integers)"
+                                % (name, " / ".join(ok), a.dtype.name, list(ok), a.dtype.name),
+                                "convert first: tl.%s(x.to(tl.float32))" % name)
+
+
+def math_unary(name, t, float_only=True, triton_rule=None):
+    """``math.<name>`` on a float scalar or tile. ``triton_rule``: the tl function whose Triton dtype rule the
+    argument must follow (the user-facing tl.exp...; txl's own callers convert integers to fp32 first)."""
+    arg = t
     t = to_tensor(t)
     _check_value(t, "tl.%s" % name)
     if float_only and not t.dtype.is_floating():
@@ -692,8 +720,14 @@ def math_unary(name, t, float_only=True):
             if not ok:
                 raise UnsupportedError("tl.%s is not supported yet: the GPU back end has no lowering for it" % name,
                                        "compute it from tl.exp2 / tl.log2 or a polynomial")
-            raise SemanticError("tl.%s is computed in %s on the GPU, got %s" % (name, " / ".join(ok), t.dtype.name),
+            also = ""
+            if triton_rule and t.dtype.name not in TRITON_MATH_DTYPES[triton_rule]:
+                also = " (Triton 3.6 refuses it too: it takes %s)" % " / ".join(TRITON_MATH_DTYPES[triton_rule])
+            raise SemanticError("tl.%s is computed in %s on the GPU, got %s%s" % (name, " / ".join(ok),
+                                                                                   t.dtype.name, also),
                                 "convert first: tl.%s(x.to(tl.float32))" % name)
+    if triton_rule:
+        check_triton_math_dtypes(triton_rule, arg)
     # tl.exp2 is the fast approximation, as in Triton and FA3: `afn` lets the compiler use the flush-to-zero
     # ex2.approx (one MUFU op instead of four instructions that keep subnormal results). sin/cos are the MUFU
     # approximations too (sin.approx.f32: absolute error about 2^-21 in [-pi, pi]): without `afn` NVPTX has no
@@ -731,6 +765,8 @@ def subscript(t, slices):
     if not isinstance(slices, tuple):
         slices = (slices,)
     t = to_tensor(t)
+    if isinstance(t.type, dtype) and all(_unwrap(s) is None for s in slices):
+        return splat(t, [1] * len(slices))  # s[None] of a scalar (Triton's 0-d tensor): a 1-element tile
     if not isinstance(t.type, block_type):
         unsupported("indexing %s" % t.type,
                     "use txl.get_buffer(buf, i) for a stage of an allocation and txl.smem_index(buf, i) for a "
@@ -787,6 +823,10 @@ def reshape(t, shape):
     no data: the result's layout is the source's with its coordinates renamed)."""
     t = to_tensor(t)
     shape = [_static_int(d, "tl.reshape shape") for d in shape]
+    if not shape:  # to Triton's 0-d tensor: a scalar
+        return unsplat(t, "tl.reshape to ()")
+    if isinstance(t.type, dtype) and math.prod(shape) == 1:
+        return splat(t, shape)
     if not isinstance(t.type, block_type):
         raise SemanticError("tl.reshape needs a register tile, got %s" % t.type)
     if any(d <= 0 for d in shape) or math.prod(shape) != math.prod(t.type.shape):
@@ -913,27 +953,40 @@ def _reduction_axis(axis, rank):
     return axis
 
 
+def sum_dtype(ety, dtype_=None):
+    """The dtype tl.sum / tl.cumsum return (Triton 3.6's _pick_sum_dtype): ``dtype`` when given, (u)int32 for
+    integers narrower than 32 bits (booleans count as unsigned, as in Triton), else the input's dtype (a bf16 sum
+    is bf16)."""
+    if dtype_ is not None:
+        return dtype_
+    if ety.is_int() and ety.primitive_bitwidth < 32:
+        return core.uint32 if ety.is_int_unsigned() or ety.is_bool() else core.int32
+    return ety
+
+
 def reduce_named(kind, t, axis=None, keep_dims=False, dtype_=None):
-    """tl.max / tl.min / tl.sum along ``axis`` (all axes when None)."""
-    from ..compiler import ir
+    """tl.max / tl.min / tl.sum along ``axis`` (all axes when None). max and min reduce in the input's dtype (the
+    callers promote as Triton does); sum returns ``sum_dtype``, accumulating a 16-bit float result in fp32 and
+    rounding once at the end (Triton adds in the 16-bit type: same dtype, a result at least as exact)."""
     t = to_tensor(t)
     if not isinstance(t.type, block_type):
         raise SemanticError("tl.%s reduces a tile, got the scalar %s" % (kind, t.type))
-    if kind == "sum":
-        ety = t.dtype
-        if dtype_ is not None:
-            ety = dtype_
-        elif ety.is_int() and ety.primitive_bitwidth < 32:
-            ety = core.int32
-        elif ety.is_floating() and ety.primitive_bitwidth < 32:
-            ety = core.float32
-        t = cast(t, ety)
+    if kind != "sum":
+        return _reduce_axes(kind, t, axis, keep_dims)
+    out = sum_dtype(t.dtype, dtype_)
+    acc = core.float32 if out.is_floating() and out.primitive_bitwidth < 32 else out
+    return cast(_reduce_axes(kind, cast(t, acc), axis, keep_dims), out)
+
+
+def _reduce_axes(kind, t, axis, keep_dims):
+    """One txl.reduce with an arith combiner along ``axis``; along every axis (innermost first, so a 2-D tile
+    becomes a row, then a scalar) when it is None."""
+    from ..compiler import ir
     shape = _shape(t)
     if axis is None:
-        # Reduce the innermost axis repeatedly: a 2-D tile becomes a row, then a scalar.
         r = t
         for _ in range(len(shape)):
-            r = reduce_named(kind, r, len(_shape(r)) - 1)
+            r = _reduce_axes(kind, r, len(_shape(r)) - 1, False)
         if keep_dims:
             r = splat(r, [1] * len(shape))
         return r
@@ -952,6 +1005,21 @@ def reduce_named(kind, t, axis=None, keep_dims=False, dtype_=None):
     if keep_dims:
         r = expand_dims(r, axis)
     return r
+
+
+def unsplat(t, what="tl.reshape"):
+    """The element of a one-element tile as a scalar (Triton's unsplat: ``x.item()``, a reshape to ``()``). A
+    1-element reduction along every axis: it combines nothing, so the value is the element itself."""
+    t = to_tensor(t)
+    if isinstance(t.type, dtype):
+        return t
+    if not isinstance(t.type, block_type) or t.type.numel != 1:
+        raise SemanticError("%s needs a tile of one element to make a scalar of, got %s" % (what, t.type),
+                            "reduce it first (tl.sum / tl.max), or keep it a tile")
+    if t.dtype.is_ptr():
+        unsupported("%s of a tile of pointers" % what, "keep the pointer a scalar, or use a 1-element tile")
+    work = core.int8 if t.dtype.is_bool() else t.dtype  # i1 registers do not cross lanes
+    return cast(_reduce_axes("max", cast(t, work), None, False), t.dtype)
 
 
 def reduce_arg(kind, t, axis, keep_dims=False, tie_break_left=True):
@@ -2062,10 +2130,8 @@ def scan_named(kind, t, axis=0, reverse=False, dtype_=None):
         raise SemanticError("%s scans a tile, got the scalar %s" % (what, t.type))
     ety = core.float32 if t.dtype == core.bfloat16 else t.dtype
     if kind == "sum":
-        if dtype_ is not None:
-            ety = dtype_
-        elif ety.is_int() and not ety.is_bool() and ety.primitive_bitwidth < 32:
-            ety = core.uint32 if ety.is_int_unsigned() else core.int32
+        # Triton 3.6 counts booleans in uint32; txl refuses them below (test_scan.py pins that refusal for now).
+        ety = sum_dtype(ety, dtype_) if not ety.is_bool() else ety
     if ety.is_bool():
         raise SemanticError("%s of booleans is not defined" % what, "convert first: x.to(tl.int32)")
     t = cast(t, ety)

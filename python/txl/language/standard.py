@@ -57,14 +57,18 @@ def zeros(shape, dtype):
 @builtin
 def zeros_like(input):
     t = S.to_tensor(input)
-    return full(list(t.type.shape), 0, t.dtype)
+    return full(S._shape(t), 0, t.dtype)
 
 
 @builtin
 def full(shape, value, dtype):
+    """A tile of ``shape`` filled with ``value``; for ``shape == ()`` (Triton's 0-d tensor) a scalar of ``dtype``:
+    txl has no 0-d tiles, so ``acc = tl.zeros((), tl.float32)`` and ``acc += tl.sum(x)`` meet as scalars."""
     shape = _shape_arg([shape])
     d = _dtype_arg(dtype, "tl.full")
     v = _unwrap(value)
+    if not shape:
+        return S.to_tensor(v, d) if isinstance(v, (int, float, bool)) else S.cast(S.to_tensor(v), d)
     ty = block_type(d, shape)
     if isinstance(v, (int, float, bool)):
         return S.dense(v, ty)
@@ -265,9 +269,10 @@ def clamp(x, min, max, propagate_nan=None):
 
 def _math(name):
     def fn(x):
-        return S.math_unary(name, x)
+        return S.math_unary(name, x, triton_rule=name)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = "Elementwise math.%s (on floats; integers are converted to fp32 first)." % name
+    fn.__doc__ = ("Elementwise math.%s of fp32 values, as Triton 3.6 (which refuses bf16/fp16 and integer tiles: "
+                  "convert them with .to(tl.float32))." % name)
     return builtin(fn)
 
 
@@ -286,6 +291,8 @@ ceil = _math("ceil")
 @builtin
 def erf(x):
     """The error function: CUDA libdevice's erf (linked from libdevice.10.bc; fp16/bf16 compute in fp32)."""
+    # Triton 3.6 takes fp32 / fp64 only here; txl also takes fp16 / bf16 (libdevice's erff in fp32, rounded back),
+    # which test_libdevice.py relies on: more than Triton accepts, never less.
     from .extra.cuda import libdevice
     return libdevice.erf(x)
 
@@ -309,6 +316,7 @@ def fma(x, y, z):
 
 @builtin
 def sigmoid(x):
+    S.check_triton_math_dtypes("sigmoid", x)  # Triton's 1 / (1 + exp(-x)): its tl.exp takes fp32 / fp64 only
     t = S.to_tensor(x)
     return S.binary("/", 1.0, S.binary("+", 1.0, S.math_unary("exp", S.neg(t))))
 
@@ -320,6 +328,7 @@ def fdiv(x, y, ieee_rounding=False):
 
 @builtin
 def div_rn(x, y):
+    S.check_triton_math_dtypes("div_rn", x, y)
     return S.binary("/", x, y, ieee_div=True)
 
 
@@ -342,35 +351,47 @@ def _reduce_input(what, input, axis):
                         "for the elementwise %simum of two values write tl.%simum(a, b)" % (what, what))
 
 
+def _minmax_reduce(kind, input, axis, return_indices, tie_break_left, keep_dims):
+    """tl.max / tl.min with Triton 3.6's dtypes: bfloat16 is reduced in float32 (the hardware has no bf16 max), and
+    without indices every type narrower than 32 bits widens (floats to float32, integers and booleans to int32).
+    So tl.max of a bf16 tile is an fp32 scalar, as in Triton: ``x - tl.max(x)`` is then fp32."""
+    _reduce_input(kind, input, axis)
+    t = S.to_tensor(input)
+    if isinstance(t.type, block_type) and not t.dtype.is_ptr():
+        if t.dtype == core.bfloat16:
+            t = S.cast(t, core.float32)
+        if not _unwrap(return_indices) and t.dtype.primitive_bitwidth < 32:
+            t = S.cast(t, core.float32 if t.dtype.is_floating() else core.int32)
+    if _unwrap(return_indices):
+        return S.reduce_arg(kind, t, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))
+    return S.reduce_named(kind, t, _unwrap(axis), _unwrap(keep_dims))
+
+
 @builtin
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    _reduce_input("max", input, axis)
-    if _unwrap(return_indices):
-        return S.reduce_arg("max", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(return_indices_tie_break_left))
-    return S.reduce_named("max", input, _unwrap(axis), _unwrap(keep_dims))
+    return _minmax_reduce("max", input, axis, return_indices, return_indices_tie_break_left, keep_dims)
 
 
 @builtin
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    _reduce_input("min", input, axis)
-    if _unwrap(return_indices):
-        return S.reduce_arg("min", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(return_indices_tie_break_left))
-    return S.reduce_named("min", input, _unwrap(axis), _unwrap(keep_dims))
+    return _minmax_reduce("min", input, axis, return_indices, return_indices_tie_break_left, keep_dims)
 
 
 @builtin
 def sum(input, axis=None, keep_dims=False, dtype=None):
+    """The sum along ``axis`` (all axes when None), with Triton 3.6's dtype: ``dtype`` when given, (u)int32 for
+    integers narrower than 32 bits, else the input's (a bf16 sum is bf16; txl accumulates it in fp32)."""
     return S.reduce_named("sum", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(dtype))
 
 
 @builtin
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
-    return S.reduce_arg("max", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))[1]
+    return _minmax_reduce("max", input, axis, True, tie_break_left, keep_dims)[1]
 
 
 @builtin
 def argmin(input, axis, tie_break_left=True, keep_dims=False):
-    return S.reduce_arg("min", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(tie_break_left))[1]
+    return _minmax_reduce("min", input, axis, True, tie_break_left, keep_dims)[1]
 
 
 
@@ -477,8 +498,8 @@ def mul(x, y, sanitize_overflow=True):
 
 @builtin
 def sqrt_rn(x):
-    """The IEEE square root (sqrt.rn). txl's tl.sqrt is the IEEE one too."""
-    return S.math_unary("sqrt", x)
+    """The IEEE square root (sqrt.rn) of fp32 values (Triton's rule). txl's tl.sqrt is the IEEE one too."""
+    return S.math_unary("sqrt", x, triton_rule="sqrt_rn")
 
 
 @builtin
@@ -489,12 +510,14 @@ def umulhi(x, y):
 
 @builtin
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
-    """exp(x - max) / sum(exp(x - max)) along ``dim`` (0 when None), as Triton's tl.softmax."""
+    """exp(x - max) / sum(exp(x - max)) along ``dim`` (0 when None), as Triton's tl.softmax: the max widens 16-bit
+    floats to fp32 (tl.max's rule), so a bf16 tile's softmax is fp32."""
     d = 0 if _unwrap(dim) is None else _unwrap(dim)
     kd = _unwrap(keep_dims)
     t = S.to_tensor(x)
-    num = S.math_unary("exp", S.binary("-", t, S.reduce_named("max", t, d, kd)))
-    return S.binary("/", num, S.reduce_named("sum", num, d, kd))
+    z = S.binary("-", t, _minmax_reduce("max", t, d, False, True, kd))
+    num = S.math_unary("exp", z, triton_rule="exp")
+    return S.binary("/", num, S.reduce_named("sum", num, d, kd), ieee_div=bool(_unwrap(ieee_rounding)))
 
 
 @builtin
@@ -574,6 +597,22 @@ def associative_scan(input, axis, combine_fn, reverse=False):
     or with ``reverse`` from the end (the scan of the reversed tile, reversed, as in Triton). The function must be
     associative; it need not be commutative."""
     return S.scan_fn(input, _unwrap(axis), combine_fn, _unwrap(reverse))
+
+
+def _log2(i):
+    """floor(log2(i)) of a compile-time integer (Triton's triton.language.standard._log2, which fla reads as
+    tl.standard._log2)."""
+    i = int(_unwrap(i))
+    n = 0
+    while i > 1:
+        i >>= 1
+        n += 1
+    return n
+
+
+def _is_power_of_two(i):
+    i = int(_unwrap(i))
+    return (i & (i - 1)) == 0 and i != 0
 
 
 @builtin

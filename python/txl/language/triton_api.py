@@ -48,7 +48,7 @@ LANGUAGE = {
                "leave the return value out"),
     "dtype": ok(), "pointer_type": ok(), "block_type": ok(), "pi32_t": ok(),
     "constexpr": ok(),
-    "constexpr_type": no("txl has no type object for constexprs", "annotate the parameter with tl.constexpr"),
+    "constexpr_type": ok("the type of a compile-time value: tl.constexpr(v).type == tl.constexpr_type(v)"),
     "const": no("txl has no const pointer annotation", "drop the tl.const annotation (loads work on any pointer)"),
     "tensor": ok(),
     "tuple": no("txl has no tl.tuple type", "use a Python tuple: (a, b) and t[0] with compile-time indices work"),
@@ -60,7 +60,9 @@ LANGUAGE = {
     "target_info": no("txl compiles for NVIDIA Hopper/Blackwell only, so there is nothing to query",
                       "drop the target check (is_cuda() is always true; the target is sm_90a or sm_100a)"),
     # -- program and tile creation --------------------------------------------------------------------------
-    "program_id": ok(), "num_programs": ok(), "arange": ok(), "full": ok(), "zeros": ok(), "zeros_like": ok(),
+    "program_id": ok(), "num_programs": ok(), "arange": ok(),
+    "full": ok("a shape of () (Triton's 0-d tensor) gives a scalar: txl has no 0-d tiles"),
+    "zeros": ok("a shape of () gives a scalar, as tl.full"), "zeros_like": ok(),
     "cdiv": ok(), "cast": ok(), "broadcast": ok(), "broadcast_to": ok(), "expand_dims": ok(),
     "range": ok("num_stages is honoured; the other loop hints are accepted and ignored"),
     "static_range": ok(),
@@ -79,7 +81,7 @@ LANGUAGE = {
     "atomic_max": ok("float32/float64 through a signed max and an unsigned min on the bits, as Triton"),
     "atomic_min": ok("float32/float64 through a signed min and an unsigned max on the bits, as Triton"),
     # -- shape manipulation ---------------------------------------------------------------------------------
-    "reshape": ok(), "view": ok(), "ravel": ok(), "trans": ok(), "permute": ok(), "split": ok(), "join": ok(),
+    "reshape": ok("to () (a one-element tile to Triton's 0-d tensor) gives a scalar"), "view": ok(), "ravel": ok(), "trans": ok(), "permute": ok(), "split": ok(), "join": ok(),
     "interleave": ok(), "cat": ok("keeps input's elements first (Triton may reorder)"),
     "flip": ok("any dimension (Triton: the last)"),
     "gather": no("the txl dialect has no gather of register tiles yet",
@@ -92,11 +94,17 @@ LANGUAGE = {
                      "dequantize to bf16/fp16 and use tl.dot"),
     # -- elementwise math -----------------------------------------------------------------------------------
     "abs": ok(), "add": ok(), "sub": ok(), "mul": ok(), "where": ok(), "maximum": ok(), "minimum": ok(),
-    "clamp": ok(), "exp": ok("exp2.approx(x * log2 e), as Triton"), "exp2": ok("ex2.approx.ftz, as Triton"),
-    "log": ok("lg2.approx(x) * ln 2, as Triton"), "log2": ok("lg2.approx, as Triton"),
-    "sqrt": ok("IEEE sqrt.rn (Triton's tl.sqrt is the approximate one)"), "sqrt_rn": ok(), "rsqrt": ok(),
-    "sin": ok("the approximate sin.approx.f32 (absolute error ~2^-21 in [-pi, pi]; Triton calls libdevice)"),
-    "cos": ok("the approximate cos.approx.f32 (absolute error ~2^-21 in [-pi, pi]; Triton calls libdevice)"),
+    "clamp": ok(), "exp": ok("exp2.approx(x * log2 e), as Triton; fp32 only (Triton: fp32 / fp64, and like "
+                            "Triton, bf16 / fp16 / integer tiles are refused, not converted)"),
+    "exp2": ok("ex2.approx.ftz, as Triton; fp32 / fp64 tiles only, as Triton"),
+    "log": ok("lg2.approx(x) * ln 2, as Triton; fp32 only (Triton: fp32 / fp64)"),
+    "log2": ok("lg2.approx, as Triton; fp32 only (Triton: fp32 / fp64)"),
+    "sqrt": ok("IEEE sqrt.rn (Triton's tl.sqrt is the approximate one); fp32 / fp64 tiles only, as Triton"),
+    "sqrt_rn": ok("fp32 tiles only, as Triton"), "rsqrt": ok("fp32 / fp64 tiles only, as Triton"),
+    "sin": ok("the approximate sin.approx.f32 (absolute error ~2^-21 in [-pi, pi]; Triton calls libdevice); fp32 "
+              "tiles only (Triton: fp32 / fp64)"),
+    "cos": ok("the approximate cos.approx.f32 (absolute error ~2^-21 in [-pi, pi]; Triton calls libdevice); fp32 "
+              "tiles only (Triton: fp32 / fp64)"),
     "floor": ok(), "ceil": ok(), "fma": ok(), "sigmoid": ok(), "softmax": ok(), "fdiv": ok(), "div_rn": ok(),
     "umulhi": ok(), "swizzle2d": ok(),
     "erf": ok("CUDA libdevice's erf (needs libdevice.10.bc when compiling)"),
@@ -105,12 +113,18 @@ LANGUAGE = {
     "map_elementwise": no("txl has no per-element function mapping yet",
                           "call a @txl.jit function on the whole tiles (elementwise ops apply to tiles)"),
     # -- reductions and scans -------------------------------------------------------------------------------
-    "max": ok(), "min": ok(), "sum": ok(), "argmax": ok(), "argmin": ok(),
+    "max": ok("Triton 3.6's dtypes: bf16 and every type narrower than 32 bits widen (to fp32 / int32) first"),
+    "min": ok("Triton 3.6's dtypes, as tl.max"),
+    "sum": ok("Triton 3.6's dtypes: dtype=, else (u)int32 for narrower integers and booleans, else the input's "
+              "(a bf16 sum is bf16; txl accumulates 16-bit floats in fp32 and rounds once)"),
+    "argmax": ok(), "argmin": ok(),
     "reduce": ok("the combine function must be a @txl.jit function (associative and commutative)"),
     "reduce_or": ok(), "xor_sum": ok(),
     "associative_scan": ok("inclusive, in order (reverse=True from the end); the combine function must be a "
                            "@txl.jit function and associative"),
-    "cumsum": ok(), "cumprod": ok(),
+    "cumsum": ok("Triton 3.6's dtypes: bf16 in fp32, narrower integers in (u)int32 (booleans are refused; "
+                 "Triton counts them in uint32)"),
+    "cumprod": ok("bf16 in fp32, as Triton"),
     "sort": ok("a bitonic network along any dimension (Triton: the last); values only, as in Triton"),
     "topk": ok("k a power of two; sorted descending, as Triton's"),
     "bitonic_merge": no("txl does not expose the network's last stage on its own", "tl.sort the whole dimension"),
