@@ -4,7 +4,11 @@ Importing ``txl`` is cheap and imports neither torch nor the CUDA driver; see ``
 launching compiled kernels.
 """
 
-__version__ = "0.1.0"
+# txl's own version (the package's, pyproject.toml reads it). ``txl.__version__`` is the Triton version whose
+# semantics txl implements (below): under `import txl as triton` libraries read triton.__version__ to pick code paths
+# (flash-linear-attention: `version.parse(triton.__version__) >= version.parse("3.4.0")`), and those must be the
+# paths of the Triton txl behaves like, not of a Triton "0.1". docs/triton-host-api.md.
+txl_version = "0.1.0"
 
 # Compile, launch and autotune (no torch, no driver at import: those load on first use).
 from .jit import JITFunction, jit  # noqa: E402,F401
@@ -24,6 +28,7 @@ from .runtime.errors import OutOfResources  # noqa: E402,F401
 # `txl.constexpr` for annotations. txl.language imports no torch/CUDA either.
 from . import language  # noqa: E402,F401
 from .language import constexpr  # noqa: E402,F401
+from .language.triton_api import TRITON_VERSION as __version__  # noqa: E402  (defined once, there)
 from .language import TXL_BUILTINS as _TXL_BUILTINS  # noqa: E402
 
 globals().update({_n: getattr(language, _n) for _n in _TXL_BUILTINS})

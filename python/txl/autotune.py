@@ -23,6 +23,7 @@ left it.
 import concurrent.futures
 import copy
 import hashlib
+import inspect
 import json
 import os
 import sys
@@ -32,13 +33,22 @@ import warnings
 from .compiler.cache import KernelCache
 
 
-class Config:
-    """One launch configuration: constexpr values (``kwargs``) and launch options. Triton's arguments are
-    accepted: ``num_ctas`` (CTAs per thread-block cluster, 1..8; a program is a cluster), ``maxnreg`` (kept for
-    the record; txl's register budget comes from num_warps and txl.reg_alloc), ``ir_override`` (must be None)."""
+# Triton's default pipeline depth, which a Config without num_stages reads (triton.Config's default) and txl's
+# frontend uses for a kernel launched without one (code_generator.DEFAULT_NUM_STAGES; a test checks they agree).
+# A config at this depth launches without the option, so it compiles exactly as a plain launch does.
+DEFAULT_NUM_STAGES = 3
 
-    def __init__(self, kwargs, num_warps=4, num_warpgroups=1, num_stages=None, num_ctas=1, maxnreg=None,
-                 pre_hook=None, ir_override=None):  # TXL's argument order
+
+class Config:
+    """One launch configuration: constexpr values (``kwargs``) and launch options, with triton.Config's fields
+    (``kwargs``, ``num_warps``, ``num_stages`` (3 unless given, as in Triton), ``num_ctas`` (CTAs per thread-block
+    cluster, 1..8; a program is a cluster), ``maxnreg`` (kept for the record; txl's register budget comes from
+    num_warps and txl.reg_alloc), ``pre_hook``, ``ir_override`` (must be None), ``all_kwargs()``) and TXL's
+    ``num_warpgroups``. Equality and hashing are Triton's (by ``all_kwargs()`` and ``pre_hook``): libraries test
+    ``config in configs`` with configs they build themselves."""
+
+    def __init__(self, kwargs, num_warps=4, num_warpgroups=1, num_stages=DEFAULT_NUM_STAGES, num_ctas=1,
+                 maxnreg=None, pre_hook=None, ir_override=None):  # TXL's argument order (num_warpgroups third)
         num_ctas = 1 if num_ctas is None else num_ctas
         if isinstance(num_ctas, bool) or not isinstance(num_ctas, int) or not 1 <= num_ctas <= 8:
             raise ValueError("txl.Config(num_ctas=%r): CTAs per cluster must be an int in 1..8" % (num_ctas,))
@@ -47,17 +57,29 @@ class Config:
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_warpgroups = num_warpgroups
-        self.num_stages = num_stages
+        # None (txl's earlier "compiler's choice") is the default depth, which is what the compiler chose.
+        self.num_stages = DEFAULT_NUM_STAGES if num_stages is None else num_stages
         self.pre_hook = pre_hook
         self.num_ctas = num_ctas
         self.maxnreg = maxnreg
+        self.ir_override = None
+
+    def __setstate__(self, state):
+        # As Triton's: a pickled config of an older version (fewer fields) gets the defaults.
+        self.kwargs = state.get("kwargs", {})
+        self.num_warps = state.get("num_warps", 4)
+        self.num_warpgroups = state.get("num_warpgroups", 1)
+        self.num_stages = state.get("num_stages") or DEFAULT_NUM_STAGES
+        self.num_ctas = state.get("num_ctas", 1)
+        self.maxnreg = state.get("maxnreg")
+        self.pre_hook = state.get("pre_hook")
         self.ir_override = None
 
     @classmethod
     def from_config(cls, c):
         """A ``txl.Config`` from a ``triton.Config`` (or any object with its attributes: kwargs, num_warps,
         num_stages, num_ctas, maxnreg, pre_hook, ir_override; ``num_warpgroups`` where it has one), as TXL's
-        tutorials pass to ``txl.autotune``. triton's num_stages default (3) is txl's default too."""
+        tutorials pass to ``txl.autotune``."""
         if isinstance(c, cls):
             return c
         if not isinstance(getattr(c, "kwargs", None), dict):
@@ -74,17 +96,18 @@ class Config:
 
     def launch_kwargs(self):
         kw = dict(self.kwargs, num_warps=self.num_warps, num_warpgroups=self.num_warpgroups)
-        if self.num_stages is not None:
+        if self.num_stages != DEFAULT_NUM_STAGES:
             kw["num_stages"] = self.num_stages
         if self.num_ctas != 1:
             kw["num_ctas"] = self.num_ctas
         return kw
 
     def all_kwargs(self):
-        """Triton's Config.all_kwargs: the constexprs and every launch option that is set (what perf_model and
-        early_config_prune see)."""
-        kw = self.launch_kwargs()
-        kw.setdefault("num_ctas", self.num_ctas)
+        """Triton's Config.all_kwargs: the constexprs and every launch option that is set (what perf_model,
+        early_config_prune and the hooks see): num_warps, num_ctas, num_stages, maxnreg when set, and TXL's
+        num_warpgroups."""
+        kw = dict(self.kwargs, num_warps=self.num_warps, num_warpgroups=self.num_warpgroups,
+                  num_ctas=self.num_ctas, num_stages=self.num_stages)
         if self.maxnreg is not None:
             kw["maxnreg"] = self.maxnreg
         return kw
@@ -95,10 +118,28 @@ class Config:
                 "num_warpgroups": self.num_warpgroups, "num_stages": self.num_stages,
                 **({"num_ctas": self.num_ctas} if self.num_ctas != 1 else {})}
 
+    def __eq__(self, other):
+        if not isinstance(other, Config):
+            return NotImplemented
+        return (tuple(self.all_kwargs().items()), self.pre_hook) == (tuple(other.all_kwargs().items()),
+                                                                     other.pre_hook)
+
+    def __hash__(self):
+        return hash((*self.all_kwargs().items(), self.pre_hook))
+
+    def __str__(self):
+        # Triton's text of a config (libraries print and log it); repr() is txl's constructor form.
+        parts = ["%s: %s" % kv for kv in self.kwargs.items()]
+        parts += ["num_warps: %s" % self.num_warps, "num_ctas: %s" % self.num_ctas,
+                  "num_stages: %s" % self.num_stages, "maxnreg: %s" % self.maxnreg, "ir_override: None"]
+        if self.num_warpgroups != 1:
+            parts.insert(len(self.kwargs) + 1, "num_warpgroups: %s" % self.num_warpgroups)
+        return ", ".join(parts)
+
     def __repr__(self):
         parts = ["%s=%r" % kv for kv in self.kwargs.items()]
         parts += ["num_warps=%d" % self.num_warps, "num_warpgroups=%d" % self.num_warpgroups]
-        if self.num_stages is not None:
+        if self.num_stages != DEFAULT_NUM_STAGES:
             parts.append("num_stages=%d" % self.num_stages)
         if self.num_ctas != 1:
             parts.append("num_ctas=%d" % self.num_ctas)
@@ -232,14 +273,40 @@ def _device_name():
         return "no-gpu"
 
 
+def _no_pre_hook(kwargs, reset_only=False):
+    """Triton's default Autotuner.pre_hook (no reset_to_zero / restore_value): does nothing."""
+
+
+def _no_post_hook(kwargs, exception):
+    """Triton's default Autotuner.post_hook: does nothing."""
+
+
+def _storable(key):
+    """Whether a tuning key can be kept on disk (by its repr): scalars only. Triton puts the raw value of each
+    key argument in the key, so a key naming a tensor argument holds the tensor: that one is kept in memory only."""
+    return all(isinstance(v, (int, float, str, bool, type(None))) for v in key)
+
+
 class Autotuner:
-    """Wraps a JITFunction; ``autotuner[grid](*args, **kwargs)`` launches with the best config for the key."""
+    """Wraps a JITFunction; ``autotuner[grid](*args, **kwargs)`` launches with the best config for the key.
+
+    txl's constructor: ``Autotuner(fn, configs, key, warmup, rep, bench, cache_results, verbose, ...)``.
+    ``txl.runtime.autotuner.Autotuner`` (``triton.runtime.autotuner.Autotuner`` under txl) is this class with
+    Triton's constructor; what ``txl.autotune`` returns. The state is Triton's, so that libraries that subclass
+    Triton's Autotuner (flash-linear-attention's CachedAutotuner) work: ``configs``, ``keys`` (the key names as
+    given; ``key`` keeps those that are parameters), ``cache`` ({tuning key: Config}, Triton's key: the key
+    arguments' values then the ``dtype`` of every argument that has one, positional arguments first; a subclass
+    may fill it before ``run`` to choose a config), ``arg_names``, ``nargs`` (the positional arguments by name,
+    while ``run`` / ``warmup`` choose), ``pre_hook`` / ``post_hook`` (always callable, read at each use),
+    ``user_defined_pre_hook`` / ``user_defined_post_hook``, ``reset_to_zero`` / ``restore_value`` /
+    ``restore_copies``, ``early_config_prune`` / ``perf_model`` / ``configs_top_k``, ``best_config``,
+    ``configs_timings`` and ``bench_time`` (after a tuning), ``run(*args, grid=..., warmup=False, **kwargs)``,
+    ``prune_configs(kwargs)``, ``warmup(*args, **kwargs)``. As in Triton, an autotuner of one config launches it
+    untuned."""
 
     def __init__(self, fn, configs, key, warmup=25, rep=100, bench=None, cache_results=True, verbose=True,
                  prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None, post_hook=None,
                  do_bench=None, use_cuda_graph=False):
-        if not configs:
-            raise ValueError("txl.autotune of %s needs at least one txl.Config" % fn.__name__)
         for what, names in (("key", key), ("reset_to_zero", reset_to_zero or []),
                             ("restore_value", restore_value or [])):
             if isinstance(names, str):
@@ -258,10 +325,16 @@ class Autotuner:
                                  % (what, list(names), fn.__name__, ", ".join(missing),
                                     "is" if len(missing) == 1 else "are", ", ".join(fn.arg_names)))
         self.fn = fn
-        self.configs = [Config.from_config(c) for c in configs]
+        self.base_fn = fn  # Triton's: the Python function under the jit / heuristics wrappers
+        while not inspect.isfunction(self.base_fn):
+            self.base_fn = self.base_fn.fn
+        # As Triton: no configs means one default config (launched as it is).
+        self.configs = [Config.from_config(c) for c in configs] if configs else [Config({})]
+        self.keys = list(key)  # Triton's attribute: the names as given
         self.key = [k for k in key if k in fn.arg_names]
         self.warmup_ms = 25 if warmup is None else warmup
         self.rep_ms = 100 if rep is None else rep
+        self.num_warmups, self.num_reps = warmup, rep  # Triton's names for them
         self.use_cuda_graph = use_cuda_graph  # accepted (Triton's); txl times with CUDA events either way
         if do_bench is not None and bench is None:
             # Triton's do_bench(kernel_call, quantiles) -> [median, p20, p80] (or one number)
@@ -285,33 +358,53 @@ class Autotuner:
         # zeroed and the restore_value tensors saved, after it they are restored (a kernel that accumulates into
         # its output runs many times while tuning); the reset_to_zero tensors are zeroed again before the launch
         # that follows the tuning. A user pre_hook(nargs, reset_only=False) / post_hook(nargs, exception)
-        # replaces these defaults, as in Triton.
+        # replaces these defaults, as in Triton. A None argument (an optional pointer) is left alone.
         self.reset_to_zero = list(reset_to_zero or [])
         self.restore_value = list(restore_value or [])
-        self._restore_copies = {}
-        self.pre_hook = pre_hook or (self._default_pre_hook if self.reset_to_zero or self.restore_value else None)
-        self.post_hook = post_hook or (self._default_post_hook if self.restore_value else None)
-        self.best = {}  # key tuple -> Config
+        self.restore_copies = {}
+        self.user_defined_pre_hook = pre_hook is not None
+        self.user_defined_post_hook = post_hook is not None
+        self.pre_hook = pre_hook or (self._default_pre_hook if self.reset_to_zero or self.restore_value
+                                     else _no_pre_hook)
+        self.post_hook = post_hook or (self._default_post_hook if self.restore_value else _no_post_hook)
+        self.cache = {}  # tuning key -> Config (Triton's attribute)
         self.best_config = None  # the config of the last launch (Triton's attribute)
+        self.nargs = None  # the positional arguments by name while a launch chooses its config (Triton's)
+        self.configs_timings = None  # {Config: ms (inf: failed)} of the last tuning (Triton's attribute)
+        self.bench_time = None  # seconds the last tuning took (Triton's attribute)
         self.timings = {}  # key tuple -> [(Config, ms or None, error or None)]
         self.__name__ = fn.__name__
         self.arg_names = fn.arg_names
         self._key_positions = [(k, fn.arg_names.index(k)) for k in self.key]
-        self._chosen = {}  # _fast_key -> Config, filled by launches that went the checked way
+        self._config_names = frozenset(k for c in self.configs for k in c.kwargs)
+        self._chosen = {}  # _fast_key -> (tuning key, Config), filled by launches that went the checked way
+
+    @property
+    def best(self):
+        """{tuning key: Config}: txl's earlier name of ``cache``."""
+        return self.cache
 
     def _default_pre_hook(self, nargs, reset_only=False):
         for name in self.reset_to_zero:
-            nargs[name].zero_()
+            if nargs[name] is not None:
+                nargs[name].zero_()
         if not reset_only:
-            self._restore_copies = {name: nargs[name].clone() for name in self.restore_value}
+            self.restore_copies = {name: nargs[name].clone() for name in self.restore_value
+                                   if nargs[name] is not None}
 
     def _default_post_hook(self, nargs, exception):
-        for name in self.restore_value:
-            nargs[name].copy_(self._restore_copies[name])
-        self._restore_copies = {}
+        for name, value in self.restore_copies.items():
+            nargs[name].copy_(value)
+        self.restore_copies = {}
 
-    def prune_configs(self, nargs, kwargs):
-        """The configs to benchmark for these arguments (Triton's prune_configs_by)."""
+    def prune_configs(self, kwargs, *nargs_form):
+        """The configs to benchmark (Triton's prune_configs_by). Triton's form ``prune_configs(kwargs)`` reads the
+        positional arguments by name from ``self.nargs`` (set while ``run`` / ``warmup`` choose); txl's earlier
+        form ``prune_configs(nargs, kwargs)`` (bench/triton_tutorials.py) passes them."""
+        if nargs_form:
+            (nargs, kwargs) = (kwargs,) + nargs_form
+        else:
+            nargs = self.nargs or {}
         configs = self.configs
         if self.early_config_prune is not None:
             configs = list(self.early_config_prune(self.configs, nargs, **kwargs))
@@ -321,7 +414,7 @@ class Autotuner:
         if self.perf_model is not None:
             top_k = self.configs_top_k
             if isinstance(top_k, float) and top_k <= 1.0:
-                top_k = max(1, int(len(self.configs) * top_k))
+                top_k = max(1, int(len(configs) * top_k))
             elif not isinstance(top_k, int):
                 raise TypeError("txl.autotune(prune_configs_by={'top_k': %r}): top_k must be an int or a float "
                                 "<= 1.0" % (top_k,))
@@ -334,12 +427,10 @@ class Autotuner:
         return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
 
     def _key_of(self, nargs):
-        # Like Triton: the values of the key arguments, plus every tensor argument's dtype.
-        vals = []
-        for k in self.key:
-            v = nargs.get(k)
-            vals.append(str(v.dtype) if hasattr(v, "dtype") and hasattr(v, "shape") else v)
-        vals += [str(v.dtype) for v in nargs.values() if hasattr(v, "dtype") and hasattr(v, "shape")]
+        """Triton's tuning key of the arguments by name (``nargs``: positional ones first, then the keyword ones,
+        in the order given): the key arguments' values, then ``str(dtype)`` of every argument with a dtype."""
+        vals = [nargs[k] for k in self.keys if k in nargs]
+        vals += [str(v.dtype) for v in nargs.values() if hasattr(v, "dtype")]
         return tuple(vals)
 
     def _results_path(self, cache):
@@ -384,37 +475,59 @@ class Autotuner:
             vals.append(v)
         return fp, tuple(vals)
 
-    def run(self, *args, grid, **kwargs):
-        fkey = self._fast_key(args, kwargs)
-        config = self._chosen.get(fkey) if fkey is not None else None
-        if config is not None:
-            self.best_config = config
-            return self._launch(config, grid, args, kwargs, checked=False)
-        config = self.best_config = self._choose(args, kwargs, grid)
-        result = self._launch(config, grid, args, kwargs)
-        if fkey is not None:
-            self._chosen[fkey] = config
-        return result
-
-    def _choose(self, args, kwargs, grid):
+    def _check_clash(self, kwargs):
         # A usage error, not a config's failure: report it before benchmarking anything.
-        clash = sorted(set(kwargs) & {k for c in self.configs for k in c.kwargs})
+        clash = sorted(self._config_names & kwargs.keys())
         if clash:
             raise TypeError("%s: %s %s given both at the launch and by the autotuner's configs; drop %s from the "
                             "launch" % (self.fn.where, ", ".join(clash), "is" if len(clash) == 1 else "are",
                                         "it" if len(clash) == 1 else "them"))
-        nargs = self._bind_partial(args, kwargs)
-        key = self._key_of(nargs)
-        config = self.best.get(key)
-        if config is None:
-            config = self._load(key)
-        if config is None:
-            # As Triton: the pruning functions see the positional arguments by name and the keyword ones apart.
-            pruned = self.prune_configs(dict(zip(self.arg_names, args)), kwargs)
-            config = self._tune(key, grid, args, kwargs, pruned)
-            if self.pre_hook is not None:  # Triton: the reset_to_zero tensors are zeroed again for the launch
+
+    def run(self, *args, grid, **kwargs):
+        # Triton's launches pass warmup=False (KernelInterface.__getitem__); warmup=True compiles without
+        # launching. A kernel parameter named warmup keeps its value.
+        if "warmup" in kwargs and "warmup" not in self.arg_names and kwargs.pop("warmup"):
+            return self.warmup(*args, grid=grid, **kwargs)
+        if kwargs:
+            self._check_clash(kwargs)
+        if len(self.configs) == 1:  # as Triton: nothing to choose, nothing benchmarked
+            config = self.best_config = self.configs[0]
+            return self._launch(config, grid, args, kwargs)
+        fkey = self._fast_key(args, kwargs)
+        hit = self._chosen.get(fkey) if fkey is not None else None
+        # The fast path holds while the tuning key still maps to the config it chose (a subclass may replace
+        # entries of self.cache, as flash-linear-attention's CachedAutotuner does before calling run).
+        if hit is not None and self.cache.get(hit[0]) is hit[1]:
+            config = self.best_config = hit[1]
+            return self._launch(config, grid, args, kwargs, checked=False)
+        key, config = self._choose(args, kwargs, grid)
+        self.best_config = config
+        result = self._launch(config, grid, args, kwargs)
+        if fkey is not None:
+            self._chosen[fkey] = (key, config)
+        return result
+
+    def _choose(self, args, kwargs, grid):
+        """(tuning key, config) of a launch: from self.cache, the results file, or by benchmarking."""
+        nargs = self._bind_partial(args, kwargs)  # checks the arguments; the hooks see them by name
+        self.nargs = dict(zip(self.arg_names, args))
+        try:
+            named = dict(self.nargs)
+            named.update((k, v) for k, v in kwargs.items() if k in nargs)
+            key = self._key_of(named)
+            config = self.cache.get(key)
+            if config is None:
+                config = self._load(key)
+            if config is None:
+                # As Triton: the pruning functions see the positional arguments by name and the keyword ones apart.
+                # One config left is still benchmarked (unlike Triton's newest releases): its run checks it, and
+                # a config that faults or hangs is recorded for the next process.
+                config = self._tune(key, grid, args, kwargs, self.prune_configs(kwargs))
+                # Triton: the reset_to_zero tensors are zeroed again for the launch
                 self.pre_hook(dict(nargs, **config.all_kwargs()), reset_only=True)
-        return config
+        finally:
+            self.nargs = None
+        return key, config
 
     def _bind_partial(self, args, kwargs):
         """Arguments by name before a config fills in its constexprs (bind_partial: those are still missing)."""
@@ -425,7 +538,7 @@ class Autotuner:
         return dict(b.arguments)
 
     def _load(self, key):
-        if not self.cache_results:
+        if not self.cache_results or not _storable(key):
             return None
         _, _, stored = self._stored()
         hit = stored.get(repr(key))
@@ -433,12 +546,13 @@ class Autotuner:
             return None
         for c in self.configs:
             if c.to_dict() == hit.get("config"):
-                self.best[key] = c
+                self.cache[key] = c
                 return c
         return None
 
     def _tune(self, key, grid, args, kwargs, configs=None):
         configs = self.configs if configs is None else configs
+        start = time.time()
         results = []
         n = len(configs)
         faulted = self._faulted(key)
@@ -456,15 +570,17 @@ class Autotuner:
             if self.verbose:
                 print("txl.autotune %s key=%r [%d/%d] %r: %s" % (self.fn.__name__, key, i + 1, n, c, line))
         self.timings[key] = results
+        self.bench_time = time.time() - start
+        self.configs_timings = {c: float("inf") if ms is None else ms for c, ms, _ in results}
         ok = [(ms, i) for i, (c, ms, err) in enumerate(results) if ms is not None]
         if not ok:
             raise RuntimeError("txl.autotune %s: every config failed for key %r:\n%s" % (
                 self.fn.where, key, "\n".join("  %r: %s" % (c, err) for c, _, err in results)))
         best = configs[min(ok)[1]]
-        self.best[key] = best
+        self.cache[key] = best
         if self.verbose:
             print("txl.autotune %s key=%r: best %r (%.4f ms)" % (self.fn.__name__, key, best, min(ok)[0]))
-        if self.cache_results:
+        if self.cache_results and _storable(key):
             cache, path, stored = self._stored()
             stored[repr(key)] = {"config": best.to_dict(), "ms": min(ok)[0], "time": time.time()}
             try:
@@ -522,22 +638,20 @@ class Autotuner:
     def _try(self, key, config, grid, args, kwargs):
         """(ms, None), or (None, reason) for a config that failed (e.g. did not compile). A config that deadlocked
         or left the CUDA context unusable ends the tuning: it is recorded, and the error says to restart."""
-        if self.pre_hook is None and self.post_hook is None:
+        pre_hook, post_hook = self.pre_hook, self.post_hook
+        if pre_hook is _no_pre_hook and post_hook is _no_post_hook:
             call = lambda: self._launch(config, grid, args, kwargs)  # noqa: E731
         else:
             nargs = dict(self._bind_partial(args, kwargs), **config.all_kwargs())
 
             def call():
-                if self.pre_hook is not None:
-                    self.pre_hook(nargs)
+                pre_hook(nargs)
                 try:
                     self._launch(config, grid, args, kwargs)
                 except Exception as e:
-                    if self.post_hook is not None:
-                        self.post_hook(nargs, exception=e)
+                    post_hook(nargs, exception=e)
                     raise
-                if self.post_hook is not None:
-                    self.post_hook(nargs, exception=None)
+                post_hook(nargs, exception=None)
         try:
             return self._bench(call), None
         except Exception as e:
@@ -563,7 +677,7 @@ class Autotuner:
 
     def _faulted(self, key):
         """{config as JSON: error} of the configs that faulted for this key in an earlier process."""
-        if not self.cache_results:
+        if not self.cache_results or not _storable(key):
             return {}
         _, _, stored = self._stored()
         return {json.dumps(f["config"], sort_keys=True): f["error"] for f in
@@ -571,7 +685,7 @@ class Autotuner:
 
     def _record_fault(self, key, config, reason):
         """Adds the config to the key's faulted list in the results file; returns the file's path (None: not kept)."""
-        if not self.cache_results:
+        if not self.cache_results or not _storable(key):
             return None
         cache, path, stored = self._stored()
         stored.setdefault("faulted", {}).setdefault(repr(key), []).append(
@@ -588,14 +702,21 @@ class Autotuner:
         return do_bench(call, self.warmup_ms, self.rep_ms)
 
     def warmup(self, *args, grid=None, **kwargs):
-        """Compile every config without launching (e.g. to fill a cache for a GPU host)."""
+        """Compile every (pruned) config without launching (e.g. to fill a cache for a GPU host); a list of the
+        compiled kernels, as Triton's."""
+        if "warmup" not in self.arg_names:
+            kwargs.pop("warmup", None)  # Triton's KernelInterface.warmup passes warmup=True
+        self.nargs = dict(zip(self.arg_names, args))
+        try:
+            configs = self.prune_configs(kwargs)
+        finally:
+            self.nargs = None
         out = []
-        for c in self.prune_configs(dict(zip(self.arg_names, args)), kwargs):
+        for c in configs:
             nargs = self.fn.bind(args, dict(kwargs, **c.kwargs))
             if c.pre_hook is not None:
                 c.pre_hook(nargs)
-            opts = {k: v for k, v in c.launch_kwargs().items() if k not in c.kwargs}
-            out.append(self.fn.warmup(grid=grid, **dict(nargs, **opts)))
+            out.append(self.fn.warmup(grid=grid, **dict(nargs, **c.options)))
         return out
 
     def __repr__(self):
@@ -612,12 +733,16 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
     ``reset_to_zero`` / ``restore_value`` (parameter names), ``pre_hook`` / ``post_hook`` (replace the
     reset/restore hooks), ``warmup`` / ``rep`` (ms, default 25 / 100), ``use_cuda_graph`` (accepted; txl times
     with CUDA events), ``do_bench(kernel_call, quantiles)`` (replaces the timer), ``cache_results`` (txl's default
-    is True: the choice is kept on disk). ``bench(call) -> ms`` replaces the timer too (tests use a fake one)."""
+    is True: the choice is kept on disk). ``bench(call) -> ms`` replaces the timer too (tests use a fake one).
+    Returns a ``txl.runtime.autotuner.Autotuner`` (Triton's class name and constructor)."""
 
     def deco(fn):
-        return Autotuner(fn, configs, key, warmup, rep, bench, cache_results, verbose, prune_configs_by=prune_configs_by,
-                         reset_to_zero=reset_to_zero, restore_value=restore_value, pre_hook=pre_hook,
-                         post_hook=post_hook, do_bench=do_bench, use_cuda_graph=use_cuda_graph)
+        from .runtime.autotuner import Autotuner as TritonAutotuner
+
+        return TritonAutotuner(fn, fn.arg_names, configs, key, reset_to_zero, restore_value, pre_hook=pre_hook,
+                               post_hook=post_hook, prune_configs_by=prune_configs_by, warmup=warmup, rep=rep,
+                               use_cuda_graph=use_cuda_graph, do_bench=do_bench, cache_results=cache_results,
+                               bench=bench, verbose=verbose)
 
     return deco
 
@@ -673,10 +798,12 @@ class Heuristics:
 
 
 def heuristics(values):
-    """Decorator: see ``Heuristics``."""
+    """Decorator: see ``Heuristics``. Returns a ``txl.runtime.autotuner.Heuristics`` (Triton's constructor)."""
 
     def deco(fn):
-        return Heuristics(fn, values)
+        from .runtime.autotuner import Heuristics as TritonHeuristics
+
+        return TritonHeuristics(fn, getattr(fn, "arg_names", None), values)
 
     return deco
 

@@ -362,6 +362,11 @@ class JITFunction:
         return self.run(*args, grid=grid, _launch=False, **kwargs)
 
     def run(self, *args, grid, _launch=True, **kwargs):
+        # Triton's launches pass warmup=False (KernelInterface.__getitem__: self.run(grid=grid, warmup=False, ...)),
+        # and a subclassed autotuner or heuristics calling fn.run forwards it; warmup=True compiles without
+        # launching, as Triton's. A kernel parameter named warmup keeps its value.
+        if "warmup" in kwargs and "warmup" not in self._kind_of and kwargs.pop("warmup"):
+            _launch = False
         # Launch options come from keyword arguments (as in Triton); one that is also a kernel parameter stays
         # in kwargs and binds to it too.
         num_warps, num_warpgroups, num_stages, debug_hangs, stream = (

@@ -26,6 +26,19 @@ from .driver import GPUTarget  # noqa: F401
 from ._allocation import set_allocator  # noqa: F401
 from .launcher import Kernel, KernelMeta, Param, load_kernel, normalize_grid, parse_sidecar  # noqa: F401
 
+# Triton's triton.runtime also has the autotuner's names (txl.runtime.autotuner). They load on first use: importing
+# them here would import txl.autotune while txl's own __init__ is still importing this package.
+_AUTOTUNER_NAMES = ("Autotuner", "Config", "Heuristics", "autotune", "heuristics")
+
+
+def __getattr__(name):
+    if name in _AUTOTUNER_NAMES:
+        from . import autotuner
+
+        return getattr(autotuner, name)
+    raise AttributeError("module 'txl.runtime' has no attribute %r" % name)
+
+
 __all__ = [
     "CudaDriver", "CudaError", "GPUTarget", "Kernel", "KernelMeta", "OutOfResources", "Param", "TensorDescriptor",
     "TensorMapPlan", "set_allocator",

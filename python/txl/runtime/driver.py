@@ -681,3 +681,9 @@ def reset_active():
     """Back to txl's own driver object (Triton's ``driver.reset_active``)."""
     global active
     active = default
+
+
+# Triton's triton.runtime.driver is an object (DriverConfig) that its module also names `driver`: code spells it
+# `from triton.runtime.driver import driver` as well as `from triton.runtime import driver`. Here this module is
+# that object (its active / default / set_active / reset_active are the module's), under both spellings.
+driver = sys.modules[__name__]
