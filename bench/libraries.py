@@ -31,12 +31,14 @@ their sources.
 The txl backend is the swapped copy (its folder is the first entry of sys.path), the triton backend the original.
 Phase 1 runs (b)+(c) for every op, phase 2 (a). Subprocesses run --jobs at a time; each takes a lock for its
 timed section, so timings never overlap one another (others may compile or check meanwhile). --budget bounds the
-whole run: a subprocess not started in time is reported as not run, and timeouts are cut to the time left.
+whole run: a subprocess not started in time is reported as not run, and timeouts are cut to the time left; phase
+1 starts no subprocess after --bench-share of the budget, so phase 2 keeps the rest.
 
 In the txl subprocesses, what txl lacks of Triton's host API gets a stand-in (HOST_SHIMS, as in
 bench/triton_tutorials.py: installed only while txl lacks it, reported in the "txl host gaps" line; --strict
-installs none): Triton's positional Autotuner(fn, arg_names, configs, key, ...) signature, which fla's
-CachedAutotuner subclass calls. A launch of a library kernel through the real Triton in a txl subprocess (an
+installs none): Triton's positional Autotuner(fn, arg_names, configs, key, ...) signature and its attributes keys /
+user_defined_pre_hook / user_defined_post_hook, which fla's CachedAutotuner subclass (fla/ops/utils/cache.py) uses.
+Each stand-in is probed in the txl that runs, so one that txl has gained is no longer installed. A launch of a library kernel through the real Triton in a txl subprocess (an
 import left unswapped) is reported as a leak. When the GPU host lacks `transformers` / `tokenizers`, a stand-in
 that provides only the names Liger's test/utils.py imports at its top is installed (test files that need real
 transformers models then fail to collect, under both backends alike).
@@ -341,22 +343,31 @@ SHIMS_USED = set()
 LEAKS = []
 
 
+_TRITON_AUTOTUNER_ATTRS = ("keys", "user_defined_pre_hook", "user_defined_post_hook")
+_SIG = "Triton's Autotuner(fn, arg_names, configs, key, ...) signature"
+_ATTRS = "Triton's Autotuner attributes keys / user_defined_pre_hook / user_defined_post_hook"
+
+
+def _txl_autotune_module():
+    """txl's module txl/autotune.py (the attribute txl.autotune is the decorator)."""
+    import importlib
+
+    return importlib.import_module("txl.autotune")
+
+
 def _txl_autotuner_lacks_triton_signature():
     import inspect
 
-    import txl.autotune
-
-    params = list(inspect.signature(txl.autotune.Autotuner.__init__).parameters)
+    params = list(inspect.signature(_txl_autotune_module().Autotuner.__init__).parameters)
     return len(params) > 2 and params[2] != "arg_names"
 
 
-def _shim_autotuner_signature():
+def _shim_autotuner():
     """Triton's Autotuner(fn, arg_names, configs, key, reset_to_zero, restore_value, pre_hook=, post_hook=,
     prune_configs_by=, warmup=, rep=, use_cuda_graph=, do_bench=, cache_results=) mapped onto txl's
-    Autotuner(fn, configs, key, ...)."""
-    import txl.autotune
-
-    cls = txl.autotune.Autotuner
+    Autotuner(fn, configs, key, ...), and the attributes of Triton's that a subclass reads (fla's
+    CachedAutotuner: keys, user_defined_pre_hook, user_defined_post_hook), each added only where txl lacks it."""
+    cls = _txl_autotune_module().Autotuner
     init = cls.__init__
     if getattr(init, "_takes_triton_signature", False):
         return
@@ -366,19 +377,32 @@ def _shim_autotuner_signature():
     def __init__(self, fn, *args, **kwargs):
         if len(args) >= 3 and isinstance(args[0], (list, tuple)) and all(isinstance(a, str) for a in args[0]) \
                 and not all(isinstance(c, str) for c in args[1] or [""]):
-            SHIMS_USED.add("Triton's Autotuner(fn, arg_names, configs, key, ...) signature")
+            SHIMS_USED.add(_SIG)
             _, configs, key = args[:3]
             kwargs = dict(zip(names, args[3:]), **kwargs)
-            return init(self, fn, configs, key, **kwargs)
-        return init(self, fn, *args, **kwargs)
+            args = (configs, key)
+        init(self, fn, *args, **kwargs)
+        extra = {"keys": list(getattr(self, "key", [])),
+                 "user_defined_pre_hook": kwargs.get("pre_hook") is not None,
+                 "user_defined_post_hook": kwargs.get("post_hook") is not None}
+        for attr, value in extra.items():
+            if not hasattr(self, attr):
+                SHIMS_USED.add(_ATTRS)
+                setattr(self, attr, value)
 
     __init__._takes_triton_signature = True
     cls.__init__ = __init__
 
 
+def _txl_autotuner_lacks_triton_api():
+    import inspect
+
+    src = inspect.getsource(_txl_autotune_module().Autotuner)
+    return _txl_autotuner_lacks_triton_signature() or any("self.%s =" % a not in src for a in _TRITON_AUTOTUNER_ATTRS)
+
+
 # name shown in the "txl host gaps" line -> (txl lacks it?, install the stand-in)
-HOST_SHIMS = {"Triton's Autotuner(fn, arg_names, configs, key, ...) signature":
-              (_txl_autotuner_lacks_triton_signature, _shim_autotuner_signature)}
+HOST_SHIMS = {_SIG + "; " + _ATTRS: (_txl_autotuner_lacks_triton_api, _shim_autotuner)}
 
 
 def install_host_shims(strict):
@@ -913,7 +937,7 @@ def bench_gla(torch, F, dev):
     q, k, v = _qkv(torch, dev)
     g = F.logsigmoid(torch.rand(2, 2048, 8, 128, device=dev)).to(torch.bfloat16)
     return [q, k, v, g], [True] * 4, lambda q, k, v, g: chunk_gla(q, k, v, g)[0], \
-        lambda q, k, v, g: naive_recurrent_gla(q * 128 ** -0.5, k, v, g)[0]
+        lambda q, k, v, g: naive_recurrent_gla(q, k, v, g)[0]  # both scale q by K ** -0.5
 
 
 def bench_delta_rule(torch, F, dev):
@@ -1045,11 +1069,11 @@ def child_bench(op, backend, result_path, strict, rep_ms=100):
         lib_in = leaves()
         grad_to_none = [x for x in lib_in if x.requires_grad]
         fwd = lambda: lib_fn(*lib_in)  # noqa: E731
-        tcot = [c for c in cot]
+        tcot = [c.to(o.dtype) if c is not None else None for o, c in zip(lib_out, cot)]  # cast once, not timed
 
         def fwd_bwd():
             out = as_tuple(lib_fn(*lib_in))
-            ps = [(o, c.to(o.dtype)) for o, c in zip(out, tcot) if c is not None and o.requires_grad]
+            ps = [(o, c) for o, c in zip(out, tcot) if c is not None and o.requires_grad]
             torch.autograd.backward([p[0] for p in ps], [p[1] for p in ps])
 
         fwd()
@@ -1091,11 +1115,11 @@ class Runner:
         self.lock_path = os.path.join(workdir, "gpu.lock")
         self.print_lock = threading.Lock()
 
-    def run_child(self, tag, argv, timeout):
+    def run_child(self, tag, argv, timeout, start_deadline=None):
         """Runs `python3 bench/libraries.py <argv> --result FILE` in its own process group; kills the group at
         the timeout. Returns the child's result dict with status: ok / timeout / crashed (rc) / not run."""
         left = self.deadline - time.time()
-        if left < 5:
+        if left < 5 or (start_deadline is not None and time.time() > start_deadline):
             return {"status": "not run (budget)", "wall_s": 0.0}
         timeout = min(timeout, left)
         result = os.path.join(self.workdir, tag + ".json")
@@ -1136,8 +1160,9 @@ class Runner:
             print("  %-40s %-22s %6.1fs  %s" % (tag, status, res["wall_s"], _summary(res)), flush=True)
         return res
 
-    def run_many(self, jobs):
-        """jobs: [(key, tag, argv, timeout)] run --jobs at a time; {key: result}."""
+    def run_many(self, jobs, start_deadline=None):
+        """jobs: [(key, tag, argv, timeout)] run --jobs at a time, none started after start_deadline; {key:
+        result}."""
         out = {}
         lock = threading.Lock()
         queue = list(jobs)
@@ -1148,7 +1173,7 @@ class Runner:
                     if not queue:
                         return
                     key, tag, argv, timeout = queue.pop(0)
-                r = self.run_child(tag, argv, timeout)
+                r = self.run_child(tag, argv, timeout, start_deadline)
                 with lock:
                     out[key] = r
 
@@ -1302,7 +1327,9 @@ def run_all(args):
                     t = op.timeout_bench or args.timeout
                     argv = ["--child", "bench", "--op", op.name, "--backend", b, "--rep", str(args.rep)]
                 jobs.append(((phase, op.name, b), "%s-%s-%s" % (phase, op.name, b), argv + flags, t))
-        results.update(runner.run_many(jobs))
+        # the check+timing phase starts no subprocess past its share of the budget, so the tests get the rest
+        share = runner.deadline if phase == "tests" or len(phases) == 1 else t_start + args.bench_share * args.budget
+        results.update(runner.run_many(jobs, share))
     table = make_table(ops, results, host.get("device", "?"))
     print("\n" + table)
     print("\nhost: %s" % json.dumps(host))
@@ -1360,6 +1387,8 @@ def main(argv=None):
     ap.add_argument("--timeout-tests", type=int, default=60, help="seconds per tests subprocess (default 60)")
     ap.add_argument("--jobs", type=int, default=8, help="subprocesses at a time (default 8)")
     ap.add_argument("--budget", type=int, default=430, help="seconds for the whole --run (default 430)")
+    ap.add_argument("--bench-share", type=float, default=0.5, help="share of the budget in which check+timing "
+                    "subprocesses may start (default 0.5; the tests get the rest)")
     ap.add_argument("--rep", type=int, default=100, help="do_bench rep in ms (default 100)")
     ap.add_argument("--skip", help="phases to skip: bench, tests")
     ap.add_argument("--strict", action="store_true", help="txl: install no host shims")
