@@ -34,11 +34,10 @@ timed section, so timings never overlap one another (others may compile or check
 whole run: a subprocess not started in time is reported as not run, and timeouts are cut to the time left; phase
 1 starts no subprocess after --bench-share of the budget, so phase 2 keeps the rest.
 
-In the txl subprocesses, what txl lacks of Triton's host API gets a stand-in (HOST_SHIMS, as in
+In the txl subprocesses, what txl lacks of Triton's host API would get a stand-in (HOST_SHIMS, as in
 bench/triton_tutorials.py: installed only while txl lacks it, reported in the "txl host gaps" line; --strict
-installs none): Triton's positional Autotuner(fn, arg_names, configs, key, ...) signature and its attributes keys /
-user_defined_pre_hook / user_defined_post_hook, which fla's CachedAutotuner subclass (fla/ops/utils/cache.py) uses.
-Each stand-in is probed in the txl that runs, so one that txl has gained is no longer installed. A launch of a library kernel through the real Triton in a txl subprocess (an
+installs none); there is none at present (fla's Autotuner subclass uses txl.runtime.autotuner, which has Triton's
+constructor and state). A launch of a library kernel through the real Triton in a txl subprocess (an
 import left unswapped) is reported as a leak. When the GPU host lacks `transformers` / `tokenizers`, a stand-in
 that provides only the names Liger's test/utils.py imports at its top is installed (test files that need real
 transformers models then fail to collect, under both backends alike).
@@ -82,10 +81,10 @@ LIBRARY_REWRITES = {
     "from triton.language.extra.cuda.libdevice import rsqrt": "from txl.language.extra.cuda.libdevice import rsqrt",
     "from triton.language.extra.cuda.libdevice import tanh": "from txl.language.extra.cuda.libdevice import tanh",
     "import triton.language.extra.libdevice as tldevice": "import txl.language.extra.libdevice as tldevice",
-    # fla/ops/utils/cache.py subclasses Triton's Autotuner (txl's is txl.autotune.Autotuner)
-    "from triton.runtime.autotuner import Autotuner": "from txl.autotune import Autotuner",
+    # fla/ops/utils/cache.py subclasses Triton's Autotuner (txl's, with Triton's constructor, is in txl.runtime)
+    "from triton.runtime.autotuner import Autotuner": "from txl.runtime.autotuner import Autotuner",
     "from triton.runtime.autotuner import autotune as original_autotune":
-        "from txl.autotune import autotune as original_autotune",
+        "from txl.runtime.autotuner import autotune as original_autotune",
 }
 
 # Forms kept unchanged on purpose: (files they may appear in, why). Anywhere else they are refused.
@@ -343,66 +342,10 @@ SHIMS_USED = set()
 LEAKS = []
 
 
-_TRITON_AUTOTUNER_ATTRS = ("keys", "user_defined_pre_hook", "user_defined_post_hook")
-_SIG = "Triton's Autotuner(fn, arg_names, configs, key, ...) signature"
-_ATTRS = "Triton's Autotuner attributes keys / user_defined_pre_hook / user_defined_post_hook"
-
-
-def _txl_autotune_module():
-    """txl's module txl/autotune.py (the attribute txl.autotune is the decorator)."""
-    import importlib
-
-    return importlib.import_module("txl.autotune")
-
-
-def _txl_autotuner_lacks_triton_signature():
-    import inspect
-
-    params = list(inspect.signature(_txl_autotune_module().Autotuner.__init__).parameters)
-    return len(params) > 2 and params[2] != "arg_names"
-
-
-def _shim_autotuner():
-    """Triton's Autotuner(fn, arg_names, configs, key, reset_to_zero, restore_value, pre_hook=, post_hook=,
-    prune_configs_by=, warmup=, rep=, use_cuda_graph=, do_bench=, cache_results=) mapped onto txl's
-    Autotuner(fn, configs, key, ...), and the attributes of Triton's that a subclass reads (fla's
-    CachedAutotuner: keys, user_defined_pre_hook, user_defined_post_hook), each added only where txl lacks it."""
-    cls = _txl_autotune_module().Autotuner
-    init = cls.__init__
-    if getattr(init, "_takes_triton_signature", False):
-        return
-    names = ("reset_to_zero", "restore_value", "pre_hook", "post_hook", "prune_configs_by", "warmup", "rep",
-             "use_cuda_graph", "do_bench", "cache_results")
-
-    def __init__(self, fn, *args, **kwargs):
-        if len(args) >= 3 and isinstance(args[0], (list, tuple)) and all(isinstance(a, str) for a in args[0]) \
-                and not all(isinstance(c, str) for c in args[1] or [""]):
-            SHIMS_USED.add(_SIG)
-            _, configs, key = args[:3]
-            kwargs = dict(zip(names, args[3:]), **kwargs)
-            args = (configs, key)
-        init(self, fn, *args, **kwargs)
-        extra = {"keys": list(getattr(self, "key", [])),
-                 "user_defined_pre_hook": kwargs.get("pre_hook") is not None,
-                 "user_defined_post_hook": kwargs.get("post_hook") is not None}
-        for attr, value in extra.items():
-            if not hasattr(self, attr):
-                SHIMS_USED.add(_ATTRS)
-                setattr(self, attr, value)
-
-    __init__._takes_triton_signature = True
-    cls.__init__ = __init__
-
-
-def _txl_autotuner_lacks_triton_api():
-    import inspect
-
-    src = inspect.getsource(_txl_autotune_module().Autotuner)
-    return _txl_autotuner_lacks_triton_signature() or any("self.%s =" % a not in src for a in _TRITON_AUTOTUNER_ATTRS)
-
-
-# name shown in the "txl host gaps" line -> (txl lacks it?, install the stand-in)
-HOST_SHIMS = {_SIG + "; " + _ATTRS: (_txl_autotuner_lacks_triton_api, _shim_autotuner)}
+# name shown in the "txl host gaps" line -> (txl lacks it?, install the stand-in). Empty now: fla's CachedAutotuner
+# needed Triton's Autotuner(fn, arg_names, configs, key, ...) and its attributes (keys, user_defined_pre_hook, ...),
+# which txl has had since 3225297 as txl.runtime.autotuner (the rewrite's target). A new gap gets an entry here.
+HOST_SHIMS = {}
 
 
 def install_host_shims(strict):

@@ -34,7 +34,7 @@ def test_covered_forms_are_rewritten(lib):
         "from txl import language as tl\n",
         "    from txl.language.extra.libdevice import tanh  # noqa: F401\n",
         "from txl.language.extra.cuda.libdevice import rsqrt\r\n",
-        "from txl.autotune import Autotuner\n",
+        "from txl.runtime.autotuner import Autotuner\n",
         "from txl.tools.tensor_descriptor import TensorDescriptor\n",
     ]
     assert [c[0] for c in changes] == [2, 3, 4, 5, 6, 7, 8]
