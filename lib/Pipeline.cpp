@@ -25,8 +25,6 @@ using namespace mlir;
 using namespace mlir::txl;
 
 SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions &options) {
-  TXLAssignLayoutsOptions layouts;
-  layouts.numWarps = options.numWarps;
   TXLScheduleLoopsOptions schedule;
   schedule.rescaledAsync = options.rescaledAsync;
   TXLMbarsOptions mbars;
@@ -38,7 +36,7 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
       {"txl-expand-loops", [] { return createTXLExpandLoops(); }},
       {"txl-lower-tile-copies", [] { return createTXLLowerTileCopies(); }},
       {"txl-partition-warpgroups", [] { return createTXLPartitionWarpgroups(); }},
-      {"txl-assign-layouts", [layouts] { return createTXLAssignLayouts(layouts); }},
+      {"txl-assign-layouts", [] { return createTXLAssignLayouts(); }},
       {"txl-remove-layout-conversions", [] { return createTXLRemoveLayoutConversions(); }},
       // Upstream LICM: what the layouts made loop-invariant leaves the loop
       // (a loaded Q tile's relayout into the dot's operand layout ran in
@@ -71,9 +69,6 @@ void mlir::txl::buildTXLPipeline(OpPassManager &pm, const PipelineOptions &optio
 
 namespace {
 struct SoftwarePipelinerOptions : PassPipelineOptions<SoftwarePipelinerOptions> {
-  Option<unsigned> numWarps{*this, "num-warps",
-                            llvm::cl::desc("Warps per warpgroup that register layouts span"),
-                            llvm::cl::init(4)};
   Option<bool> dump{*this, "dump-intermediate-steps",
                     llvm::cl::desc("Print the IR after each stage (\"After <stage>\")"),
                     llvm::cl::init(false)};
@@ -102,7 +97,6 @@ void mlir::txl::registerTXLPipeline() {
       "NVVM + LLVM",
       [](OpPassManager &pm, const SoftwarePipelinerOptions &opts) {
         PipelineOptions options;
-        options.numWarps = opts.numWarps;
         for (PipelineStage &stage : getTXLPipelineStages(options)) {
           if (!stage.pipeliner)
             continue;

@@ -19,10 +19,6 @@ namespace mlir::txl {
 
 /// Options of the whole compile pipeline.
 struct PipelineOptions {
-  /// Warps that register layouts span: one copy of the body (4, a
-  /// warpgroup; 8 when two warpgroups split M). A kernel's txl.role_warps
-  /// overrides it.
-  unsigned numWarps = 4;
   /// Bound mbarrier waits (2 s) and trap with where they hung.
   bool debugHangs = false;
   /// txl-schedule-loops' rescaled-async: attention's P @ V retired by the

@@ -108,10 +108,6 @@ static void setUpStopAfter() {
 static cl::opt<bool> printPipeline("print-pipeline",
                                    cl::desc("Print the ordered pipeline stage names and exit"),
                                    cl::cat(txlcCategory));
-static cl::opt<unsigned>
-    numWarpsPerLayout("num-warps-per-layout",
-                      cl::desc("Warps per warpgroup that register layouts span"), cl::init(4),
-                      cl::cat(txlcCategory));
 static cl::opt<bool> debugHangs("debug-hangs",
                                 cl::desc("Bound every mbarrier wait (2 s), then print the barrier, "
                                          "phase, block, thread and source location and trap"),
@@ -276,11 +272,6 @@ static LogicalResult readRequest(ArrayRef<mlir::txl::PipelineStage> stages, Loca
   }
   if (optLevel > 3) {
     cliError() << "-O" << optLevel.getValue() << " is out of range; expected -O0, -O1, -O2 or -O3";
-    return failure();
-  }
-  if (numWarpsPerLayout == 0 || numWarpsPerLayout > 32) {
-    cliError() << "--num-warps-per-layout=" << numWarpsPerLayout.getValue()
-               << " is out of range; expected 1 to 32 (a warpgroup is 4)";
     return failure();
   }
   if (!archOpt.empty() && failed(mlir::txl::checkPTXTarget(cliLoc, archOpt, ptxVersionOpt)))
@@ -624,7 +615,6 @@ static std::optional<MachineCode> chooseSchedule(MLIRContext &ctx, OwningOpRef<M
 static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::CrashGuard &guard) {
   Location cliLoc = UnknownLoc::get(&ctx);
   mlir::txl::PipelineOptions pipelineOptions;
-  pipelineOptions.numWarps = numWarpsPerLayout;
   pipelineOptions.debugHangs = debugHangs;
   SmallVector<mlir::txl::PipelineStage> stages = mlir::txl::getTXLPipelineStages(pipelineOptions);
   if (printPipeline) {

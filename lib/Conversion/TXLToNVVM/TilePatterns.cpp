@@ -1823,13 +1823,35 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     SmallVector<Value> masks = registersOf(rewriter, loc, op.getMask(), adaptor.getMask(), n);
     if (int64_t(ptrs.size()) != n || int64_t(vals.size()) != n || int64_t(masks.size()) != n)
       return rewriter.notifyMatchFailure(op, "operand tiles differ in registers");
+    // Each element is written once (Triton's redundant-data mask), by its
+    // holder whose copy bits are all clear (LinearLayout::getCopies): a tile
+    // smaller than the threads is held by several lanes or warps, and a copy
+    // that stores could overwrite a location that a slower copy has still to
+    // load. An in-place update `store(p, f(load(p)))` then applied f twice to
+    // some elements (Liger's qwen2vl_mrope rotated k twice where a late warp
+    // loaded what an early one had already stored).
+    LinearLayout::Copies copies;
+    if (auto ll = layoutOf(op.getPtr().getType()); succeeded(ll))
+      copies = ll->getCopies();
+    Value owner;
+    if (auto threadBits = uint32_t(copies.lanes | copies.warps << 5)) {
+      Type i32 = rewriter.getI32Type();
+      Value bits = LLVM::AndOp::create(rewriter, loc, getThreadId(rewriter, loc),
+                                       intConst(rewriter, loc, i32, int32_t(threadBits)));
+      owner = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, bits,
+                                   intConst(rewriter, loc, i32, 0));
+    }
     int64_t width = vectorWidthOf(op, op.getPtr());
     for (int64_t r = 0; r < n; r += width) {
+      if (r & int64_t(copies.regs))
+        continue; // another register of this thread stores the element
+      Value mask = masks[r];
+      if (owner)
+        mask = mask ? LLVM::AndOp::create(rewriter, loc, mask, owner).getResult() : owner;
       if (width == 1)
-        emitStore(rewriter, loc, op, ptrs[r], vals[r], masks[r]);
+        emitStore(rewriter, loc, op, ptrs[r], vals[r], mask);
       else
-        emitVectorStore(rewriter, loc, op, ptrs[r], ArrayRef<Value>(vals).slice(r, width),
-                        masks[r]);
+        emitVectorStore(rewriter, loc, op, ptrs[r], ArrayRef<Value>(vals).slice(r, width), mask);
     }
     rewriter.eraseOp(op);
     return success();

@@ -469,8 +469,9 @@ class CompiledKernel:
 # ---------------------------------------------------------------------------------------------------------------
 # Running txlc
 # ---------------------------------------------------------------------------------------------------------------
-def _txlc_flags(target, num_warps, debug_hangs, libdevice=None):
-    flags = ["--arch=" + target, "--num-warps-per-layout=%d" % num_warps]
+def _txlc_flags(target, debug_hangs, libdevice=None):
+    # num_warps reaches txlc once, in the module (txl.num_warps / txl.role_warps), never as a flag.
+    flags = ["--arch=" + target]
     if debug_hangs:
         flags.append("--debug-hangs")
     libdevice = libdevice or _triton_libdevice()
@@ -662,7 +663,7 @@ class _Job:
         with open(self.ir_path, "w") as f:
             f.write(ir)
         o = options
-        self.flags = _txlc_flags(o["target"], o["num_warps"], o["debug_hangs"], o.get("libdevice"))
+        self.flags = _txlc_flags(o["target"], o["debug_hangs"], o.get("libdevice"))
 
     def path(self, ext):
         return os.path.join(self.work, self.kname + ext)

@@ -139,4 +139,4 @@ def test_extern_libs_launch_option(tmp_path):
     assert _variants._libdevice_of({"libdevice": str(tmp_path / "missing.bc")}) is None  # txlc searches itself
     with pytest.raises(ValueError, match="txl links only CUDA's libdevice"):
         _variants._libdevice_of({"ocml": "ocml.bc"})
-    assert "--libdevice=" + str(bc) in _txlc_flags("sm_90a", 4, False, str(bc))
+    assert "--libdevice=" + str(bc) in _txlc_flags("sm_90a", False, str(bc))

@@ -91,6 +91,18 @@ def test_kernels_with_warpgroup_roles_keep_one_role_per_warpgroup():
     assert "txl.num_warps = 8 : i32" in text and "txl.role_warps" not in text
 
 
+@pytest.mark.parametrize("case", num_warps8_cases.ROLE_CASES, ids=lambda c: c.name)
+def test_num_warps8_with_roles_stores_every_row_of_each_warpgroup(case):
+    # 1024 fp32 per warpgroup of 128 threads: 8 values per thread, as 2 v4 stores (or 8 scalar ones). With the
+    # layouts spanning 8 warps, each thread stored 4 and half of every warpgroup's rows were never written.
+    ptx = _compiled(case).asm["ptx"]
+    assert ".reqntid 256, 1, 1" in ptx
+    stores = re.findall(r"st\.global(?:\.v(\d))?\.(?:f32|b32)", ptx)
+    assert sum(int(v or 1) for v in stores) == 8, stores
+    loads = re.findall(r"ld\.global(?:\.nc)?(?:\.v(\d))?\.(?:f32|b32)", ptx)
+    assert sum(int(v or 1) for v in loads) == 8, loads
+
+
 def test_num_warps8_with_warp_specialization_is_refused():
     _refused(ptr_gemm, r"num_warps=8 with num_warpgroups=2: warp-specialized kernels run one warpgroup",
              num_warps=8, num_warpgroups=2)

@@ -85,6 +85,8 @@ module {
     // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
     // CHECK: llvm.load %[[SLOT]] {alignment = 4 : i64} : !llvm.ptr<3> -> i32
     %a = txl.atomic_rmw xchg relaxed gpu %p, %v scratch(%s : !txl.smem<64xi32>) : tensor<64x!txl.ptr<i32>, #b1>, tensor<64xi32, #b1>
+    // The result's store is written once too, by the same owners (store-copies.mlir).
+    // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.global.b32 [$0], $1;", "l,r,b"
     txl.store %out, %a : tensor<64x!txl.ptr<i32>, #b1>, tensor<64xi32, #b1>
     // Every thread holds both elements: thread 0 updates each once.
     // CHECK: %[[T2:.*]] = nvvm.read.ptx.sreg.tid.x : i32

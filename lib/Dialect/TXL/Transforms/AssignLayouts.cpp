@@ -713,11 +713,9 @@ struct AssignLayoutsPass : txl::impl::TXLAssignLayoutsBase<AssignLayoutsPass> {
                                 "helper functions first)";
           return signalPassFailure();
         }
-      // A role wider than a warpgroup (txl.role_warps, num_warps = 8) is what
-      // the layouts span; the option is for IR without it.
-      unsigned warps = numWarps;
-      if (func->hasAttr(kRoleWarpsAttrName))
-        warps = getRoleWarps(func);
+      // Layouts span one copy of the body: a warpgroup, or the kernel's
+      // txl.role_warps when wider (num_warps = 8 without warpgroup roles).
+      auto warps = static_cast<unsigned>(getRoleWarps(func));
       if (failed(checkRanks(func)) || failed(LayoutAssigner(func, warps).run()) ||
           failed(checkDistributable(func)))
         return signalPassFailure();

@@ -13,6 +13,8 @@ leader thread, named barrier 1 over 256 threads).
 - ``nw8_attn*``: a Triton-style attention forward (pointer loads, online softmax in the accumulator layout of two
   warpgroups, P from registers into the second dot), causal and not, ragged N.
 
+``ROLE_CASES``: num_warps=8 on a kernel whose two warpgroups each own their rows (two roles of one warpgroup).
+
 Shared by test_num_warps8_gpu.py (runs each case against torch in float32) and the CPU test test_num_warps.py
 (compiles them and checks the PTX); precompile.py collects CASES.
 """
@@ -93,6 +95,22 @@ def _with(build, **options):
     return with_options
 
 
+@txl.jit
+def nw8_warpgroup_rows(x_ptr, y_ptr, ROWS: tl.constexpr):
+    """Each warpgroup owns its ROWS elements (TXL's roles): y = x + 1 on warpgroup w's slice w * ROWS ..."""
+    offs = txl.warpgroup_id() * ROWS + tl.arange(0, ROWS)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) + 1.0)
+
+
+def _warpgroup_rows(rows, **options):
+    def build(T):
+        x = T.randn((2 * rows,), "float32")
+        y = T.empty((2 * rows,), "float32")
+        return dict(grid=(1,), args=(x, y), kwargs=dict(ROWS=rows, **options), out=y, ref=lambda: x + 1.0)
+
+    return build
+
+
 W8 = dict(num_warps=8)
 ATTN_TOL = dict(atol=1e-2, rtol=1e-2)
 CASES = [
@@ -110,4 +128,13 @@ CASES = [
     Case("nw8_attn", _attn(4, 512, 64, False), MODULE, "nw8_attn", tol=ATTN_TOL),
     Case("nw8_attn_causal_ragged", _attn(3, 333, 64, True), MODULE, "nw8_attn", tol=ATTN_TOL),
     Case("nw8_attn_d128", _attn(2, 384, 128, False, num_stages=2), MODULE, "nw8_attn", tol=ATTN_TOL),
+]
+
+# num_warps=8 on a kernel whose warpgroups own their rows (txl.warpgroup_id()): two roles of 4 warps, the layouts
+# of each role span its own warpgroup. They once spanned all 8 warps (txlc's --num-warps-per-layout=8 beside the
+# module's attributes), so each thread stored 4 of its 8 values and half of every warpgroup's rows stayed unwritten.
+ROLE_CASES = [
+    Case("nw8_warpgroup_rows", _warpgroup_rows(1024, **W8), MODULE, "nw8_warpgroup_rows"),
+    Case("nw4x2_warpgroup_rows", _warpgroup_rows(1024, num_warps=4, num_warpgroups=2), MODULE,
+         "nw8_warpgroup_rows"),
 ]

@@ -18,3 +18,8 @@ pytestmark = pytest.mark.gpu
 @pytest.mark.parametrize("seed", [0, 1])
 def test_num_warps8(case, seed):
     dsl_cases.check_case(case, seed)
+
+
+@pytest.mark.parametrize("case", num_warps8_cases.ROLE_CASES, ids=lambda c: c.name)
+def test_num_warps8_with_warpgroup_roles(case):
+    dsl_cases.check_case(case, 0)

@@ -115,16 +115,13 @@ def TXLAssignLayouts : Pass<"txl-assign-layouts", "mlir::ModuleOp"> {
     through reductions and expand_dims. Classes left without a layout get a
     coalesced blocked layout (16 bytes per thread along the last dimension).
     Two different anchors on one class are an error that asks for a
-    txl.relayout.
+    txl.relayout. Layouts span the warps of one copy of the kernel's body:
+    its txl.role_warps (8 when two warpgroups split M), else a warpgroup
+    (getRoleWarps, the one place every stage reads it from).
 
     Before: `%acc = arith.constant dense<0.0> : tensor<128x128xf32>` feeding a txl.dot.
     After:  `%acc = arith.constant dense<0.0> : tensor<128x128xf32, #txl.nvmma<...>>`.
   }];
-  let options = [
-    Option<"numWarps", "num-warps", "unsigned", "4",
-           "Warps that register layouts span (one copy of the body: 4, or 8 "
-           "when two warpgroups split M); a kernel's txl.role_warps overrides it">,
-  ];
   let dependentDialects = ["::mlir::txl::TXLDialect"];
 }
 
