@@ -569,6 +569,8 @@ class tensor:
     def __rxor__(self, o): return _sem().binary("^", o, self)
     def __lshift__(self, o): return _sem().binary("<<", self, o)
     def __rshift__(self, o): return _sem().binary(">>", self, o)
+    def __rlshift__(self, o): return _sem().binary("<<", o, self)
+    def __rrshift__(self, o): return _sem().binary(">>", o, self)
     def __lt__(self, o): return _sem().binary("<", self, o)
     def __le__(self, o): return _sem().binary("<=", self, o)
     def __gt__(self, o): return _sem().binary(">", self, o)
