@@ -250,7 +250,6 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
       // The launch configuration is now in nvvm.* form; txl.shared_bytes
       // stays for the launcher (dynamic shared memory size).
       f->removeAttr(kKernelAttrName);
-      f->removeAttr(kNumWarpsAttrName);
       f->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), rewriter.getUnitAttr());
       f->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                  rewriter.getDenseI32ArrayAttr({int32_t(32 * numWarps), 1, 1}));
@@ -608,10 +607,12 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
       signalPassFailure();
       return;
     }
-    // The role width was read by the lowering of barriers (getRoleWarps); the
+    // The role width was read by the lowering of barriers (getRoleWarps, from
+    // txl.role_warps or, in a kernel of 1 or 2 warps, txl.num_warps); the
     // launch size is in nvvm.reqntid now.
     module.walk([](LLVM::LLVMFuncOp f) {
       f->removeAttr(kRoleWarpsAttrName);
+      f->removeAttr(kNumWarpsAttrName);
       f->removeAttr(kNumCtasAttrName); // read by program_id; nvvm.cluster_dim now
     });
   }

@@ -1519,10 +1519,11 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
     if not isinstance(num_warps, int) or num_warps < 1:
         raise err("num_warps must be a positive integer, got %r" % (num_warps,))
     # num_warps: the warps that run one copy of the body. 8 or 16 (Triton's meaning: warps per CTA) give
-    # warpgroups that split each dot's M; num_warpgroups > 1 is TXL's warp specialization, 4 warps per role.
-    if num_warps % 4 or num_warps > 32:
-        raise err("num_warps=%d: txl runs whole warpgroups, so num_warps is a multiple of 4 up to 32 (Triton also "
-                  "takes 1 and 2; use 4)" % num_warps)
+    # warpgroups that split each dot's M; 1 or 2 (Triton's small configs) run without a warpgroup, their dots on
+    # mma.sync; num_warpgroups > 1 is TXL's warp specialization, 4 warps per role.
+    if num_warps not in (1, 2) and (num_warps % 4 or num_warps > 32):
+        raise err("num_warps=%d: txl takes 1, 2 or whole warpgroups (a multiple of 4 up to 32), as Triton does "
+                  "with powers of two" % num_warps)
     if num_warps != 4 and num_warpgroups != 1:
         raise err("num_warps=%d with num_warpgroups=%d: warp-specialized kernels run one warpgroup (num_warps=4) "
                   "per role; use num_warps=4 with num_warpgroups, or num_warps=%d alone"
@@ -1587,6 +1588,10 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
     ir.eliminate_dead_ops(entry)
     # One copy of the body on all the warps (their warpgroups split each dot's M), unless the kernel gives its
     # warps or warpgroups roles of their own (TXL's warp specialization, txl.warpgroup_id()).
+    if num_warps < 4 and _uses_roles(entry):
+        raise err("num_warps=%d: txl.warpgroup_id() / is_warpgroup / is_warp give whole warpgroups roles, and a "
+                  "kernel of %d warps has no warpgroup" % (num_warps, num_warps), "launch it with num_warps=4")
+    # (a kernel of 1 or 2 warps is one role of its txl.num_warps warps: the compiler reads that, no attribute)
     role_warps = num_warps if num_warps in (8, 16, 32) and not _uses_roles(entry) else 4
     if role_warps != 4:
         _single_role_slots(entry)

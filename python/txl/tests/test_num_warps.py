@@ -11,7 +11,7 @@ import pytest
 
 import txl
 import txl.language as tl
-from txl.tests.gpu import dsl_cases, num_warps8_cases
+from txl.tests.gpu import dsl_cases, num_warps8_cases, small_warps_cases
 from txl.tests.gpu.cp_async_alignment_cases import ptr_gemm
 
 from .dsl_helpers import TXLC, _need, compile_ptx, ir_of
@@ -73,9 +73,27 @@ def _refused(kernel, match, **options):
     return str(e.value)
 
 
-def test_num_warps_that_are_not_whole_warpgroups_are_refused():
-    _refused(ptr_gemm, r"num_warps=2: txl runs whole warpgroups, so num_warps is a multiple of 4 up to 32",
-             num_warps=2)
+def test_num_warps_that_are_neither_small_nor_whole_warpgroups_are_refused():
+    _refused(ptr_gemm, r"num_warps=6: txl takes 1, 2 or whole warpgroups \(a multiple of 4 up to 32\)", num_warps=6)
+
+
+@pytest.mark.parametrize("case", small_warps_cases.CASES, ids=lambda c: c.name)
+def test_num_warps_1_and_2_run_on_32_or_64_threads(case):
+    warps = case.build(dsl_cases.MetaFactory())["kwargs"]["num_warps"]
+    ptx = _compiled(case).asm["ptx"]
+    assert ".reqntid %d, 1, 1" % (32 * warps) in ptx
+    assert "wgmma" not in ptx and "setmaxnreg" not in ptx
+    if "dot" in case.name:  # a warpgroup MMA needs 4 warps: mma.sync
+        assert re.search(r"mma\.sync\.aligned\.m16n8k16", ptx)
+    # a barrier waits for the CTA's threads at most (bar.sync 0 is the whole CTA)
+    assert all(int(count) <= 32 * warps for count in re.findall(r"bar\.sync \t?\S+, (\d+);", ptx))
+
+
+def test_warpgroup_roles_need_a_warpgroup():
+    with pytest.raises(Exception, match=r"num_warps=2: txl.warpgroup_id\(\) / is_warpgroup / is_warp give whole "
+                                        r"warpgroups roles") as e:
+        ir_of(_warpgroup_rows, {"x_ptr": "*fp32"}, {}, num_warps=2)
+    assert "test_num_warps.py" in str(e.value)
 
 
 @txl.jit

@@ -41,24 +41,32 @@ module attributes {txl.kernel} {}
 
 // -----
 
-// txl.num_warps counts whole warpgroups: a multiple of 4.
-// expected-error @+1 {{'txl.num_warps' must be an integer multiple of 4 in 4..32 (whole warpgroups, at most 1024 threads)}}
+// txl.num_warps is 1, 2 (Triton's small configs) or whole warpgroups: a multiple of 4.
+// expected-error @+1 {{'txl.num_warps' must be 1, 2 or a multiple of 4 in 4..32 (whole warpgroups, at most 1024 threads)}}
 func.func @f() attributes {txl.kernel, txl.num_warps = 6 : i32} {
   return
 }
 
 // -----
 
+// Neither 1, 2 nor whole warpgroups.
+// expected-error @+1 {{'txl.num_warps' must be 1, 2 or a multiple of 4 in 4..32}}
+func.func @f() attributes {txl.kernel, txl.num_warps = 3 : i32} {
+  return
+}
+
+// -----
+
 // txl.num_warps is at most 32 (1024 threads).
-// expected-error @+1 {{'txl.num_warps' must be an integer multiple of 4 in 4..32}}
+// expected-error @+1 {{'txl.num_warps' must be 1, 2 or a multiple of 4 in 4..32}}
 func.func @f() attributes {txl.kernel, txl.num_warps = 36 : i32} {
   return
 }
 
 // -----
 
-// txl.role_warps (the warps of one copy of the body) is a power of two, 4..32.
-// expected-error @+1 {{'txl.role_warps' is 4, 8, 16 or 32 (warps per copy of the body) on a kernel function}}
+// txl.role_warps (the warps of one copy of the body) is a power of two, 1..32.
+// expected-error @+1 {{'txl.role_warps' is 1, 2, 4, 8, 16 or 32 (warps per copy of the body) on a kernel function}}
 func.func @f() attributes {txl.kernel, txl.num_warps = 12 : i32, txl.role_warps = 12 : i32} {
   return
 }
@@ -73,8 +81,8 @@ func.func @f() attributes {txl.kernel, txl.num_warps = 16 : i32, txl.role_warps 
 
 // -----
 
-// txl.num_warps is at least 4.
-// expected-error @+1 {{'txl.num_warps' must be an integer multiple of 4 in 4..32}}
+// txl.num_warps is at least 1.
+// expected-error @+1 {{'txl.num_warps' must be 1, 2 or a multiple of 4 in 4..32}}
 func.func @f() attributes {txl.kernel, txl.num_warps = 0 : i32} {
   return
 }
@@ -82,7 +90,7 @@ func.func @f() attributes {txl.kernel, txl.num_warps = 0 : i32} {
 // -----
 
 // txl.num_warps is an integer.
-// expected-error @+1 {{'txl.num_warps' must be an integer multiple of 4 in 4..32}}
+// expected-error @+1 {{'txl.num_warps' must be 1, 2 or a multiple of 4 in 4..32}}
 func.func @f() attributes {txl.kernel, txl.num_warps = "8"} {
   return
 }
@@ -90,7 +98,7 @@ func.func @f() attributes {txl.kernel, txl.num_warps = "8"} {
 // -----
 
 // txl.num_warps wider than 64 bits is rejected, not truncated.
-// expected-error @+1 {{'txl.num_warps' must be an integer multiple of 4 in 4..32}}
+// expected-error @+1 {{'txl.num_warps' must be 1, 2 or a multiple of 4 in 4..32}}
 func.func @f() attributes {txl.kernel, txl.num_warps = 18446744073709551624 : i128} {
   return
 }

@@ -641,19 +641,21 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
     // wider-than-64-bit integer types.
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     int64_t warps = n && n.getValue().getSignificantBits() <= 32 ? n.getValue().getSExtValue() : 0;
-    if (warps < 4 || warps > 32 || warps % 4 != 0)
+    // 1 or 2 warps (Triton's small configs: no warpgroup MMA, dots on
+    // mma.sync), else whole warpgroups; at most 1024 threads.
+    if (warps != 1 && warps != 2 && (warps < 4 || warps > 32 || warps % 4 != 0))
       return op->emitError() << "'" << name
-                             << "' must be an integer multiple of 4 in 4..32 (whole "
+                             << "' must be 1, 2 or a multiple of 4 in 4..32 (whole "
                                 "warpgroups, at most 1024 threads)";
     return success();
   }
   if (name == kRoleWarpsAttrName) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     int64_t warps = n && n.getValue().getSignificantBits() <= 32 ? n.getValue().getSExtValue() : 0;
-    if (warps < 4 || warps > 32 || !llvm::isPowerOf2_64(warps) || !isa<FunctionOpInterface>(op))
+    if (warps < 1 || warps > 32 || !llvm::isPowerOf2_64(warps) || !isa<FunctionOpInterface>(op))
       return op->emitError() << "'" << name
-                             << "' is 4, 8, 16 or 32 (warps per copy of the body) on a kernel "
-                                "function";
+                             << "' is 1, 2, 4, 8, 16 or 32 (warps per copy of the body) on a "
+                                "kernel function";
     return success();
   }
   // Triton's num_ctas: CTAs per cluster (num_ctas x 1 x 1), at most 8 (the

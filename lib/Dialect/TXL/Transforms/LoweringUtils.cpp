@@ -89,7 +89,10 @@ int64_t mlir::txl::getRoleWarps(Operation *op) {
   if (!func)
     func = op->getParentOfType<FunctionOpInterface>();
   if (auto n = func ? func->getAttrOfType<IntegerAttr>(kRoleWarpsAttrName) : IntegerAttr())
-    return n.getInt(); // verified: 4, 8, 16 or 32
+    return n.getInt(); // verified: 1, 2, 4, 8, 16 or 32
+  // A warpgroup, or the whole CTA of a kernel of 1 or 2 warps.
+  if (auto n = func ? func->getAttrOfType<IntegerAttr>(kNumWarpsAttrName) : IntegerAttr())
+    return std::min<int64_t>(4, n.getInt()); // verified: 1, 2 or a multiple of 4
   return 4;
 }
 
@@ -101,7 +104,11 @@ bool mlir::txl::isWarpSpecialized(func::FuncOp func) {
       .wasInterrupted();
 }
 
-bool mlir::txl::usesMmaSync(int64_t m, int64_t roleWarps) { return m % (16 * roleWarps) != 0; }
+bool mlir::txl::usesMmaSync(int64_t m, int64_t roleWarps) {
+  // wgmma needs a whole warpgroup; a role of 1 or 2 warps (num_warps = 1, 2)
+  // runs its dots on mma.sync, as Triton does.
+  return roleWarps < 4 || m % (16 * roleWarps) != 0;
+}
 
 int64_t mlir::txl::getMmaSyncWarpsAlongM(int64_t m, int64_t roleWarps) {
   return static_cast<int64_t>(

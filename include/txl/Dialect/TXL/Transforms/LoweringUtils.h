@@ -56,7 +56,8 @@ Value getThreadId(OpBuilder &b, Location loc);
 /// Warps that run one copy of the kernel body together (a "role"): one
 /// warpgroup (4) in TXL-style and warp-specialized kernels; all the CTA's
 /// warps in a Triton-style kernel launched with num_warps = 8 or 16 (the
-/// kernel function's txl.role_warps). The one place that decides who issues
+/// kernel function's txl.role_warps), or with num_warps = 1 or 2 (its
+/// txl.num_warps: no warpgroup there). The one place that decides who issues
 /// a role's TMA copies and which threads a role's barrier waits for.
 int64_t getRoleWarps(Operation *op);
 /// Whether `func` is warp-specialized (has txl.is_warpgroup / txl.is_warp
