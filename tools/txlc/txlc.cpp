@@ -469,6 +469,16 @@ struct MachineCode {
   SmallVector<std::string> warnings;
 };
 
+/// Where ptxas' findings about the module are reported: its kernel's own
+/// location (the user's `def` line, from the frontend), not the module's
+/// first line (whose text, the module header, means nothing to the user).
+static Location kernelLocation(ModuleOp module) {
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+    if (fn->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+      return fn.getLoc();
+  return module.getLoc();
+}
+
 /// The PTX of a lowered module and, with `cubin`, its cubin from ptxas
 /// (which reports its warnings, and its allocation in `info` when given).
 static FailureOr<MachineCode> lowerToMachineCode(ModuleOp module, StringRef arch, bool cubin,
@@ -480,7 +490,7 @@ static FailureOr<MachineCode> lowerToMachineCode(ModuleOp module, StringRef arch
   MachineCode code;
   code.ptx = std::move(*ptx);
   if (cubin) {
-    FailureOr<std::vector<char>> bin = mlir::txl::runPtxas(code.ptx, arch, module.getLoc(), info);
+    FailureOr<std::vector<char>> bin = mlir::txl::runPtxas(code.ptx, arch, kernelLocation(module), info);
     if (failed(bin))
       return failure();
     code.cubin = std::move(*bin);
@@ -528,7 +538,7 @@ static int emitResults(MLIRContext &ctx, ModuleOp module, const Request &req, St
 
   if (compiled) {
     for (const std::string &warning : compiled->warnings)
-      emitWarning(module.getLoc()) << warning;
+      emitWarning(kernelLocation(module)) << warning;
   } else {
     FailureOr<MachineCode> code = lowerToMachineCode(module, arch, req.emit == "cubin");
     if (failed(code))
