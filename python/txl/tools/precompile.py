@@ -42,7 +42,14 @@ def main(argv=None):
 
     os.environ["TXL_CACHE_DIR"] = os.path.abspath(args.cache_dir)
     from txl.compiler.compiler import find_txlc
-    from txl.tests.gpu import dsl_cases
+    try:
+        from txl.tests.gpu import dsl_cases
+    except ImportError:  # an installed wheel: it leaves the tests (and so their cases) out
+        import txl
+        print("error: precompile compiles the cases of the GPU tests (python/txl/tests/gpu), which the installed "
+              "package (%s) does not include; run it from a checkout: python3 python/txl/tools/precompile.py DIR"
+              % os.path.dirname(txl.__file__), file=sys.stderr)
+        return 2
 
     cases = all_cases()
     if args.list:
