@@ -18,7 +18,9 @@ def ConvertTXLToNVVM : Pass<"convert-txl-to-nvvm", "mlir::ModuleOp"> {
   let description = [{
     Kernels (`func.func` with `txl.kernel`) become `llvm.func`s with
     `nvvm.kernel`, `nvvm.reqntid = [32 * txl.num_warps, 1, 1]` and
-    `nvvm.minctasm = 1` (setmaxnreg needs a known entry register count); a
+    `nvvm.minctasm = 1` when it uses setmaxnreg (which needs a known entry
+    register count; elsewhere it would let ptxas spend registers as if one
+    CTA per SM were enough); a
     `!txl.tensordesc` argument becomes a 128-byte by-value grid constant
     (`llvm.byval = !llvm.array<16 x i64>`, `llvm.align = 64`,
     `nvvm.grid_constant`), a `!txl.ptr` a global `!llvm.ptr<1>`.
@@ -37,6 +39,14 @@ def ConvertTXLToNVVM : Pass<"convert-txl-to-nvvm", "mlir::ModuleOp"> {
     a layout and every conversion that would need data from another thread
     is reported with an error naming the op; the pass then fails.
 
+    With `element-major` (the default), each block is then reordered so that
+    every memory-effect-free op comes right before its first user (its
+    operands first): a tile op is lowered for all of a thread's registers at
+    once, which leaves all N intermediates of every op live; element-major
+    order keeps one element's chain together, as Triton's PTX has it.
+    Loads, stores, barriers, inline asm and calls keep their order. The
+    extracts of a tile's struct read the inserted registers directly first.
+
     Before (after convert-scf-to-cf), with
     `#blocked = #txl.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>`:
     ```mlir
@@ -50,7 +60,7 @@ def ConvertTXLToNVVM : Pass<"convert-txl-to-nvvm", "mlir::ModuleOp"> {
     ```mlir
     llvm.func @k(%d: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<16 x i64>,
                                nvvm.grid_constant}, %out: !llvm.ptr<1>)
-        attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 128, 1, 1>} {
+        attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>} {
       %0 = nvvm.read.ptx.sreg.tid.x : i32
       %1 = llvm.mlir.constant(127 : i32) : i32   // lane bits, then warp bits: element tid % 128
       %2 = llvm.and %0, %1 : i32
@@ -61,6 +71,11 @@ def ConvertTXLToNVVM : Pass<"convert-txl-to-nvvm", "mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+  let options = [
+    Option<"elementMajor", "element-major", "bool", /*default=*/"true",
+           "Place every memory-effect-free op right before its first user (one element's chain "
+           "together instead of one op over all registers)">,
+  ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernels lowered to nvvm.kernel functions">,
   ];

@@ -46,6 +46,8 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::txl {
@@ -258,7 +260,8 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
       if (int64_t ctas = getClusterSize(funcOp); ctas > 1)
         f->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                    rewriter.getDenseI32ArrayAttr({int32_t(ctas), 1, 1}));
-      // setmaxnreg needs a known entry register count (FACTS §4.5).
+      // setmaxnreg needs a known entry register count (FACTS §4.5); the
+      // pass drops this again from kernels without setmaxnreg.
       f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(1));
       // A CUtensorMap is passed by value: a 128-byte, 64-aligned
       // __grid_constant__ parameter (FACTS §2).
@@ -539,10 +542,118 @@ struct ApproxDivLowering : OpConversionPattern<arith::DivFOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// Element-major order
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` may move within its block: a memory-effect-free LLVM or
+/// NVVM op (div.full, ex2, shfl.sync: values only) or unrealized cast,
+/// without regions, used, and only in its block. Memory accesses, inline
+/// asm, calls, barriers, ops without results and terminators stay where they
+/// are and keep their order.
+bool isSinkable(Operation *op) {
+  if (op->getNumRegions() || op->hasTrait<OpTrait::IsTerminator>() || op->use_empty())
+    return false;
+  // The math intrinsics the lowering calls by name (values only).
+  if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
+    return llvm::is_contained({StringRef("llvm.nvvm.div.full"), StringRef("llvm.nvvm.ex2.approx.ftz.f"),
+                               StringRef("llvm.nvvm.lg2.approx.f")},
+                              call.getIntrin()) &&
+           llvm::all_of(op->getUsers(), [&](Operation *u) { return u->getBlock() == op->getBlock(); });
+  if (!isa<LLVM::LLVMDialect, NVVM::NVVMDialect, BuiltinDialect>(op->getDialect()) ||
+      isa<LLVM::InlineAsmOp, LLVM::CallOp>(op) || !isMemoryEffectFree(op))
+    return false;
+  for (Operation *user : op->getUsers())
+    if (user->getBlock() != op->getBlock())
+      return false;
+  return true;
+}
+
+/// A tile op is lowered for all of a thread's registers at once, so the
+/// converted code is op-major: N conversions, then N multiplies, then N
+/// exponentials... and every intermediate of all N elements is live at
+/// once. Triton's PTX is element-major (LLVM's SLP vectorizer groups each
+/// element pair's chain there), and ptxas does not undo the difference: a
+/// bf16 SwiGLU row (32 elements a thread) took 87-89 registers against
+/// Triton's 32, so one CTA of 16 warps per SM instead of four. Here every
+/// movable op (isSinkable) is placed right before its first user, operands
+/// first in operand order: each element's chain is computed where it is
+/// consumed. The ops that stay (loads, stores, barriers, shuffles, asm) keep
+/// their order, so no memory access moves and loads are still issued as
+/// early as the source has them.
+/// The value inserted at `pos` into the struct `agg` when `agg` is a chain
+/// of llvm.insertvalue ops that sets it, else null.
+Value insertedAt(Value agg, ArrayRef<int64_t> pos) {
+  while (auto ins = agg.getDefiningOp<LLVM::InsertValueOp>()) {
+    if (ins.getPosition() == pos)
+      return ins.getValue();
+    agg = ins.getContainer();
+  }
+  return {};
+}
+
+/// Tiles travel between lowered ops as structs of registers: each op's
+/// lowering inserts its N results into a struct and the next extracts them.
+/// The struct ties every element to all others (the insertvalue chain is one
+/// sequence), so nothing could move until these extracts read the inserted
+/// values directly; the chains then die.
+void forwardStructElements(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    auto ext = dyn_cast<LLVM::ExtractValueOp>(&op);
+    if (!ext)
+      continue;
+    if (Value v = insertedAt(ext.getContainer(), ext.getPosition())) {
+      ext.getResult().replaceAllUsesWith(v);
+      ext->erase();
+    }
+  }
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    if (op.use_empty() && isa<LLVM::InsertValueOp, LLVM::ExtractValueOp, LLVM::PoisonOp,
+                              LLVM::UndefOp>(&op))
+      op.erase();
+}
+
+void sinkToFirstUse(Block &block) {
+  forwardStructElements(block);
+  SmallVector<Operation *> order;
+  order.reserve(block.getOperations().size());
+  llvm::DenseSet<Operation *> placed, movable;
+  for (Operation &op : block)
+    if (isSinkable(&op))
+      movable.insert(&op);
+  if (movable.empty())
+    return;
+  // Places `root` after its not-yet-placed movable operands (depth first,
+  // without recursion: chains can be thousands of ops long).
+  auto place = [&](Operation *root) {
+    SmallVector<std::pair<Operation *, unsigned>> stack{{root, 0}};
+    while (!stack.empty()) {
+      auto &[op, next] = stack.back();
+      if (next < op->getNumOperands()) {
+        Operation *def = op->getOperand(next++).getDefiningOp();
+        if (def && def->getBlock() == &block && movable.contains(def) && placed.insert(def).second)
+          stack.push_back({def, 0});
+        continue;
+      }
+      order.push_back(op);
+      stack.pop_back();
+    }
+  };
+  for (Operation &op : block)
+    if (!movable.contains(&op))
+      place(&op);
+  // Every movable op has a user in the block, so each is placed once.
+  assert(order.size() == block.getOperations().size() && "an op was not placed");
+  for (Operation *op : order)
+    op->moveBefore(&block, block.end());
+}
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
 struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPass> {
+  using ConvertTXLToNVVMBase::ConvertTXLToNVVMBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -610,7 +721,20 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
     // The role width was read by the lowering of barriers (getRoleWarps, from
     // txl.role_warps or, in a kernel of 1 or 2 warps, txl.num_warps); the
     // launch size is in nvvm.reqntid now.
-    module.walk([](LLVM::LLVMFuncOp f) {
+    module.walk([&](LLVM::LLVMFuncOp f) {
+      if (elementMajor)
+        for (Block &block : f.getBody())
+          sinkToFirstUse(block);
+      // `.minnctapersm 1` is for setmaxnreg only (FACTS §4.5). Elsewhere it
+      // tells ptxas that one CTA per SM will do, and ptxas then spends
+      // registers on latency: a bf16 SwiGLU row (512 threads) took 80
+      // registers with it and 32 without (Triton: 32, no .minnctapersm),
+      // i.e. one CTA of 16 warps per SM instead of four; Liger's group norm
+      // forward 92 against 56 (Triton 48). Triton emits it only with maxnreg.
+      bool setsMaxnreg = false;
+      f.walk([&](NVVM::SetMaxRegisterOp) { setsMaxnreg = true; });
+      if (!setsMaxnreg)
+        f->removeAttr(NVVM::NVVMDialect::getMinctasmAttrName());
       f->removeAttr(kRoleWarpsAttrName);
       f->removeAttr(kNumWarpsAttrName);
       f->removeAttr(kNumCtasAttrName); // read by program_id; nvvm.cluster_dim now

@@ -874,6 +874,22 @@ Value emitLoad(OpBuilder &b, Location loc, LoadOp op, Value ptr, Value mask, Val
   return fromAsmInt(b, loc, asmOp.getResult(0), eltType, memBits);
 }
 
+/// The type a 32-bit word of narrow elements is viewed as: <2 x bf16>,
+/// <2 x f16>, <2 x i16>, <4 x i8> (i1 travels as i8). Words are built and
+/// taken apart through this vector (insertelement / extractelement + one
+/// bitcast), as Triton does: LLVM's SLP vectorizer then sees each word's
+/// elements as one vector, packs the elementwise math on them into bf16x2 /
+/// f16x2 instructions and keeps each word's chain together, instead of the
+/// shift/or/trunc bit surgery it cannot see through (which left every op of a
+/// tile in its own block of N scalar instructions, all N values live: 87
+/// registers against Triton's 32 in a bf16 row kernel).
+VectorType wordVectorType(Type eltType, unsigned memBits) {
+  Type lane = isa<BFloat16Type, Float16Type>(eltType) && memBits == 16
+                  ? eltType
+                  : Type(IntegerType::get(eltType.getContext(), memBits));
+  return VectorType::get({int64_t(32 / memBits)}, lane);
+}
+
 /// The raw bits of `values` (memBits each, 8 to 64, together 2 to 16 bytes)
 /// as PTX operand words: b32 words, or one b16 word for 2 bytes.
 SmallVector<Value> packWords(OpBuilder &b, Location loc, ArrayRef<Value> values, unsigned memBits) {
@@ -881,6 +897,22 @@ SmallVector<Value> packWords(OpBuilder &b, Location loc, ArrayRef<Value> values,
   unsigned wordBits = totalBits < 32 ? 16 : 32;
   Type word = b.getIntegerType(wordBits);
   SmallVector<Value> words;
+  if (wordBits == 32 && memBits < 32) {
+    // Narrow elements: each word a vector of them, bitcast to i32.
+    VectorType vecType = wordVectorType(values.front().getType(), memBits);
+    unsigned perWord = 32 / memBits;
+    for (unsigned w = 0; w * perWord < values.size(); ++w) {
+      Value vec = LLVM::PoisonOp::create(b, loc, vecType);
+      for (unsigned k = 0; k < perWord; ++k) {
+        Value v = values[w * perWord + k];
+        if (v.getType() != vecType.getElementType())
+          v = toAsmInt(b, loc, v, memBits, memBits);
+        vec = LLVM::InsertElementOp::create(b, loc, vec, v, intConst(b, loc, b.getI32Type(), k));
+      }
+      words.push_back(LLVM::BitcastOp::create(b, loc, word, vec));
+    }
+    return words;
+  }
   for (auto [i, v] : llvm::enumerate(values)) {
     Value bits = toAsmInt(b, loc, v, memBits, memBits);
     if (memBits == 64) { // two words, low first
@@ -906,6 +938,20 @@ SmallVector<Value> unpackWords(OpBuilder &b, Location loc, ArrayRef<Value> words
                                Type eltType, unsigned memBits) {
   SmallVector<Value> out;
   Type memInt = b.getIntegerType(memBits);
+  if (memBits < 32 && words[0].getType().getIntOrFloatBitWidth() == 32) {
+    // Narrow elements: each word viewed as a vector of them (see packWords).
+    VectorType vecType = wordVectorType(eltType, memBits);
+    unsigned perWord = 32 / memBits;
+    SmallVector<Value> vecs;
+    for (Value w : words)
+      vecs.push_back(LLVM::BitcastOp::create(b, loc, vecType, w));
+    for (int64_t i = 0; i < count; ++i) {
+      Value v = LLVM::ExtractElementOp::create(b, loc, vecs[i / perWord],
+                                               intConst(b, loc, b.getI32Type(), i % perWord));
+      out.push_back(v.getType() == eltType ? v : fromAsmInt(b, loc, v, eltType, memBits));
+    }
+    return out;
+  }
   for (int64_t i = 0; i < count; ++i) {
     Value bits;
     if (memBits == 64) {
@@ -936,12 +982,14 @@ SmallVector<Value> emitVectorLoad(OpBuilder &b, Location loc, LoadOp op, Value p
   unsigned memBits = memoryBits(eltType);
   StringRef cache = loadCacheSuffix(op.getCache());
   if (!mask && cache.empty()) {
-    auto vecType = VectorType::get({count}, b.getIntegerType(memBits));
+    Type lane = memBits < 32 ? wordVectorType(eltType, memBits).getElementType()
+                             : Type(b.getIntegerType(memBits));
+    auto vecType = VectorType::get({count}, lane);
     Value vec = LLVM::LoadOp::create(b, loc, vecType, ptr, memBits / 8 * count);
     SmallVector<Value> out;
     for (int64_t i = 0; i < count; ++i) {
       Value v = LLVM::ExtractElementOp::create(b, loc, vec, intConst(b, loc, b.getI32Type(), i));
-      out.push_back(fromAsmInt(b, loc, v, eltType, memBits));
+      out.push_back(v.getType() == eltType ? v : fromAsmInt(b, loc, v, eltType, memBits));
     }
     return out;
   }
@@ -993,11 +1041,14 @@ void emitVectorStore(OpBuilder &b, Location loc, StoreOp op, Value ptr, ArrayRef
   unsigned memBits = memoryBits(values.front().getType());
   StringRef cache = storeCacheSuffix(op.getCache());
   if (!mask && cache.empty()) {
-    auto vecType = VectorType::get({int64_t(values.size())}, b.getIntegerType(memBits));
+    Type lane = memBits < 32 ? wordVectorType(values.front().getType(), memBits).getElementType()
+                             : Type(b.getIntegerType(memBits));
+    auto vecType = VectorType::get({int64_t(values.size())}, lane);
     Value vec = LLVM::PoisonOp::create(b, loc, vecType);
     for (auto [i, v] : llvm::enumerate(values))
-      vec = LLVM::InsertElementOp::create(b, loc, vec, toAsmInt(b, loc, v, memBits, memBits),
-                                          intConst(b, loc, b.getI32Type(), i));
+      vec = LLVM::InsertElementOp::create(
+          b, loc, vec, v.getType() == lane ? v : toAsmInt(b, loc, v, memBits, memBits),
+          intConst(b, loc, b.getI32Type(), i));
     LLVM::StoreOp::create(b, loc, vec, ptr, memBits / 8 * values.size());
     return;
   }

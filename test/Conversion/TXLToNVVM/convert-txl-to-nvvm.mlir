@@ -1,4 +1,4 @@
-// RUN: txl-opt %s -convert-scf-to-cf -convert-txl-to-nvvm -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl.
+// RUN: txl-opt %s -convert-scf-to-cf -convert-txl-to-nvvm=element-major=0 -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl.
 //
 // convert-txl-to-nvvm: kernels, helpers, ids, barriers, setmaxnreg and the
 // register tiles. Nothing of the txl dialect may survive (implicit-check-not).
@@ -19,7 +19,9 @@ module {
   // CHECK-LABEL: llvm.func @signature(
   // CHECK-SAME: %{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<16 x i64>, nvvm.grid_constant},
   // CHECK-SAME: %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32)
-  // CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 256, 1, 1>, txl.shared_bytes = 1024 : i64}
+  // No setmaxnreg, so no .minnctapersm (it would let ptxas spend registers as
+  // if one CTA per SM were enough).
+  // CHECK-SAME: attributes {nvvm.kernel, nvvm.reqntid = array<i32: 256, 1, 1>, txl.shared_bytes = 1024 : i64}
   // CHECK-NOT: unrealized_conversion_cast
   // CHECK: llvm.return
   func.func @signature(%desc: !txl.tensordesc<64x64xbf16>, %out: !txl.ptr<f32>, %n: i32)
@@ -39,7 +41,7 @@ module {
   }
 
   // CHECK-LABEL: llvm.func @ids(
-  // CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 128, 1, 1>}
+  // CHECK-SAME: attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>}
   func.func @ids(%out: !txl.ptr<i32>) attributes {txl.kernel} {
     // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
     %tid = txl.tid
@@ -84,8 +86,10 @@ module {
     return
   }
 
-  // Warp specialization: roles, setmaxnreg, named barriers.
+  // Warp specialization: roles, setmaxnreg, named barriers. setmaxnreg needs
+  // a known entry register count: .minnctapersm 1.
   // CHECK-LABEL: llvm.func @roles(
+  // CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 384, 1, 1>}
   func.func @roles() attributes {txl.kernel, txl.num_warps = 12 : i32} {
     // is_warpgroup [0, 2]: tid / 128 compared with each id, OR-ed.
     // CHECK: %[[T:.*]] = nvvm.read.ptx.sreg.tid.x
