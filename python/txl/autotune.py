@@ -221,8 +221,15 @@ def context_lost():
 
 
 def _reason(e):
-    """How a config's failure is reported: the exception's type and the first line of its message."""
-    return "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[0])
+    """How a config's failure is reported, on one line: the exception's type and the first line of its message;
+    when that line only introduces what follows ("txlc failed to compile kernel k (file:line):"), the first
+    diagnostic after it too (the first line with "error:", the user's file:line where the frontend recorded it;
+    else the next line)."""
+    lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    if first.endswith(":") and len(lines) > 1:
+        first += " " + next((line for line in lines[1:] if "error:" in line), lines[1])
+    return "%s: %s" % (type(e).__name__, first)
 
 
 def compile_jobs(n):
@@ -558,13 +565,16 @@ class Autotuner:
         faulted = self._faulted(key)
         earlier = [faulted.get(json.dumps(c.to_dict(), sort_keys=True)) for c in configs]
         failed = self._precompile(grid, args, kwargs, [(i, c) for i, c in enumerate(configs) if earlier[i] is None])
+        first_error = None  # (config, exception) of the first config that failed in this process
         for i, c in enumerate(configs):
             if earlier[i] is not None:
-                ms, reason = None, "faulted in an earlier process: " + earlier[i]
+                ms, reason, error = None, "faulted in an earlier process: " + earlier[i], None
             elif i in failed:
-                ms, reason = None, failed[i]
+                ms, reason, error = None, _reason(failed[i]), failed[i]
             else:
-                ms, reason = self._try(key, c, grid, args, kwargs)
+                ms, reason, error = self._try(key, c, grid, args, kwargs)
+            if error is not None and first_error is None:
+                first_error = (c, error)
             results.append((c, ms, reason))
             line = "%.4f ms" % ms if ms is not None else "skipped: " + reason
             if self.verbose:
@@ -574,8 +584,13 @@ class Autotuner:
         self.configs_timings = {c: float("inf") if ms is None else ms for c, ms, _ in results}
         ok = [(ms, i) for i, (c, ms, err) in enumerate(results) if ms is not None]
         if not ok:
-            raise RuntimeError("txl.autotune %s: every config failed for key %r:\n%s" % (
-                self.fn.where, key, "\n".join("  %r: %s" % (c, err) for c, _, err in results)))
+            # Each config's line says why in one line; the first failure is also given in full (the compiler's
+            # diagnostics with the source line).
+            full = ""
+            if first_error is not None:
+                full = "\nthe first failure, %r, in full:\n%s" % (first_error[0], str(first_error[1]).strip())
+            raise RuntimeError("txl.autotune %s: every config failed for key %r:\n%s%s" % (
+                self.fn.where, key, "\n".join("  %r: %s" % (c, err) for c, _, err in results), full))
         best = configs[min(ok)[1]]
         self.cache[key] = best
         if self.verbose:
@@ -593,7 +608,7 @@ class Autotuner:
         """Compiles the (index, config) pairs without launching, ``compile_jobs`` at a time in threads: each
         compile spends its time in txlc and ptxas subprocesses, so they overlap (the Python frontend runs one at a
         time). The JIT function keeps each compiled kernel, so the benchmark's launch finds it. Returns {index:
-        reason} of the configs that failed to compile; _tune reports them, in config order, as _try would have.
+        exception} of the configs that failed to compile; _tune reports them, in config order, as _try would have.
 
         A config's pre_hook runs here first, in this thread and in config order, on its own copy of the
         arguments, so the config compiles with the arguments it will launch with (e.g. TensorDescriptors of its
@@ -629,14 +644,15 @@ class Autotuner:
                 if e is not None:
                     if not isinstance(e, Exception):  # KeyboardInterrupt, SystemExit: not a config's failure
                         raise e
-                    failed[i] = _reason(e)
+                    failed[i] = e
         finally:
             # On an interrupt, start no more compiles (the running ones finish: they are subprocesses).
             pool.shutdown(wait=True, cancel_futures=True)
         return failed
 
     def _try(self, key, config, grid, args, kwargs):
-        """(ms, None), or (None, reason) for a config that failed (e.g. did not compile). A config that deadlocked
+        """(ms, None, None), or (None, reason, exception) for a config that failed (e.g. did not compile). A config
+        that deadlocked
         or left the CUDA context unusable ends the tuning: it is recorded, and the error says to restart."""
         pre_hook, post_hook = self.pre_hook, self.post_hook
         if pre_hook is _no_pre_hook and post_hook is _no_post_hook:
@@ -653,7 +669,7 @@ class Autotuner:
                     raise
                 post_hook(nargs, exception=None)
         try:
-            return self._bench(call), None
+            return self._bench(call), None, None
         except Exception as e:
             reason = _reason(e)
             if isinstance(e, ConfigHang):  # the kernel still runs: touching the context would block
@@ -661,7 +677,7 @@ class Autotuner:
             elif self.bench is None and not isinstance(e, (TypeError, ValueError)) and context_lost():
                 what = "faulted"
             else:
-                return None, reason
+                return None, reason, e
             path = self._record_fault(key, config, reason)
             raise RuntimeError(
                 "txl.autotune %s: config %r %s for key %r (%s). The CUDA context of this process is lost (device "

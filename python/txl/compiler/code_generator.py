@@ -636,9 +636,13 @@ class CodeGenerator(ast.NodeVisitor):
 
     def scf_for(self, node, it):
         bounds = [_unwrap(it.start), _unwrap(it.end), _unwrap(it.step)]
-        if isinstance(bounds[2], int) and bounds[2] <= 0:
-            raise self.error(node.iter, "the loop step must be positive, got %d" % bounds[2],
-                             "count upwards and compute the index (i = hi - 1 - j)")
+        if isinstance(bounds[2], int) and bounds[2] == 0:
+            raise self.error(node.iter, "the loop step must not be zero")
+        # A constant negative step counts down, as in Triton: the loop runs upwards from `end` to `start` with
+        # step -s, and the variable is start + end - iv (start - k * s in iteration k; same trip count).
+        negative_step = isinstance(bounds[2], int) and not isinstance(bounds[2], bool) and bounds[2] < 0
+        if negative_step:
+            bounds = [bounds[1], bounds[0], -bounds[2]]
         ity = core.int32
         for v in bounds:
             if isinstance(v, tensor):
@@ -652,6 +656,8 @@ class CodeGenerator(ast.NodeVisitor):
         var = node.target.id
 
         def body(iv):
+            if negative_step:
+                iv = semantic.binary("+", semantic.binary("-", ub, iv), lb)
             self.set(var, iv)
             self.visit_body(node.body)
 

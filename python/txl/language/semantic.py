@@ -1529,6 +1529,9 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
             fix = "allocate both shared-memory operands with one element type (convert the data before it is stored)"
         raise SemanticError("tl.dot: A is %s and B is %s; the tensor cores multiply operands of one element type"
                             % (a.dtype.name, b.dtype.name), fix)
+    if (isinstance(a.type, block_type) and isinstance(b.type, block_type) and a.dtype.is_floating()
+            and a.dtype.primitive_bitwidth >= 32):
+        return _fma_dot(a, b, acc, out_dtype)
     # What the user wrote: operands in shared memory or registers. txl-lower-tile-copies reads a tile that
     # desc.load brought through shared memory from there and stages any other register B (wgmma reads B from
     # shared memory); such a dot runs synchronously unless the loop pipeliner gives it a ring of buffers.
@@ -1584,6 +1587,39 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
     op.attrs["zero_acc"] = zero_acc
     _ctx().dots.append(op)
     return tensor(op.result, acc.type)
+
+
+def _fma_dot(a, b, acc, out_dtype):
+    """``tl.dot`` of fp32 (or fp64) register tiles: products summed along K on the CUDA cores, as Triton's FMA dot
+    (its lowering of fp32 dots with input_precision="ieee"; "tf32" and "tf32x3" get the same, at least as exact,
+    result): sum(a[:, :, None] * b[None, :, :], axis=1) + acc. The tensor cores' 16-bit and fp8 paths are not
+    used: wgmma and mma.sync take no fp32 operands here."""
+    sa, sb = list(a.type.shape), list(b.type.shape)
+    if len(sa) != 2 or len(sb) != 2:
+        raise SemanticError("tl.dot needs 2-D operands, got %s and %s" % (sa, sb))
+    if sa[1] != sb[0]:
+        raise SemanticError("tl.dot: A is %s and B is %s, but A's columns must equal B's rows" % (sa, sb),
+                            "for A x B^T, pass `tl.trans(b)`")
+    out_dtype = _unwrap(out_dtype)
+    if out_dtype is not None and out_dtype.primitive_bitwidth < 32:  # fp64 operands accumulate in fp64
+        raise SemanticError("tl.dot of %s operands accumulates in %s, got out_dtype=%s"
+                            % (a.dtype.name, a.dtype.name, out_dtype.name))
+    if sa[0] * sa[1] * sb[1] > core.MAX_TILE_NUMEL:
+        raise SemanticError("tl.dot of %s operands %s x %s: txl multiplies fp32 tiles on the CUDA cores through "
+                            "a %d-element product tile, more than the %d a tile may have"
+                            % (a.dtype.name, sa, sb, sa[0] * sa[1] * sb[1], core.MAX_TILE_NUMEL),
+                            "use smaller blocks, or convert the operands to bf16/fp16 (`a.to(tl.bfloat16)`) for "
+                            "the tensor cores")
+    prod = binary("*", broadcast_to(expand_dims(a, 2), [sa[0], sa[1], sb[1]]),
+                  broadcast_to(expand_dims(b, 0), [sa[0], sa[1], sb[1]]))
+    r = _reduce_axes("sum", prod, 1, False)
+    acc = _unwrap(acc)
+    if acc is None:
+        return r
+    acc = to_tensor(acc)
+    if not isinstance(acc.type, block_type) or list(acc.type.shape) != [sa[0], sb[1]]:
+        raise SemanticError("tl.dot: the accumulator must be a %s tile, got %s" % ([sa[0], sb[1]], acc.type))
+    return binary("+", cast(acc, a.dtype), r)
 
 
 def _add_into_dot(x, d):

@@ -191,7 +191,8 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=core.float32):
     """wgmma: ``input`` a shared-memory buffer or a register tile, ``other`` a shared-memory buffer (``k.T`` for a
-    transposed view). Asynchronous when a txl.dot_wait follows it in the same block, else synchronous."""
+    transposed view). Asynchronous when a txl.dot_wait follows it in the same block, else synchronous. fp32 (and
+    fp64) register tiles are multiplied on the CUDA cores, as Triton's FMA dot, for every ``input_precision``."""
     return S.dot(input, other, acc, _unwrap(out_dtype))
 
 

@@ -89,7 +89,8 @@ LANGUAGE = {
     "histogram": no("the txl dialect has no histogram operation of register tiles",
                    "tl.atomic_add(hist_ptr + x, 1) into a zeroed global buffer, or torch.bincount"),
     # -- linear algebra -------------------------------------------------------------------------------------
-    "dot": ok(),
+    "dot": ok("fp32/fp64 register tiles multiply on the CUDA cores (Triton's FMA dot) whatever input_precision "
+              "says"),
     "dot_scaled": no("block-scaled MMA (mxfp4/mxfp8) is not built yet",
                      "dequantize to bf16/fp16 and use tl.dot"),
     # -- elementwise math -----------------------------------------------------------------------------------

@@ -122,11 +122,13 @@ def test_failing_configs_are_skipped_with_a_reason(cache, capsys):
     tuned(rec)[(1,)](x, x, x, 64)
     out = capsys.readouterr().out.splitlines()
     assert out[1].endswith("[2/3] Config(BLOCK=1024, num_warps=8, num_warpgroups=1): skipped: TxlCompileError: "
-                           "txlc failed to compile kernel k:")
+                           "txlc failed to compile kernel k: k.py:3:5: error: too big")
     assert "best Config(BLOCK=512" in out[3] and rec.launches[-1]["BLOCK"] == 512
     rec = Recorder(fail=(256, 512, 1024))
     with pytest.raises(RuntimeError, match=r"every config failed for key \(65,.*\n  Config\(BLOCK=256.*"
-                                           r"TxlCompileError"):
+                                           r"TxlCompileError: txlc failed to compile kernel k: k.py:3:5: error: too "
+                                           r"big\n(.*\n)*the first failure, Config\(BLOCK=256.*, in full:\n"
+                                           r"txlc failed to compile kernel k:\nk.py:3:5: error: too big\nmore$"):
         tuned(rec)[(1,)](x, x, x, 65)
 
 
@@ -333,17 +335,17 @@ def test_compile_errors_are_reported_per_config_in_config_order(cache, monkeypat
     out = capsys.readouterr().out.splitlines()
     assert out[0].endswith("[1/4] Config(BLOCK=128, num_warps=4, num_warpgroups=1): 4.0000 ms")
     assert out[1].endswith("[2/4] Config(BLOCK=256, num_warps=4, num_warpgroups=1): skipped: TxlCompileError: "
-                           "txlc failed to compile kernel k:")
+                           "txlc failed to compile kernel k: k.py:3:5: error: BLOCK=256")
     assert out[2].endswith("[3/4] Config(BLOCK=512, num_warps=4, num_warpgroups=1): 2.0000 ms")
     assert out[3].endswith("[4/4] Config(BLOCK=1024, num_warps=4, num_warpgroups=1): skipped: TxlCompileError: "
-                           "txlc failed to compile kernel k:")
+                           "txlc failed to compile kernel k: k.py:3:5: error: BLOCK=1024")
     assert "best Config(BLOCK=512" in out[4]
     # the configs that failed are neither compiled again nor launched; the others are benchmarked
     assert sorted(log.compiled()) == [128, 256, 512, 1024] and log.launched() == [128, 512, 512]
     (results,) = k.timings.values()
     assert [(c.kwargs["BLOCK"], ms, err) for c, ms, err in results] == [
-        (128, 4.0, None), (256, None, "TxlCompileError: txlc failed to compile kernel k:"), (512, 2.0, None),
-        (1024, None, "TxlCompileError: txlc failed to compile kernel k:")]
+        (128, 4.0, None), (256, None, "TxlCompileError: txlc failed to compile kernel k: k.py:3:5: error: BLOCK=256"),
+        (512, 2.0, None), (1024, None, "TxlCompileError: txlc failed to compile kernel k: k.py:3:5: error: BLOCK=1024")]
     # every config fails: the error lists each one's reason, in config order
     log.fail = (128, 256, 512, 1024)
     with pytest.raises(RuntimeError, match=r"every config failed for key \(65,.*\n"

@@ -168,7 +168,7 @@ def _bad_dot_b(a_ptr, b_ptr):
     (_bad_perm, {"x_ptr": "*fp32"}, "needs a permutation of [0, 1], got [0, 0]", None),
     (_bad_reshape, {"x_ptr": "*fp32"}, "cannot reshape a [64] tile (64 elements) to [8, 16]", None),
     (_bad_split, {"x_ptr": "*fp32"}, "tl.split needs a tile whose last dimension has size 2", "tl.reshape"),
-    (_bad_dot_b, {"a_ptr": "*fp32", "b_ptr": "*fp32"}, "wgmma takes 16-bit or fp8 operands", ".to(tl.bfloat16)"),
+    (_bad_dot_b, {"a_ptr": "*i32", "b_ptr": "*i32"}, "wgmma takes 16-bit or fp8 operands", ".to(tl.bfloat16)"),
 ])
 def test_errors(fn, sig, message, fix):
     with pytest.raises(CompilationError) as info:

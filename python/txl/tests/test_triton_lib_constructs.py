@@ -15,7 +15,7 @@ import txl.language as tl
 from txl.compiler.errors import CompilationError
 from txl.language import core
 
-from .dsl_helpers import check, compile_ptx, ir_of
+from .dsl_helpers import check, check_not, compile_ptx, ir_of
 
 # dir(triton.language.tensor) of Triton 3.6.0 without the dunders, `T` and `_flatten_ir` (56 names less those 2):
 # the functions it decorates with @_tensor_member_fn and the methods its class defines.
@@ -372,3 +372,111 @@ def test_calling_a_dtype_is_refused_as_triton_does():
     line, col = _line_of(_dtype_call, "tl.float32(")
     assert (e.line, e.col) == (line, col)
     assert "tl.float32 is a dtype, not a function" in e.message and "tl.full((), value, tl.float32)" in e.fix
+
+
+# -- atomics on 2-D tiles whose pointers and values would default to different layouts --------------------------------
+@txl.jit
+def _bucket_scatter(keys_ptr, starts_ptr, fill_ptr, out_ptr, n, ROWS: tl.constexpr, WIDTH: tl.constexpr,
+                    COUNT: tl.constexpr):
+    # A counting sort over a [ROWS, WIDTH] tile of i64 bucket ids (-1: none): the counting pass adds a constant 1
+    # per element; the scatter pass reads each element's old fill level back (atomic_add's result).
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    cols = tl.arange(0, WIDTH)
+    keys = tl.load(keys_ptr + rows[:, None].to(tl.int64) * WIDTH + cols[None, :], mask=(rows < n)[:, None],
+                   other=-1).to(tl.int64)
+    valid = (rows < n)[:, None] & (keys >= 0)
+    if COUNT:
+        tl.atomic_add(starts_ptr + keys + 1, 1, mask=valid)
+    else:
+        slot = tl.load(starts_ptr + keys, mask=valid, other=0).to(tl.int64) + tl.atomic_add(fill_ptr + keys, 1,
+                                                                                          mask=valid)
+        tl.store(out_ptr + slot, tl.broadcast_to(rows[:, None], (ROWS, WIDTH)), mask=valid)
+
+
+@pytest.mark.parametrize("count", [True, False])
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_atomics_with_i64_offsets_and_a_constant_value_compile(count, num_warps):
+    # The pointers (i64 offsets) and the constant 1 used to get layouts of their own (2 and 4 elements per
+    # thread): "'txl.atomic_rmw' mixes register layouts". An atomic's operands and result are one layout class.
+    sig = {"keys_ptr": "*i64", "starts_ptr": "*i32", "fill_ptr": "*i32", "out_ptr": "*i32", "n": "i32"}
+    text = ir_of(_bucket_scatter, sig, {"ROWS": 128, "WIDTH": 16, "COUNT": count}, num_warps=num_warps)
+    ptx, _ = compile_ptx(text)
+    assert "atom.acq_rel.gpu.global.add.u32" in ptx
+
+
+# -- loops counting down ----------------------------------------------------------------------------------------------
+@txl.jit
+def _count_down(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    # A reverse scan over blocks (a backward pass walks its chunks from the last), and a constant-bound one.
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for i in range(tl.cdiv(n, BLOCK) - 1, -1, -1):
+        acc = acc * 0.5 + tl.load(x_ptr + i * BLOCK + offs, mask=i * BLOCK + offs < n, other=0.0)
+        tl.store(o_ptr + i * BLOCK + offs, acc, mask=i * BLOCK + offs < n)
+    k = 0
+    for j in tl.range(10, 0, -3):
+        k += j
+    tl.store(o_ptr + offs, acc + k, mask=offs < n)
+
+
+def test_a_loop_with_a_negative_constant_step_counts_down():
+    text = ir_of(_count_down, {"x_ptr": "*fp32", "o_ptr": "*fp32", "n": "i32"}, {"BLOCK": 128})
+    # range(hi, -1, -1): scf.for from -1 to hi (step 1), the variable hi + -1 - iv
+    check(text, r"%(?P<lo>\S+) = arith.constant -1 : i32", r"scf.for %(?P<iv>\S+) = %[[lo]] to %(?P<hi>\S+) step",
+          r"arith.subi %[[hi]], %[[iv]] : i32")
+    compile_ptx(text)
+
+
+@txl.jit
+def _zero_step(o_ptr, n):
+    for i in range(0, n, 0):
+        tl.store(o_ptr + i, 1.0)
+
+
+def test_a_zero_step_is_a_located_error():
+    e = _error(_zero_step, {"o_ptr": "*fp32", "n": "i32"})
+    assert "the loop step must not be zero" in str(e)
+    assert ":%d:" % _line_of(_zero_step, "range(0, n, 0)")[0] in str(e)
+
+
+# -- fp32 tl.dot (Triton's FMA dot) -----------------------------------------------------------------------------------
+@txl.jit
+def _fp32_dots(a_ptr, b_ptr, g_ptr, o_ptr, K: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr,
+               PRECISION: tl.constexpr):
+    # Small fp32 products of gated 16-bit inputs (a chunked linear-attention block): a K loop accumulating into an
+    # fp32 tile, then a product of two results (as a block triangular inverse merges its blocks).
+    rm = tl.arange(0, BM)
+    acc = tl.zeros([BM, BM], dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        rk = k0 + tl.arange(0, BK)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :]).to(tl.float32)
+        g = tl.load(g_ptr + rm[:, None] * K + rk[None, :])
+        b = tl.load(b_ptr + rk[:, None] + rm[None, :] * K).to(tl.float32)
+        acc = tl.dot(a * tl.exp(g), b, acc, input_precision=PRECISION)
+    low = tl.where(rm[:, None] > rm[None, :], acc, 0.0)
+    inv = -tl.dot(tl.dot(low, acc, input_precision=PRECISION), low, input_precision=PRECISION)
+    tl.store(o_ptr + rm[:, None] * BM + rm[None, :], inv + tl.dot(low, acc))
+
+
+@pytest.mark.parametrize("precision", ["ieee", "tf32"])
+@pytest.mark.parametrize("num_warps,bk", [(4, 32), (8, 64)])
+def test_fp32_dots_compile_as_fma_dots(precision, num_warps, bk):
+    sig = {"a_ptr": "*bf16", "b_ptr": "*fp16", "g_ptr": "*fp32", "o_ptr": "*fp32"}
+    text = ir_of(_fp32_dots, sig, {"K": 128, "BM": 16, "BK": bk, "PRECISION": precision}, num_warps=num_warps)
+    check_not(text, r"txl\.dot ")  # no tensor-core dot: wgmma and mma.sync take no fp32 operands here
+    check(text, r"arith.mulf .* : tensor<16x%dx16xf32>" % bk, r"txl.reduce .* axis 1 : \(tensor<16x%dx16xf32>\)" % bk)
+    ptx, _ = compile_ptx(text)
+    assert "mul.f32" in ptx and "wgmma" not in ptx and "mma.sync" not in ptx
+
+
+@txl.jit
+def _fp32_dot_too_big(a_ptr, o_ptr, B: tl.constexpr):
+    r = tl.arange(0, B)
+    a = tl.load(a_ptr + r[:, None] * B + r[None, :])
+    tl.store(o_ptr + r[:, None] * B + r[None, :], tl.dot(a, a))
+
+
+def test_an_fp32_dot_beyond_the_product_tile_limit_is_a_located_error():
+    e = _error(_fp32_dot_too_big, {"a_ptr": "*fp32", "o_ptr": "*fp32"}, {"B": 128})
+    assert "2097152-element product tile" in str(e) and "bf16/fp16" in str(e)
+    assert ":%d:" % _line_of(_fp32_dot_too_big, "tl.dot(a, a)")[0] in str(e)

@@ -282,10 +282,11 @@ private:
           for (BlockArgument arg : block.getArguments())
             addTile(arg);
       // Same layout for all tile operands and results.
-      // (a scan, sort or flip exchanges elements in place.)
-      bool sameLayout =
-          op->hasTrait<mlir::OpTrait::Elementwise>() ||
-          isa<BroadcastOp, AddPtrOp, LoadOp, StoreOp, AsyncLoadOp, ScanOp, SortOp, FlipOp>(op);
+      // (a scan, sort or flip exchanges elements in place; an atomic's
+      // pointers, values, mask and old values are element for element.)
+      bool sameLayout = op->hasTrait<mlir::OpTrait::Elementwise>() ||
+                        isa<BroadcastOp, AddPtrOp, LoadOp, StoreOp, AsyncLoadOp, ScanOp, SortOp,
+                            FlipOp, AtomicRMWOp, AtomicCASOp>(op);
       if (sameLayout) {
         Value first;
         for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults())) {

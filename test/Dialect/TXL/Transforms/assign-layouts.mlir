@@ -554,3 +554,37 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// An atomic's pointers, value, mask and old values are element for element:
+// one class. The pointers (i64 offsets: 2 per thread) and the constant value
+// (i32: 4 per thread by itself) get one layout, and so does the old-value
+// result that an i64 sum reads.
+// CHECK-LABEL: func.func @atomic_operands_share_a_layout
+// CHECK: %[[ONE:.*]] = arith.constant dense<1> : tensor<128x16xi32, #[[L:.*]]>
+// CHECK: txl.atomic_rmw add acq_rel gpu %{{.*}}, %[[ONE]] mask %{{.*}} : tensor<128x16x!txl.ptr<i32>, #[[L]]>, tensor<128x16xi32, #[[L]]>
+// CHECK: %[[OLD:.*]] = txl.atomic_rmw add acq_rel gpu %{{.*}}, %{{.*}} mask %{{.*}} : tensor<128x16x!txl.ptr<i32>, #[[L]]>, tensor<128x16xi32, #[[L]]>
+// CHECK: arith.extsi %[[OLD]] : tensor<128x16xi32, #[[L]]> to tensor<128x16xi64, #[[L]]>
+// CHECK: %[[C:.*]] = arith.constant dense<2> : tensor<128x16xi32, #[[L]]>
+// CHECK: txl.atomic_cas acq_rel gpu %{{.*}}, %{{.*}}, %[[C]] : tensor<128x16x!txl.ptr<i32>, #[[L]]>, tensor<128x16xi32, #[[L]]>
+module attributes {txl.target = "sm_90a"} {
+  func.func @atomic_operands_share_a_layout(%p: !txl.ptr<i32>, %q: !txl.ptr<i64>) attributes {txl.kernel} {
+    %qs = txl.splat %q : !txl.ptr<i64> -> tensor<128x16x!txl.ptr<i64>>
+    %off = txl.load %qs : tensor<128x16x!txl.ptr<i64>> -> tensor<128x16xi64>
+    %z = arith.constant dense<0> : tensor<128x16xi64>
+    %m = arith.cmpi sge, %off, %z : tensor<128x16xi64>
+    %ps = txl.splat %p : !txl.ptr<i32> -> tensor<128x16x!txl.ptr<i32>>
+    %ptrs = txl.addptr %ps, %off : tensor<128x16x!txl.ptr<i32>>, tensor<128x16xi64>
+    %one = arith.constant dense<1> : tensor<128x16xi32>
+    %r = txl.atomic_rmw add acq_rel gpu %ptrs, %one mask %m : tensor<128x16x!txl.ptr<i32>>, tensor<128x16xi32>
+    %one2 = arith.constant dense<1> : tensor<128x16xi32>
+    %old = txl.atomic_rmw add acq_rel gpu %ptrs, %one2 mask %m : tensor<128x16x!txl.ptr<i32>>, tensor<128x16xi32>
+    %w = arith.extsi %old : tensor<128x16xi32> to tensor<128x16xi64>
+    %s = arith.addi %w, %off : tensor<128x16xi64>
+    %zero = arith.constant dense<0> : tensor<128x16xi32>
+    %two = arith.constant dense<2> : tensor<128x16xi32>
+    %c = txl.atomic_cas acq_rel gpu %ptrs, %zero, %two : tensor<128x16x!txl.ptr<i32>>, tensor<128x16xi32>
+    return
+  }
+}
