@@ -39,7 +39,10 @@ def ConvertTXLToNVVM : Pass<"convert-txl-to-nvvm", "mlir::ModuleOp"> {
     a layout and every conversion that would need data from another thread
     is reported with an error naming the op; the pass then fails.
 
-    With `element-major` (the default), each block is then reordered so that
+    With `element-major` (off by default: on the row kernels of
+    docs/libraries-perf.md it saved 0-8 registers once `.minnctapersm` was
+    gone, but it lengthened operand live ranges in the MLA decoding kernel, 8
+    -> 48 spilled bytes), each block is then reordered so that
     every memory-effect-free op comes right before its first user (its
     operands first): a tile op is lowered for all of a thread's registers at
     once, which leaves all N intermediates of every op live; element-major
@@ -72,7 +75,7 @@ def ConvertTXLToNVVM : Pass<"convert-txl-to-nvvm", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
   let options = [
-    Option<"elementMajor", "element-major", "bool", /*default=*/"true",
+    Option<"elementMajor", "element-major", "bool", /*default=*/"false",
            "Place every memory-effect-free op right before its first user (one element's chain "
            "together instead of one op over all registers)">,
   ];

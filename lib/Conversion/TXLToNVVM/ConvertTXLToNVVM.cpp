@@ -545,10 +545,11 @@ struct ApproxDivLowering : OpConversionPattern<arith::DivFOp> {
 // Element-major order
 //===----------------------------------------------------------------------===//
 
-/// Whether `op` may move within its block: a memory-effect-free LLVM or
-/// NVVM op (div.full, ex2, shfl.sync: values only) or unrealized cast,
-/// without regions, used, and only in its block. Memory accesses, inline
-/// asm, calls, barriers, ops without results and terminators stay where they
+/// Whether `op` may move within its block: a memory-effect-free LLVM op, a
+/// math intrinsic the lowering calls by name (div.full, ex2, lg2), a
+/// special-register read or an unrealized cast, without regions, used, and
+/// only in its block. Memory accesses, inline asm, calls, shuffles, wgmma and
+/// every other NVVM op, ops without results and terminators stay where they
 /// are and keep their order.
 bool isSinkable(Operation *op) {
   if (op->getNumRegions() || op->hasTrait<OpTrait::IsTerminator>() || op->use_empty())
@@ -559,8 +560,15 @@ bool isSinkable(Operation *op) {
                                StringRef("llvm.nvvm.lg2.approx.f")},
                               call.getIntrin()) &&
            llvm::all_of(op->getUsers(), [&](Operation *u) { return u->getBlock() == op->getBlock(); });
-  if (!isa<LLVM::LLVMDialect, NVVM::NVVMDialect, BuiltinDialect>(op->getDialect()) ||
-      isa<LLVM::InlineAsmOp, LLVM::CallOp>(op) || !isMemoryEffectFree(op))
+  // Of NVVM, only the special-register reads (tid, ctaid, ...): an async
+  // op such as wgmma must keep its place between its fence and its wait.
+  Dialect *dialect = op->getDialect();
+  if (!dialect)
+    return false;
+  bool sreg = isa<NVVM::NVVMDialect>(dialect) &&
+              op->getName().getStringRef().starts_with("nvvm.read.ptx.sreg.");
+  if (!(sreg || isa<LLVM::LLVMDialect, BuiltinDialect>(dialect)) ||
+      isa<LLVM::InlineAsmOp, LLVM::CallOp, LLVM::CallIntrinsicOp>(op) || !isMemoryEffectFree(op))
     return false;
   for (Operation *user : op->getUsers())
     if (user->getBlock() != op->getBlock())

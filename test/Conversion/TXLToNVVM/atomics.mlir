@@ -1,4 +1,4 @@
-// RUN: txl-opt %s -convert-scf-to-cf -convert-txl-to-nvvm=element-major=0 -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl. --implicit-check-not=inline_asm
+// RUN: txl-opt %s -convert-scf-to-cf -convert-txl-to-nvvm -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl. --implicit-check-not=inline_asm
 //
 // convert-txl-to-nvvm: txl.atomic_rmw / txl.atomic_cas become one predicated
 // PTX atom per element a thread updates (red when the result is unused and

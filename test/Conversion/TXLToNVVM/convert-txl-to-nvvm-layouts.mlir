@@ -1,5 +1,5 @@
-// RUN: txl-opt %s --txl-allocate-scratch --txl-smem-allocs -convert-scf-to-cf -convert-txl-to-nvvm=element-major=0 -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl.
-// RUN: txl-opt %s --txl-allocate-scratch --txl-smem-allocs -convert-scf-to-cf -convert-txl-to-nvvm=element-major=0 -reconcile-unrealized-casts -canonicalize | FileCheck %s --check-prefix=RENAME
+// RUN: txl-opt %s --txl-allocate-scratch --txl-smem-allocs -convert-scf-to-cf -convert-txl-to-nvvm -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl.
+// RUN: txl-opt %s --txl-allocate-scratch --txl-smem-allocs -convert-scf-to-cf -convert-txl-to-nvvm -reconcile-unrealized-casts -canonicalize | FileCheck %s --check-prefix=RENAME
 //
 // convert-txl-to-nvvm, layout conversions and the tile ops around them:
 // txl.relayout by warp shuffles and through shared memory (with the

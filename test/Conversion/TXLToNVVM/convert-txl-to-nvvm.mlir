@@ -1,4 +1,4 @@
-// RUN: txl-opt %s -convert-scf-to-cf -convert-txl-to-nvvm=element-major=0 -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl.
+// RUN: txl-opt %s -convert-scf-to-cf -convert-txl-to-nvvm -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl.
 //
 // convert-txl-to-nvvm: kernels, helpers, ids, barriers, setmaxnreg and the
 // register tiles. Nothing of the txl dialect may survive (implicit-check-not).

@@ -1,14 +1,15 @@
-// RUN: txl-opt %s -convert-scf-to-cf -convert-txl-to-nvvm -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl. --implicit-check-not=insertvalue --implicit-check-not=extractvalue --implicit-check-not=minctasm
-// RUN: txl-opt %s -convert-scf-to-cf -convert-txl-to-nvvm=element-major=0 -reconcile-unrealized-casts | FileCheck %s --check-prefix=OPMAJOR
+// RUN: txl-opt %s -convert-scf-to-cf -convert-txl-to-nvvm=element-major=1 -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=txl. --implicit-check-not=insertvalue --implicit-check-not=extractvalue --implicit-check-not=minctasm
+// RUN: txl-opt %s -convert-scf-to-cf -convert-txl-to-nvvm -reconcile-unrealized-casts | FileCheck %s --check-prefix=OPMAJOR --implicit-check-not=minctasm
 //
 // convert-txl-to-nvvm lowers a tile op for all of a thread's registers at
-// once (op-major: every intermediate of every element live together). With
-// element-major (the default) each memory-effect-free op is then placed right
+// once (op-major: every intermediate of every element live together; the
+// default). With element-major=1 each memory-effect-free op is then placed right
 // before its first user: one element's chain (bf16 -> extf -> mul -> div ->
 // truncf) is computed where the store consumes it, as in
-// Triton's PTX. Narrow elements travel as <2 x bf16> words (bitcast +
-// extract/insertelement, no shift/or), so LLVM's SLP vectorizer sees each
-// pair. The tile structs between ops are gone: the extracts read the inserted
+// Triton's PTX. It is off by default: after .minnctapersm went (kernels
+// without setmaxnreg have none, implicit-check-not) it saved 0-8 registers on
+// Liger's row kernels but lengthened operand live ranges in the MLA decoding
+// kernel (more spills). The tile structs between ops are gone: the extracts read the inserted
 // registers directly (implicit-check-not insertvalue / extractvalue). The
 // load and the store, which have side effects, stay in their order; nothing
 // moves out of the loop body block.

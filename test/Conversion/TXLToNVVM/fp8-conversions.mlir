@@ -1,4 +1,4 @@
-// RUN: txl-opt %s -convert-txl-to-nvvm=element-major=0 -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=arith.truncf --implicit-check-not=arith.extf
+// RUN: txl-opt %s -convert-txl-to-nvvm -reconcile-unrealized-casts | FileCheck %s --implicit-check-not=arith.truncf --implicit-check-not=arith.extf
 
 // fp8 tiles are raw bytes (i8 registers); conversions to and from f32 take
 // two registers per PTX cvt: f32 -> e4m3/e5m2 with
