@@ -479,8 +479,42 @@ static Location kernelLocation(ModuleOp module) {
   return module.getLoc();
 }
 
+/// ptxas on `ptx`, its allocation in `info` and its warnings held back in
+/// `warnings` (the caller reports those of the version it keeps).
+static FailureOr<std::vector<char>> assemble(StringRef ptx, StringRef arch, Location loc,
+                                             mlir::txl::PtxasInfo &info,
+                                             SmallVector<std::string> &warnings) {
+  ScopedDiagnosticHandler held(loc.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Warning)
+      return failure(); // errors go on to the caller's handler
+    warnings.push_back(diag.str());
+    return success();
+  });
+  return mlir::txl::runPtxas(ptx, arch, loc, &info);
+}
+
+/// `ptx` with `.minnctapersm 1` after its kernel's `.reqntid` directive, or
+/// "" when it has no such line or already has the hint.
+static std::string withOneCtaPerSM(StringRef ptx) {
+  size_t at = ptx.find("\n.reqntid ");
+  if (at == StringRef::npos || ptx.contains(".minnctapersm"))
+    return "";
+  size_t eol = ptx.find('\n', at + 1);
+  if (eol == StringRef::npos)
+    return "";
+  return (ptx.take_front(eol + 1) + ".minnctapersm 1\n" + ptx.drop_front(eol + 1)).str();
+}
+
 /// The PTX of a lowered module and, with `cubin`, its cubin from ptxas
 /// (which reports its warnings, and its allocation in `info` when given).
+///
+/// Kernels carry `.minnctapersm 1` only where setmaxnreg needs it: with the
+/// hint ptxas spends registers as if one CTA per SM sufficed (a bf16 SwiGLU
+/// row: 87 registers instead of Triton's 32). Without it ptxas may aim at
+/// occupancy and spill instead (a layer-norm backward row of 8192: 32
+/// registers and 3844 bytes of spill stores, against 255 registers and 588
+/// bytes with the hint). So a kernel that spills is assembled again with the
+/// hint, and the version that spills less is kept.
 static FailureOr<MachineCode> lowerToMachineCode(ModuleOp module, StringRef arch, bool cubin,
                                                  mlir::txl::PtxasInfo *info = nullptr) {
   FailureOr<std::string> ptx =
@@ -489,12 +523,30 @@ static FailureOr<MachineCode> lowerToMachineCode(ModuleOp module, StringRef arch
     return failure();
   MachineCode code;
   code.ptx = std::move(*ptx);
-  if (cubin) {
-    FailureOr<std::vector<char>> bin = mlir::txl::runPtxas(code.ptx, arch, kernelLocation(module), info);
-    if (failed(bin))
-      return failure();
-    code.cubin = std::move(*bin);
+  if (!cubin)
+    return code;
+  Location loc = kernelLocation(module);
+  mlir::txl::PtxasInfo kept;
+  SmallVector<std::string> warnings;
+  FailureOr<std::vector<char>> bin = assemble(code.ptx, arch, loc, kept, warnings);
+  if (failed(bin))
+    return failure();
+  if (std::string hinted = withOneCtaPerSM(code.ptx); kept.spillBytes > 0 && !hinted.empty()) {
+    mlir::txl::PtxasInfo hintedInfo;
+    SmallVector<std::string> hintedWarnings;
+    FailureOr<std::vector<char>> hintedBin = assemble(hinted, arch, loc, hintedInfo, hintedWarnings);
+    if (succeeded(hintedBin) && hintedInfo.spillBytes < kept.spillBytes) {
+      code.ptx = std::move(hinted);
+      bin = std::move(hintedBin);
+      kept = hintedInfo;
+      warnings = std::move(hintedWarnings);
+    }
   }
+  for (const std::string &warning : warnings)
+    emitWarning(loc) << warning;
+  if (info)
+    *info = kept;
+  code.cubin = std::move(*bin);
   return code;
 }
 

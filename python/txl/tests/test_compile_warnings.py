@@ -49,3 +49,31 @@ def test_a_ptxas_warning_points_at_the_kernels_def_line(capfd, tmp_path, monkeyp
     assert "test_compile_warnings.py:%d:" % line in err or "test_compile_warnings.py:%d:" % (line + 1) in err, err
     assert "warning: ptxas: Registers are spilled" in err
     assert "module attributes" not in err and ".mlir" not in err, err
+
+
+def _ptxas_spills(ptx, tmp_path, name):
+    import re
+    import subprocess
+
+    path = tmp_path / (name + ".ptx")
+    path.write_text(ptx)
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    r = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(path), "-o", str(tmp_path / (name + ".cubin"))],
+                       capture_output=True, text=True, check=True)
+    return int(re.search(r"(\d+) bytes spill stores", r.stdout + r.stderr).group(1))
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None and not shutil.os.path.exists("/usr/local/cuda/bin/ptxas"),
+                    reason="ptxas is not installed")
+def test_a_spilling_kernel_keeps_the_register_hint_that_spills_less(tmp_path, monkeypatch):
+    # txlc assembles a kernel that spills again with `.minnctapersm 1` (ptxas then spends registers instead of
+    # aiming at occupancy) and keeps the version with fewer spill bytes: the kept PTX never spills more than the
+    # other one
+    _need(TXLC)
+    monkeypatch.setenv("TXL_CACHE_DIR", str(tmp_path / "cache"))
+    ptx = txl.compile(wide_row_norm, dict(x_ptr="*fp32", y_ptr="*fp32", w_ptr="*fp32", n="i32", cpg="i32"),
+                      dict(BLOCK=32768)).asm["ptx"]
+    other = (ptx.replace(".minnctapersm 1\n", "") if ".minnctapersm" in ptx
+             else ptx.replace(".reqntid 128, 1, 1\n", ".reqntid 128, 1, 1\n.minnctapersm 1\n"))
+    assert other != ptx
+    assert _ptxas_spills(ptx, tmp_path, "kept") <= _ptxas_spills(other, tmp_path, "other")
