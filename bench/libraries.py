@@ -1023,6 +1023,8 @@ def child_bench(op, backend, result_path, strict, rep_ms=100):
         if has_bwd:
             fwd_bwd()
         torch.cuda.synchronize()
+        if backend == "txl":
+            res["slow_launches"] = _count_slow_launches(fwd_bwd if has_bwd else fwd)
         with GpuLock(os.environ.get("TXL_LIBRARIES_GPU_LOCK")):
             res["fwd_ms"] = do_bench(fwd, rep=rep_ms, grad_to_none=grad_to_none, return_mode="median")
             if has_bwd:
@@ -1036,6 +1038,37 @@ def child_bench(op, backend, result_path, strict, rep_ms=100):
         where = [ln.strip() for ln in tb.splitlines() if ln.strip().startswith("File ")]
         write(stage=stage, error="%s: %s" % (stage, error_line(e)), where=where[-1] if where else "",
               traceback=tb[-4000:])
+
+
+def _count_slow_launches(step, iters=5):
+    """Launches per call of ``step`` that miss txl's fast path (after a warm-up call), and why: each such launch
+    binds and specialises its arguments in Python again (tens to hundreds of microseconds), which do_bench times
+    as if it were kernel time. Returns {"per_call": n, "reasons": {...}} with the argument types that stopped the
+    fingerprint."""
+    import txl.jit as jit
+
+    misses, reasons = [0], {}
+    specialize, fingerprint = jit.JITFunction.specialize, jit._arg_fingerprint
+
+    def counting_specialize(self, *a, **kw):
+        misses[0] += 1
+        return specialize(self, *a, **kw)
+
+    def noting_fingerprint(v, kind):
+        try:
+            return fingerprint(v, kind)
+        except jit._NoFastPath:
+            key = "%s (%s)" % (type(v).__name__, kind)
+            reasons[key] = reasons.get(key, 0) + 1
+            raise
+
+    jit.JITFunction.specialize, jit._arg_fingerprint = counting_specialize, noting_fingerprint
+    try:
+        for _ in range(iters):
+            step()
+    finally:
+        jit.JITFunction.specialize, jit._arg_fingerprint = specialize, fingerprint
+    return {"per_call": misses[0] / iters, "reasons": reasons}
 
 
 def child_fake(op, backend, result_path, seconds):
@@ -1136,8 +1169,11 @@ def _summary(r):
     if r.get("phase") == "bench":
         if r.get("error"):
             return r["error"]
-        return "err %s, fwd %s ms, fwd+bwd %s ms" % (_fmt_e(r.get("max_err")), _fmt_ms(r.get("fwd_ms")),
-                                                    _fmt_ms(r.get("fwd_bwd_ms")))
+        slow = r.get("slow_launches")
+        return "err %s, fwd %s ms, fwd+bwd %s ms%s" % (
+            _fmt_e(r.get("max_err")), _fmt_ms(r.get("fwd_ms")), _fmt_ms(r.get("fwd_bwd_ms")),
+            ", %.1f slow-path launches a call %s" % (slow["per_call"], slow["reasons"] or "")
+            if slow and slow["per_call"] else "")
     return r.get("stage", "") or r.get("error", "")
 
 
