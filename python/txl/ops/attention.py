@@ -352,7 +352,7 @@ class _Plan:
                                           H // Hk, local)
         tuner = get_tuner(kernel, D, causal, "dense" if local is None else "window")
         tuner[grid](*args, **kwargs)  # autotunes on the first call of its key; this launch's result is discarded
-        config = tuner.best[tuner._key_of(tuner._bind_partial(args, kwargs))]
+        config = tuner.best_config  # the config of that launch (a tuner of one config launches it untuned)
         nargs = tuner.fn.bind(args, dict(kwargs, **config.kwargs))
         config.pre_hook(nargs)
         compiled = tuner.fn.warmup(grid=None, **nargs, **config.options)

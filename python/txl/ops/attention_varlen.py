@@ -97,7 +97,8 @@ def _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, local):
     with torch.cuda.device(q.device):
         tuner = get_tuner("fa3", D, False, "varlen")
         key = tuner._key_of(tuner._bind_partial(args, kwargs))
-        config = tuner.best.get(key)
+        # a tuner of one config launches it without tuning (as Triton's), so it never enters tuner.best
+        config = tuner.configs[0] if len(tuner.configs) == 1 else tuner.best.get(key)
         if config is None:  # the first call of its key autotunes (and its launch computes o and m)
             tuner[packed_grid](*args, **kwargs)
             return o, m

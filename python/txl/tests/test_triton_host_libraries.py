@@ -231,6 +231,9 @@ def test_autotuner_constructor_and_run_are_tritons(cache):
     one = Autotuner(jf, jf.arg_names, [], ["T"], None, None, do_bench=lambda *a, **k: pytest.fail("benchmarked"))
     one[(1,)](FakeTensor((64,)), FakeTensor((64,)), 10, BT=16)
     assert one.configs == [triton.Config({})] and rec.launches[-1]["BT"] == 16
+    # ... so it never enters the tuning cache (``best``): callers read the launch's config from best_config
+    # (txl.ops.flash_attention's one-config head dims once read best[key] and raised KeyError at D = 256)
+    assert one.cache == {} and one.best_config is one.configs[0]
 
 
 def test_prune_configs_tritons_form_reads_nargs(cache):
