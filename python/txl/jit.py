@@ -42,6 +42,7 @@ import textwrap
 import threading
 import types
 
+from .language.core import dtype as _dtype
 from .runtime.driver import env_flag
 
 # runtime dtype name -> signature element type (Triton's spelling)
@@ -573,7 +574,11 @@ def _adopt_descriptor(v):
 def _arg_fingerprint(v, kind):
     t = type(v)
     if kind == "c":  # a constexpr: its value (tensors as constexprs are the slow path's error)
-        if t in (int, bool, float, str) or v is None:
+        if t in (int, bool, float, str) or v is None or isinstance(v, _dtype):
+            # (a tl dtype too: Liger passes tl.float32 and the like as constexprs, and a slow-path launch on
+            # every call cost its backward kernels more than their run time)
+            return (t, v)
+        if t is tuple and all(type(e) in (int, bool, float, str) for e in v):
             return (t, v)
         raise _NoFastPath
     if t is bool:
@@ -587,7 +592,7 @@ def _arg_fingerprint(v, kind):
     if v is None:
         return None
     types_ = _TENSOR_TYPES or _tensor_types()
-    if t in types_:
+    if t in types_ or isinstance(v, types_):  # torch.nn.Parameter and other tensor subclasses too
         return (v.dtype, v.get_device(), v.is_contiguous(), v.data_ptr() % 16 == 0)
     if t is TensorDescriptor and type(v.base) in types_ and v.padding != "nan":  # NaN fill: encoded on the slow path
         b = v.base
