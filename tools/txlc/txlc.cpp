@@ -534,7 +534,8 @@ static FailureOr<MachineCode> lowerToMachineCode(ModuleOp module, StringRef arch
   if (std::string hinted = withOneCtaPerSM(code.ptx); kept.spillBytes > 0 && !hinted.empty()) {
     mlir::txl::PtxasInfo hintedInfo;
     SmallVector<std::string> hintedWarnings;
-    FailureOr<std::vector<char>> hintedBin = assemble(hinted, arch, loc, hintedInfo, hintedWarnings);
+    FailureOr<std::vector<char>> hintedBin =
+        assemble(hinted, arch, loc, hintedInfo, hintedWarnings);
     if (succeeded(hintedBin) && hintedInfo.spillBytes < kept.spillBytes) {
       code.ptx = std::move(hinted);
       bin = std::move(hintedBin);

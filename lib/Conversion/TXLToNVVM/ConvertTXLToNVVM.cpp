@@ -45,8 +45,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/BuiltinDialect.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -556,10 +556,12 @@ bool isSinkable(Operation *op) {
     return false;
   // The math intrinsics the lowering calls by name (values only).
   if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
-    return llvm::is_contained({StringRef("llvm.nvvm.div.full"), StringRef("llvm.nvvm.ex2.approx.ftz.f"),
+    return llvm::is_contained({StringRef("llvm.nvvm.div.full"),
+                               StringRef("llvm.nvvm.ex2.approx.ftz.f"),
                                StringRef("llvm.nvvm.lg2.approx.f")},
                               call.getIntrin()) &&
-           llvm::all_of(op->getUsers(), [&](Operation *u) { return u->getBlock() == op->getBlock(); });
+           llvm::all_of(op->getUsers(),
+                        [&](Operation *u) { return u->getBlock() == op->getBlock(); });
   // Of NVVM, only the special-register reads (tid, ctaid, ...): an async
   // op such as wgmma must keep its place between its fence and its wait.
   Dialect *dialect = op->getDialect();
@@ -615,8 +617,8 @@ void forwardStructElements(Block &block) {
     }
   }
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-    if (op.use_empty() && isa<LLVM::InsertValueOp, LLVM::ExtractValueOp, LLVM::PoisonOp,
-                              LLVM::UndefOp>(&op))
+    if (op.use_empty() &&
+        isa<LLVM::InsertValueOp, LLVM::ExtractValueOp, LLVM::PoisonOp, LLVM::UndefOp>(&op))
       op.erase();
 }
 
