@@ -651,8 +651,10 @@ void sinkToFirstUse(Block &block) {
   for (Operation &op : block)
     if (!movable.contains(&op))
       place(&op);
-  // Every movable op has a user in the block, so each is placed once.
-  assert(order.size() == block.getOperations().size() && "an op was not placed");
+  // Every movable op has a user in the block, so each is placed once; were
+  // one left out, the block keeps its order rather than lose an op.
+  if (order.size() != block.getOperations().size())
+    return;
   for (Operation *op : order)
     op->moveBefore(&block, block.end());
 }
