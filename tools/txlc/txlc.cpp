@@ -494,13 +494,26 @@ static FailureOr<std::vector<char>> assemble(StringRef ptx, StringRef arch, Loca
 }
 
 /// `ptx` with `.minnctapersm 1` after its kernel's `.reqntid` directive, or
-/// "" when it has no such line or already has the hint.
-static std::string withOneCtaPerSM(StringRef ptx) {
+/// "" when it has no such line, already has the hint, or when ptxas used
+/// `registers` already as many registers as a thread of that block can have
+/// (the hint only lets ptxas spend more: assembling again would not help).
+static std::string withOneCtaPerSM(StringRef ptx, int64_t registers) {
   size_t at = ptx.find("\n.reqntid ");
   if (at == StringRef::npos || ptx.contains(".minnctapersm"))
     return "";
   size_t eol = ptx.find('\n', at + 1);
   if (eol == StringRef::npos)
+    return "";
+  int64_t threads = 1;
+  for (StringRef dim : llvm::split(ptx.slice(at + 9, eol).trim(), ',')) {
+    int64_t n = 0;
+    if (dim.trim().getAsInteger(10, n) || n <= 0)
+      return "";
+    threads *= n;
+  }
+  // 64K registers per SM, at most 255 a thread, allocated in steps of 8.
+  int64_t cap = std::min<int64_t>(255, 65536 / threads / 8 * 8);
+  if (registers >= cap)
     return "";
   return (ptx.take_front(eol + 1) + ".minnctapersm 1\n" + ptx.drop_front(eol + 1)).str();
 }
@@ -531,7 +544,8 @@ static FailureOr<MachineCode> lowerToMachineCode(ModuleOp module, StringRef arch
   FailureOr<std::vector<char>> bin = assemble(code.ptx, arch, loc, kept, warnings);
   if (failed(bin))
     return failure();
-  if (std::string hinted = withOneCtaPerSM(code.ptx); kept.spillBytes > 0 && !hinted.empty()) {
+  if (std::string hinted = kept.spillBytes > 0 ? withOneCtaPerSM(code.ptx, kept.registers) : "";
+      !hinted.empty()) {
     mlir::txl::PtxasInfo hintedInfo;
     SmallVector<std::string> hintedWarnings;
     FailureOr<std::vector<char>> hintedBin =
