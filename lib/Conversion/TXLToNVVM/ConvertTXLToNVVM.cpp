@@ -10,7 +10,8 @@
 //    llvm.funcs;
 //  - scalar arith/math/cf/index/ub code through the upstream patterns;
 //  - thread and grid ids, role predicates, named barriers and setmaxnreg;
-//  - register tiles (TilePatterns.cpp);
+//  - register tiles (TilePatterns.cpp, with TileAnalysis, TileBuilders,
+//    TileReductions and TilePrint beside it: TileLowering.h);
 //  - the unrealized casts the stages left between a txl type and its LLVM
 //    form fold away.
 //
