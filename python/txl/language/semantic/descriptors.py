@@ -1,0 +1,162 @@
+"""TMA tensor descriptors: ``desc.load`` / ``desc.store`` on descriptor arguments, and descriptors built on the
+device (``tl.make_tensor_descriptor``) in the kernel's hidden global scratch memory."""
+
+from ...compiler.errors import SemanticError
+from .. import core
+from ..core import block_type, dtype, pointer_type, tensor, tensordesc_type, _unwrap
+from .context import _b, _ctx
+from .values import const_value, constant, to_tensor, _i32, _static_int
+from .arith import addptr, binary, cast
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# TMA descriptors as Triton values: desc.load / desc.store
+# ----------------------------------------------------------------------------------------------------------------
+def _offsets(offsets, rank, what):
+    offsets = _unwrap(offsets)
+    if not isinstance(offsets, (tuple, list)):
+        offsets = [offsets]
+    if len(offsets) != rank:
+        raise SemanticError("%s needs %d offsets (one per dimension of the descriptor), got %d"
+                            % (what, rank, len(offsets)))
+    return [_i32(o, "%s offset" % what) for o in offsets]
+
+
+def _desc(desc, what):
+    desc = _unwrap(desc)
+    if not isinstance(desc, tensor) or not isinstance(desc.type, tensordesc_type):
+        raise SemanticError("%s needs a TMA descriptor argument (signature 'tensordesc<bf16[128, 64]>'), got %s"
+                            % (what, desc.type if isinstance(desc, tensor) else repr(desc)))
+    return desc
+
+
+def desc_load(desc, offsets):
+    """desc.load([x, y]): one ``txl.desc_load``. The C++ passes decide how the tile travels: a ring of buffers
+    filled iterations ahead in a pipelined loop (txl-schedule-loops), else a staging buffer, an mbarrier and its
+    phase (txl-lower-tile-copies)."""
+    desc = _desc(desc, "desc.load")
+    idx = _offsets(offsets, len(desc.type.block_shape), "desc.load")
+    rt = block_type(desc.type.element_ty, desc.type.block_shape)
+    coords = ", ".join("{o[%d]}" % (i + 1) for i in range(len(idx)))
+    op = _b().create("txl.desc_load {o[0]}[%s] : {t[0]} -> {r[0]}" % coords, [desc.handle] + [i.handle for i in idx],
+                     [rt], pure=True)
+    out = tensor(op.result, rt)
+    out.from_desc = True  # a dot reads it where desc.load brought it (see dot)
+    return out
+
+
+def desc_store(desc, offsets, value):
+    """desc.store([x, y], v): one ``txl.desc_store`` (complete when it returns; txl-lower-tile-copies stages it)."""
+    desc = _desc(desc, "desc.store")
+    idx = _offsets(offsets, len(desc.type.block_shape), "desc.store")
+    val = to_tensor(value)
+    shape, ety = desc.type.block_shape, desc.type.element_ty
+    if not isinstance(val.type, block_type) or list(val.type.shape) != list(shape):
+        raise SemanticError("desc.store: the value must be a %s tile (the descriptor's block), got %s"
+                            % (shape, val.type))
+    val = cast(val, ety)
+    n = len(idx)
+    coords = ", ".join("{o[%d]}" % (i + 1) for i in range(n))
+    _b().create("txl.desc_store {o[0]}[%s], {o[%d]} : {t[0]}, {t[%d]}" % (coords, n + 1, n + 1),
+                [desc.handle] + [i.handle for i in idx] + [val.handle], [])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Device-built TMA descriptors: tl.make_tensor_descriptor
+# ----------------------------------------------------------------------------------------------------------------
+# A descriptor built in the kernel lives in global memory (TMA reads tensor maps from param, const or global
+# space). The kernel gets one hidden parameter, `txl_global_scratch` (a !txl.ptr<i8> marked
+# `txl.global_scratch = bytes per CTA`), which the launcher allocates and passes. Each call site has one
+# 128-byte slot per warpgroup and CTA, because the first thread of each warpgroup that runs the op builds its own
+# copy (it is the thread that issues that warpgroup's TMA): slot = ((site * warpgroups + warpgroup) * CTAs + CTA)
+# * 128, so the per-CTA size is only needed at the end (sites * warpgroups * 128).
+GLOBAL_SCRATCH = "txl_global_scratch"
+
+
+def _grid_value(name, axis):
+    op = _b().create("txl.%s %d" % (name, axis), [], [core.int32], pure=True)
+    return cast(tensor(op.result, core.int32), core.int64)
+
+
+def _descriptor_slot():
+    ctx = _ctx()
+    st = ctx.__dict__.setdefault("global_scratch", {"arg": None, "sites": {}})
+    if st["arg"] is None:
+        if getattr(ctx, "entry", None) is None:
+            raise SemanticError("tl.make_tensor_descriptor needs a kernel (the launcher passes its scratch memory)")
+        st["arg"] = ctx.entry.add_arg(core.pointer_type(core.int8), GLOBAL_SCRATCH)
+    site = ctx.codegen.call_site() if ctx.codegen is not None else (object(),)
+    index = st["sites"].setdefault(site, len(st["sites"]))
+    warpgroups = max(1, -(-ctx.num_warps * ctx.num_warpgroups // 4))
+    ctas = binary("*", binary("*", _grid_value("num_programs", 0), _grid_value("num_programs", 1)),
+                  _grid_value("num_programs", 2))
+    cta = binary("+", _grid_value("program_id", 0),
+                 binary("*", _grid_value("num_programs", 0),
+                        binary("+", _grid_value("program_id", 1),
+                               binary("*", _grid_value("num_programs", 1), _grid_value("program_id", 2)))))
+    # Each warpgroup's leader writes its own slot; in a kernel whose role spans the warpgroups (num_warps = 8) the
+    # code generator makes this 0 (one leader, one slot used).
+    wg = cast(tensor(_b().create("txl.warpgroup_id", [], [core.int32], pure=True, attrs={"role_slot": True}).result,
+                     core.int32), core.int64)
+    slot = binary("+", binary("*", binary("+", constant(index * warpgroups, core.int64), wg), ctas), cta)
+    return addptr(tensor(st["arg"], st["arg"].type), binary("*", slot, constant(128, core.int64)))
+
+
+def global_scratch_bytes(ctx):
+    """(the hidden scratch argument, bytes per CTA), or None when the kernel builds no descriptor."""
+    st = ctx.__dict__.get("global_scratch")
+    if not st or st["arg"] is None:
+        return None
+    warpgroups = max(1, -(-ctx.num_warps * ctx.num_warpgroups // 4))
+    return st["arg"], len(st["sites"]) * warpgroups * 128
+
+
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
+    """tl.make_tensor_descriptor(base, shape, strides, block_shape): a TMA descriptor built on the device (see the
+    comment above) for desc.load / desc.store and the TXL TMA builtins."""
+    base = to_tensor(base)
+    if not isinstance(base.type, pointer_type) or base.type.address_space != 1:
+        raise SemanticError("tl.make_tensor_descriptor needs a global pointer as base, got %s" % base.type)
+    ety = base.type.element_ty
+    if ety.primitive_bitwidth not in (8, 16, 32, 64) or ety.is_bool():
+        raise SemanticError("tl.make_tensor_descriptor: TMA moves 8-, 16-, 32- and 64-bit elements, got %s"
+                            % ety.name)
+    block = [_static_int(b, "tl.make_tensor_descriptor block_shape") for b in _unwrap(block_shape)]
+    shape, strides = list(_unwrap(shape)), list(_unwrap(strides))
+    if not 1 <= len(block) <= 5 or len(shape) != len(block) or len(strides) != len(block):
+        raise SemanticError("tl.make_tensor_descriptor needs 1 to 5 dimensions and as many sizes, strides and "
+                            "block sizes; got %d, %d and %d" % (len(shape), len(strides), len(block)))
+    if const_value(to_tensor(strides[-1])) != 1:
+        raise SemanticError("tl.make_tensor_descriptor: the last stride must be the constant 1 (TMA reads rows "
+                            "that are contiguous in memory), got %r" % (_unwrap(strides[-1]),),
+                            "transpose the tensor first (or describe its transpose and use .T on the tile)")
+    padding = _unwrap(padding_option)
+    if padding not in ("zero", "nan"):
+        raise SemanticError("tl.make_tensor_descriptor(padding_option=%r): out-of-bounds elements read as 'zero' "
+                            "or 'nan'" % (padding,), "use padding_option='zero' or 'nan'")
+    if padding == "nan" and not ety.is_floating() or padding == "nan" and ety.is_fp8():
+        raise SemanticError("tl.make_tensor_descriptor(padding_option='nan'): NaN padding needs fp16, bf16, fp32 or "
+                            "fp64 elements, got %s" % ety.name, "use padding_option='zero'")
+
+    def i64(v, what):
+        v = _unwrap(v)
+        if not isinstance(v, tensor):
+            return constant(_static_int(v, "tl.make_tensor_descriptor %s" % what), core.int64)
+        if not isinstance(v.type, dtype) or not v.dtype.is_int() or v.dtype.is_bool():
+            raise SemanticError("tl.make_tensor_descriptor %s must be integer scalars, got %s" % (what, v.type))
+        return cast(v, core.int64)
+
+    dims = [i64(v, "sizes") for v in shape]
+    strd = [i64(v, "strides") for v in strides]
+    try:
+        desc_ty = tensordesc_type(ety, block)
+    except ValueError as e:
+        raise SemanticError("tl.make_tensor_descriptor: %s" % e) from None
+    slot = _descriptor_slot()
+    n = len(block)
+    operands = [base.handle] + [v.handle for v in dims] + [v.handle for v in strd] + [slot.handle]
+    tmpl = "txl.make_tensor_descriptor {o[0]}, [%s], [%s], {o[%d]}%s : {t[0]}, {t[%d]} -> %s" % (
+        ", ".join("{o[%d]}" % (1 + i) for i in range(n)), ", ".join("{o[%d]}" % (1 + n + i) for i in range(n)),
+        1 + 2 * n, " {{nan_fill}}" if padding == "nan" else "", 1 + 2 * n, desc_ty.to_ir())
+    op = _b().create(tmpl, operands, [desc_ty])
+    return tensor(op.result, desc_ty)
