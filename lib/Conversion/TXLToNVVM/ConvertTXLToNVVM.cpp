@@ -113,7 +113,7 @@ bool isTilePlumbing(Operation *op) {
 /// LLVM 22): exp/log/log2 in f32; exp2 in f32/f16/bf16; sin/cos/tanh in
 /// f32/f16/bf16 and only approximate (fastmath<afn>: sin.approx.f32, ...);
 /// sqrt, rsqrt, floor, ceil, abs, fma in every float type. The DSL checks the
-/// same table (python/txl/language/semantic.py, math_unary).
+/// same table (python/txl/language/semantic/arith.py, math_unary).
 LogicalResult checkMathTypes(Operation *op) {
   if (op->getNumResults() != 1)
     return success();
