@@ -479,18 +479,17 @@ static Location kernelLocation(ModuleOp module) {
   return module.getLoc();
 }
 
-/// ptxas on `ptx`, its allocation in `info` and its warnings held back in
-/// `warnings` (the caller reports those of the version it keeps).
-static FailureOr<std::vector<char>> assemble(StringRef ptx, StringRef arch, Location loc,
-                                             mlir::txl::PtxasInfo &info,
-                                             SmallVector<std::string> &warnings) {
-  ScopedDiagnosticHandler held(loc.getContext(), [&](Diagnostic &diag) {
+/// Waits for ptxas `run`, its allocation in `info` and its warnings held
+/// back in `warnings` (the caller reports those of the version it keeps).
+static FailureOr<std::vector<char>> finish(mlir::txl::PtxasRun &run, mlir::txl::PtxasInfo &info,
+                                           SmallVector<std::string> &warnings) {
+  ScopedDiagnosticHandler held(run.loc.getContext(), [&](Diagnostic &diag) {
     if (diag.getSeverity() != DiagnosticSeverity::Warning)
       return failure(); // errors go on to the caller's handler
     warnings.push_back(diag.str());
     return success();
   });
-  return mlir::txl::runPtxas(ptx, arch, loc, &info);
+  return mlir::txl::finishPtxas(run, &info);
 }
 
 /// `ptx` with `.minnctapersm 1` after its kernel's `.reqntid` directive, or
@@ -518,51 +517,76 @@ static std::string withOneCtaPerSM(StringRef ptx, int64_t registers) {
   return (ptx.take_front(eol + 1) + ".minnctapersm 1\n" + ptx.drop_front(eol + 1)).str();
 }
 
-/// The PTX of a lowered module and, with `cubin`, its cubin from ptxas
-/// (which reports its warnings, and its allocation in `info` when given).
+/// The PTX of a lowered module, its kernel's location and, once assembled,
+/// its cubin and ptxas' warnings.
+struct Translated {
+  MachineCode code;
+  Location loc;
+};
+
+static FailureOr<Translated> translate(ModuleOp module, StringRef arch) {
+  FailureOr<std::string> ptx =
+      mlir::txl::translateToPTX(module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
+  if (failed(ptx))
+    return failure();
+  Translated t{MachineCode(), kernelLocation(module)};
+  t.code.ptx = std::move(*ptx);
+  return t;
+}
+
+/// Finishes `run` (ptxas on `t.code.ptx`) into `t.code.cubin`, its warnings
+/// into `t.code.warnings` and its allocation into `info`.
 ///
 /// Kernels carry `.minnctapersm 1` only where setmaxnreg needs it: with the
 /// hint ptxas spends registers as if one CTA per SM sufficed (a bf16 SwiGLU
 /// row: 87 registers instead of Triton's 32). Without it ptxas may aim at
 /// occupancy and spill instead (a layer-norm backward row of 8192: 32
 /// registers and 3844 bytes of spill stores, against 255 registers and 588
-/// bytes with the hint). So a kernel that spills is assembled again with the
-/// hint, and the version that spills less is kept.
-static FailureOr<MachineCode> lowerToMachineCode(ModuleOp module, StringRef arch, bool cubin,
-                                                 mlir::txl::PtxasInfo *info = nullptr) {
-  FailureOr<std::string> ptx =
-      mlir::txl::translateToPTX(module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
-  if (failed(ptx))
-    return failure();
-  MachineCode code;
-  code.ptx = std::move(*ptx);
-  if (!cubin)
-    return code;
-  Location loc = kernelLocation(module);
-  mlir::txl::PtxasInfo kept;
-  SmallVector<std::string> warnings;
-  FailureOr<std::vector<char>> bin = assemble(code.ptx, arch, loc, kept, warnings);
+/// bytes with the hint). So a kernel that spills with registers to spare is
+/// assembled again with the hint, and the version that spills less is kept.
+static LogicalResult finishKept(Translated &t, mlir::txl::PtxasRun &run, StringRef arch,
+                                mlir::txl::PtxasInfo &info) {
+  FailureOr<std::vector<char>> bin = finish(run, info, t.code.warnings);
   if (failed(bin))
     return failure();
-  if (std::string hinted = kept.spillBytes > 0 ? withOneCtaPerSM(code.ptx, kept.registers) : "";
+  if (std::string hinted = info.spillBytes > 0 ? withOneCtaPerSM(t.code.ptx, info.registers) : "";
       !hinted.empty()) {
     mlir::txl::PtxasInfo hintedInfo;
     SmallVector<std::string> hintedWarnings;
-    FailureOr<std::vector<char>> hintedBin =
-        assemble(hinted, arch, loc, hintedInfo, hintedWarnings);
-    if (succeeded(hintedBin) && hintedInfo.spillBytes < kept.spillBytes) {
-      code.ptx = std::move(hinted);
+    FailureOr<std::unique_ptr<mlir::txl::PtxasRun>> again =
+        mlir::txl::startPtxas(hinted, arch, t.loc);
+    FailureOr<std::vector<char>> hintedBin = succeeded(again)
+                                                 ? finish(**again, hintedInfo, hintedWarnings)
+                                                 : FailureOr<std::vector<char>>();
+    if (succeeded(hintedBin) && hintedInfo.spillBytes < info.spillBytes) {
+      t.code.ptx = std::move(hinted);
       bin = std::move(hintedBin);
-      kept = hintedInfo;
-      warnings = std::move(hintedWarnings);
+      info = hintedInfo;
+      t.code.warnings = std::move(hintedWarnings);
     }
   }
-  for (const std::string &warning : warnings)
-    emitWarning(loc) << warning;
+  t.code.cubin = std::move(*bin);
+  return success();
+}
+
+/// The PTX of a lowered module and, with `cubin`, its cubin from ptxas
+/// (whose warnings it reports, and its allocation in `info` when given).
+static FailureOr<MachineCode> lowerToMachineCode(ModuleOp module, StringRef arch, bool cubin,
+                                                 mlir::txl::PtxasInfo *info = nullptr) {
+  FailureOr<Translated> t = translate(module, arch);
+  if (failed(t) || !cubin)
+    return failed(t) ? FailureOr<MachineCode>() : FailureOr<MachineCode>(std::move(t->code));
+  FailureOr<std::unique_ptr<mlir::txl::PtxasRun>> run =
+      mlir::txl::startPtxas(t->code.ptx, arch, t->loc);
+  mlir::txl::PtxasInfo kept;
+  if (failed(run) || failed(finishKept(*t, **run, arch, kept)))
+    return failure();
+  for (const std::string &warning : t->code.warnings)
+    emitWarning(t->loc) << warning;
+  t->code.warnings.clear();
   if (info)
     *info = kept;
-  code.cubin = std::move(*bin);
-  return code;
+  return std::move(t->code);
 }
 
 /// The requested outputs of the lowered module (MLIR, the sidecar, LLVM IR,
@@ -663,21 +687,37 @@ static std::optional<MachineCode> chooseSchedule(MLIRContext &ctx, OwningOpRef<M
     MachineCode code;
     int64_t ctas, spillBytes;
   };
-  auto compile = [&](ModuleOp m) -> std::optional<Compiled> {
+  // Both candidates are translated first, then assembled by two ptxas
+  // processes at once.
+  auto start = [&](ModuleOp m,
+                   std::optional<Translated> &t) -> std::unique_ptr<mlir::txl::PtxasRun> {
     warnings.clear();
+    FailureOr<Translated> translated = translate(m, arch);
+    if (failed(translated))
+      return nullptr;
+    t = std::move(*translated);
+    t->code.warnings = warnings; // the translation's own (LLVM's) warnings
+    FailureOr<std::unique_ptr<mlir::txl::PtxasRun>> run =
+        mlir::txl::startPtxas(t->code.ptx, arch, t->loc);
+    return succeeded(run) ? std::move(*run) : nullptr;
+  };
+  auto finishOne = [&](ModuleOp m, std::optional<Translated> &t,
+                       std::unique_ptr<mlir::txl::PtxasRun> &run) -> std::optional<Compiled> {
     mlir::txl::PtxasInfo info;
-    FailureOr<MachineCode> code = lowerToMachineCode(m, arch, /*cubin=*/true, &info);
-    if (failed(code) || info.registers == 0)
+    if (!run || failed(finishKept(*t, *run, arch, info)) || info.registers == 0)
       return std::nullopt;
-    code->warnings = warnings;
     int64_t shared = 0;
     if (Operation *fn = SymbolTable::lookupSymbolIn(m, kernel.name))
       if (auto bytes = fn->getAttrOfType<IntegerAttr>(mlir::txl::kSharedBytesAttrName))
         shared = bytes.getInt();
-    return Compiled{std::move(*code), ctasPerSM(info.registers, kernel.numWarps, shared),
+    return Compiled{std::move(t->code), ctasPerSM(info.registers, kernel.numWarps, shared),
                     info.spillBytes};
   };
-  std::optional<Compiled> async = compile(*module), sync = compile(*withoutRescale);
+  std::optional<Translated> asyncT, syncT;
+  std::unique_ptr<mlir::txl::PtxasRun> asyncRun = start(*module, asyncT);
+  std::unique_ptr<mlir::txl::PtxasRun> syncRun = start(*withoutRescale, syncT);
+  std::optional<Compiled> async = finishOne(*module, asyncT, asyncRun);
+  std::optional<Compiled> sync = finishOne(*withoutRescale, syncT, syncRun);
   if (!async || !sync)
     return std::nullopt;
   if (sync->ctas > async->ctas ||

@@ -19,7 +19,13 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Program.h"
+
+#include <memory>
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -106,6 +112,27 @@ struct PtxasInfo {
 /// With `info`, ptxas also reports its registers and spills there.
 FailureOr<std::vector<char>> runPtxas(StringRef ptx, StringRef arch, Location loc,
                                       PtxasInfo *info = nullptr);
+
+/// runPtxas in two halves, so that several ptxas processes can run at once
+/// (txlc assembles the candidates of its schedule trial together): a ptxas
+/// process started on `ptx` with its temporary files, then waited for.
+struct PtxasRun {
+  PtxasRun(std::string ptxas, std::string arch, Location loc)
+      : ptxas(std::move(ptxas)), arch(std::move(arch)), loc(loc) {}
+  /// A temporary file removed with the run.
+  struct Temp {
+    llvm::SmallString<128> path;
+    std::optional<llvm::FileRemover> remover;
+  };
+  std::string ptxas, arch;
+  Location loc;
+  Temp input, output, log;
+  llvm::sys::ProcessInfo process;
+  std::string execError;
+};
+FailureOr<std::unique_ptr<PtxasRun>> startPtxas(StringRef ptx, StringRef arch, Location loc);
+/// Waits for `run` and reads its cubin; reports as runPtxas does.
+FailureOr<std::vector<char>> finishPtxas(PtxasRun &run, PtxasInfo *info = nullptr);
 
 } // namespace txl
 } // namespace mlir

@@ -44,13 +44,7 @@ FailureOr<std::string> mlir::txl::findPtxas(Location loc) {
                            "directory to PATH. --emit=ptx needs no ptxas";
 }
 
-/// A temporary file that is removed when this goes out of scope.
-struct ScopedTemp {
-  llvm::SmallString<128> path;
-  std::optional<llvm::FileRemover> remover;
-};
-
-static LogicalResult makeTemp(Location loc, StringRef suffix, ScopedTemp &temp) {
+static LogicalResult makeTemp(Location loc, StringRef suffix, PtxasRun::Temp &temp) {
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile("txl-ptxas", suffix, temp.path))
     return emitError(loc) << "cannot create a temporary ." << suffix
                           << " file for ptxas: " << ec.message();
@@ -58,54 +52,60 @@ static LogicalResult makeTemp(Location loc, StringRef suffix, ScopedTemp &temp) 
   return success();
 }
 
-FailureOr<std::vector<char>> mlir::txl::runPtxas(StringRef ptx, StringRef arch, Location loc,
-                                                 PtxasInfo *info) {
+FailureOr<std::unique_ptr<PtxasRun>> mlir::txl::startPtxas(StringRef ptx, StringRef arch,
+                                                           Location loc) {
   FailureOr<std::string> ptxas = findPtxas(loc);
   if (failed(ptxas))
     return failure();
-
-  ScopedTemp input, output, log;
-  if (failed(makeTemp(loc, "ptx", input)) || failed(makeTemp(loc, "cubin", output)) ||
-      failed(makeTemp(loc, "log", log)))
+  auto run = std::make_unique<PtxasRun>(*ptxas, arch.str(), loc);
+  if (failed(makeTemp(loc, "ptx", run->input)) || failed(makeTemp(loc, "cubin", run->output)) ||
+      failed(makeTemp(loc, "log", run->log)))
     return failure();
   {
     std::error_code ec;
-    llvm::raw_fd_ostream os(input.path, ec, llvm::sys::fs::OF_Text);
+    llvm::raw_fd_ostream os(run->input.path, ec, llvm::sys::fs::OF_Text);
     if (!ec) {
       os << ptx;
       os.close();
       ec = os.error();
     }
     if (ec)
-      return emitError(loc) << "cannot write the PTX to " << input.path << ": " << ec.message();
+      return emitError(loc) << "cannot write the PTX to " << run->input.path << ": "
+                            << ec.message();
   }
-
-  std::string archFlag = ("-arch=" + arch).str();
-  SmallVector<StringRef> args = {*ptxas,     archFlag, "--warn-on-spills",
-                                 input.path, "-o",     output.path};
-  if (info)
-    args.push_back("-v");
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log.path), StringRef(log.path)};
-  std::string execError;
+  // -v: registers and spills, for PtxasInfo.
+  std::string archFlag = "-arch=" + run->arch;
+  SmallVector<StringRef> args = {run->ptxas,      archFlag, "--warn-on-spills", "-v",
+                                 run->input.path, "-o",     run->output.path};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(run->log.path),
+                                          StringRef(run->log.path)};
   bool execFailed = false;
-  int rc =
-      llvm::sys::ExecuteAndWait(*ptxas, args, /*Env=*/std::nullopt, redirects,
-                                /*SecondsToWait=*/0, /*MemoryLimit=*/0, &execError, &execFailed);
+  run->process = llvm::sys::ExecuteNoWait(run->ptxas, args, /*Env=*/std::nullopt, redirects,
+                                          /*MemoryLimit=*/0, &run->execError, &execFailed);
   if (execFailed)
-    return emitError(loc) << "cannot run " << *ptxas << ": " << execError;
+    return emitError(loc) << "cannot run " << run->ptxas << ": " << run->execError;
+  return run;
+}
+
+FailureOr<std::vector<char>> mlir::txl::finishPtxas(PtxasRun &run, PtxasInfo *info) {
+  Location loc = run.loc;
+  StringRef arch = run.arch;
+  llvm::sys::ProcessInfo done =
+      llvm::sys::Wait(run.process, /*SecondsToWait=*/std::nullopt, &run.execError);
+  int rc = done.ReturnCode;
 
   std::string messages;
   if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
-          llvm::MemoryBuffer::getFile(log.path))
+          llvm::MemoryBuffer::getFile(run.log.path))
     messages = (*buf)->getBuffer().rtrim().str();
 
   if (rc != 0) {
     InFlightDiagnostic diag = emitError(loc) << "ptxas failed";
     if (rc < 0)
-      diag << " (" << execError << ")";
+      diag << " (" << run.execError << ")";
     else
       diag << " with exit code " << rc;
-    diag << " assembling the PTX for " << arch << " (" << *ptxas << ")";
+    diag << " assembling the PTX for " << arch << " (" << run.ptxas << ")";
     diag << (messages.empty() ? ": it printed nothing" : ":\n" + messages);
     diag << "\nre-run with --emit=ptx to get the PTX that ptxas rejected";
     return failure();
@@ -136,11 +136,19 @@ FailureOr<std::vector<char>> mlir::txl::runPtxas(StringRef ptx, StringRef arch, 
   }
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> cubin =
-      llvm::MemoryBuffer::getFile(output.path, /*IsText=*/false);
+      llvm::MemoryBuffer::getFile(run.output.path, /*IsText=*/false);
   if (!cubin)
-    return emitError(loc) << "ptxas succeeded but its output " << output.path
+    return emitError(loc) << "ptxas succeeded but its output " << run.output.path
                           << " cannot be read: " << cubin.getError().message();
   if ((*cubin)->getBufferSize() == 0)
     return emitError(loc) << "ptxas succeeded but wrote an empty cubin";
   return std::vector<char>((*cubin)->getBufferStart(), (*cubin)->getBufferEnd());
+}
+
+FailureOr<std::vector<char>> mlir::txl::runPtxas(StringRef ptx, StringRef arch, Location loc,
+                                                 PtxasInfo *info) {
+  FailureOr<std::unique_ptr<PtxasRun>> run = startPtxas(ptx, arch, loc);
+  if (failed(run))
+    return failure();
+  return finishPtxas(**run, info);
 }
