@@ -684,6 +684,21 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
     if (!ok)
       return signalPassFailure();
 
+    // Kernels whose scalars are uniform: no op of the author's gives threads
+    // identities (what the compiler adds later reads %tid itself).
+    llvm::StringSet<> uniformScalars;
+    for (auto func : module.getOps<FunctionOpInterface>()) {
+      bool identities =
+          func->walk([](Operation *op) {
+                return isa<TidOp, LaneIdOp, WarpIdOp, WarpgroupIdOp, IsWarpOp, IsWarpgroupOp>(op)
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              })
+              .wasInterrupted();
+      if (!identities)
+        uniformScalars.insert(func.getName());
+    }
+
     RewritePatternSet patterns(ctx);
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
@@ -695,7 +710,7 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
     patterns.add<FuncLowering>(converter, ctx, numKernels);
     // Tile ops must not reach the upstream arith/math patterns, which would
     // apply one LLVM op to the whole register struct.
-    populateTileToLLVMPatterns(converter, patterns, /*benefit=*/10);
+    populateTileToLLVMPatterns(converter, patterns, /*benefit=*/10, &uniformScalars);
     patterns.add<ValueLowering<TidOp>>(converter, ctx, buildTid);
     patterns.add<ValueLowering<WarpIdOp>>(converter, ctx, buildWarpId);
     patterns.add<ValueLowering<WarpgroupIdOp>>(converter, ctx, buildWarpgroupId);

@@ -557,7 +557,13 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
 };
 
 struct StoreLowering : OpConversionPattern<StoreOp> {
-  using OpConversionPattern::OpConversionPattern;
+  StoreLowering(const TypeConverter &converter, MLIRContext *ctx, PatternBenefit benefit,
+                const llvm::StringSet<> *uniformScalars)
+      : OpConversionPattern(converter, ctx, benefit), uniformScalars(uniformScalars) {}
+  /// The kernels whose scalars are the same in every thread (see
+  /// populateTileToLLVMPatterns).
+  const llvm::StringSet<> *uniformScalars;
+
   LogicalResult matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -588,6 +594,14 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
       owner = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, bits,
                                    intConst(rewriter, loc, i32, 0));
     }
+    // A scalar is held by every thread. Where scalars are uniform (Triton's
+    // model), one thread of the role stores it, as Triton stores a scalar
+    // from thread 0: each thread storing made `store(p, load(p) + 1)` add
+    // twice where a late thread loaded what an early one had stored.
+    auto fn = op->getParentOfType<FunctionOpInterface>();
+    if (!isa<RankedTensorType>(op.getPtr().getType()) && uniformScalars && fn &&
+        uniformScalars->contains(fn.getName()))
+      owner = isRoleLeader(rewriter, loc, getRoleWarps(op));
     int64_t width = vectorWidthOf(op, op.getPtr());
     for (int64_t r = 0; r < n; r += width) {
       if (r & int64_t(copies.regs))
@@ -928,7 +942,8 @@ struct AtomicCASLowering : OpConversionPattern<AtomicCASOp> {
 } // namespace mlir::txl::tile
 
 void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
-                                           RewritePatternSet &patterns, PatternBenefit benefit) {
+                                           RewritePatternSet &patterns, PatternBenefit benefit,
+                                           const llvm::StringSet<> *uniformScalars) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseTileLowering>(converter, ctx, benefit);
   patterns
@@ -937,7 +952,8 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
            RegisterSelectLowering<ExpandDimsOp, mapExpandDims>,
            RegisterSelectLowering<TransOp, mapTrans>, RegisterSelectLowering<ReshapeOp, mapReshape>,
            JoinLowering, SplitLowering, RelayoutLowering, AddPtrLowering, LoadLowering,
-           StoreLowering, AtomicRMWLowering, AtomicCASLowering>(converter, ctx, benefit);
+           AtomicRMWLowering, AtomicCASLowering>(converter, ctx, benefit);
+  patterns.add<StoreLowering>(converter, ctx, benefit, uniformScalars);
   populateReductionPatterns(converter, patterns, benefit);
   populatePrintPatterns(converter, patterns, benefit);
 }

@@ -15,6 +15,8 @@
 
 #include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 
+#include "llvm/ADT/StringSet.h"
+
 namespace mlir::txl {
 
 /// True for the ops the tile patterns lower: elementwise arith/math ops on
@@ -33,9 +35,13 @@ LogicalResult checkTileOp(Operation *op);
 
 /// Adds the tile patterns. `benefit` must exceed that of the upstream
 /// arith/math patterns: those would otherwise rewrite a tile op into one LLVM
-/// op on the whole struct.
+/// op on the whole struct. `uniformScalars`: the kernels (by name) whose
+/// scalars hold the same value in every thread, Triton's model (no txl.tid,
+/// lane_id, warp_id, warpgroup_id, is_warp or is_warpgroup): a scalar
+/// txl.store there is done by one thread of each role.
 void populateTileToLLVMPatterns(const TXLTypeConverter &converter, RewritePatternSet &patterns,
-                                PatternBenefit benefit);
+                                PatternBenefit benefit,
+                                const llvm::StringSet<> *uniformScalars = nullptr);
 
 } // namespace mlir::txl
 

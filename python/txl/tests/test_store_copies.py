@@ -38,3 +38,16 @@ def test_a_tile_without_copies_stores_unpredicated():
     ptx = _ptx("inplace_rotate_16x64")
     stores = _stores(ptx)
     assert stores and not any(pred for pred in stores), stores
+
+
+@pytest.mark.parametrize("name,threads", [("inplace_increment", 128), ("inplace_increment_w8", 256)])
+def test_a_scalar_is_stored_by_one_thread_of_the_role(name, threads):
+    # a Triton-style kernel (no thread identities): its scalars are uniform, and thread 0 of the role stores,
+    # as Triton does
+    ptx = _ptx(name)
+    assert ".reqntid %d, 1, 1" % threads in ptx
+    tid = re.search(r"mov\.u32\s+(%r\d+), %tid\.x;", ptx).group(1)
+    leader = re.search(r"setp\.eq\.b32\s+(%p\d+), " + re.escape(tid) + ", 0;", ptx)
+    assert leader, ptx
+    stores = _stores(ptx)
+    assert stores == ["@%s " % leader.group(1)], stores

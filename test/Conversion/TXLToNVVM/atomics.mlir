@@ -111,7 +111,9 @@ module {
     // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.b64 [$0], $1;", "l,l,b" %{{.*}}, %[[OLD]], %[[LEAD]]
     // CHECK: nvvm.barrier
     // CHECK: %[[V:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> i64
-    // CHECK: llvm.store %[[V]], %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr<1>
+    // The scalar's store: one thread of the warpgroup (scalars are uniform in
+    // a kernel without thread identities; store-copies.mlir).
+    // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.global.b64 [$0], $1;", "l,l,b" %{{.*}}, %[[V]], %{{.*}}
     %a = txl.atomic_cas acquire gpu %p, %x, %x scratch(%s : !txl.smem<1xi64>) {txl.group_warps = 4 : i32} : !txl.ptr<i64>, i64
     txl.store %o, %a : !txl.ptr<i64>, i64
     // One warp: lane 0.

@@ -426,7 +426,8 @@ module {
     %c0 = arith.constant 0.0 : f32
     %s = txl.addptr %src, %one : !txl.ptr<f32>, i32
     %sv = txl.load %s mask %true other %c0 : !txl.ptr<f32> -> f32
-    // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+    // A scalar store: one thread of the warpgroup stores (store-copies.mlir).
+    // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.global.b32 [$0], $1;", "l,r,b"
     txl.store %src, %sv : !txl.ptr<f32>, f32
     return
   }

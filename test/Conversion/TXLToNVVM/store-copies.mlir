@@ -50,6 +50,37 @@ module {
     return
   }
 
+  // A scalar is held by every thread. In a kernel without thread identities
+  // (Triton's model: scalars are uniform), thread 0 of the role stores it, as
+  // Triton does; `store(p, load(p) + 1)` added twice where a late thread
+  // loaded what an early one had stored.
+  // CHECK-LABEL: llvm.func @scalar_in_place(
+  func.func @scalar_in_place(%p: !txl.ptr<f32>) attributes {txl.kernel, txl.num_warps = 8 : i32, txl.role_warps = 8 : i32} {
+    %x = txl.load %p : !txl.ptr<f32> -> f32
+    %one = arith.constant 1.0 : f32
+    %y = arith.addf %x, %one : f32
+    // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+    // CHECK: %[[N:.*]] = llvm.mlir.constant(256 : i32) : i32
+    // CHECK: %[[R:.*]] = llvm.urem %[[TID]], %[[N]] : i32
+    // CHECK: %[[LEAD:.*]] = llvm.icmp "eq" %[[R]], %{{.*}} : i32
+    // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.global.b32 [$0], $1;", "l,r,b" %{{.*}}, %{{.*}}, %[[LEAD]]
+    txl.store %p, %y : !txl.ptr<f32>, f32
+    // CHECK: llvm.return
+    return
+  }
+
+  // Where the author gives threads identities, a scalar may differ between
+  // threads (here: each stores its own thread index): every thread stores.
+  // CHECK-LABEL: llvm.func @scalar_per_thread(
+  func.func @scalar_per_thread(%p: !txl.ptr<i32>) attributes {txl.kernel, txl.num_warps = 4 : i32} {
+    %t = txl.tid
+    %q = txl.addptr %p, %t : !txl.ptr<i32>, i32
+    // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
+    txl.store %q, %t : !txl.ptr<i32>, i32
+    // CHECK: llvm.return
+    return
+  }
+
   // CHECK-LABEL: llvm.func @no_copies(
   func.func @no_copies(%p: tensor<128x!txl.ptr<f32>, #b1>, %v: tensor<128xf32, #b1>)
       attributes {txl.kernel, txl.num_warps = 4 : i32} {

@@ -36,6 +36,22 @@ def inplace_rotate(x_ptr, cos_ptr, sin_ptr, H: tl.constexpr, D: tl.constexpr, BA
     tl.store(x_ptr + first + D // 2, x2 * c + x1 * s)
 
 
+@txl.jit
+def inplace_increment(x_ptr):
+    """A scalar updated in place by its program: every thread holds the scalar, one thread stores it."""
+    p = x_ptr + tl.program_id(0)
+    tl.store(p, tl.load(p) + 1.0)
+
+
+def _increment(n, **options):
+    def build(T):
+        x0 = T.randn((n,), "float32")
+        x = x0.clone() if hasattr(x0, "clone") else x0
+        return dict(grid=(n,), args=(x,), kwargs=dict(**options), out=x, ref=lambda: x0 + 1.0)
+
+    return build
+
+
 def _rotate(rows, H, D, backward=False, **options):
     def build(T):
         x0 = T.randn((rows, H, D), "float32")
@@ -63,6 +79,9 @@ CASES = [
     Case("inplace_rotate_2x64_bwd", _rotate(8192, 2, 128, backward=True), MODULE, "inplace_rotate", tol=TOL),
     # 4 x 32: lanes copy too; 8 warps of copies
     Case("inplace_rotate_4x32_w8", _rotate(4096, 4, 64, num_warps=8), MODULE, "inplace_rotate", tol=TOL),
+    # a scalar: every thread loaded it, every thread stored x + 1, and a late thread could add 1 twice
+    Case("inplace_increment", _increment(65536), MODULE, "inplace_increment", tol=TOL),
+    Case("inplace_increment_w8", _increment(65536, num_warps=8), MODULE, "inplace_increment", tol=TOL),
     # 16 x 64 over 4 warps: no copies (the unchanged path)
     Case("inplace_rotate_16x64", _rotate(2048, 16, 128), MODULE, "inplace_rotate", tol=TOL),
 ]
