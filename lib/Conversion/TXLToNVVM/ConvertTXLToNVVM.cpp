@@ -241,6 +241,12 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
     for (auto [i, type] : llvm::enumerate(funcOp.getArgumentTypes()))
       if (isa<TensorDescType>(type))
         descArgs.push_back(i);
+    bool setsMaxnreg = funcOp
+                           ->walk([](Operation *op) {
+                             return isa<RegAllocOp, RegDeallocOp>(op) ? WalkResult::interrupt()
+                                                                      : WalkResult::advance();
+                           })
+                           .wasInterrupted();
 
     FailureOr<LLVM::LLVMFuncOp> llvmFunc =
         convertFuncOpToLLVMFuncOp(cast<FunctionOpInterface>(funcOp.getOperation()), rewriter,
@@ -261,9 +267,14 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
       if (int64_t ctas = getClusterSize(funcOp); ctas > 1)
         f->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                    rewriter.getDenseI32ArrayAttr({int32_t(ctas), 1, 1}));
-      // setmaxnreg needs a known entry register count (FACTS §4.5); the
-      // pass drops this again from kernels without setmaxnreg.
-      f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(1));
+      // setmaxnreg needs a known entry register count (FACTS §4.5). Only
+      // there: elsewhere `.minnctapersm 1` tells ptxas that one CTA per SM
+      // will do, and ptxas then spends registers on latency (a bf16 SwiGLU
+      // row of 512 threads: 80 registers with it, 32 without, Triton 32, so
+      // one CTA of 16 warps per SM instead of four). Triton emits it only
+      // with maxnreg; txlc adds it back where it makes ptxas spill less.
+      if (setsMaxnreg)
+        f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(1));
       // A CUtensorMap is passed by value: a 128-byte, 64-aligned
       // __grid_constant__ parameter (FACTS §2).
       auto cuTensorMap = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 64), 16);
@@ -579,18 +590,6 @@ bool isSinkable(Operation *op) {
   return true;
 }
 
-/// A tile op is lowered for all of a thread's registers at once, so the
-/// converted code is op-major: N conversions, then N multiplies, then N
-/// exponentials... and every intermediate of all N elements is live at
-/// once. Triton's PTX is element-major (LLVM's SLP vectorizer groups each
-/// element pair's chain there), and ptxas does not undo the difference: a
-/// bf16 SwiGLU row (32 elements a thread) took 87-89 registers against
-/// Triton's 32, so one CTA of 16 warps per SM instead of four. Here every
-/// movable op (isSinkable) is placed right before its first user, operands
-/// first in operand order: each element's chain is computed where it is
-/// consumed. The ops that stay (loads, stores, barriers, shuffles, asm) keep
-/// their order, so no memory access moves and loads are still issued as
-/// early as the source has them.
 /// The value inserted at `pos` into the struct `agg` when `agg` is a chain
 /// of llvm.insertvalue ops that sets it, else null.
 Value insertedAt(Value agg, ArrayRef<int64_t> pos) {
@@ -623,6 +622,18 @@ void forwardStructElements(Block &block) {
       op.erase();
 }
 
+/// A tile op is lowered for all of a thread's registers at once, so the
+/// converted code is op-major: N conversions, then N multiplies, then N
+/// exponentials... and every intermediate of all N elements is live at
+/// once. Triton's PTX is element-major (LLVM's SLP vectorizer groups each
+/// element pair's chain there), and ptxas does not undo the difference: a
+/// bf16 SwiGLU row (32 elements a thread) took 87-89 registers against
+/// Triton's 32, so one CTA of 16 warps per SM instead of four. Here every
+/// movable op (isSinkable) is placed right before its first user, operands
+/// first in operand order: each element's chain is computed where it is
+/// consumed. The ops that stay (loads, stores, barriers, shuffles, asm) keep
+/// their order, so no memory access moves and loads are still issued as
+/// early as the source has them.
 void sinkToFirstUse(Block &block) {
   forwardStructElements(block);
   SmallVector<Operation *> order;
@@ -753,16 +764,6 @@ struct ConvertTXLToNVVMPass : txl::impl::ConvertTXLToNVVMBase<ConvertTXLToNVVMPa
       if (elementMajor)
         for (Block &block : f.getBody())
           sinkToFirstUse(block);
-      // `.minnctapersm 1` is for setmaxnreg only (FACTS §4.5). Elsewhere it
-      // tells ptxas that one CTA per SM will do, and ptxas then spends
-      // registers on latency: a bf16 SwiGLU row (512 threads) took 80
-      // registers with it and 32 without (Triton: 32, no .minnctapersm),
-      // i.e. one CTA of 16 warps per SM instead of four; Liger's group norm
-      // forward 92 against 56 (Triton 48). Triton emits it only with maxnreg.
-      bool setsMaxnreg = false;
-      f.walk([&](NVVM::SetMaxRegisterOp) { setsMaxnreg = true; });
-      if (!setsMaxnreg)
-        f->removeAttr(NVVM::NVVMDialect::getMinctasmAttrName());
       f->removeAttr(kRoleWarpsAttrName);
       f->removeAttr(kNumWarpsAttrName);
       f->removeAttr(kNumCtasAttrName); // read by program_id; nvvm.cluster_dim now
