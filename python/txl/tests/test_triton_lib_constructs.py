@@ -15,7 +15,9 @@ import txl.language as tl
 from txl.compiler.errors import CompilationError
 from txl.language import core
 
-from .dsl_helpers import check, check_not, compile_ptx, ir_of
+from txl.tests.gpu import dsl_cases, library_constructs_cases
+
+from .dsl_helpers import TXLC, _need, check, check_not, compile_ptx, ir_of
 
 # dir(triton.language.tensor) of Triton 3.6.0 without the dunders, `T` and `_flatten_ir` (56 names less those 2):
 # the functions it decorates with @_tensor_member_fn and the methods its class defines.
@@ -480,3 +482,16 @@ def test_an_fp32_dot_beyond_the_product_tile_limit_is_a_located_error():
     e = _error(_fp32_dot_too_big, {"a_ptr": "*fp32", "o_ptr": "*fp32"}, {"B": 128})
     assert "2097152-element product tile" in str(e) and "bf16/fp16" in str(e)
     assert ":%d:" % _line_of(_fp32_dot_too_big, "tl.dot(a, a)")[0] in str(e)
+
+
+# -- the GPU cases of the same constructs (gpu/library_constructs_cases.py) compile --------------------------------------
+@pytest.mark.parametrize("case", library_constructs_cases.CASES, ids=lambda c: c.name)
+def test_library_construct_gpu_cases_compile(case):
+    _need(TXLC)
+    _, compiled = dsl_cases.run_case(case, dsl_cases.MetaFactory(), launch=False)
+    ptx = compiled.asm["ptx"]
+    if "dot" in case.name:
+        assert "fma.rn.f32" in ptx or "mul.f32" in ptx
+        assert "wgmma" not in ptx and "mma.sync" not in ptx
+    if "bucket" in case.name:
+        assert "atom.acq_rel.gpu.global.add.u32" in ptx or "red." in ptx
