@@ -134,6 +134,11 @@ class _FnInfo:
 
 _JIT_CACHE = {}
 
+# Functions (generator, tensor, name) -> value or NotImplemented, asked before the tensor attributes the code
+# generator knows (core.TENSOR_ATTRS): how a language built on txl's (txl.experimental.gluon) gives run-time values
+# the attributes its kernels read, e.g. a TMA descriptor's shared-memory layout.
+ATTRIBUTE_HOOKS = []
+
 
 def _info(fn):
     key = id(fn)
@@ -942,6 +947,10 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Attribute(self, node):
         obj = self.visit(node.value)
         if isinstance(obj, tensor):
+            for hook in ATTRIBUTE_HOOKS:  # a language layered on txl's (Gluon: a descriptor's .layout) asks first
+                value = hook(self, obj, node.attr)
+                if value is not NotImplemented:
+                    return _wrap(value)
             if node.attr not in core.TENSOR_ATTRS:
                 raise self.error(node, "%s has no attribute `%s`" % (_kind(obj), node.attr))
             value = getattr(obj, node.attr)

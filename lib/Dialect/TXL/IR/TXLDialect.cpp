@@ -707,6 +707,20 @@ LogicalResult TXLDialect::verifyOperationAttribute(Operation *op, NamedAttribute
                              << "' is a power of two in 1..32 on txl.atomic_rmw or txl.atomic_cas";
     return success();
   }
+  // The layout a kernel's author gave a tile (Gluon's convert_layout and
+  // layout= arguments): a txl.relayout whose result has no layout yet;
+  // txl-assign-layouts anchors the result's class to it and removes it.
+  if (name == "txl.layout") {
+    auto relayout = dyn_cast<RelayoutOp>(op);
+    if (!relayout || relayout.getType().getEncoding())
+      return op->emitError() << "'" << name
+                             << "' belongs on a txl.relayout whose result has no layout";
+    std::string why;
+    if (failed(LinearLayout::get(relayout.getType().getShape(), attr.getValue(), &why)))
+      return op->emitError() << "'" << name << "' " << attr.getValue()
+                             << " cannot lay out the tile " << relayout.getType() << ": " << why;
+    return success();
+  }
   // Set by txl-schedule-loops when a second schedule (without its
   // rescaled-async) is worth comparing; txlc removes it.
   if (name == "txl.rescaled_async") {

@@ -66,6 +66,9 @@ namespace {
 
 bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
 
+/// A txl.relayout's attribute naming the layout the author gave its result.
+constexpr StringLiteral kGivenLayout = "txl.layout";
+
 /// child's layout = #txl.slice<dim, parent's layout>.
 struct SliceRelation {
   Value child, parent;
@@ -418,6 +421,16 @@ private:
         if (failed(setAnchor(
                 v, enc, v.getDefiningOp() ? v.getDefiningOp() : v.getParentBlock()->getParentOp())))
           return failure();
+    // ... and those it gave a tile by a txl.relayout {txl.layout = L} (Gluon's
+    // layout= and convert_layout): the relayout's result class is L.
+    WalkResult given = func.walk([&](RelayoutOp op) {
+      if (Attribute layout = op->getAttr(kGivenLayout))
+        if (failed(setAnchor(op.getResult(), layout, op)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (given.wasInterrupted())
+      return failure();
     MLIRContext *ctx = func.getContext();
     WalkResult result = func.walk([&](DotOp dot) {
       auto acc = cast<RankedTensorType>(dot.getAcc().getType());
@@ -694,6 +707,7 @@ private:
     }
     // Relayouts between equal layouts do nothing.
     func.walk([](RelayoutOp op) {
+      op->removeAttr(kGivenLayout);
       if (op.getSrc().getType() == op.getType()) {
         op.replaceAllUsesWith(op.getSrc());
         op.erase();
