@@ -10,6 +10,7 @@ attention) and ``txl.ops.mla_decode(q, kv_cache, block_table, cache_seqlens)`` (
 
 from .attention import KERNELS, flash_attention  # noqa: F401
 from .attention_varlen import flash_attention_varlen  # noqa: F401
+from .kvcache import flash_attention_with_kvcache  # noqa: F401
 from .mla_decode import mla_decode  # noqa: F401
 from .nsa import nsa_selection_attention  # noqa: F401
 from .rope import apply_rope  # noqa: F401
