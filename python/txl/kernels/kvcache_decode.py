@@ -116,11 +116,12 @@ def next_power_of_2(n):
 
 
 def row_block(group, s_q):
-    """(BLOCK_M, M_BLOCKS): the group's GROUP x S_Q query rows in blocks of 16 (mma.sync's M), 32 or 64 rows
-    (a 64-row block is one wgmma M step); more than 64 rows take several blocks, each reading the tile again
-    (from L2: the blocks of one KV head run side by side)."""
+    """(BLOCK_M, M_BLOCKS): the group's GROUP x S_Q query rows in one block of 16 (mma.sync's M) or 64 rows (one
+    wgmma M step); more than 64 rows take several blocks, each reading the tile again (from L2: the blocks of one
+    KV head run side by side). No 32-row block: on mma.sync its 32 x 128 q and accumulator spilled (8 bytes at
+    head dim 128), and the kernel is memory-bound, so the idle wgmma rows cost nothing measurable."""
     rows = group * s_q
-    block = min(64, max(16, next_power_of_2(rows)))
+    block = 16 if rows <= 16 else 64
     return block, -(-rows // block)
 
 
