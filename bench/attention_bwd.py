@@ -1,11 +1,14 @@
 """Attention backward on the GPU: txl.ops.flash_attention's backward next to torch SDPA's cuDNN and flash backends,
 measured in the same run on the same inputs, plus a whole training step (forward + backward).
 
-    python3 bench/attention_bwd.py [--quick] [--check]
+    python3 bench/attention_bwd.py [--quick | --small] [--check] [--no-split]
 
 Backward TFLOP/s count 2.5x the forward's 4 * B * H * N^2 * D (half for causal), as FlashAttention-3 reports them.
 Each timing is the median of triton.testing.do_bench (L2 flushed between runs). --check compares every txl gradient
-with the cuDNN one first (relative Frobenius error, printed)."""
+with the cuDNN one first (relative Frobenius error, printed). The small MQA/GQA rows (SMALL) end every run; "split" is
+how many CTAs share a kv head's query heads in txl's dK/dV kernel (--no-split: 1, the kernel before the split).
+Small rows run for tens of microseconds, so host time (the launches from Python) is part of what is measured, for
+both sides."""
 
 import argparse
 import sys
@@ -21,14 +24,20 @@ try:
 except ImportError:  # pragma: no cover - the GPU host has triton
     do_bench = None
 
-SHAPES = [  # B, H, H_KV, N, D
-    (2, 32, 32, 16384, 128),
-    (16, 32, 32, 4096, 128),
-    (4, 32, 32, 8192, 64),
-    (4, 16, 16, 8192, 256),
-    (16, 32, 8, 4096, 128),  # GQA 4:1
+BF16, FP16 = torch.bfloat16, torch.float16
+SHAPES = [  # B, H, H_KV, N, D, dtype
+    (2, 32, 32, 16384, 128, BF16),
+    (16, 32, 32, 4096, 128, BF16),
+    (4, 32, 32, 8192, 64, BF16),
+    (4, 16, 16, 8192, 256, BF16),
+    (16, 32, 8, 4096, 128, BF16),  # GQA 4:1
 ]
-QUICK = [(16, 32, 32, 4096, 128), (4, 32, 32, 8192, 64), (4, 16, 16, 8192, 256), (16, 32, 8, 4096, 128)]
+QUICK = [(16, 32, 32, 4096, 128, BF16), (4, 32, 32, 8192, 64, BF16), (4, 16, 16, 8192, 256, BF16),
+         (16, 32, 8, 4096, 128, BF16)]
+# Small MQA/GQA rows (issue 34: (2, 8, 1000, 64) fp16 MQA ran 0.16x cuDNN when one CTA per key block walked all 8
+# query heads): the dK/dV kernel splits each kv head's query heads over CTAs here (the split column).
+SMALL = [(2, 8, 1, 1000, 64, FP16), (2, 8, 1, 1000, 64, BF16), (2, 8, 2, 1000, 128, BF16), (1, 8, 1, 777, 128, FP16),
+         (4, 16, 2, 1000, 64, BF16), (2, 16, 1, 128, 64, FP16), (2, 8, 2, 1000, 256, BF16)]
 
 
 def _sdpa(backend, q, k, v, causal):
@@ -71,19 +80,29 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--stages", type=int, help="Q/dO ring depth of the txl backward (default: its table)")
+    ap.add_argument("--small", action="store_true", help="only the small MQA/GQA rows (the quick and full runs "
+                    "include them)")
+    ap.add_argument("--no-split", action="store_true", help="txl without the query-head split (split_heads = 1)")
     args = ap.parse_args()
-    if args.stages:
-        from txl.ops import _attention_bwd
+    from txl.ops import _attention_bwd
 
+    if args.no_split:
+        _attention_bwd.split_heads = lambda *a: 1
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    if args.stages:
         _attention_bwd.NUM_STAGES.update({d: args.stages for d in _attention_bwd.NUM_STAGES})
     torch.manual_seed(0)
-    print("%-26s %-6s %9s %9s %9s %8s %8s | %9s %9s %9s" % (
-        "B,H,Hkv,N,D", "causal", "txl TF/s", "cudnn", "flash", "txl/cud", "txl/fla", "step txl", "cudnn", "flash"))
+    print("%-26s %-6s %5s %9s %9s %9s %8s %8s | %9s %9s %9s" % (
+        "B,H,Hkv,N,D dtype", "causal", "split", "txl TF/s", "cudnn", "flash", "txl/cud", "txl/fla", "step txl",
+        "cudnn", "flash"))
     ratios = []
-    for (B, H, HK, N, D) in (QUICK if args.quick else SHAPES):
+    shapes = SMALL if args.small else (QUICK if args.quick else SHAPES) + SMALL
+    for (B, H, HK, N, D, dtype) in shapes:
+        n_pad = -(-N // 128) * 128
+        split = _attention_bwd.split_heads(n_pad // (64 if D == 256 else 128), B * HK, H // HK, n_pad // 64, sms)
         for causal in (False, True):
-            q = torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16)
-            k, v = (torch.randn(B, HK, N, D, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+            q = torch.randn(B, H, N, D, device="cuda", dtype=dtype)
+            k, v = (torch.randn(B, HK, N, D, device="cuda", dtype=dtype) for _ in range(2))
             do = torch.randn_like(q)
             flops = 2.5 * 4 * B * H * N * N * D * (0.5 if causal else 1.0)
             res = {}
@@ -105,9 +124,9 @@ def main():
             r_f = tf["txl"] / tf["flash"] if res["txl"] and res["flash"] else float("nan")
             if r_c == r_c:
                 ratios.append(r_c)
-            print("%-26s %-6s %9.1f %9.1f %9.1f %8.2f %8.2f | %7.2fms %7.2fms %7.2fms" % (
-                "%d,%d,%d,%d,%d" % (B, H, HK, N, D), causal, tf["txl"], tf["cudnn"], tf["flash"], r_c, r_f,
-                st["txl"], st["cudnn"], st["flash"]), flush=True)
+            print("%-26s %-6s %5d %9.1f %9.1f %9.1f %8.2f %8.2f | %7.3fms %7.3fms %7.3fms" % (
+                "%d,%d,%d,%d,%d %s" % (B, H, HK, N, D, "fp16" if dtype == FP16 else "bf16"), causal, split,
+                tf["txl"], tf["cudnn"], tf["flash"], r_c, r_f, st["txl"], st["cudnn"], st["flash"]), flush=True)
             del q, k, v, do
             torch.cuda.empty_cache()
     if ratios:

@@ -72,6 +72,32 @@ def attention_bwd_dq_convert(DQ_ACC, DQ, sm_scale, N_CTX, N_PAD, HEAD_STRIDE, HE
              (acc * sm_scale).to(DQ.dtype.element_ty), mask=rows[:, None] < N_CTX)
 
 
+@txl.jit
+def attention_bwd_dkv_combine(DK_PART, DV_PART, DK, DV, N_CTX, N_PAD, PART_STRIDE, DK_DIM: tl.constexpr,
+                              DV_DIM: tl.constexpr, SPLIT: tl.constexpr, BLOCK: tl.constexpr):
+    # dK, dV of a backward whose dK/dV kernel split each group's query heads over SPLIT CTAs: the sum of the SPLIT
+    # f32 partials (dK's already scaled by sm_scale), added in split order (so bit-identical from run to run),
+    # in dK's dtype, padded rows dropped. DK_PART is (SPLIT, B * H_KV * N_PAD, DK_DIM) f32, PART_STRIDE elements
+    # per split (B * H_KV * N_PAD * DK_DIM; DV_PART's per split is PART_STRIDE // DK_DIM * DV_DIM); dK, dV are
+    # (B * H_KV * N_CTX, D) rows. Grid (N_PAD / BLOCK, B * H_KV).
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    bkv = tl.program_id(1).to(tl.int64)
+    mask = rows[:, None] < N_CTX
+    ck = tl.arange(0, DK_DIM)
+    src = (bkv * N_PAD + rows[:, None]) * DK_DIM + ck[None, :]
+    acc = tl.load(DK_PART + src)
+    for s in tl.static_range(1, SPLIT):
+        acc += tl.load(DK_PART + s * PART_STRIDE.to(tl.int64) + src)
+    tl.store(DK + (bkv * N_CTX + rows[:, None]) * DK_DIM + ck[None, :], acc.to(DK.dtype.element_ty), mask=mask)
+    cv = tl.arange(0, DV_DIM)
+    v_stride = PART_STRIDE.to(tl.int64) // DK_DIM * DV_DIM
+    src = (bkv * N_PAD + rows[:, None]) * DV_DIM + cv[None, :]
+    acc = tl.load(DV_PART + src)
+    for s in tl.static_range(1, SPLIT):
+        acc += tl.load(DV_PART + s * v_stride + src)
+    tl.store(DV + (bkv * N_CTX + rows[:, None]) * DV_DIM + cv[None, :], acc.to(DV.dtype.element_ty), mask=mask)
+
+
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD", "NUM_HEADS", "WIN_LEFT", "WIN_RIGHT", "N_SINK"])
 def attention_bwd_dq(Q, K, V, DO, DQ, M, Delta, sm_scale, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT,
                      N_SINK, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -136,7 +162,8 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
                         N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM: tl.constexpr,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr,
                         EVEN_N: tl.constexpr, H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240,
-                        DQ: tl.constexpr = True, VARLEN: tl.constexpr = False, WINDOW: tl.constexpr = False):
+                        DQ: tl.constexpr = True, VARLEN: tl.constexpr = False, WINDOW: tl.constexpr = False,
+                        SPLIT: tl.constexpr = 1):
     tl.static_assert(BLOCK_N == 128, "two consumer warpgroups of 64 keys")
     tl.static_assert(BLOCK_M == 64, "query blocks of 64 rows (the transposed tiles' wgmma N)")
     tl.static_assert(NUM_STAGES >= 1, "the Q/dO ring needs a stage")
@@ -154,7 +181,9 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
     kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
         k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
         BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
-    n_iter = per_head * H_Q_PER_KV
+    q_base, q_x0, m_base, n_heads, part_y = _split_heads(q_base, q_gstride, q_x0, x_gstride, m_base, k_row, N_PAD,
+                                                         H_Q_PER_KV, SPLIT, VARLEN)
+    n_iter = per_head * n_heads
 
     bK = txl.smem_alloc([HALF_N, HEAD_DIM], dtype, num_stages=2)  # [W]: consumer W's keys
     bV = txl.smem_alloc([HALF_N, HEAD_DIM], dtype, num_stages=2)
@@ -183,13 +212,13 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
         if txl.is_warpgroup([1]):
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                       M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
-                      n_iter, out_stride, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
-                      NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL)
+                      n_iter, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
+                      NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
         else:
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                       M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
-                      n_iter, out_stride, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
-                      NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL)
+                      n_iter, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
+                      NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
 
 
 @txl.jit
@@ -245,6 +274,37 @@ def _bwd_block(k_row, off_bkv, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WI
         q_start = 0
         per_head = tl.cdiv(N_CTX, BLOCK_M)
     return kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride
+
+
+@txl.jit
+def _split_heads(q_base, q_gstride, q_x0, x_gstride, m_base, k_row, N_PAD, H_Q_PER_KV: tl.constexpr,
+                 SPLIT: tl.constexpr, VARLEN: tl.constexpr):
+    # SPLIT > 1 (grid (key blocks, B * H_KV, SPLIT)): this CTA takes query heads s * H_Q_PER_KV / SPLIT .. of its
+    # kv head's group (s = program_id(2)), so the boxes and M/Delta rows of _bwd_block move by s's first head.
+    # Returns the moved q_base, q_x0, m_base, the heads to walk, and the first row of the CTA's partial dK/dV:
+    # partials are (SPLIT, B * H_KV, N_PAD, HEAD_DIM) f32, a key block's rows at (s * B * H_KV + bkv) * N_PAD +
+    # k_row (dense layout only: packed sequences are not split).
+    tl.static_assert(H_Q_PER_KV % SPLIT == 0, "SPLIT divides the group's query heads")
+    tl.static_assert(SPLIT == 1 or not VARLEN, "packed sequences are not split")
+    n_heads: tl.constexpr = H_Q_PER_KV // SPLIT
+    part_y = 0
+    if SPLIT > 1:
+        s = tl.program_id(2)
+        g0 = s * n_heads
+        q_base = q_base + g0 * q_gstride
+        q_x0 = q_x0 + g0 * x_gstride
+        m_base = m_base + g0 * N_PAD
+        part_y = (s * tl.num_programs(1) + tl.program_id(1)) * N_PAD + k_row
+    return q_base, q_x0, m_base, n_heads, part_y
+
+
+@txl.jit
+def _store_partial(acc, PART, y, x, ROWS: tl.constexpr, COLS: tl.constexpr, STRIDE: tl.constexpr):
+    # acc (f32, ROWS x COLS) into rows y.., columns x.. of the f32 partial buffer PART (rows STRIDE elements
+    # apart), unmasked: the partial rows are padded to N_PAD per head.
+    rows = tl.arange(0, ROWS)
+    cols = tl.arange(0, COLS)
+    tl.store(PART + (y.to(tl.int64) + rows[:, None]) * STRIDE + x + cols[None, :], acc)
 
 
 @txl.jit
@@ -304,9 +364,9 @@ def _mask_bwd_local(pT, key0, q0, len_q, len_k, left, right, n_sink, ROWS: tl.co
 @txl.jit
 def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv, M, Delta,
               DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head, n_iter, out_stride,
-              WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+              part_y, WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
               HALF_N: tl.constexpr, DQ_COLS: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr,
-              EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr):
+              EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr, SPLIT: tl.constexpr):
     dtype = desc_dk.dtype
     qk_scale = sm_scale * 1.44269504  # exp(x * sm_scale) = exp2(x * qk_scale)
     key0 = k_row + W * HALF_N  # this consumer's first key within the head
@@ -388,13 +448,20 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
 
     # Epilogue: dV_W through V_W's buffer (read by this warpgroup only), dK_W through K_W's once the other
     # consumer's last dQ wgmma (which reads K_W's columns) has retired.
-    out_y = kv_y + W * HALF_N
-    n_valid = len_k - key0
-    _store_rows(dv.to(dtype), v_w, desc_dv, DV, out_y, k_x, out_stride, n_valid, HALF_N, HEAD_DIM, EVEN_N)
-    if DQ:
-        txl.bar_wait(9, 256)
-    _store_rows((dk * sm_scale).to(dtype), k_w, desc_dk, DK, out_y, k_x, out_stride, n_valid, HALF_N, HEAD_DIM,
-                EVEN_N)
+    if SPLIT > 1:
+        # A share of the group's query heads: this CTA's partial dV_W, dK_W (f32) go to its own rows of the
+        # partial buffers (DV, DK), which attention_bwd_dkv_combine sums in split order. The rows are padded to
+        # N_PAD, so no mask; from registers, so K_W's buffer is not reused and barrier 9 is not needed.
+        _store_partial(dv, DV, part_y + W * HALF_N, 0, HALF_N, HEAD_DIM, HEAD_DIM)
+        _store_partial(dk * sm_scale, DK, part_y + W * HALF_N, 0, HALF_N, HEAD_DIM, HEAD_DIM)
+    else:
+        out_y = kv_y + W * HALF_N
+        n_valid = len_k - key0
+        _store_rows(dv.to(dtype), v_w, desc_dv, DV, out_y, k_x, out_stride, n_valid, HALF_N, HEAD_DIM, EVEN_N)
+        if DQ:
+            txl.bar_wait(9, 256)
+        _store_rows((dk * sm_scale).to(dtype), k_w, desc_dk, DK, out_y, k_x, out_stride, n_valid, HALF_N, HEAD_DIM,
+                    EVEN_N)
     txl.tma_store_wait(0)
 
 
@@ -404,7 +471,7 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
                               HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                               NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
                               H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240, DQ: tl.constexpr = True,
-                              VARLEN: tl.constexpr = False, WINDOW: tl.constexpr = False):
+                              VARLEN: tl.constexpr = False, WINDOW: tl.constexpr = False, SPLIT: tl.constexpr = 1):
     # Head dim 256: a consumer cannot hold dV and dK of 64 keys over all 256 columns (256 registers), so the two
     # consumers split the head dim instead of the keys. A CTA owns BLOCK_N = 64 keys; per query block consumer 0
     # computes S^T = K Q^T and P^T, consumer 1 dP^T = V dO^T and, with P^T from shared memory, dS^T; P^T and dS^T
@@ -425,7 +492,9 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
     kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
         k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
         BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
-    n_iter = per_head * H_Q_PER_KV
+    q_base, q_x0, m_base, n_heads, part_y = _split_heads(q_base, q_gstride, q_x0, x_gstride, m_base, k_row, N_PAD,
+                                                         H_Q_PER_KV, SPLIT, VARLEN)
+    n_iter = per_head * n_heads
 
     bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
     bV = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
@@ -453,21 +522,22 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
         if txl.is_warpgroup([1]):
             _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk,
                             desc_dv, M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k,
-                            q_start, per_head, n_iter, out_stride, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM, COLS,
-                            BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL)
+                            q_start, per_head, n_iter, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM,
+                            COLS, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
         else:
             _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk,
                             desc_dv, M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k,
-                            q_start, per_head, n_iter, out_stride, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM, COLS,
-                            BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL)
+                            q_start, per_head, n_iter, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM,
+                            COLS, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
 
 
 @txl.jit
 def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                     M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
-                    n_iter, out_stride, WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr,
+                    n_iter, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr,
                     COLS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr,
-                    CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr):
+                    CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr,
+                    SPLIT: tl.constexpr):
     dtype = desc_dk.dtype
     qk_scale = sm_scale * 1.44269504
     k_all = txl.get_buffer(bK, 0)
@@ -540,12 +610,17 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
 
     # Epilogue: once both consumers' last GEMMs have retired (consumer 0's S^T reads all of K, consumer 1's dP^T
     # all of V), dV and dK of this consumer's columns go out through its column block of V's and K's buffers.
-    txl.bar_wait(10, 256)
-    n_valid = len_k - k_row
-    _store_rows(dv.to(dtype), txl.smem_slice(v_all, W * COLS, COLS, dim=1), desc_dv, DV, kv_y, k_x + W * COLS,
-                out_stride, n_valid, BLOCK_N, COLS, EVEN_N)
-    _store_rows((dk * sm_scale).to(dtype), txl.smem_slice(k_all, W * COLS, COLS, dim=1), desc_dk, DK, kv_y,
-                k_x + W * COLS, out_stride, n_valid, BLOCK_N, COLS, EVEN_N)
+    if SPLIT > 1:
+        # This CTA's share of the group's query heads: f32 partials from registers (see flash_attention_bwd).
+        _store_partial(dv, DV, part_y, W * COLS, BLOCK_N, COLS, HEAD_DIM)
+        _store_partial(dk * sm_scale, DK, part_y, W * COLS, BLOCK_N, COLS, HEAD_DIM)
+    else:
+        txl.bar_wait(10, 256)
+        n_valid = len_k - k_row
+        _store_rows(dv.to(dtype), txl.smem_slice(v_all, W * COLS, COLS, dim=1), desc_dv, DV, kv_y, k_x + W * COLS,
+                    out_stride, n_valid, BLOCK_N, COLS, EVEN_N)
+        _store_rows((dk * sm_scale).to(dtype), txl.smem_slice(k_all, W * COLS, COLS, dim=1), desc_dk, DK, kv_y,
+                    k_x + W * COLS, out_stride, n_valid, BLOCK_N, COLS, EVEN_N)
     txl.tma_store_wait(0)
 
 
@@ -578,7 +653,7 @@ def _store_rows(out, tile, desc, OUT, y, x, stride, n_valid, ROWS: tl.constexpr,
             tl.store(base + rows[:, None] * stride + cols[None, :], out, mask=rows[:, None] < n_valid)
 
 
-def signature(head_dim=128, block_m=64, block_n=128, dtype="bf16"):
+def signature(head_dim=128, block_m=64, block_n=128, dtype="bf16", split=1):
     # hd256 (flash_attention_bwd_hd256): 64 keys per CTA in one box, dQ/dK/dV by column halves.
     half = 64 if head_dim == 256 else block_n // 2
     dq_cols = head_dim // 2 if head_dim > 64 else head_dim
@@ -591,17 +666,19 @@ def signature(head_dim=128, block_m=64, block_n=128, dtype="bf16"):
         "desc_dq": "tensordesc<fp32[%d, %d]>" % (block_m, dq_cols),
         "desc_dk": "tensordesc<%s[%d, %d]>" % (dtype, half, out_cols),
         "desc_dv": "tensordesc<%s[%d, %d]>" % (dtype, half, out_cols),
-        "M": "*fp32", "Delta": "*fp32", "DK": "*%s" % dtype, "DV": "*%s" % dtype, "sm_scale": "fp32",
+        "M": "*fp32", "Delta": "*fp32", "sm_scale": "fp32",
+        # SPLIT > 1: DK and DV are the f32 partial buffers (attention_bwd_dkv_combine sums them)
+        "DK": "*%s" % ("fp32" if split > 1 else dtype), "DV": "*%s" % ("fp32" if split > 1 else dtype),
         "N_CTX": "i32", "N_PAD": "i32", "CU_Q": "*i32", "CU_K": "*i32", "NUM_HEADS": "i32", "WIN_LEFT": "i32",
         "WIN_RIGHT": "i32", "N_SINK": "i32",
     }
 
 
 def constexprs(head_dim=128, causal=False, block_m=64, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1,
-               consumer_regs=240, varlen=False, window=False):
+               consumer_regs=240, varlen=False, window=False, split=1):
     return {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "NUM_STAGES": num_stages,
             "CAUSAL": causal, "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv, "CONSUMER_REGS": consumer_regs,
-            "VARLEN": varlen, "WINDOW": window}
+            "VARLEN": varlen, "WINDOW": window, "SPLIT": split}
 
 
 SIGNATURE = signature()

@@ -25,6 +25,52 @@ BWD_HEAD_DIMS = (64, 128, 256)
 # staging 32 KB); hd64 gains nothing from a third.
 # hd256 (flash_attention_bwd_hd256, 64 keys per CTA) fits one stage.
 NUM_STAGES = {64: 2, 128: 3, 256: 1}
+# Query-head split of the dK/dV kernel (split_heads): a CTA's fixed cost (K/V load, filling the Q/dO ring, the
+# epilogue) and the extra combine launch with its partial traffic, each counted in query-block steps (a step:
+# five 64 x 128 x D GEMMs per consumer). Estimates from the kernel's structure, not measured.
+SPLIT_CTA_STEPS = 4
+SPLIT_COMBINE_STEPS = 4
+
+
+def combine_block(head_dim):
+    """Rows per program of attention_bwd_dkv_combine: 4096 elements of each partial (hd256 with 32 rows
+    spills, its loads of every split hoisted); divides N_PAD."""
+    return max(16, 4096 // head_dim)
+
+
+_SMS = {}
+
+
+def split_heads(key_blocks, bkv, group, steps_per_head, sms):
+    """How many CTAs share a kv head's query heads in the dK/dV kernel (a divisor of ``group``).
+
+    A CTA owns one key block of one kv head and takes a whole SM (224 KB of shared memory), walking ``group *
+    steps_per_head`` query-block steps one after another. When key_blocks * bkv CTAs leave most of the ``sms``
+    SMs idle (the issue's (2, 8, 1000, 64) MQA row: 16 CTAs of 128 steps on 132 SMs), S CTAs per key block each
+    take group / S of the heads and write a partial dK/dV that a combine kernel sums. Time is modelled as
+    waves(S) * (group / S * steps_per_head + SPLIT_CTA_STEPS), plus SPLIT_COMBINE_STEPS for S > 1; the S of least
+    time wins, the smaller on a tie (fewer partial bytes). A grid that already fills the SMs is never split.
+    ``steps_per_head``: query blocks a key block visits per head (the longest CTA's, under causal)."""
+    ctas = key_blocks * bkv
+    if group == 1 or ctas >= sms:
+        return 1
+
+    def cost(s):
+        waves = -(-ctas * s // sms)
+        return waves * (group // s * steps_per_head + SPLIT_CTA_STEPS) + (SPLIT_COMBINE_STEPS if s > 1 else 0)
+
+    return min((s for s in range(1, group + 1) if group % s == 0), key=lambda s: (cost(s), s))
+
+
+def _num_sms(device):
+    """Multiprocessors of ``device`` (132 for a tensor not on a GPU: CPU tests of the launch plan)."""
+    import torch
+
+    if device.type != "cuda":
+        return 132
+    if device not in _SMS:
+        _SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    return _SMS[device]
 
 
 def _rows(t):
@@ -55,8 +101,10 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
         torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device)
     rows = [_rows(t) for t in (q, k, v, o, do)] + [dq.view(B * H * N, D), dk.view(B * Hk * N, D),
                                                    dv.view(B * Hk * N, D)]
+    block_n = 64 if D == 256 else BLOCK_N
+    split = split_heads(n_pad // block_n, B * Hk, H // Hk, n_pad // BLOCK_M, _num_sms(q.device))
     _run(rows, m, sm_scale, deterministic, causal, local, None, D=D, H=H, Hk=Hk, n_ctx=N, n_pad=n_pad, bh=B * H,
-         bkv=B * Hk, key_blocks=n_pad, query_blocks=n_pad, head_stride=N * D, row_stride=D)
+         bkv=B * Hk, key_blocks=n_pad, query_blocks=n_pad, head_stride=N * D, row_stride=D, split=split)
     return dq, dk, dv
 
 
@@ -79,10 +127,13 @@ def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deter
 
 
 def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ctx, n_pad, bh, bkv, key_blocks,
-         query_blocks, head_stride, row_stride, max_q=None, batch=None):
+         query_blocks, head_stride, row_stride, max_q=None, batch=None, split=1):
     """The three launches on (rows, columns) views: q2, k2, v2, o2, do2 read, dq2, dk2, dv2 written. Dense:
     (B * H * N, D) rows, M (B * H, n_pad); packed (varlen = (cu_q, cu_k)): (total, heads * D) rows, M (H, n_pad)
-    over the packed tokens. bh: the rows of M; key_blocks / query_blocks: the padded longest sequences."""
+    over the packed tokens. bh: the rows of M; key_blocks / query_blocks: the padded longest sequences.
+    split > 1 (dense only): the dK/dV kernel's grid gets a third axis of ``split`` CTAs per key block, each over
+    H / Hk / split query heads, writing f32 partials that attention_bwd_dkv_combine sums in order (a fourth
+    launch; deterministic either way)."""
     import torch
     import txl
     from txl.kernels import flash_attention_bwd as kb
@@ -121,9 +172,23 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     else:
         block_n = BLOCK_N
         kernel = kb.flash_attention_bwd
-    cx = dict(kb.constexprs(D, bool(causal) and not mode, BLOCK_M, block_n, NUM_STAGES[D], even_n, H // Hk), **mode)
-    _launch(kernel, (key_blocks // block_n, bkv), (*descs, m, delta, dk2, dv2, float(sm_scale), n_ctx_k, n_pad, *masks),
+    cx = dict(kb.constexprs(D, bool(causal) and not mode, BLOCK_M, block_n, NUM_STAGES[D], even_n, H // Hk,
+                            split=split), **mode)
+    if split > 1:
+        assert varlen is None and (H // Hk) % split == 0
+        part_rows = bkv * n_pad
+        dk_out, dv_out = (torch.empty((split, part_rows, D), dtype=torch.float32, device=q2.device) for _ in range(2))
+        grid = (key_blocks // block_n, bkv, split)
+    else:
+        dk_out, dv_out = dk2, dv2
+        grid = (key_blocks // block_n, bkv)
+    _launch(kernel, grid, (*descs, m, delta, dk_out, dv_out, float(sm_scale), n_ctx_k, n_pad, *masks),
             dict(cx, DQ=not deterministic, **kb.OPTIONS))
+    if split > 1:
+        cb = combine_block(D)
+        _launch(kb.attention_bwd_dkv_combine, (n_pad // cb, bkv), (dk_out, dv_out, dk2, dv2, n_ctx, n_pad,
+                                                                   part_rows * D),
+                dict(DK_DIM=D, DV_DIM=D, SPLIT=split, BLOCK=cb))
     if deterministic:
         _launch(kb.attention_bwd_dq, (query_blocks // DQ_BLOCK, batch * H if varlen is not None else bh),
                 (q2, k2, v2, do2, dq2, m, delta, float(sm_scale), n_ctx_k, n_pad, *masks),
