@@ -1,0 +1,1 @@
+"""``txl.experimental``: Triton's experimental languages on txl (``txl.experimental.gluon``)."""

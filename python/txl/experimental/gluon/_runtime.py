@@ -1,0 +1,108 @@
+"""``@gluon.jit``: a txl ``JITFunction`` whose kernels are Gluon kernels.
+
+The kernel compiles through txl's code generator like any ``@txl.jit`` function; its ``gl.*`` calls are the
+builtins of ``txl.experimental.gluon.language``. What differs:
+
+* a Gluon kernel's TMA descriptor arguments have Gluon's attributes (``desc.layout``, ``desc.block_type``,
+  ``desc.dtype``), answered by ``_descriptor_attribute`` (code_generator.ATTRIBUTE_HOOKS);
+* Triton's launch options that only steer Triton's compilation (``enable_fp_fusion``, ``maxnreg``...) are accepted:
+  txl keeps its own choices (float ``+ - *`` contract into fma as with Triton's default).
+"""
+
+import functools
+
+from ...compiler import code_generator as _cg
+from ...compiler.errors import SemanticError
+from ...jit import JITFunction
+from ...language.core import tensor, tensordesc_type
+
+# Triton launch options txl accepts for Gluon kernels and does not act on (see the module docstring).
+_IGNORED_LAUNCH_OPTIONS = ("enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "launch_pdl")
+
+
+class GluonJITFunction(JITFunction):
+    """A ``@gluon.jit`` function (see the module docstring)."""
+
+    is_gluon = True
+
+    def run(self, *args, grid, _launch=True, **kwargs):
+        for o in _IGNORED_LAUNCH_OPTIONS:
+            if o not in self.arg_names:
+                kwargs.pop(o, None)
+        return super().run(*args, grid=grid, _launch=_launch, **kwargs)
+
+    def __repr__(self):
+        return "GluonJITFunction(%s:%s)" % (self.__module__, self.__qualname__)
+
+
+def jit(fn=None, **options):
+    """``@gluon.jit`` / ``@gluon.jit(do_not_specialize=[...], ...)``: txl.jit's options."""
+    def wrap(f):
+        f.__txl_gluon__ = True  # the code generator's hooks know the function (and its helpers) as Gluon
+        return GluonJITFunction(f, **options)
+    return wrap if fn is None else wrap(fn)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Descriptor attributes
+# ----------------------------------------------------------------------------------------------------------------
+class _BlockType:
+    """``desc.block_type``: the shape and element type of the tile one TMA copy moves."""
+
+    def __init__(self, element_ty, shape):
+        self.element_ty = element_ty
+        self.shape = list(shape)
+
+    @property
+    def nbytes(self):
+        return functools.reduce(lambda a, b: a * b, self.shape, 1) * self.element_ty.primitive_bitwidth // 8
+
+    def __eq__(self, other):
+        return isinstance(other, _BlockType) and (self.element_ty, self.shape) == (other.element_ty, other.shape)
+
+    def __hash__(self):
+        return hash((self.element_ty, tuple(self.shape)))
+
+
+class _DescType:
+    def __init__(self, block_type, layout):
+        self.block_type = block_type
+        self.layout = layout
+
+
+def _is_gluon(gen):
+    return getattr(getattr(gen, "info", None), "fn", None) is not None and \
+        getattr(gen.info.fn, "__txl_gluon__", False)
+
+
+def _descriptor_attribute(gen, t, name):
+    if not isinstance(t.type, tensordesc_type) or not _is_gluon(gen):
+        return NotImplemented
+    from .language._layouts import NVMMASharedLayout
+    from ...language.core import default_swizzle
+    ty = t.type
+    shape = list(ty.block_shape)
+    bt = _BlockType(ty.element_ty, shape)
+    swizzle = ty.swizzle if ty.swizzle is not None else default_swizzle(shape, ty.element_ty)
+    layout = NVMMASharedLayout(swizzle, ty.element_ty.primitive_bitwidth, len(shape))
+    if name == "layout":
+        return layout
+    if name == "block_type":
+        return bt
+    if name == "dtype":
+        return ty.element_ty
+    if name == "type":
+        return _DescType(bt, layout)
+    if name == "block_shape":
+        return shape
+    if name in ("shape", "strides"):
+        raise SemanticError("desc.%s of a TMA descriptor argument: txl passes a descriptor as its CUtensorMap only, "
+                            "and the kernel cannot read the tensor's %s from it" % (name, name),
+                            "pass the size the kernel needs as an int argument (e.g. K) next to the descriptor")
+    return NotImplemented
+
+
+if _descriptor_attribute not in _cg.ATTRIBUTE_HOOKS:
+    _cg.ATTRIBUTE_HOOKS.append(_descriptor_attribute)
+
+_ = tensor

@@ -1,0 +1,58 @@
+"""Gluon's ``async_copy`` (cp.async) on ``txl.async_load``.
+
+txl commits every ``txl.async_load`` as a group of its own; Gluon groups the copies issued since the last
+``commit_group``. ``wait_group(n)`` ("all but the n most recent committed groups are complete") becomes
+``txl.async_load_wait k`` with k the number of copies that certainly follow the n-th most recent ``commit_group``
+of the same block (copies inside an ``if`` or a loop there may not run, and count 0). Waiting for more than Gluon
+asks is always correct; k is exact for straight-line code, the usual pipeline prologue / loop body.
+"""
+
+from ......compiler.errors import SemanticError
+from ......language import semantic as S
+from ......language import txl_builtins as _txl
+from ......language.core import builtin, _unwrap
+from ..._core import smem_tensor
+
+__all__ = ["async_copy_global_to_shared", "commit_group", "wait_group", "mbarrier_arrive"]
+
+
+@builtin
+def async_copy_global_to_shared(smem, pointer, mask=None, cache_modifier="", eviction_policy="", volatile=False):
+    if _unwrap(volatile):
+        raise SemanticError("async_copy_global_to_shared(volatile=True): cp.async has no volatile form")
+    _txl.async_load(smem_tensor(smem, "async_copy_global_to_shared"), pointer, mask=mask,
+                    cache_modifier=cache_modifier, eviction_policy=eviction_policy)
+
+
+def _commits(block):
+    d = S._ctx().__dict__.setdefault("_gluon_commits", {})
+    return d.setdefault(id(block), (block, []))[1]
+
+
+@builtin
+def commit_group():
+    blk = S._b().block
+    _commits(blk).append(blk.ops[-1] if blk.ops else None)  # the group ends after this op
+
+
+@builtin
+def wait_group(num_outstanding=0):
+    n = S._static_int(num_outstanding, "async_copy.wait_group num_outstanding")
+    if n < 0:
+        raise SemanticError("async_copy.wait_group(%d): the count must be >= 0" % n)
+    blk = S._b().block
+    k = 0
+    if n > 0:
+        marks = _commits(blk)
+        start = 0
+        if len(marks) >= n:
+            m = marks[-n]
+            start = 0 if m is None else blk.ops.index(m) + 1 if m in blk.ops else len(blk.ops)
+        k = sum(1 for op in blk.ops[start:] if op.name == "txl.async_load")
+    _txl.async_load_wait(k)
+
+
+@builtin
+def mbarrier_arrive(mbarrier, increment_count=True):
+    raise SemanticError("async_copy.mbarrier_arrive (cp.async.mbarrier.arrive) is not supported by txl",
+                        "wait for the copies with async_copy.wait_group, then mbarrier.arrive")
