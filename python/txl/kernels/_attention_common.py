@@ -140,10 +140,11 @@ def _produce(bQ, bK, bV, q_full, k_full, v_full, k_empty, v_empty, desc_q, desc_
 @txl.jit
 def _stream_kv(bK, bV, k_full, v_full, k_empty, v_empty, desc_k, desc_v, off_kv, n_tiles, s, phase,
                BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, KV_BYTES: tl.constexpr, ns=0, lo=0, k_x=0,
-               LOCAL: tl.constexpr = False):
+               LOCAL: tl.constexpr = False, V_BYTES: tl.constexpr = 0, v_x=0):
     # K and V of KV tiles 0 .. n_tiles - 1 (rows off_kv + j * BLOCK_N; LOCAL: visit j is tile _kv_tile(j, ns, lo),
     # columns k_x ..) through the rings, from ring position (s, phase); a stage is refilled once both consumers
-    # released it. Returns the next ring position.
+    # released it. Returns the next ring position. V_BYTES > 0 (V's head dim differs from K's): a V tile is
+    # V_BYTES and its columns start at v_x; otherwise V is shaped and placed as K (KV_BYTES, k_x).
     for j in range(0, n_tiles):
         kv_y = off_kv + _kv_tile(j, ns, lo, LOCAL) * BLOCK_N
         txl.mbar_wait(txl.get_buffer(k_empty, s), phase)
@@ -152,10 +153,44 @@ def _stream_kv(bK, bV, k_full, v_full, k_empty, v_empty, desc_k, desc_v, off_kv,
         txl.tma_load(txl.get_buffer(bK, s), desc_k, [kv_y, k_x], kf)
         txl.mbar_wait(txl.get_buffer(v_empty, s), phase)
         vf = txl.get_buffer(v_full, s)
-        txl.mbar_expect(vf, KV_BYTES)
-        txl.tma_load(txl.get_buffer(bV, s), desc_v, [kv_y, k_x], vf)
+        if V_BYTES > 0:
+            txl.mbar_expect(vf, V_BYTES)
+            txl.tma_load(txl.get_buffer(bV, s), desc_v, [kv_y, v_x], vf)
+        else:
+            txl.mbar_expect(vf, KV_BYTES)
+            txl.tma_load(txl.get_buffer(bV, s), desc_v, [kv_y, k_x], vf)
         s, phase = _advance(s, phase, NUM_STAGES)
     return s, phase
+
+
+@txl.jit
+def _fold_sink(acc, m_i, l_i, sink):
+    # A learnable attention sink (gpt-oss): one more logit per row that joins the softmax's denominator but adds
+    # no value. sink is the head's logit in the kernel's units (base 2: the user's logit, which is in the units of
+    # q.k * sm_scale, times log2(e), as m_i = max(S) * sm_scale * log2(e)). With m = max(m_i, sink):
+    # acc *= exp2(m_i - m), l = l * exp2(m_i - m) + exp2(sink - m); the epilogue then stores acc / l and
+    # M = m + log2(l), so the saved LSE includes the sink and a backward recomputing P = exp2(S - M) needs no
+    # change. A row whose m is still -inf (no visible key, sink -inf) subtracts 0: alpha = 0 and l stays 0 (the
+    # SAFE epilogue's empty row); a row with no visible key and a finite sink gets l = 1, O = 0, M = sink.
+    m_new = tl.maximum(m_i, sink)
+    m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
+    alpha = tl.exp2(m_i - m_sub)
+    l_i = l_i * alpha + tl.exp2(sink - m_sub)
+    return acc * alpha[:, None], m_new, l_i
+
+
+@txl.jit
+def _seq_v(off_hz, NUM_HEADS, HEAD_DIM_V: tl.constexpr, H_Q_PER_KV: tl.constexpr, VARLEN: tl.constexpr):
+    # Where head off_hz's O and V columns start when V's head dim (HEAD_DIM_V) differs from Q/K's (_seq gives
+    # Q's and K's): packed sequences put a head's O columns at head * HEAD_DIM_V of (total_q, NUM_HEADS *
+    # HEAD_DIM_V) and its V columns at kv head * HEAD_DIM_V of (total_k, H_KV * HEAD_DIM_V); dense rows start at 0.
+    o_x = 0
+    v_x = 0
+    if VARLEN:
+        h = off_hz % NUM_HEADS
+        o_x = h * HEAD_DIM_V
+        v_x = (h // H_Q_PER_KV) * HEAD_DIM_V
+    return o_x, v_x
 
 
 @txl.jit
@@ -218,13 +253,15 @@ def _store_tile(out, o_tile, desc_o, o_y, o_x=0):
     txl.tma_store_wait(0)
 
 
-# Host side: what every attention kernel takes. q_box: the query rows one Q/O descriptor box holds.
-def signature(head_dim, q_box, block_n, dtype):
+# Host side: what every attention kernel takes. q_box: the query rows one Q/O descriptor box holds; head_dim_v:
+# V's and O's head dim when it differs from Q's and K's (the fa3 kernel's HEAD_DIM_V).
+def signature(head_dim, q_box, block_n, dtype, head_dim_v=None):
+    dv = head_dim_v or head_dim
     return {
         "desc_q": "tensordesc<%s[%d, %d]>" % (dtype, q_box, head_dim),
         "desc_k": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
-        "desc_v": "tensordesc<%s[%d, %d]>" % (dtype, block_n, head_dim),
-        "desc_o": "tensordesc<%s[%d, %d]>" % (dtype, q_box, head_dim),
+        "desc_v": "tensordesc<%s[%d, %d]>" % (dtype, block_n, dv),
+        "desc_o": "tensordesc<%s[%d, %d]>" % (dtype, q_box, dv),
         "M": "*fp32", "O": "*%s" % dtype, "sm_scale": "fp32", "N_CTX": "i32", "N_PAD": "i32",
     }
 

@@ -39,8 +39,8 @@ import txl
 import txl.language as tl
 
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import (_advance, _epilogue, _kv_tile, _local_range, _mask_local, _mask_tile,
-                                           _seq, _softmax_step, _stream_kv)
+from txl.kernels._attention_common import (_advance, _epilogue, _fold_sink, _kv_tile, _local_range, _mask_local,
+                                           _mask_tile, _seq, _seq_v, _softmax_step, _stream_kv)
 
 
 @txl.jit
@@ -72,8 +72,12 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
                     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                     NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
                     H_Q_PER_KV: tl.constexpr, PERSISTENT: tl.constexpr = False,
-                    CONSUMER_REGS: tl.constexpr = 240, VARLEN: tl.constexpr = False, WINDOW: tl.constexpr = False):
+                    CONSUMER_REGS: tl.constexpr = 240, VARLEN: tl.constexpr = False, WINDOW: tl.constexpr = False,
+                    HEAD_DIM_V: tl.constexpr = 0, SINK_LOGITS=None):
     tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
+    # V's and O's head dim: HEAD_DIM_V when given (> 0), else Q's and K's (HEAD_DIM).
+    DV: tl.constexpr = HEAD_DIM_V if HEAD_DIM_V > 0 else HEAD_DIM
+    tl.static_assert(DV <= HEAD_DIM, "V's head dim must not exceed Q's and K's (O reuses the Q buffer)")
     # Local masks (WINDOW: sliding window and sink tokens; VARLEN: packed sequences of their own lengths) take the
     # general path: causal is then folded into WIN_RIGHT by the caller, one CTA per tile.
     LOCAL: tl.constexpr = VARLEN or WINDOW
@@ -85,6 +89,7 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
     PRODUCER_REGS: tl.constexpr = 504 - 2 * CONSUMER_REGS
     Q_BYTES: tl.constexpr = HALF_M * HEAD_DIM * 2
     KV_BYTES: tl.constexpr = BLOCK_N * HEAD_DIM * 2
+    V_BYTES: tl.constexpr = BLOCK_N * DV * 2 if DV != HEAD_DIM else 0  # 0: V is shaped as K
     dtype = desc_q.dtype
 
     if VARLEN:
@@ -97,11 +102,11 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
 
     bQ = txl.smem_alloc([HALF_M, HEAD_DIM], dtype, num_stages=2)  # [0]: WG1's rows, [1]: WG2's
     if PERSISTENT:
-        bO = txl.smem_alloc([HALF_M, HEAD_DIM], dtype, num_stages=2)
+        bO = txl.smem_alloc([HALF_M, DV], dtype, num_stages=2)
     else:
         bO = bQ
     bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
-    bV = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    bV = txl.smem_alloc([BLOCK_N, DV], dtype, num_stages=NUM_STAGES)
     q_full = txl.mbar_alloc(1, num_stages=2)
     q_empty = txl.mbar_alloc(128, num_stages=2)
     k_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
@@ -119,12 +124,12 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
                 qphase, s, phase = _producer_tile(
                     t, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_q, desc_k, desc_v,
                     N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, qphase, s, phase, HEAD_DIM, HALF_M,
-                    BLOCK_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
+                    BLOCK_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL, V_BYTES, DV)
         else:  # one tile: no loop (its loop-carried state would cost the consumers registers)
             _producer_tile(first, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_q, desc_k,
                            desc_v, N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, 1, 0, 1, HEAD_DIM,
                            HALF_M, BLOCK_M, BLOCK_N, NUM_STAGES, Q_BYTES, KV_BYTES, CAUSAL, H_Q_PER_KV, VARLEN,
-                           LOCAL)
+                           LOCAL, V_BYTES, DV)
 
     # ---- WG1, WG2: consumers, HALF_M query rows of every tile each.
     if txl.is_warpgroup([1, 2]):
@@ -137,6 +142,10 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
             row0 = HALF_M
         q = txl.get_buffer(bQ, qi)
         o_tile = txl.get_buffer(bO, qi)
+        if DV != HEAD_DIM and not PERSISTENT:
+            # O (HALF_M x DV) reuses the first DV columns of the Q tile: whole swizzle column blocks of it, laid
+            # out as a tile of its own (docs/ARCHITECTURE.md: a swizzled tile is stored as column blocks).
+            o_tile = txl.smem_slice(o_tile, 0, DV, 1)
         qk_scale = sm_scale * 1.44269504  # exp(x * sm_scale) = exp2(x * sm_scale * log2(e))
         # Ping-pong token (named barriers 8/9): WG2 hands WG1 the first turn once per CTA, not per tile, and WG1
         # takes the last hand-back after its last tile. Per tile both warpgroups pass the token the same number
@@ -151,12 +160,13 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
                 qphase, sk, phk, sv, phv = _consumer_tile(
                     t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty, desc_o, M,
                     O, qk_scale, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, qphase, sk, phk, sv,
-                    phv, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV, VARLEN, LOCAL)
+                    phv, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV, VARLEN, LOCAL,
+                    DV, SINK_LOGITS)
         else:
             _consumer_tile(first, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full, v_full, k_empty, v_empty,
                            desc_o, M, O, qk_scale, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, 0,
                            0, 0, 0, 0, HALF_M, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N, H_Q_PER_KV,
-                           VARLEN, LOCAL)
+                           VARLEN, LOCAL, DV, SINK_LOGITS)
         if txl.is_warpgroup([1]):
             txl.bar_wait(8, 256)  # consume WG2's last hand-back: the barrier is left complete at exit
 
@@ -166,7 +176,7 @@ def _producer_tile(t, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty,
                    N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, qphase, s, phase, HEAD_DIM: tl.constexpr,
                    HALF_M: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr,
                    Q_BYTES: tl.constexpr, KV_BYTES: tl.constexpr, CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr,
-                   VARLEN: tl.constexpr, LOCAL: tl.constexpr):
+                   VARLEN: tl.constexpr, LOCAL: tl.constexpr, V_BYTES: tl.constexpr, DV: tl.constexpr):
     # Q halves of tile t once the consumers released them, then its K and V tiles through the rings.
     off_hz, start_m, n_tiles, q_tok, q_x, k_tok, k_x, len_q, len_k, ns, lo = _tile(
         t, n_m, N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL,
@@ -177,8 +187,11 @@ def _producer_tile(t, n_m, bQ, bK, bV, q_full, q_empty, k_full, v_full, k_empty,
         qb = txl.get_buffer(q_full, h)
         txl.mbar_expect(qb, Q_BYTES)
         txl.tma_load(txl.get_buffer(bQ, h), desc_q, [qo_y + h * HALF_M, q_x], qb)
+    v_x = k_x
+    if V_BYTES > 0:
+        _, v_x = _seq_v(off_hz, NUM_HEADS, DV, H_Q_PER_KV, VARLEN)
     s, phase = _stream_kv(bK, bV, k_full, v_full, k_empty, v_empty, desc_k, desc_v, k_tok, n_tiles, s, phase,
-                          BLOCK_N, NUM_STAGES, KV_BYTES, ns, lo, k_x, LOCAL)
+                          BLOCK_N, NUM_STAGES, KV_BYTES, ns, lo, k_x, LOCAL, V_BYTES, v_x)
     return qphase ^ 1, s, phase
 
 
@@ -187,7 +200,7 @@ def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full,
                    O, qk_scale, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, qphase, sk, phk, sv,
                    phv, HALF_M: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, H_Q_PER_KV: tl.constexpr,
-                   VARLEN: tl.constexpr, LOCAL: tl.constexpr):
+                   VARLEN: tl.constexpr, LOCAL: tl.constexpr, DV: tl.constexpr, SINK_LOGITS):
     # One consumer warpgroup's HALF_M rows of tile t; returns the Q parity and K/V ring positions for the next.
     off_hz, start_m, n_tiles, q_tok, q_x, k_tok, k_x, len_q, len_k, ns, lo = _tile(
         t, n_m, N_CTX, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL,
@@ -218,7 +231,7 @@ def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full,
     p_lo = p.to(q.dtype)
 
     # KV tiles j = 1 .. n-1: S_j of K tile j while PV of tile j - 1 runs.
-    acc = tl.zeros([HALF_M, HEAD_DIM], tl.float32)
+    acc = tl.zeros([HALF_M, DV], tl.float32)
     for j in range(1, n_tiles):
         txl.mbar_wait(txl.get_buffer(k_full, sk), phk)
         if txl.is_warpgroup([1]):  # wait for this warpgroup's turn on the tensor cores
@@ -257,27 +270,41 @@ def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full,
     txl.dot_wait(0)
     txl.mbar_arrive(txl.get_buffer(v_empty, sv))
     sv, phv = _advance(sv, phv, NUM_STAGES)
+    if SINK_LOGITS is not None:  # learnable sinks: one f32 logit per query head, folded into l and m
+        sink = tl.load(SINK_LOGITS + off_hz % NUM_HEADS) * 1.44269504
+        acc, m_i, l_i = _fold_sink(acc, m_i, l_i, sink)
+    o_x = q_x
+    if DV != HEAD_DIM:
+        o_x, _ = _seq_v(off_hz, NUM_HEADS, DV, H_Q_PER_KV, VARLEN)
     if VARLEN:
-        # Packed (total_q, H * HEAD_DIM) rows; M is (H, N_PAD) over the packed tokens (flash-attn's LSE layout).
-        o_stride = NUM_HEADS * HEAD_DIM
+        # Packed (total_q, H * DV) rows; M is (H, N_PAD) over the packed tokens (flash-attn's LSE layout).
+        o_stride = NUM_HEADS * DV
         m_y = (off_hz % NUM_HEADS) * N_PAD + q_tok + q_row
     else:
-        o_stride = HEAD_DIM
+        o_stride = DV
         m_y = off_hz * N_PAD + q_row
-    _epilogue(acc, m_i, l_i, M, m_y, o_tile, desc_o, q_tok + q_row, q_x, O, o_stride, len_q - q_row, HALF_M, HEAD_DIM,
+    _epilogue(acc, m_i, l_i, M, m_y, o_tile, desc_o, q_tok + q_row, o_x, O, o_stride, len_q - q_row, HALF_M, DV,
               EVEN_N and not VARLEN, LOCAL, VARLEN)
     return qphase ^ 1, sk, phk, sv, phv
 
 
-def signature(head_dim=128, block_m=128, block_n=128, dtype="bf16"):
-    return dict(_common.signature(head_dim, block_m // 2, block_n, dtype), BH="i32", CU_Q="*i32", CU_K="*i32",
-                NUM_HEADS="i32", WIN_LEFT="i32", WIN_RIGHT="i32", N_SINK="i32")
+def signature(head_dim=128, block_m=128, block_n=128, dtype="bf16", head_dim_v=None, sink_logits=False):
+    sig = dict(_common.signature(head_dim, block_m // 2, block_n, dtype, head_dim_v), BH="i32", CU_Q="*i32",
+               CU_K="*i32", NUM_HEADS="i32", WIN_LEFT="i32", WIN_RIGHT="i32", N_SINK="i32")
+    if sink_logits:
+        sig["SINK_LOGITS"] = "*fp32"
+    return sig
 
 
 def constexprs(head_dim=128, causal=False, block_m=128, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1,
-               persistent=False, consumer_regs=240, varlen=False, window=False):
-    return dict(_common.constexprs(head_dim, causal, block_m, block_n, num_stages, even_n, h_q_per_kv),
-                PERSISTENT=persistent, CONSUMER_REGS=consumer_regs, VARLEN=varlen, WINDOW=window)
+               persistent=False, consumer_regs=240, varlen=False, window=False, head_dim_v=None, sink_logits=False):
+    cx = dict(_common.constexprs(head_dim, causal, block_m, block_n, num_stages, even_n, h_q_per_kv),
+              PERSISTENT=persistent, CONSUMER_REGS=consumer_regs, VARLEN=varlen, WINDOW=window)
+    if head_dim_v and head_dim_v != head_dim:
+        cx["HEAD_DIM_V"] = head_dim_v
+    if not sink_logits:
+        cx["SINK_LOGITS"] = None
+    return cx
 
 
 SIGNATURE = signature()

@@ -5,6 +5,14 @@
 
 * bf16 or fp16 CUDA tensors, (batch, heads, sequence, head dim); D in {64, 128, 256}; k and v may have fewer heads
   than q (GQA/MQA: H must be a multiple of H_KV; query head h reads kv head h // (H // H_KV)).
+* Asymmetric head dims (kernel "fa3", forward only so far): v's head dim D_v may be smaller than q's and k's D
+  (DeepSeek-V3 prefill: 192 / 128); o is (B, H, N, D_v). The pairs of ASYM_HEAD_DIMS: D a multiple of 64 up to
+  256, D_v a power of two (64 or 128: the O accumulator is a register tile, whose dimensions are powers of two).
+* ``sinks``: learnable attention sinks (gpt-oss, kernel "fa3"), a (H,) float tensor of per-head logits in the
+  units of q.k * sm_scale that join every query row's softmax denominator and add no value:
+  o_i = sum_j exp(s_ij - m) v_j / (sum_j exp(s_ij - m) + exp(sink_h - m)); lse includes the sink; differentiable
+  in q, k, v and the sinks (dsink_h = -sum over rows of exp(sink_h - lse_i) * rowsum(do_i * o_i)). Not to be
+  confused with ``num_sink_tokens`` (StreamingLLM: the first keys stay visible under a sliding window).
 * Any N >= 1, with no copies: the kernels read q, k, v in place as (B * H * N, D) rows through TMA (a head's last
   key block masks the keys past N; its last query block stores only its real rows). Only a layout that is not
   (B, H, N, D)-contiguous or a base address that is not 16-byte aligned is copied first.
@@ -27,13 +35,18 @@ tensors), to fill a cache for a GPU host without txlc.
 
 import importlib
 import math
+import typing
 
 from txl.compiler.meta import MetaTensor
 
 BLOCK = 128  # N is padded to a multiple of this (every kernel's BLOCK_M and BLOCK_N divide it)
 BIG = 1 << 30  # an unbounded side of a sliding window, as the kernels take it
 HEAD_DIMS = (64, 128, 256)
+# (q/k head dim, v head dim) pairs with D_v < D (kernel "fa3"): O reuses the first D_v columns of the Q tile (whole
+# 64-column swizzle blocks, so D is a multiple of 64) and the O accumulator is a register tile (D_v a power of two).
+ASYM_HEAD_DIMS = ((128, 64), (192, 64), (192, 128), (256, 64), (256, 128))  # = _FA3_ASYM_CONFIGS' keys
 DTYPES = ("bfloat16", "float16")
+LOG2E = 1.4426950408889634
 
 # name -> (module, kernel, BLOCK_M, num_warpgroups, {head_dim: [(BLOCK_N, NUM_STAGES[, PERSISTENT]), ...]})
 # Shared memory (bytes, bf16/fp16): 3-WG kernels Q 2x(64 x D) (O reuses it) + NUM_STAGES x 2 x (BLOCK_N x D);
@@ -43,6 +56,12 @@ DTYPES = ("bfloat16", "float16")
 _WS_CONFIGS = {64: [(128, 2), (128, 3), (64, 2)], 128: [(128, 2), (128, 3)], 256: [(64, 2)]}
 _FA3_CONFIGS = {64: [(128, 2, False), (128, 3, False), (64, 2, False), (128, 2, True), (128, 3, True)],
                 128: [(128, 2, False), (128, 3, False), (128, 2, True), (128, 2, False, 232)], 256: [(64, 2, False)]}
+# fa3 with asymmetric head dims (D, D_v), one CTA per tile (O in Q's buffer): shared memory is Q 2 x 64 x D +
+# stages x BLOCK_N x (D + D_v) elements of the 232448 bytes; (192, 128): 213088 with BLOCK_N 128 and 2 stages, 172160
+# with 64 and 3. No config spills (test_attention_asym_cpu.py compiles them all through ptxas).
+_FA3_ASYM_CONFIGS = {(128, 64): [(128, 2, False), (128, 3, False)], (192, 64): [(128, 2, False)],
+                     (192, 128): [(128, 2, False), (64, 3, False)], (256, 64): [(128, 2, False), (64, 2, False)],
+                     (256, 128): [(64, 2, False), (64, 3, False)]}
 KERNELS = {
     "fa3": ("txl.kernels.flash_attention", "flash_attention", 128, 3, _FA3_CONFIGS),
     "pingpong": ("txl.kernels.flash_attention_ws", "flash_attention_ws", 128, 3, _WS_CONFIGS),
@@ -71,23 +90,27 @@ def padded_len(n):
 _tuners = {}
 
 
-def _make_pre_hook(block_m, block_n, head_dim):
+def _make_pre_hook(block_m, block_n, head_dim, head_dim_v=None):
     import txl
+
+    dv = head_dim_v or head_dim
 
     def hook(nargs):
         # The launch passes the descriptors with any block shape; each config gives them its tiles.
-        q_box = [block_m // 2 if block_m == 128 else block_m, head_dim]
-        for name, box in (("desc_q", q_box), ("desc_k", [block_n, head_dim]), ("desc_v", [block_n, head_dim]),
-                          ("desc_o", q_box)):
+        rows = block_m // 2 if block_m == 128 else block_m
+        for name, box in (("desc_q", [rows, head_dim]), ("desc_k", [block_n, head_dim]), ("desc_v", [block_n, dv]),
+                          ("desc_o", [rows, dv])):
             nargs[name] = txl.TensorDescriptor(nargs[name].base, block_shape=box)
 
     return hook
 
 
-def get_tuner(kernel, head_dim, causal=False, mode="dense"):
+def get_tuner(kernel, head_dim, causal=False, mode="dense", head_dim_v=None):
     """The txl.autotune wrapper of one kernel for one head dim and masking. ``mode``: "dense", "window" (sliding
-    window / sink tokens: the fa3 kernel's local masks) or "varlen" (packed sequences, fa3)."""
-    key = (kernel, head_dim, bool(causal), mode)
+    window / sink tokens: the fa3 kernel's local masks) or "varlen" (packed sequences, fa3). ``head_dim_v``: V's
+    head dim when it differs (fa3, ASYM_HEAD_DIMS)."""
+    head_dim_v = None if head_dim_v == head_dim else head_dim_v
+    key = (kernel, head_dim, bool(causal), mode, head_dim_v)
     t = _tuners.get(key)
     if t is not None:
         return t
@@ -97,7 +120,7 @@ def get_tuner(kernel, head_dim, causal=False, mode="dense"):
     mod_name, fn_name, block_m, n_wg, cfgs = KERNELS[kernel]
     fn = getattr(importlib.import_module(mod_name), fn_name)
     configs = []
-    for cfg in cfgs[head_dim]:
+    for cfg in cfgs[head_dim] if head_dim_v is None else _FA3_ASYM_CONFIGS[(head_dim, head_dim_v)]:
         if mode != "dense" and len(cfg) > 2 and cfg[2]:
             continue  # local masks run one CTA per tile
         if causal and len(cfg) > 2 and cfg[2]:
@@ -114,12 +137,14 @@ def get_tuner(kernel, head_dim, causal=False, mode="dense"):
             kw["PERSISTENT"] = cfg[2]
         if len(cfg) > 3:
             kw["CONSUMER_REGS"] = cfg[3]
-        configs.append(txl.Config(kw, num_warps=4, num_warpgroups=n_wg, pre_hook=_make_pre_hook(block_m, bn, head_dim)))
+        configs.append(txl.Config(kw, num_warps=4, num_warpgroups=n_wg,
+                                  pre_hook=_make_pre_hook(block_m, bn, head_dim, head_dim_v)))
 
     class _AttentionTuner(Autotuner):
-        def _key_of(self, nargs):  # (N bucket, D, causal, dtype, mode)
+        def _key_of(self, nargs):  # (N bucket, D, causal, dtype, mode, learnable sinks)
             base = nargs["desc_q"].base
-            return (n_bucket(nargs["N_CTX"]), nargs["HEAD_DIM"], bool(nargs["CAUSAL"]), str(base.dtype), mode)
+            return (n_bucket(nargs["N_CTX"]), nargs["HEAD_DIM"], bool(nargs["CAUSAL"]), str(base.dtype), mode,
+                    nargs.get("SINK_LOGITS") is not None)
 
     t = _tuners[key] = _AttentionTuner(fn, configs, key=["N_CTX", "HEAD_DIM", "CAUSAL"], warmup=10, rep=50,
                                        verbose=False)
@@ -138,23 +163,33 @@ def _num_sms():
 
 
 def _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, n, n_pad, bh, head_dim, causal, group, local=None,
-                 varlen=None):
+                 varlen=None, head_dim_v=None, sink_logits=None, heads=1):
     """(grid, args, kwargs) of one launch of ``kernel`` on (rows, D) tensors with n rows per head (m: (bh, n_pad)).
     ``local``: (left, right, sinks) of the local masks (window sides, BIG when unbounded; causal folded into right)
     or None. ``varlen``: (cu_q, cu_k, heads) of packed sequences (q2/o2 (total_q, heads * D), k2/v2 (total_k,
-    kv heads * D), n the longest query sequence, m (heads, n_pad)); fa3 only."""
+    kv heads * D), n the longest query sequence, m (heads, n_pad)); fa3 only. ``head_dim_v``: v2's and o2's head
+    dim when it differs from D (fa3); ``sink_logits``: a (heads,) float32 tensor of learnable sinks or None (fa3;
+    ``heads``: the query heads of a dense launch, whose row bh of M is head bh % heads)."""
     import txl
 
     block_m = KERNELS[kernel][2]
-    descs = [txl.TensorDescriptor(t, block_shape=[block_m, head_dim]) for t in (q2, k2, v2, o2)]
+    dv = head_dim_v or head_dim
+    descs = [txl.TensorDescriptor(t, block_shape=[block_m, d]) for t, d in ((q2, head_dim), (k2, head_dim),
+                                                                             (v2, dv), (o2, dv))]
     args = tuple(descs) + (m, o2, float(sm_scale), int(n), int(n_pad))
     kwargs = dict(HEAD_DIM=head_dim, CAUSAL=bool(causal), EVEN_N=(n == n_pad), H_Q_PER_KV=int(group))
     if kernel == "fa3":
-        cu_q, cu_k, heads = varlen if varlen is not None else (_dummy_i32(m), _dummy_i32(m), 1)
+        cu_q, cu_k, heads = varlen if varlen is not None else (_dummy_i32(m), _dummy_i32(m), heads)
         left, right, sinks = local if local is not None else (BIG, BIG, 0)
         args += (int(bh), cu_q, cu_k, int(heads), int(left), int(right), int(sinks))
         if varlen is not None or local is not None:  # (the tuner's configs of the mode set VARLEN / WINDOW)
             kwargs.update(CAUSAL=False, EVEN_N=kwargs["EVEN_N"] and varlen is None)
+        if dv != head_dim:
+            kwargs["HEAD_DIM_V"] = dv
+        kwargs["SINK_LOGITS"] = sink_logits
+    elif dv != head_dim or sink_logits is not None:
+        raise ValueError("txl.ops.flash_attention: asymmetric head dims and learnable sinks run on kernel='fa3' "
+                         "only, got kernel=%r" % (kernel,))
 
     def grid(meta):
         tiles = n_pad // meta["BLOCK_M"] * bh
@@ -189,7 +224,8 @@ def fast_launch(fn, grid, args, kwargs):
     (the JIT's rules: dtypes, 16-byte alignment of pointers, ints == 1 or divisible by 16, the constexprs); later
     ones only pack the arguments (a backward is three or four launches per call, whose generic launch path cost
     more host time than the kernels' GPU time at (2, 16, 4096, 128)). ``args``: the kernel's runtime arguments
-    in parameter order (descriptors as txl.TensorDescriptor), ``kwargs``: constexprs and launch options."""
+    in parameter order (descriptors as txl.TensorDescriptor), ``kwargs``: constexprs and launch options, and
+    tensors of runtime parameters that follow the constexprs (the fa3 kernel's SINK_LOGITS)."""
     import torch
     import txl
     from txl.runtime.launcher import FastLaunch
@@ -204,7 +240,9 @@ def fast_launch(fn, grid, args, kwargs):
         return (type(v).__name__,)
 
     dev = torch.cuda.current_device()
-    key = (fn, dev, tuple(sorted(kwargs.items())), tuple(kind(a) for a in args))
+    tensors = {n: v for n, v in kwargs.items() if isinstance(v, (torch.Tensor, txl.TensorDescriptor))}
+    key = (fn, dev, tuple(sorted((n, kind(v) if n in tensors else v) for n, v in kwargs.items())),
+           tuple(kind(a) for a in args))
     entry = _fast_launches.get(key)
     if entry is None:
         compiled = fn.warmup(*args, grid=None, **kwargs)
@@ -215,16 +253,17 @@ def fast_launch(fn, grid, args, kwargs):
         if not all(n in fn.arg_names for n in names):
             bound = fn.bind(args, {n: v for n, v in kwargs.items() if n in fn.arg_names})
             names = list(fn.specialize(bound)[0])
-        order = [fn.arg_names.index(n) for n in names]
-        if len(order) != len(names) or any(i >= len(args) for i in order):
-            raise TypeError("fast_launch(%s): the compiled kernel's params %s are not among the %d runtime arguments"
-                            % (fn.where, names, len(args)))
-        entry = (FastLaunch(launcher, dev), order)
+        runtime = fn.arg_names[:len(args)] + list(tensors)
+        if not all(n in runtime for n in names):
+            raise TypeError("fast_launch(%s): the compiled kernel's params %s are not among the runtime arguments %s"
+                            % (fn.where, names, runtime))
+        entry = (FastLaunch(launcher, dev), names)
         if len(_fast_launches) > 256:
             _fast_launches.clear()
         _fast_launches[key] = entry
-    fast, order = entry
-    vals = [args[i].base if isinstance(args[i], txl.TensorDescriptor) else args[i] for i in order]
+    fast, names = entry
+    by_name = dict(zip(fn.arg_names, args), **tensors)
+    vals = [by_name[n].base if isinstance(by_name[n], txl.TensorDescriptor) else by_name[n] for n in names]
     fast(tuple(grid) + (1,) * (3 - len(grid)), vals)
 
 
@@ -262,6 +301,44 @@ def _plain(local):
 # ---------------------------------------------------------------------------------------------------------------
 # Validation (before anything is allocated or launched)
 # ---------------------------------------------------------------------------------------------------------------
+def check_head_dims(d, dv, kernel="fa3", where="txl.ops.flash_attention"):
+    """q/k head dim d and v head dim dv: equal and one of HEAD_DIMS, or a pair of ASYM_HEAD_DIMS (kernel fa3)."""
+    if d == dv:
+        if d not in HEAD_DIMS:
+            raise ValueError("%s: head dim %d is not supported; supported: %s"
+                             % (where, d, ", ".join(map(str, HEAD_DIMS))))
+        return
+    pairs = ", ".join("%d/%d" % p for p in ASYM_HEAD_DIMS)
+    if (d, dv) not in ASYM_HEAD_DIMS:
+        raise ValueError("%s: head dims q/k %d and v %d are not supported: v's head dim may differ from q's and k's "
+                         "only as (q/k, v) = %s (v's a power of two, q's a multiple of 64, v's <= q's); pad v with "
+                         "zero columns to a supported head dim and slice the output" % (where, d, dv, pairs))
+    if kernel != "fa3":
+        raise ValueError("%s: asymmetric head dims (q/k %d, v %d) run on kernel='fa3' only, got kernel=%r"
+                         % (where, d, dv, kernel))
+
+
+def check_sinks(torch, sinks, heads, device, kernel="fa3", where="txl.ops.flash_attention"):
+    """The learnable sinks argument: None, or a (heads,) floating-point tensor on ``device``; returns it as
+    contiguous float32 (a differentiable conversion) or None."""
+    if sinks is None:
+        return None
+    if not isinstance(sinks, torch.Tensor):
+        raise TypeError("%s: sinks must be a torch.Tensor of shape (%d,) (one logit per query head) or None, got %s"
+                        % (where, heads, type(sinks).__name__))
+    if sinks.dim() != 1 or sinks.shape[0] != heads:
+        raise ValueError("%s: sinks has shape %s; expected (%d,): one logit per query head"
+                         % (where, tuple(sinks.shape), heads))
+    if not sinks.is_floating_point():
+        raise TypeError("%s: sinks is %s; expected a floating-point tensor (float32, bfloat16 or float16)"
+                        % (where, sinks.dtype))
+    if sinks.device != device:
+        raise ValueError("%s: sinks is on %s but q on %s" % (where, sinks.device, device))
+    if kernel != "fa3":
+        raise ValueError("%s: learnable sinks run on kernel='fa3' only, got kernel=%r" % (where, kernel))
+    return sinks.float().contiguous()
+
+
 def _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel):
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
@@ -294,17 +371,15 @@ def _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel):
         raise ValueError("txl.ops.flash_attention: q, k, v are on different devices (%s, %s, %s)"
                          % (q.device, k.device, v.device))
     B, H, N, D = q.shape
-    if k.shape != v.shape:
-        raise ValueError("txl.ops.flash_attention: k %s and v %s must have the same shape"
-                         % (tuple(k.shape), tuple(v.shape)))
+    if k.shape[:3] != v.shape[:3]:
+        raise ValueError("txl.ops.flash_attention: k %s and v %s must have the same shape (v's head dim may be "
+                         "smaller)" % (tuple(k.shape), tuple(v.shape)))
     Bk, Hk, Nk, Dk = k.shape
     if Bk != B or Nk != N or Dk != D:
         raise ValueError("txl.ops.flash_attention: k/v shape %s does not match q %s: batch, sequence length and "
                          "head dim must be equal (only the head count may differ, for GQA)"
                          % (tuple(k.shape), tuple(q.shape)))
-    if D not in HEAD_DIMS:
-        raise ValueError("txl.ops.flash_attention: head dim %d is not supported; supported: %s"
-                         % (D, ", ".join(map(str, HEAD_DIMS))))
+    check_head_dims(D, v.shape[-1], kernel)
     if Hk < 1 or H % Hk:
         raise ValueError("txl.ops.flash_attention: q has %d heads and k/v %d: the query head count must be a "
                          "multiple of the kv head count (GQA)" % (H, Hk))
@@ -333,7 +408,7 @@ class _Plan:
     the first call of the shape (which validates, autotunes and compiles); later calls only allocate O and M and
     launch (runtime.FastLaunch re-encodes a TMA descriptor only for an address it has not seen)."""
 
-    def __init__(self, torch, kernel, q, k, v, causal, sm_scale, local=None):
+    def __init__(self, torch, kernel, q, k, v, causal, sm_scale, local=None, sinks=None):
         from txl.runtime.launcher import FastLaunch
 
         if torch.cuda.is_current_stream_capturing():
@@ -342,15 +417,15 @@ class _Plan:
                 "cannot run inside CUDA graph capture: call it once with this shape before capturing"
                 % (tuple(q.shape), q.dtype, causal))
         B, H, N, D = q.shape
-        Hk = k.shape[1]
-        self.torch, self.shape, self.dtype, self.device = torch, tuple(q.shape), q.dtype, q.device
+        Hk, Dv = k.shape[1], v.shape[-1]
+        self.torch, self.shape, self.dtype, self.device = torch, (B, H, N, Dv), q.dtype, q.device
         self.n, self.n_pad, self.bh = N, padded_len(N), B * H
         q2, k2, v2 = _rows(q), _rows(k), _rows(v)
-        o2 = torch.empty((B * H * N, D), dtype=q.dtype, device=q.device)
+        o2 = torch.empty((B * H * N, Dv), dtype=q.dtype, device=q.device)
         m = torch.empty((B * H, self.n_pad), dtype=torch.float32, device=q.device)
         grid, args, kwargs = _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, N, self.n_pad, B * H, D, causal,
-                                          H // Hk, local)
-        tuner = get_tuner(kernel, D, causal, "dense" if local is None else "window")
+                                          H // Hk, local, head_dim_v=Dv, sink_logits=sinks, heads=H)
+        tuner = get_tuner(kernel, D, causal, "dense" if local is None else "window", Dv)
         tuner[grid](*args, **kwargs)  # autotunes on the first call of its key; this launch's result is discarded
         config = tuner.best_config  # the config of that launch (a tuner of one config launches it untuned)
         nargs = tuner.fn.bind(args, dict(kwargs, **config.kwargs))
@@ -361,6 +436,7 @@ class _Plan:
         names = [p.name for p in launcher.params]
         expected = ["desc_q", "desc_k", "desc_v", "desc_o", "M", "O", "sm_scale", "N_CTX", "N_PAD"]
         expected += ["BH", "CU_Q", "CU_K", "NUM_HEADS", "WIN_LEFT", "WIN_RIGHT", "N_SINK"] if kernel == "fa3" else []
+        expected += ["SINK_LOGITS"] if sinks is not None else []
         unnamed = ["arg%d" % i for i in range(len(expected))]  # a sidecar without txl.name: in signature order
         if names != expected and names != unnamed:
             raise RuntimeError("txl.ops.flash_attention: kernel %s has params %s, expected %s" % (kernel, names,
@@ -370,55 +446,57 @@ class _Plan:
         self.tail = tuple(args[7:]) if kernel == "fa3" else (N, self.n_pad)
         # The plan's key holds the strides, so whether q, k, v can be read in place is known here.
         self.in_place = all(t.is_contiguous() for t in (q, k, v))
-        self.q_rows, self.kv_rows = (B * H * N, D), (B * Hk * N, D)
+        self.q_rows, self.k_rows, self.v_rows, self.o_rows = (B * H * N, D), (B * Hk * N, D), (B * Hk * N, Dv), \
+            (B * H * N, Dv)
         # M when the caller wants no LSE (eager calls): written by every such launch, read by none, so launches on
         # several streams may share it.
         self.m_scratch = None
 
-    def __call__(self, q, k, v, sm_scale, want_m=True):
+    def __call__(self, q, k, v, sm_scale, want_m=True, sinks=None):
         torch = self.torch
         if self.in_place and not (q.data_ptr() | k.data_ptr() | v.data_ptr()) % 16:
-            q2, k2, v2 = q.view(self.q_rows), k.view(self.kv_rows), v.view(self.kv_rows)
+            q2, k2, v2 = q.view(self.q_rows), k.view(self.k_rows), v.view(self.v_rows)
         else:
             q2, k2, v2 = _rows(q), _rows(k), _rows(v)
         o = torch.empty(self.shape, dtype=self.dtype, device=self.device)
-        o2 = o.view(self.q_rows)
+        o2 = o.view(self.o_rows)
         if want_m or torch.cuda.is_current_stream_capturing():  # a graph gets its own M, from its own pool
             m = torch.empty((self.bh, self.n_pad), dtype=torch.float32, device=self.device)
         else:
             if self.m_scratch is None:
                 self.m_scratch = torch.empty((self.bh, self.n_pad), dtype=torch.float32, device=self.device)
             m = self.m_scratch
-        self.launch(self.grid, (q2, k2, v2, o2, m, o2, sm_scale) + self.tail)
+        tail = self.tail if sinks is None else self.tail + (sinks,)
+        self.launch(self.grid, (q2, k2, v2, o2, m, o2, sm_scale) + tail)
         return o, m
 
 
 _plans = {}
 
 
-def _plan_key(q, k, v, causal, kernel, local=None):
+def _plan_key(q, k, v, causal, kernel, local=None, has_sinks=False):
     # Everything a plan depends on; raises AttributeError for non-tensors (the checked path reports those).
     return (kernel, causal, q.shape, k.shape, q.dtype, k.dtype, v.dtype, q.get_device(), k.get_device(),
-            v.get_device(), q.stride(), k.stride(), v.stride(), v.shape, local)
+            v.get_device(), q.stride(), k.stride(), v.stride(), v.shape, local, has_sinks)
 
 
-def _forward(q, k, v, causal, sm_scale, kernel, local=None):
-    """(o (B, H, N, D), m (B * H, N_PAD) float32 base-2 log-sum-exp) of validated inputs; ``local``: the local
-    masks (local_masks()), None for plain attention."""
+def _forward(q, k, v, causal, sm_scale, kernel, local=None, sinks=None):
+    """(o (B, H, N, D_v), m (B * H, N_PAD) float32 base-2 log-sum-exp) of validated inputs; ``local``: the local
+    masks (local_masks()), None for plain attention; ``sinks``: (H,) float32 learnable sink logits or None."""
     import torch
 
-    key = _plan_key(q, k, v, causal, kernel, local)
+    key = _plan_key(q, k, v, causal, kernel, local, sinks is not None)
     plan = _plans.get(key)
     if plan is None:
         with torch.cuda.device(q.device):
-            plan = _Plan(torch, kernel, q, k, v, causal, sm_scale, local)
+            plan = _Plan(torch, kernel, q, k, v, causal, sm_scale, local, sinks)
         if len(_plans) > 256:
             _plans.clear()
         _plans[key] = plan
     if q.get_device() != torch.cuda.current_device():
         with torch.cuda.device(q.device):
-            return plan(q, k, v, sm_scale)
-    return plan(q, k, v, sm_scale)
+            return plan(q, k, v, sm_scale, sinks=sinks)
+    return plan(q, k, v, sm_scale, sinks=sinks)
 
 
 def _rotate(q, k, rope, interleaved, where, **packed):
@@ -439,6 +517,33 @@ def _lse(m, shape):
     return m.view(B, H, -1)[:, :, :N] * math.log(2.0)  # base-2 M -> natural log
 
 
+def sink_grad(do, o, m2, sinks):
+    """d loss / d sinks of learnable sinks, in torch: the sink's probability in row i is exp(sink_h - lse_i) =
+    exp2(sink_h * log2(e) - M_i), and a logit that adds no value gets dS = P * (0 - Delta_i), Delta_i =
+    rowsum(do_i * o_i) (the softmax backward; the kernels' dq/dk/dv need nothing new since M includes the sink).
+    do, o: (..., H, rows, D_v) with m2 (..., H, rows) the matching base-2 M (+inf rows give 0); sums over all but
+    the head."""
+    import torch
+
+    delta = (do.float() * o.float()).sum(-1)
+    p = torch.exp2(sinks.view(-1, 1) * LOG2E - m2)
+    return -(p * delta).sum(-1).reshape(-1, sinks.shape[0]).sum(0)
+
+
+def backward_unsupported(q, v, where="txl.ops.flash_attention backward"):
+    """NotImplementedError when the backward kernels cannot take these head dims (asymmetric: until
+    ``_attention_bwd`` declares the (D, D_v) pairs it runs in ASYM_HEAD_DIMS), else None."""
+    from txl.ops import _attention_bwd
+
+    d, dv = q.shape[-1], v.shape[-1]
+    if d != dv and (d, dv) not in getattr(_attention_bwd, "ASYM_HEAD_DIMS", ()):
+        return NotImplementedError(
+            "%s: asymmetric head dims (q/k %d, v %d) have no backward kernel yet (forward only); for training, pad "
+            "v with zero columns to head dim %d (the extra output columns are zero) or use "
+            "torch.nn.functional.scaled_dot_product_attention" % (where, d, dv, d))
+    return None
+
+
 _op = None
 
 
@@ -452,23 +557,26 @@ def _custom_op():
         # that it reuses the forward's softmax statistics exactly (no recomputation, no round trip through lse).
         @torch.library.custom_op("txl::flash_attention", mutates_args=(), device_types="cuda")
         # left/right/sinks: the local masks of local_masks(), (BIG, BIG, 0) for none (causal is then the flag).
+        # sink_logits: the learnable sinks ((H,) float32) or None; the last argument, with a default, so that
+        # calls written before it existed keep working.
         def flash_attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, sm_scale: float,
-                               kernel: str, deterministic: bool, left: int, right: int,
-                               sinks: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-            o, m = _forward(q, k, v, causal, sm_scale, kernel, _local_of(left, right, sinks))
+                               kernel: str, deterministic: bool, left: int, right: int, sinks: int,
+                               sink_logits: typing.Optional[torch.Tensor] = None
+                               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            o, m = _forward(q, k, v, causal, sm_scale, kernel, _local_of(left, right, sinks), sink_logits)
             return o, _lse(m, q.shape).contiguous(), m
 
         @flash_attention_op.register_fake
-        def _(q, k, v, causal, sm_scale, kernel, deterministic, left, right, sinks):
+        def _(q, k, v, causal, sm_scale, kernel, deterministic, left, right, sinks, sink_logits=None):
             B, H, N, D = q.shape
-            return (q.new_empty((B, H, N, D)), q.new_empty((B, H, N), dtype=torch.float32),
+            return (q.new_empty((B, H, N, v.shape[-1])), q.new_empty((B, H, N), dtype=torch.float32),
                     q.new_empty((B * H, padded_len(N)), dtype=torch.float32))
 
         def setup_context(ctx, inputs, output):
-            q, k, v, causal, sm_scale, kernel, deterministic, left, right, sinks = inputs
+            q, k, v, causal, sm_scale, kernel, deterministic, left, right, sinks, sink_logits = inputs
             o, lse, m = output
             ctx.mark_non_differentiable(lse, m)
-            ctx.save_for_backward(q, k, v, o, m)
+            ctx.save_for_backward(q, k, v, o, m, sink_logits)
             ctx.causal, ctx.sm_scale, ctx.deterministic = causal, sm_scale, deterministic
             ctx.local = (left, right, sinks)
 
@@ -491,11 +599,20 @@ def _custom_op():
         def backward(ctx, do, dlse, dm):
             from txl.ops import _attention_bwd
 
-            q, k, v, o, m = ctx.saved_tensors
-            _attention_bwd.check_supported(q)
-            dq, dk, dv = flash_attention_backward_op(do, q, k, v, o, m, ctx.causal, ctx.sm_scale, ctx.deterministic,
-                                                     *ctx.local)
-            return dq, dk, dv, None, None, None, None, None, None, None
+            q, k, v, o, m, sink_logits = ctx.saved_tensors
+            dq = dk = dv = dsink = None
+            if any(ctx.needs_input_grad[:3]):
+                err = backward_unsupported(q, v)
+                if err is not None:
+                    raise err
+                _attention_bwd.check_supported(q)
+                # The sinks change nothing here: M includes them, and the kernels recompute P = exp2(S - M).
+                dq, dk, dv = flash_attention_backward_op(do, q, k, v, o, m, ctx.causal, ctx.sm_scale,
+                                                         ctx.deterministic, *ctx.local)
+            if sink_logits is not None and ctx.needs_input_grad[10]:
+                B, H, N, _ = q.shape
+                dsink = sink_grad(do, o, m.view(B, H, -1)[:, :, :N], sink_logits)
+            return dq, dk, dv, None, None, None, None, None, None, None, dsink
 
         flash_attention_op.register_autograd(backward, setup_context=setup_context)
         _op = flash_attention_op
@@ -503,13 +620,15 @@ def _custom_op():
 
 
 def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kernel="fa3", deterministic=False,
-                    window=(-1, -1), num_sink_tokens=0, rope=None, rope_interleaved=False):
+                    window=(-1, -1), num_sink_tokens=0, rope=None, rope_interleaved=False, sinks=None):
     """softmax(q k^T * sm_scale [+ masks]) v; see the module docstring. sm_scale defaults to 1/sqrt(D).
     ``deterministic=True`` makes the backward's dQ bit-identical from run to run (a slower dQ pass instead of
     fp32 reduce-adds in no fixed order). ``window=(left, right)``: query i sees keys i - left .. i + right (-1:
     unbounded; causal caps right at 0), plus the first ``num_sink_tokens`` keys (attention sinks); a row that sees
     no key gets 0 (lse +inf). ``rope=(cos, sin)``: rotary embeddings applied to q and k first (``apply_rope``,
-    (N, ROT / 2) tables, ``rope_interleaved`` for GPT-J pairs), differentiable."""
+    (N, ROT / 2) tables, ``rope_interleaved`` for GPT-J pairs), differentiable. ``sinks``: learnable sinks, a
+    (H,) tensor of per-head logits that join each row's softmax denominator (gpt-oss); a row that sees no key
+    then gets 0 with lse = its sink."""
     import torch
 
     if rope is not None:
@@ -532,44 +651,57 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
     if (type(sm_scale) is float and 0.0 < sm_scale < math.inf and type(causal) is bool and type(return_lse) is bool
             and not torch.compiler.is_compiling()):
         try:
-            if not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad)):
-                plan = _plans.get(_plan_key(q, k, v, causal, kernel, local))
+            # learnable sinks as the kernel reads them: contiguous float32 (H,) on q's device
+            sinks_ok = sinks is None or (type(sinks) is torch.Tensor and sinks.dtype == torch.float32
+                                         and sinks.is_contiguous() and sinks.shape == q.shape[1:2]
+                                         and sinks.device == q.device)
+            if sinks_ok and not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad
+                                                              or (sinks is not None and sinks.requires_grad))):
+                plan = _plans.get(_plan_key(q, k, v, causal, kernel, local, sinks is not None))
         except (AttributeError, TypeError):
             plan = None
     if plan is not None and q.get_device() == torch.cuda.current_device():
-        o, m = plan(q, k, v, sm_scale, want_m=return_lse)
+        o, m = plan(q, k, v, sm_scale, want_m=return_lse, sinks=sinks)
         return (o, _lse(m, q.shape)) if return_lse else o
     _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel)
+    sinks = check_sinks(torch, sinks, q.shape[1], q.device, kernel)
     if sm_scale is None:
         sm_scale = 1.0 / math.sqrt(q.shape[-1])
     sm_scale = float(sm_scale)
     if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or
-                                                                      v.requires_grad)):
+                                                                      v.requires_grad or
+                                                                      (sinks is not None and sinks.requires_grad))):
         if not isinstance(deterministic, bool):
             raise TypeError("txl.ops.flash_attention: deterministic must be a bool, got %r" % (deterministic,))
-        left, right, sinks = local if local is not None else (BIG, BIG, 0)
-        o, lse, _ = _custom_op()(q, k, v, causal, sm_scale, kernel, deterministic, left, right, sinks)
+        left, right, n_sink = local if local is not None else (BIG, BIG, 0)
+        o, lse, _ = _custom_op()(q, k, v, causal, sm_scale, kernel, deterministic, left, right, n_sink, sinks)
         return (o, lse) if return_lse else o
-    o, m = _forward(q, k, v, causal, sm_scale, kernel, local)
+    o, m = _forward(q, k, v, causal, sm_scale, kernel, local, sinks)
     return (o, _lse(m, q.shape)) if return_lse else o
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Precompiling (no torch, no GPU)
 # ---------------------------------------------------------------------------------------------------------------
-def precompile(kernel, head_dim, causal, dtype="bfloat16", n=4096, heads=2, kv_heads=None, mode="dense"):
+def precompile(kernel, head_dim, causal, dtype="bfloat16", n=4096, heads=2, kv_heads=None, mode="dense",
+               head_dim_v=None, sinks=False):
     """Compile every autotuning config of one call shape (through the cache) without launching: returns the
-    CompiledKernels. Only the dtype, head dim, causal, whether n is a multiple of 128 and heads // kv_heads
-    matter for the specialisation."""
+    CompiledKernels. Only the dtype, head dims, causal, whether n is a multiple of 128, heads // kv_heads and
+    whether there are learnable sinks matter for the specialisation."""
     if dtype not in DTYPES:
         raise ValueError("dtype %r: supported %s" % (dtype, DTYPES))
     kv_heads = kv_heads or heads
+    dv = head_dim_v or head_dim
+    check_head_dims(head_dim, dv, kernel, "txl.ops.attention.precompile")
     n_pad = padded_len(n)
-    q2, o2 = (MetaTensor((heads * n, head_dim), dtype) for _ in range(2))
-    k2, v2 = (MetaTensor((kv_heads * n, head_dim), dtype) for _ in range(2))
+    q2 = MetaTensor((heads * n, head_dim), dtype)
+    o2 = MetaTensor((heads * n, dv), dtype)
+    k2, v2 = MetaTensor((kv_heads * n, head_dim), dtype), MetaTensor((kv_heads * n, dv), dtype)
     m = MetaTensor((heads, n_pad), "float32")
     local = (256, 0, 4) if mode == "window" else None
     varlen = (MetaTensor((2,), "int32"), MetaTensor((2,), "int32"), heads) if mode == "varlen" else None
+    sink_logits = MetaTensor((heads,), "float32") if sinks else None
     grid, args, kwargs = _launch_args(kernel, q2, k2, v2, o2, m, 1.0 / math.sqrt(head_dim), n, n_pad, heads,
-                                      head_dim, causal and mode == "dense", heads // kv_heads, local, varlen)
-    return get_tuner(kernel, head_dim, causal and mode == "dense", mode).warmup(*args, grid=grid, **kwargs)
+                                      head_dim, causal and mode == "dense", heads // kv_heads, local, varlen,
+                                      head_dim_v=dv, sink_logits=sink_logits, heads=heads)
+    return get_tuner(kernel, head_dim, causal and mode == "dense", mode, dv).warmup(*args, grid=grid, **kwargs)

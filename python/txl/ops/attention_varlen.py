@@ -12,15 +12,19 @@ varlen interface), forward and backward, on the fa3 kernels' packed path (VARLEN
   j <= i + len_k - len_q. ``window=(left, right)`` and ``num_sink_tokens`` as flash_attention. A query row that
   sees no key gets O = 0 and lse = +inf.
 * ``return_lse``: also the (H, total_q) float32 log-sum-exp (natural log), flash-attn's varlen layout.
+* ``sinks``: learnable attention sinks, a (H,) float tensor of logits (flash_attention's; differentiable). v may
+  have a smaller head dim than q and k (flash_attention's ASYM_HEAD_DIMS; forward only so far): o is
+  (total_q, H, D_v).
 * Differentiable (a torch custom op with its backward): dq, dk, dv through the FA3-style backward's packed path.
   The first call of a (longest-sequence bucket, head dim, dtype) autotunes; later ones launch the chosen config
   through the fast launch path (the packed lengths may change from call to call).
 """
 
 import math
+import typing
 
-from txl.ops.attention import (BIG, BLOCK, DTYPES, HEAD_DIMS, _launch_args, _rotate, fast_launch, get_tuner,
-                               local_masks, padded_len)
+from txl.ops.attention import (BIG, BLOCK, DTYPES, _launch_args, _rotate, backward_unsupported, check_head_dims,
+                               check_sinks, fast_launch, get_tuner, local_masks, padded_len, sink_grad)
 
 _WHERE = "txl.ops.flash_attention_varlen"
 
@@ -48,11 +52,12 @@ def _check(torch, q, k, v, cu_q, cu_k, max_q, max_k, sm_scale):
     if cu_q.numel() != cu_k.numel():
         raise ValueError("%s: cu_seqlens_q has %d offsets and cu_seqlens_k %d: one per sequence + 1 each"
                          % (_WHERE, cu_q.numel(), cu_k.numel()))
-    if k.shape != v.shape:
-        raise ValueError("%s: k %s and v %s must have the same shape" % (_WHERE, tuple(k.shape), tuple(v.shape)))
-    if k.shape[2] != q.shape[2] or q.shape[2] not in HEAD_DIMS:
-        raise ValueError("%s: head dims q %d, k %d: must be equal and one of %s"
-                         % (_WHERE, q.shape[2], k.shape[2], ", ".join(map(str, HEAD_DIMS))))
+    if k.shape[:2] != v.shape[:2]:
+        raise ValueError("%s: k %s and v %s must have the same shape (v's head dim may be smaller)"
+                         % (_WHERE, tuple(k.shape), tuple(v.shape)))
+    if k.shape[2] != q.shape[2]:
+        raise ValueError("%s: head dims q %d, k %d: must be equal" % (_WHERE, q.shape[2], k.shape[2]))
+    check_head_dims(q.shape[2], v.shape[2], "fa3", _WHERE)
     if k.shape[1] < 1 or q.shape[1] % k.shape[1]:
         raise ValueError("%s: q has %d heads and k/v %d: the query head count must be a multiple of the kv head "
                          "count (GQA)" % (_WHERE, q.shape[1], k.shape[1]))
@@ -73,29 +78,31 @@ def _m_len(total_q):
     return padded_len(max(total_q, 1)) + BLOCK
 
 
-def _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, local):
-    """(o (total_q, H, D), m (H, M_LEN) float32 base-2 LSE over the packed tokens)."""
+def _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, local, sinks=None):
+    """(o (total_q, H, D_v), m (H, M_LEN) float32 base-2 LSE over the packed tokens); ``sinks``: (H,) float32
+    learnable sink logits or None."""
     import torch
     import txl
 
     total_q, H, D = q.shape
     total_k, Hk, _ = k.shape
+    Dv = v.shape[2]
     B = cu_q.numel() - 1
     q2 = q.contiguous().view(total_q, H * D)
     k2 = k.contiguous().view(total_k, Hk * D)
-    v2 = v.contiguous().view(total_k, Hk * D)
-    o = torch.empty_like(q, memory_format=torch.contiguous_format)
-    o2 = o.view(total_q, H * D)
+    v2 = v.contiguous().view(total_k, Hk * Dv)
+    o = torch.empty((total_q, H, Dv), dtype=q.dtype, device=q.device)
+    o2 = o.view(total_q, H * Dv)
     m = torch.empty((H, _m_len(total_q)), dtype=torch.float32, device=q.device)
     n_pad = padded_len(max(max_q, 1))
     grid, args, kwargs = _launch_args("fa3", q2, k2, v2, o2, m, sm_scale, max(max_q, 1), m.shape[1], B * H, D, False,
-                                      H // Hk, local, (cu_q, cu_k, H))
+                                      H // Hk, local, (cu_q, cu_k, H), head_dim_v=Dv, sink_logits=sinks)
 
     def packed_grid(meta):
         return (n_pad // meta["BLOCK_M"], B * H)
 
     with torch.cuda.device(q.device):
-        tuner = get_tuner("fa3", D, False, "varlen")
+        tuner = get_tuner("fa3", D, False, "varlen", Dv)
         key = tuner._key_of(tuner._bind_partial(args, kwargs))
         # a tuner of one config launches it without tuning (as Triton's), so it never enters tuner.best
         config = tuner.configs[0] if len(tuner.configs) == 1 else tuner.best.get(key)
@@ -104,7 +111,7 @@ def _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, local):
             return o, m
         # Later calls: the tuned config through the fast launch path (no per-call tuner and binding work).
         block_n = config.kwargs["BLOCK_N"]
-        boxes = ([64, D], [block_n, D], [block_n, D], [64, D])
+        boxes = ([64, D], [block_n, D], [block_n, Dv], [64, Dv])
         args = tuple(txl.TensorDescriptor(d.base, block_shape=b) for d, b in zip(args[:4], boxes)) + args[4:]
         fast_launch(tuner.fn, packed_grid(config.kwargs), args, dict(kwargs, **config.kwargs, **config.options))
     return o, m
@@ -119,22 +126,25 @@ def _custom_op():
         import torch
 
         @torch.library.custom_op("txl::flash_attention_varlen", mutates_args=(), device_types="cuda")
+        # sink_logits: learnable sinks ((H,) float32) or None, last and defaulted (calls from before it still work)
         def varlen_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_q: torch.Tensor, cu_k: torch.Tensor,
                       max_q: int, max_k: int, sm_scale: float, left: int, right: int, sinks: int,
-                      deterministic: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-            o, m = _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, (left, right, sinks))
+                      deterministic: bool, sink_logits: typing.Optional[torch.Tensor] = None
+                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            o, m = _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, (left, right, sinks), sink_logits)
             return o, (m[:, :q.shape[0]] * math.log(2.0)).contiguous(), m
 
         @varlen_op.register_fake
-        def _(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, left, right, sinks, deterministic):
-            return (torch.empty_like(q), q.new_empty((q.shape[1], q.shape[0]), dtype=torch.float32),
+        def _(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, left, right, sinks, deterministic, sink_logits=None):
+            return (q.new_empty((q.shape[0], q.shape[1], v.shape[2])),
+                    q.new_empty((q.shape[1], q.shape[0]), dtype=torch.float32),
                     q.new_empty((q.shape[1], _m_len(q.shape[0])), dtype=torch.float32))
 
         def setup_context(ctx, inputs, output):
-            q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, left, right, sinks, deterministic = inputs
+            q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, left, right, sinks, deterministic, sink_logits = inputs
             o, lse, m = output
             ctx.mark_non_differentiable(lse, m)
-            ctx.save_for_backward(q, k, v, o, m, cu_q, cu_k)
+            ctx.save_for_backward(q, k, v, o, m, cu_q, cu_k, sink_logits)
             ctx.args = (max_q, max_k, sm_scale, deterministic, (left, right, sinks))
 
         @torch.library.custom_op("txl::flash_attention_varlen_backward", mutates_args=(), device_types="cuda")
@@ -152,11 +162,19 @@ def _custom_op():
             return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
         def backward(ctx, do, dlse, dm):
-            q, k, v, o, m, cu_q, cu_k = ctx.saved_tensors
+            q, k, v, o, m, cu_q, cu_k, sink_logits = ctx.saved_tensors
             max_q, max_k, sm_scale, deterministic, local = ctx.args
-            dq, dk, dv = varlen_backward_op(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale,
-                                            *local, deterministic)
-            return dq, dk, dv, None, None, None, None, None, None, None, None, None
+            dq = dk = dv = dsink = None
+            if any(ctx.needs_input_grad[:3]):
+                err = backward_unsupported(q, v, "txl.ops.flash_attention_varlen backward")
+                if err is not None:
+                    raise err
+                # M includes the sinks: the kernels' dq, dk, dv need nothing new for them.
+                dq, dk, dv = varlen_backward_op(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale,
+                                                *local, deterministic)
+            if sink_logits is not None and ctx.needs_input_grad[12]:
+                dsink = sink_grad(do.transpose(0, 1), o.transpose(0, 1), m[:, :q.shape[0]], sink_logits)
+            return dq, dk, dv, None, None, None, None, None, None, None, None, None, dsink
 
         varlen_op.register_autograd(backward, setup_context=setup_context)
         _op = varlen_op
@@ -165,12 +183,13 @@ def _custom_op():
 
 def flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, causal=False,
                            sm_scale=None, window=(-1, -1), num_sink_tokens=0, return_lse=False, deterministic=False,
-                           rope=None, rope_interleaved=False):
+                           rope=None, rope_interleaved=False, sinks=None):
     """Attention over packed sequences; see the module docstring. ``rope=(cos, sin)`` as flash_attention's, positions
-    counted within each sequence (needs cu_seqlens_k to be cu_seqlens_q)."""
+    counted within each sequence (needs cu_seqlens_k to be cu_seqlens_q). ``sinks``: learnable sink logits (H,)."""
     import torch
 
     _check(torch, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, sm_scale)
+    sinks = check_sinks(torch, sinks, q.shape[1], q.device, "fa3", _WHERE)
     if rope is not None:
         if cu_seqlens_k is not cu_seqlens_q:
             raise ValueError("%s: rope needs the queries and keys packed alike: pass the same tensor as cu_seqlens_q "
@@ -178,15 +197,18 @@ def flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
         q, k = _rotate(q, k, rope, rope_interleaved, _WHERE, cu_seqlens=cu_seqlens_q, max_seqlen=max_seqlen_q)
     if not isinstance(causal, bool) or not isinstance(return_lse, bool) or not isinstance(deterministic, bool):
         raise TypeError("%s: causal, return_lse and deterministic must be bools" % _WHERE)
-    left, right, sinks = local_masks(window, num_sink_tokens, causal, _WHERE)
+    left, right, n_sink = local_masks(window, num_sink_tokens, causal, _WHERE)
     if sm_scale is None:
         sm_scale = 1.0 / math.sqrt(q.shape[-1])
     if q.shape[0] == 0 or k.shape[0] == 0:  # no queries, or no keys for any of them: zeros, zero gradients
-        o = q * 0.0 + (k.sum() + v.sum()) * 0.0
+        o = q[..., :v.shape[2]] * 0.0 + (q.sum() + k.sum() + v.sum()) * 0.0
         lse = torch.full((q.shape[1], q.shape[0]), math.inf, dtype=torch.float32, device=q.device)
+        if sinks is not None:  # each row's softmax is its sink alone: o = 0, lse = the sink
+            o = o + sinks.sum() * 0.0
+            lse = sinks.detach().view(-1, 1).expand(-1, q.shape[0]).contiguous()
         return (o, lse) if return_lse else o
     o, lse, _ = _custom_op()(q, k, v, cu_seqlens_q, cu_seqlens_k, int(max_seqlen_q), int(max_seqlen_k),
-                             float(sm_scale), left, right, sinks, deterministic)
+                             float(sm_scale), left, right, n_sink, deterministic, sinks)
     return (o, lse) if return_lse else o
 
 
