@@ -5,9 +5,9 @@ Triton-style kernels, split-KV + combine, the design of mla_decode.py with one K
   GROUP query heads x S_Q query tokens packed into one tile of BLOCK_M rows (row r = token r // GROUP, head
   r % GROUP of the group), so a decode step of a GQA model fills the dot's M with heads instead of padding one
   token to 16 rows; they attend to the keys [start, end) of split `split` of sequence b's cache (NUM_SPLITS equal
-  parts rounded to BLOCK_N keys) with an online softmax over tiles of BLOCK_N keys. A tile lies in one page
-  (PAGE % BLOCK_N == 0), so its page is one scalar load of the block table and the tile's K / V loads can be
-  issued ahead (cp.async rings). With NUM_SPLITS == 1 it writes O and LSE itself; else the unnormalised partial
+  parts rounded to BLOCK_N keys) with an online softmax over tiles of BLOCK_N keys. A tile lies in one page, or
+  (pages smaller than the tile) spans whole pages, so its pages are scalar loads of the block table and the
+  tile's K / V loads can be issued ahead (cp.async rings). With NUM_SPLITS == 1 it writes O and LSE itself; else the unnormalised partial
   O / l (float32) and its log2-sum-exp, merged by
 * kvcache_decode_combine, program (b * S_Q + token, head): the splits' partials weighted by 2^(lse_s - lse).
 
@@ -49,27 +49,38 @@ def kvcache_decode_split(Q, K, V, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_scal
     per_split = tl.cdiv(tl.cdiv(seqlen, NUM_SPLITS), BLOCK_N) * BLOCK_N
     start = split * per_split
     end = tl.minimum(start + per_split, seqlen)
-    # The last key each row sees: the whole cache, or (causal) its own position.
-    last = seqlen - 1 + tl.zeros([BLOCK_M], dtype=tl.int32)
-    if CAUSAL:
-        last = seqlen - S_Q + tok
+    # Causal: the last key a row sees is its own position (its token is one of the cache's last S_Q).
+    last = seqlen - S_Q + tok
     qk_scale = sm_scale * 1.44269504
     m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, D], dtype=tl.float32)
     bt_row = BT + b.to(tl.int64) * bt_stride
+    last_page = tl.maximum(tl.cdiv(seqlen, PAGE) - 1, 0)
     for n in range(start, end, BLOCK_N):
-        page = tl.load(bt_row + n // PAGE)
         pos = n + offs_n
+        if PAGE >= BLOCK_N:  # the tile lies in one page: one scalar load of the table
+            page = tl.load(bt_row + n // PAGE)
+        else:
+            # The tile spans BLOCK_N // PAGE pages (16- and 32-key pages): a scalar load of the table for each, so
+            # they are issued ahead with the tile's copies (a vector load of the table is not: the loop pipeliner
+            # takes no load whose addresses come from another load's tile, and the cache reads became plain
+            # loads). Past the sequence's last page the index is clamped (its keys are masked).
+            first = n // PAGE
+            page = tl.zeros([BLOCK_N], dtype=tl.int32) + tl.load(bt_row + first)
+            for j in tl.static_range(1, BLOCK_N // PAGE):
+                page = tl.where(offs_n // PAGE == j, tl.load(bt_row + tl.minimum(first + j, last_page)), page)
         valid = (pos < end) & (page >= 0) & (page < n_pages)
-        slot = n % PAGE + offs_n
+        slot = pos % PAGE
         k_rows = page.to(tl.int64) * sk_page + slot * sk_tok + kvh * sk_head
         v_rows = page.to(tl.int64) * sv_page + slot * sv_tok + kvh * sv_head
         k = tl.load(K + k_rows[:, None] + offs_d[None, :], mask=valid[:, None], other=0.0)
         v = tl.load(V + v_rows[:, None] + offs_d[None, :], mask=valid[:, None], other=0.0)
         s = tl.dot(q, tl.trans(k))
-        seen = valid[None, :] & (pos[None, :] <= last[:, None])
-        s = tl.where(seen, s * qk_scale, float("-inf"))
+        if CAUSAL:
+            s = tl.where(valid[None, :] & (pos[None, :] <= last[:, None]), s * qk_scale, float("-inf"))
+        else:
+            s = tl.where(valid[None, :], s * qk_scale, float("-inf"))
         m_ij = tl.maximum(m_i, tl.max(s, 1))
         # A row that has seen no key yet keeps m = -inf: subtract 0 instead (p and alpha are then 0, not NaN).
         m_sub = tl.where(m_ij == float("-inf"), 0.0, m_ij)
@@ -126,8 +137,8 @@ def row_block(group, s_q):
 
 
 def split_constexprs(head_dim, group, s_q, page_size, num_splits, causal):
-    """kvcache_decode_split's constexprs: tiles of at most 64 keys (32 at head dim 256) within one page."""
+    """kvcache_decode_split's constexprs: tiles of 64 keys (32 at head dim 256: its 64 x 256 accumulator is 128
+    registers a thread), within one page or spanning several small ones."""
     block_m, m_blocks = row_block(group, s_q)
     return dict(D=head_dim, GROUP=group, S_Q=s_q, BLOCK_M=block_m, M_BLOCKS=m_blocks, PAGE=page_size,
-                BLOCK_N=min(64 if head_dim <= 128 else 32, page_size), NUM_SPLITS=num_splits,
-                CAUSAL=bool(causal and s_q > 1))
+                BLOCK_N=64 if head_dim <= 128 else 32, NUM_SPLITS=num_splits, CAUSAL=bool(causal and s_q > 1))

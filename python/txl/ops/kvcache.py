@@ -8,8 +8,8 @@ in FlashAttention's interface (``flash_attn_with_kvcache``), split-KV + combine.
   >= 16 (16 .. 256 are the tested ones); block_table (B, max_blocks) int32 lists sequence b's pages in order.
   Unpaged (block_table None): (B, seqlen_cache, H_KV, D), sequence b's keys are row b. The caches may be strided
   (a slice of a larger buffer) as long as their last dimension is contiguous.
-* H a multiple of H_KV (the group: H / H_KV query heads share a KV head); D 64, 128 or 256 (any power of two 16 ..
-  256 compiles); fp16 or bf16, one dtype for q and both caches.
+* H a multiple of H_KV (the group: H / H_KV query heads share a KV head); D 64, 128 or 256; fp16 or bf16, one
+  dtype for q and both caches.
 * cache_seqlens: (B,) int32 tensor or an int, the keys of each sequence (default: all the cache can address,
   max_blocks * page_size or seqlen_cache). A length of 0 gives O = 0 and lse = +inf.
 * causal: with S_Q > 1, token i sees the keys up to position cache_seqlens - S_Q + i (the new tokens are the last
@@ -34,7 +34,7 @@ import math
 
 _WHERE = "txl.ops.flash_attention_with_kvcache"
 MAX_SPLITS = 64
-HEAD_DIMS = (16, 32, 64, 128, 256)
+HEAD_DIMS = (64, 128, 256)
 
 
 def _is_int(v):
@@ -77,8 +77,8 @@ def _check(torch, q, kc, vc, bt, seqlens, scale, causal, num_splits):
     if h_kv == 0 or H % h_kv:
         raise ValueError("%s: nheads of q (%d) must be a multiple of nheads_k of the cache (%d)" % (_WHERE, H,
                                                                                                   h_kv))
-    if not 1 <= s_q <= 16:
-        raise ValueError("%s: seqlen_q (q.shape[1]) must be 1 .. 16 new tokens per sequence, got %d (prefill "
+    if not 1 <= s_q <= 8:
+        raise ValueError("%s: seqlen_q (q.shape[1]) must be 1 .. 8 new tokens per sequence, got %d (prefill "
                          "belongs to txl.ops.flash_attention)" % (_WHERE, s_q))
     for name, c in (("k_cache", kc), ("v_cache", vc)):
         if c.stride(3) != 1:

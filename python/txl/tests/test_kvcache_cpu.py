@@ -97,8 +97,20 @@ def test_row_blocks():
     assert kk.row_block(16, 8) == (64, 2)
     assert kk.row_block(16, 5) == (64, 2)
     cx = kk.split_constexprs(256, 8, 1, 16, 3, True)
-    assert cx["BLOCK_N"] == 16 and not cx["CAUSAL"]  # one token: causal changes nothing
-    assert kk.split_constexprs(256, 8, 1, 256, 3, False)["BLOCK_N"] == 32
+    assert cx["BLOCK_N"] == 32 and not cx["CAUSAL"]  # one token: causal changes nothing
+    assert kk.split_constexprs(128, 8, 1, 16, 3, False)["BLOCK_N"] == 64
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_small_pages_take_whole_tiles(d):
+    """A 16-key page's tile spans four pages and is still one ring of 64-key copies issued ahead: as many 16-byte
+    cp.async as the 64-key page's (the table's four scalar loads are pipelined with it)."""
+    counts = []
+    for page in (16, 64):
+        ptx, _, spill = _compile(kk.kvcache_decode_split, kk.split_constexprs(d, 4, 1, page, 2, False))
+        counts.append(ptx.count("cp.async.cg.shared.global"))
+        assert spill in (None, 0)
+    assert counts[0] == counts[1] > 0, counts
 
 
 def test_argument_errors_without_cuda():

@@ -161,6 +161,11 @@ def test_bad_arguments_on_cuda():
     with pytest.raises(ValueError, match="head dim of q"):
         f(torch.randn(2, 1, 8, 128, device="cuda", dtype=torch.bfloat16), kc, vc, block_table=bt,
           cache_seqlens=seqlens)
+    with pytest.raises(ValueError, match="seqlen_q"):
+        f(torch.randn(2, 9, 8, 64, device="cuda", dtype=torch.bfloat16), kc, vc, block_table=bt,
+          cache_seqlens=seqlens)
+    with pytest.raises(ValueError, match="head dim 32 is not supported"):
+        f(q[..., :32], kc[..., :32], vc[..., :32], block_table=bt, cache_seqlens=seqlens)
     with pytest.raises(ValueError, match="page_size"):
         f(q, kc[:, :12], vc[:, :12], block_table=bt, cache_seqlens=seqlens)
     with pytest.raises(ValueError, match="block_table must be"):
