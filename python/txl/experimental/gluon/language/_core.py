@@ -207,16 +207,29 @@ class shared_memory_descriptor:
         return self.tensor.type.element_ty
 
     @property
+    def _shape(self):
+        ty = self.tensor.type
+        return ([ty.num_stages] if ty.num_stages else []) + list(ty.shape)
+
+    @property
     def shape(self):
-        return [constexpr(s) for s in self.tensor.type.shape]
+        return [constexpr(s) for s in self._shape]
 
     @property
     def rank(self):
-        return len(self.tensor.type.shape)
+        return len(self._shape)
 
     @property
     def type(self):
-        return shared_memory_descriptor_type(self.dtype, self.tensor.type.shape, self.layout)
+        return shared_memory_descriptor_type(self.dtype, self._shape, self.layout)
+
+    def _one(self, what):
+        """The view to load / store / slice: a multi-buffer allocation must be indexed first."""
+        if self.tensor.type.num_stages:
+            raise SemanticError("%s of the %d buffers %s as a whole: txl lays each buffer out on its own"
+                                % (what, self.tensor.type.num_stages, list(self._shape)),
+                                "pick one with .index(i) first")
+        return self.tensor
 
     def _view(self, t, layout=None):
         return shared_memory_descriptor(t, self.layout if layout is None else layout)
@@ -225,7 +238,7 @@ class shared_memory_descriptor:
     @builtin
     def load(self, layout):
         """The buffer as a register tile in ``layout``."""
-        return given_layout(S.smem_load(self.tensor), layout, "smem.load")
+        return given_layout(S.smem_load(self._one("smem.load")), layout, "smem.load")
 
     @builtin
     def store(self, value):
@@ -234,23 +247,25 @@ class shared_memory_descriptor:
             raise SemanticError("smem.store: the value is %s, the buffer holds %s" % (v.dtype.name, self.dtype.name),
                                 "convert first: value.to(gl.%s)" % _tl_core._DTYPE_PY_NAMES.get(self.dtype.name,
                                                                                              self.dtype.name))
-        S.smem_store(self.tensor, v)
+        S.smem_store(self._one("smem.store"), v)
 
     @builtin
     def index(self, index):
         """Sub-buffer ``index`` along the first dimension (a run-time index is fine)."""
         if self.rank < 2:
             raise SemanticError("smem.index: a buffer of rank %d has no sub-buffers" % self.rank)
+        if self.tensor.type.num_stages:
+            return self._view(S.get_buffer(self.tensor, index))
         return self._view(_txl.smem_index(self.tensor, index))
 
     @builtin
     def slice(self, start, length, dim=0):
-        return self._view(_txl.smem_slice(self.tensor, start, length, dim))
+        return self._view(_txl.smem_slice(self._one("smem.slice"), start, length, dim))
 
     @builtin
     def permute(self, order):
         order = [int(_unwrap(o)) for o in _unwrap(order)]
-        return self._view(S.smem_trans(S.as_view(self.tensor, "smem.permute"), order))
+        return self._view(S.smem_trans(self._one("smem.permute"), order))
 
     @builtin
     def trans(self):
@@ -258,7 +273,7 @@ class shared_memory_descriptor:
 
     @builtin
     def reshape(self, shape):
-        return self._view(_txl.smem_reshape(self.tensor, shape))
+        return self._view(_txl.smem_reshape(self._one("smem.reshape"), shape))
 
     @builtin
     def _reinterpret(self, dtype, shape, layout):
@@ -277,7 +292,7 @@ class shared_memory_descriptor:
         return shared_memory_descriptor(tuple(fields)[0], self.layout)
 
     def _txl_static(self):
-        return ("smem", repr(self.layout), tuple(self.tensor.type.shape), self.tensor.type.element_ty)
+        return ("smem", repr(self.layout), tuple(self._shape), self.tensor.type.element_ty)
 
     def _txl_describe(self):
         return "a shared-memory buffer %s" % self.tensor.type
@@ -332,9 +347,16 @@ def allocate_shared_memory(element_ty, shape, layout, value=None):
                             "use gl.NVMMASharedLayout / gl.SwizzledSharedLayout (or mbarrier.MBarrierLayout() for "
                             "mbarriers)")
     swizzle = _shared_swizzle(layout, shape, "gl.allocate_shared_memory")
-    t = S.smem_alloc(shape, element_ty, 1)
-    t.type.cell.set_swizzle(swizzle, "the shared layout gl.allocate_shared_memory names")
-    desc = shared_memory_descriptor(S.get_buffer(t, 0), layout)
+    if len(shape) >= 3 or (len(shape) == 2 and isinstance(layout, NVMMASharedLayout) and int(layout.rank) == 1):
+        # [N, *tile]: N buffers of the tile (Gluon's multi-buffering, reached with .index(i)): a txl allocation of
+        # N stages, each laid out (swizzled) on its own, as TMA and wgmma see one tile.
+        t = S.smem_alloc(shape[1:], element_ty, shape[0])
+        t.type.cell.set_swizzle(swizzle, "the shared layout gl.allocate_shared_memory names")
+        desc = shared_memory_descriptor(t, layout)
+    else:
+        t = S.smem_alloc(shape, element_ty, 1)
+        t.type.cell.set_swizzle(swizzle, "the shared layout gl.allocate_shared_memory names")
+        desc = shared_memory_descriptor(S.get_buffer(t, 0), layout)
     if _unwrap(value) is not None:
         desc.store(value)
     return desc
@@ -344,7 +366,7 @@ def smem_tensor(x, what):
     """The txl view of a Gluon shared-memory descriptor (a SemanticError for anything else)."""
     x = _unwrap(x)
     if isinstance(x, shared_memory_descriptor):
-        return x.tensor
+        return x._one(what)
     if isinstance(x, tensor) and isinstance(x.type, smem_type):
         return x
     raise SemanticError("%s needs a shared-memory buffer (gl.allocate_shared_memory), got %s"

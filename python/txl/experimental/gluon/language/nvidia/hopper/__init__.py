@@ -22,7 +22,7 @@ def fence_async_shared(cluster=False):
 def _operand(x, what):
     x = _unwrap(x)
     if isinstance(x, shared_memory_descriptor):
-        return x.tensor
+        return x._one(what)
     if isinstance(x, tensor):
         return x
     raise SemanticError("%s: expected a shared-memory buffer or a register tile, got %r" % (what, x))
@@ -54,7 +54,7 @@ def warpgroup_mma_init(acc):
 @builtin
 def warpgroup_mma_wait(num_outstanding=0, deps=None):
     """Waits until at most ``num_outstanding`` warpgroup_mma groups are in flight; returns ``deps`` with the
-    accumulators the wait retires replaced by their completed values (one value if one was passed)."""
+    accumulators the wait retires replaced by their completed values (a tuple of one is returned as its value)."""
     S.dot_wait(num_outstanding)
     blk = S._b().block
     op = blk.ops[-1] if blk.ops else None
@@ -72,7 +72,7 @@ def warpgroup_mma_wait(num_outstanding=0, deps=None):
             r = done[id(d.handle)]
             d = tensor(r, r.type)
         out.append(d)
-    return out[0] if single else tuple(out)
+    return out[0] if len(out) == 1 else tuple(out)  # Gluon's: one dependency comes back as itself
 
 
 class warpgroup_mma_accumulator:

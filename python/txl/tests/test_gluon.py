@@ -1,0 +1,208 @@
+"""txl.experimental.gluon on the CPU: Gluon kernels (gpu/gluon_cases.py, every configuration the GPU test runs)
+compile to PTX, the layouts they name reach the IR (txl.relayout {txl.layout = L} in the frontend IR, L on the tiles
+after txl-assign-layouts), and what txl refuses is a located error."""
+
+import importlib
+import re
+
+import pytest
+
+from txl.compiler.errors import CompilationError
+from txl.experimental import gluon  # noqa: F401
+from txl.experimental.gluon import language as gl
+from txl.experimental.gluon.language.nvidia import blackwell
+from txl.tests.dsl_helpers import check, compile_ptx, ir_of, run_opt
+from txl.tests.gpu import gluon_cases as G
+
+BLOCKED_1D = gl.BlockedLayout([4], [32], [4], [0])
+ROWS = gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+COLS = gl.BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
+
+# name -> (kernel, signature, constexprs, options): the configurations gpu/test_gluon_gpu.py launches.
+CASES = {
+    "copy": (G.copy_kernel, {"in_ptr": "*fp32", "out_ptr": "*fp32", "xnumel": "i32"},
+             {"XBLOCK": 1024, "layout": BLOCKED_1D}, {}),
+    "softmax": (G.row_softmax_kernel, {"x_ptr": "*fp16", "y_ptr": "*fp32", "n_rows": "i32", "n_cols": "i32"},
+                {"BM": 16, "BN": 128, "layout": ROWS}, {}),
+    "transpose": (G.transpose_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "M": "i32", "N": "i32"},
+                  {"BM": 64, "BN": 64, "load_layout": ROWS, "store_layout": COLS}, {}),
+    "smem_roundtrip": (G.smem_roundtrip_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32"},
+                       {"BM": 32, "BN": 64, "layout": ROWS, "other_layout": COLS}, {}),
+    "cp_async": (G.cp_async_add_kernel, {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "xnumel": "i32"},
+                 {"XBLOCK": 512, "NBUF": 3, "layout": BLOCKED_1D}, {}),
+    "tma_add": (G.tma_add_kernel, {"a_desc": "tensordesc<fp32[32, 64], swizzle=128>",
+                                   "b_desc": "tensordesc<fp32[32, 64], swizzle=128>",
+                                   "c_desc": "tensordesc<fp32[32, 64], swizzle=128>", "ynumel": "i32"},
+                {"XBLOCK": 32, "YBLOCK": 64, "NBUF": 2}, {}),
+    "wgmma": (G.wgmma_matmul_kernel, {"a_desc": "tensordesc<fp16[128, 64], swizzle=128>",
+                                      "b_desc": "tensordesc<fp16[64, 128], swizzle=128>",
+                                      "c_desc": "tensordesc<fp16[128, 128], swizzle=128>", "K": "i32"},
+              {"num_warps": 4, "OVERLAP": False}, {}),
+    "wgmma_async": (G.wgmma_matmul_kernel, {"a_desc": "tensordesc<fp16[64, 64], swizzle=128>",
+                                            "b_desc": "tensordesc<fp16[64, 64], swizzle=128>",
+                                            "c_desc": "tensordesc<fp16[64, 64], swizzle=128>", "K": "i32"},
+                    {"num_warps": 4, "OVERLAP": True}, {}),
+    "wgmma_reg_a": (G.wgmma_reg_a_kernel, {"a_ptr": "*fp16", "b_desc": "tensordesc<fp16[64, 64], swizzle=128>",
+                                           "c_ptr": "*fp32"},
+                    {"M": 64, "N": 64, "K": 64, "num_warps": 4}, {}),
+    "linear": (G.linear_layout_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32"}, {"layout": G.LINEAR_16x16},
+               {"num_warps": 1}),
+}
+
+
+def _ir(name):
+    fn, sig, consts, opts = CASES[name]
+    return ir_of(fn, sig, consts, **opts)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_compiles_to_cubin(name):
+    """Every configuration the GPU test launches compiles through txlc and ptxas, without spills."""
+    ptx, err = compile_ptx(_ir(name), emit="cubin")
+    assert ".entry" in ptx
+    assert "spill" not in err, err
+
+
+def test_layout_given_in_frontend_ir():
+    text = _ir("copy")
+    check(text, r"txl\.make_range 0, 1024",
+          r"txl\.relayout %\d+ \{txl\.layout = #txl\.blocked<sizePerThread = \[4\], threadsPerWarp = \[32\], "
+          r"warpsPerCTA = \[4\], order = \[0\]>\}")
+
+
+def test_layout_reaches_every_tile():
+    """After txl-assign-layouts the load and the store are in the BlockedLayout the kernel named (no other)."""
+    out = run_opt(_ir("copy"), "--txl-assign-layouts")
+    blocked = "#txl.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>"
+    check(out, r"txl\.load .*" + re.escape(blocked), r"txl\.store .*" + re.escape(blocked))
+    assert "txl.layout" not in out
+    layouts = set(re.findall(r"#txl\.\w+<[^>]*>", out))
+    assert layouts == {blocked}, layouts
+
+
+def test_slice_layouts_and_reductions():
+    out = run_opt(_ir("softmax"), "--txl-assign-layouts")
+    rows = "#txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>"
+    check(out, re.escape("tensor<16xi32, #txl.slice<dim = 1, parent = %s>>" % rows),
+          re.escape("tensor<128xi32, #txl.slice<dim = 0, parent = %s>>" % rows),
+          r"txl\.load .*" + re.escape(rows), r"txl\.reduce")
+    assert "#txl.blocked<sizePerThread = [1, 1]" not in out  # no default layout anywhere
+
+
+def test_convert_layout_is_the_one_relayout():
+    out = run_opt(_ir("transpose"), "--txl-assign-layouts", "--txl-remove-layout-conversions")
+    relayouts = re.findall(r"txl\.relayout .*", out)
+    assert len(relayouts) == 1, relayouts
+    assert "order = [1, 0]" in relayouts[0] and "order = [0, 1]" in relayouts[0]
+
+
+def test_wgmma_accumulator_layout():
+    out = run_opt(_ir("wgmma"), "--txl-lower-tile-copies", "--txl-assign-layouts")
+    check(out, r"txl\.dot .*#txl\.nvmma<version = 3, warpsPerCTA = \[4, 1\]")
+
+
+def test_register_a_operand_layout():
+    out = run_opt(_ir("wgmma_reg_a"), "--txl-lower-tile-copies", "--txl-assign-layouts")
+    check(out, r"#txl\.dot_operand<opIdx = 0, parent = #txl\.nvmma<version = 3, warpsPerCTA = \[4, 1\].*kWidth = 2>")
+
+
+def test_linear_layout():
+    out = run_opt(_ir("linear"), "--txl-assign-layouts")
+    check(out, re.escape("#txl.linear<register = [[0, 1], [0, 2], [8, 0]], lane = [[0, 4], [0, 8], [1, 0], [2, 0], "
+                         "[4, 0]], warp = []>"))
+
+
+def test_tma_and_mbarriers():
+    text = _ir("tma_add")
+    check(text, r"txl\.mbar_alloc count 1 : !txl\.mbar<2>")
+    check(text, r"txl\.smem_alloc : !txl\.smem<32x64xf32, stages = 2, #txl\.nvmma_shared<swizzle = 128>",
+          r"txl\.mbar_expect .*, 16384", r"txl\.tma_load", r"txl\.mbar_wait", r"txl\.smem_load",
+          r"txl\.tma_store_wait 0", r"txl\.fence_proxy_async", r"txl\.tma_store")
+
+
+def test_cp_async_wait_counts():
+    """wait_group(NBUF - 1) right after the loop's copy + commit leaves that one copy in flight (txl.async_load_wait 1
+    in the loop: its copy is the group committed last), and the final wait_group(0) waits for all."""
+    text = _ir("cp_async")
+    check(text, r"scf\.for", r"txl\.async_load", r"txl\.async_load_wait 1", r"txl\.smem_load")
+    check(text, r"txl\.async_load_wait 0")
+
+
+def test_mixed_layouts_refused():
+    with pytest.raises(Exception) as e:
+        compile_ptx(ir_of(G.mixed_layouts_kernel, {"x_ptr": "*i32"}, {"BLOCK": 128}))
+    assert "needs layout" in str(e.value) and "gluon_cases.py" in str(e.value)
+
+
+def test_descriptor_shape_refused():
+    @gluon.jit
+    def k(a_desc, out):
+        gl.store(out, a_desc.shape[0])
+
+    with pytest.raises(CompilationError) as e:
+        ir_of(k, {"a_desc": "tensordesc<fp16[64, 64]>", "out": "*i32"})
+    msg = str(e.value)
+    assert "desc.shape" in msg and "pass the size" in msg and "test_gluon.py" in msg
+
+
+def test_warp_specialize_refused():
+    with pytest.raises(CompilationError) as e:
+        ir_of(G.warp_specialize_kernel, {"x_ptr": "*fp32"})
+    assert "warp_specialize" in str(e.value) and "is_warpgroup" in str(e.value)
+
+
+def test_swizzled_layout_refused():
+    @gluon.jit
+    def k(x):
+        gl.allocate_shared_memory(gl.float32, [64, 64], gl.SwizzledSharedLayout(4, 2, 4, [1, 0]))
+
+    with pytest.raises(CompilationError) as e:
+        ir_of(k, {"x": "*fp32"})
+    assert "SwizzledSharedLayout(1, 1, 1" in str(e.value)
+
+
+def test_blackwell_refused():
+    @gluon.jit
+    def k(x):
+        blackwell.allocate_tensor_memory(gl.float32, [128, 128], None)
+
+    with pytest.raises(CompilationError) as e:
+        ir_of(k, {"x": "*fp32"})
+    assert "txl.tmem_alloc" in str(e.value)
+
+
+def test_layout_rank_checked():
+    @gluon.jit
+    def k(x):
+        gl.arange(0, 64, layout=gl.BlockedLayout([1, 1], [4, 8], [4, 1], [1, 0]))
+
+    with pytest.raises(CompilationError) as e:
+        ir_of(k, {"x": "*fp32"})
+    assert "rank 2" in str(e.value)
+
+
+@pytest.mark.parametrize("module,names", [
+    ("txl.experimental.gluon", ["jit", "constexpr_function", "language", "must_use_result"]),
+    ("txl.experimental.gluon.language", ["BlockedLayout", "SliceLayout", "SwizzledSharedLayout", "NVMMASharedLayout",
+                                         "DistributedLinearLayout", "NVMMADistributedLayout", "DotOperandLayout",
+                                         "allocate_shared_memory", "arange", "full", "zeros", "zeros_like", "load",
+                                         "store", "convert_layout", "reduce", "sum", "max", "where", "exp", "exp2",
+                                         "log", "log2", "rsqrt", "maximum", "minimum", "static_range", "program_id",
+                                         "num_programs", "constexpr", "float32", "int64", "extra",
+                                         "warp_specialize", "thread_barrier"]),
+    ("txl.experimental.gluon.language.nvidia.hopper", ["tma", "mbarrier", "fence_async_shared", "warpgroup_mma",
+                                                       "warpgroup_mma_wait"]),
+    ("txl.experimental.gluon.language.nvidia.ampere.async_copy", ["async_copy_global_to_shared", "commit_group",
+                                                                  "wait_group"]),
+    ("txl.experimental.gluon.nvidia.hopper", ["TensorDescriptor"]),
+])
+def test_names(module, names):
+    m = importlib.import_module(module)
+    for n in names:
+        assert getattr(m, n) is not None, n
+    assert m.__name__ == module
+
+
+def test_extra_libdevice():
+    from txl.experimental.gluon.language import extra
+    assert callable(extra.libdevice.fast_expf) and callable(extra.libdevice.tanh)
