@@ -1,7 +1,7 @@
 """Attention backward on the GPU: txl.ops.flash_attention's backward next to torch SDPA's cuDNN and flash backends,
 measured in the same run on the same inputs, plus a whole training step (forward + backward).
 
-    python3 bench/attention_bwd.py [--quick | --small] [--check] [--no-split]
+    python3 bench/attention_bwd.py [--quick | --small] [--check] [--no-split] [--profile]
 
 Backward TFLOP/s count 2.5x the forward's 4 * B * H * N^2 * D (half for causal), as FlashAttention-3 reports them.
 Each timing is the median of triton.testing.do_bench (L2 flushed between runs). --check compares every txl gradient
@@ -70,6 +70,35 @@ def _time_bwd(fwd, q, k, v, do):
     return ms_bwd, ms_step
 
 
+def _profile(fwd, q, k, v, do, calls=20):
+    """(GPU microseconds per backward call by kernel name, wall microseconds per call) over ``calls`` back-to-back
+    backward calls under torch.profiler: where a small row's time goes (kernels vs launching them)."""
+    import time
+
+    from torch.profiler import ProfilerActivity, profile
+
+    qs, ks, vs = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    out = fwd(qs, ks, vs)
+    for _ in range(3):
+        torch.autograd.grad(out, (qs, ks, vs), do, retain_graph=True)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        torch.autograd.grad(out, (qs, ks, vs), do, retain_graph=True)
+    torch.cuda.synchronize()
+    wall = (time.perf_counter() - t0) / calls * 1e6
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            torch.autograd.grad(out, (qs, ks, vs), do, retain_graph=True)
+        torch.cuda.synchronize()
+    per = {}
+    for e in prof.key_averages():
+        us = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
+        if us and e.count:
+            per[e.key] = us / calls
+    return per, wall
+
+
 def _grads(fwd, q, k, v, do):
     qs, ks, vs = (t.detach().clone().requires_grad_() for t in (q, k, v))
     return torch.autograd.grad(fwd(qs, ks, vs), (qs, ks, vs), do)
@@ -83,6 +112,8 @@ def main():
     ap.add_argument("--small", action="store_true", help="only the small MQA/GQA rows (the quick and full runs "
                     "include them)")
     ap.add_argument("--no-split", action="store_true", help="txl without the query-head split (split_heads = 1)")
+    ap.add_argument("--profile", action="store_true", help="also print each row's GPU time per kernel (torch "
+                    "profiler) and wall time per backward call, txl and cuDNN")
     args = ap.parse_args()
     from txl.ops import _attention_bwd
 
@@ -113,6 +144,14 @@ def main():
                 except Exception as e:  # a backend without this shape (flash has no GQA here, txl no D=256)
                     res[name] = None
                     print("  %s: %s: %s" % (name, type(e).__name__, str(e).splitlines()[0][:120]), file=sys.stderr)
+            if args.profile:
+                for name in ("txl", "cudnn"):
+                    if res.get(name):
+                        per, wall = _profile(_runner(name, q, k, v, causal), q, k, v, do)
+                        top = sorted(per.items(), key=lambda kv: -kv[1])[:6]
+                        print("  %s: wall %.1f us/call, GPU %.1f us: %s" % (
+                            name, wall, sum(per.values()),
+                            "; ".join("%s %.1f" % (n[:48], us) for n, us in top)))
             if args.check and res.get("txl") and res.get("cudnn"):
                 g1 = _grads(_runner("txl", q, k, v, causal), q, k, v, do)
                 g2 = _grads(_runner("cudnn", q, k, v, causal), q, k, v, do)

@@ -73,29 +73,33 @@ def attention_bwd_dq_convert(DQ_ACC, DQ, sm_scale, N_CTX, N_PAD, HEAD_STRIDE, HE
 
 
 @txl.jit
-def attention_bwd_dkv_combine(DK_PART, DV_PART, DK, DV, N_CTX, N_PAD, PART_STRIDE, DK_DIM: tl.constexpr,
-                              DV_DIM: tl.constexpr, SPLIT: tl.constexpr, BLOCK: tl.constexpr):
+def attention_bwd_dkv_combine(DK_PART, DV_PART, DK, DV, N_CTX, N_PAD, DK_DIM: tl.constexpr, DV_DIM: tl.constexpr,
+                              SPLIT: tl.constexpr, CHUNK: tl.constexpr):
     # dK, dV of a backward whose dK/dV kernel split each group's query heads over SPLIT CTAs: the sum of the SPLIT
-    # f32 partials (dK's already scaled by sm_scale), added in split order (so bit-identical from run to run),
-    # in dK's dtype, padded rows dropped. DK_PART is (SPLIT, B * H_KV * N_PAD, DK_DIM) f32, PART_STRIDE elements
-    # per split (B * H_KV * N_PAD * DK_DIM; DV_PART's per split is PART_STRIDE // DK_DIM * DV_DIM); dK, dV are
-    # (B * H_KV * N_CTX, D) rows. Grid (N_PAD / BLOCK, B * H_KV).
-    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    # f32 partials (dK's already scaled by sm_scale), added in split order (so bit-identical from run to run), in
+    # dK's dtype, padded rows dropped. DK_PART is (SPLIT, B * H_KV, N_PAD, DK_DIM) f32, dK (B * H_KV, N_CTX,
+    # DK_DIM) (DV likewise with DV_DIM <= DK_DIM): a kv head's rows are contiguous in both, so a program takes
+    # CHUNK consecutive elements of one kv head (any head dim, no power-of-two tiles). Grid
+    # (N_PAD * DK_DIM / CHUNK, B * H_KV).
+    e = tl.program_id(0) * CHUNK + tl.arange(0, CHUNK)
     bkv = tl.program_id(1).to(tl.int64)
-    mask = rows[:, None] < N_CTX
-    ck = tl.arange(0, DK_DIM)
-    src = (bkv * N_PAD + rows[:, None]) * DK_DIM + ck[None, :]
-    acc = tl.load(DK_PART + src)
+    _combine(DK_PART, DK, e, bkv, N_CTX, N_PAD, DK_DIM, SPLIT)
+    if DV_DIM == DK_DIM:
+        _combine(DV_PART, DV, e, bkv, N_CTX, N_PAD, DV_DIM, SPLIT)
+    elif tl.program_id(0) * CHUNK < N_PAD * DV_DIM:  # dV has fewer elements: the last programs have none
+        _combine(DV_PART, DV, e, bkv, N_CTX, N_PAD, DV_DIM, SPLIT)
+
+
+@txl.jit
+def _combine(PART, OUT, e, bkv, N_CTX, N_PAD, DIM: tl.constexpr, SPLIT: tl.constexpr):
+    # Elements e (all < N_PAD * DIM) of kv head bkv: the SPLIT partials summed in order, stored where e is a real
+    # row's.
+    per_split = tl.num_programs(1).to(tl.int64) * N_PAD * DIM
+    src = PART + bkv * N_PAD * DIM + e
+    acc = tl.load(src)
     for s in tl.static_range(1, SPLIT):
-        acc += tl.load(DK_PART + s * PART_STRIDE.to(tl.int64) + src)
-    tl.store(DK + (bkv * N_CTX + rows[:, None]) * DK_DIM + ck[None, :], acc.to(DK.dtype.element_ty), mask=mask)
-    cv = tl.arange(0, DV_DIM)
-    v_stride = PART_STRIDE.to(tl.int64) // DK_DIM * DV_DIM
-    src = (bkv * N_PAD + rows[:, None]) * DV_DIM + cv[None, :]
-    acc = tl.load(DV_PART + src)
-    for s in tl.static_range(1, SPLIT):
-        acc += tl.load(DV_PART + s * v_stride + src)
-    tl.store(DV + (bkv * N_CTX + rows[:, None]) * DV_DIM + cv[None, :], acc.to(DV.dtype.element_ty), mask=mask)
+        acc += tl.load(src + s * per_split)
+    tl.store(OUT + bkv * N_CTX * DIM + e, acc.to(OUT.dtype.element_ty), mask=e < N_CTX * DIM)
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD", "NUM_HEADS", "WIN_LEFT", "WIN_RIGHT", "N_SINK"])

@@ -30,14 +30,7 @@ NUM_STAGES = {64: 2, 128: 3, 256: 1}
 # five 64 x 128 x D GEMMs per consumer). Estimates from the kernel's structure, not measured.
 SPLIT_CTA_STEPS = 4
 SPLIT_COMBINE_STEPS = 4
-
-
-def combine_block(head_dim):
-    """Rows per program of attention_bwd_dkv_combine: 4096 elements of each partial (hd256 with 32 rows
-    spills, its loads of every split hoisted); divides N_PAD."""
-    return max(16, 4096 // head_dim)
-
-
+COMBINE_CHUNK = 2048  # elements per program of attention_bwd_dkv_combine (N_PAD * D is a multiple of 2048)
 _SMS = {}
 
 
@@ -185,10 +178,9 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     _launch(kernel, grid, (*descs, m, delta, dk_out, dv_out, float(sm_scale), n_ctx_k, n_pad, *masks),
             dict(cx, DQ=not deterministic, **kb.OPTIONS))
     if split > 1:
-        cb = combine_block(D)
-        _launch(kb.attention_bwd_dkv_combine, (n_pad // cb, bkv), (dk_out, dv_out, dk2, dv2, n_ctx, n_pad,
-                                                                   part_rows * D),
-                dict(DK_DIM=D, DV_DIM=D, SPLIT=split, BLOCK=cb))
+        _launch(kb.attention_bwd_dkv_combine, (n_pad * D // COMBINE_CHUNK, bkv), (dk_out, dv_out, dk2, dv2, n_ctx,
+                                                                                  n_pad),
+                dict(DK_DIM=D, DV_DIM=D, SPLIT=split, CHUNK=COMBINE_CHUNK))
     if deterministic:
         _launch(kb.attention_bwd_dq, (query_blocks // DQ_BLOCK, batch * H if varlen is not None else bh),
                 (q2, k2, v2, do2, dq2, m, delta, float(sm_scale), n_ctx_k, n_pad, *masks),
