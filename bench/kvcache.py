@@ -26,6 +26,7 @@ import torch.nn.functional as F  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
 
 import txl.ops  # noqa: E402
+from txl.kernels.kvcache_decode import row_block  # noqa: E402
 
 kv_mod = importlib.import_module("txl.ops.kvcache")
 
@@ -118,8 +119,6 @@ def main():
         q, kc, vc, bt, seqlens, ls = make(B, H, h_kv, s_q, lens, page, d)
         causal = s_q > 1
         group = H // h_kv
-        from txl.kernels.kvcache_decode import row_block
-
         splits = kv_mod.default_splits(B * h_kv * row_block(group, s_q)[1], bt.shape[1] * page, q.device)
 
         def ours():
