@@ -221,12 +221,17 @@ def flash_attention_with_kvcache(q, k_cache, v_cache, block_table=None, cache_se
     if not paged:
         # Unpaged: one "page" per sequence, as long as a power of two that holds the cache's rows (the kernel
         # divides positions by it); the page stride is the batch stride.
-        page = max(16, 1 << (k_cache.shape[1] - 1).bit_length())
+        page = max(64, 1 << (k_cache.shape[1] - 1).bit_length())
         cap = k_cache.shape[1]
         block_table = torch.arange(B, dtype=torch.int32, device=q.device)[:, None]
     else:
         page = k_cache.shape[1]
         cap = block_table.shape[1] * page
+    span = max(c.shape[1] * c.stride(1) + c.shape[2] * c.stride(2) for c in (k_cache, v_cache))
+    if span >= 2 ** 31:
+        # The kernel offsets a key within its page in int32 (the page's own offset is int64).
+        raise ValueError("%s: a page (or, unpaged, a sequence's cache row) spans %d elements, past int32 offsets: "
+                         "use a paged cache (block_table)" % (_WHERE, span))
     if cache_seqlens is None or not isinstance(cache_seqlens, torch.Tensor):
         n = cap if cache_seqlens is None else cache_seqlens
         if n > cap:
