@@ -89,7 +89,6 @@ def cp_async_add_kernel(a_ptr, b_ptr, c_ptr, xnumel, XBLOCK: gl.constexpr, NBUF:
         a = a_smem.index(j % NBUF).load(layout)
         b = gl.load(b_ptr + idx, mask=idx < xnumel)
         gl.store(c_ptr + idx, a + b, mask=idx < xnumel)
-        gl.thread_barrier()  # every thread read slot j % NBUF before a later copy overwrites it
     cp.wait_group(0)
 
 
@@ -129,7 +128,6 @@ def tma_add_kernel(a_desc, b_desc, c_desc, ynumel, XBLOCK: gl.constexpr, YBLOCK:
         c_smem.store(a + b)
         fence_async_shared()
         tma.async_copy_shared_to_global(c_desc, [xoff, j * YBLOCK], c_smem)
-        gl.thread_barrier()  # every thread read slot j % NBUF before the next iteration's TMA refills it
     for i in gl.static_range(NBUF):
         mbarrier.invalidate(bars.index(i))
     tma.store_wait(pendings=0)

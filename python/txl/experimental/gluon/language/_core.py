@@ -22,6 +22,7 @@ from ....language import semantic as S
 from ....language import standard as _std
 from ....language import txl_builtins as _txl
 from ....language.core import block_type, builtin, constexpr, smem_type, tensor, _unwrap
+from ._membar import barrier, sync_before
 from ._layouts import (NVMMASharedLayout, PaddedSharedLayout, SharedLinearLayout, SwizzledSharedLayout, is_shared,
                        layout_attr)
 
@@ -147,7 +148,7 @@ def set_auto_layout(value, layout):
 
 @builtin
 def thread_barrier():
-    _std.debug_barrier()
+    barrier()
 
 
 @builtin
@@ -238,7 +239,9 @@ class shared_memory_descriptor:
     @builtin
     def load(self, layout):
         """The buffer as a register tile in ``layout``."""
-        return given_layout(S.smem_load(self._one("smem.load")), layout, "smem.load")
+        view = self._one("smem.load")
+        sync_before("read", view)
+        return given_layout(S.smem_load(view), layout, "smem.load")
 
     @builtin
     def store(self, value):
@@ -247,7 +250,9 @@ class shared_memory_descriptor:
             raise SemanticError("smem.store: the value is %s, the buffer holds %s" % (v.dtype.name, self.dtype.name),
                                 "convert first: value.to(gl.%s)" % _tl_core._DTYPE_PY_NAMES.get(self.dtype.name,
                                                                                              self.dtype.name))
-        S.smem_store(self._one("smem.store"), v)
+        view = self._one("smem.store")
+        sync_before("write", view)
+        S.smem_store(view, v)
 
     @builtin
     def index(self, index):

@@ -12,6 +12,7 @@ from ......language import semantic as S
 from ......language import txl_builtins as _txl
 from ......language.core import builtin, _unwrap
 from ..._core import smem_tensor
+from ..._membar import sync_before
 
 __all__ = ["async_copy_global_to_shared", "commit_group", "wait_group", "mbarrier_arrive"]
 
@@ -20,7 +21,9 @@ __all__ = ["async_copy_global_to_shared", "commit_group", "wait_group", "mbarrie
 def async_copy_global_to_shared(smem, pointer, mask=None, cache_modifier="", eviction_policy="", volatile=False):
     if _unwrap(volatile):
         raise SemanticError("async_copy_global_to_shared(volatile=True): cp.async has no volatile form")
-    _txl.async_load(smem_tensor(smem, "async_copy_global_to_shared"), pointer, mask=mask,
+    view = smem_tensor(smem, "async_copy_global_to_shared")
+    sync_before("cp_write", view)
+    _txl.async_load(view, pointer, mask=mask,
                     cache_modifier=cache_modifier, eviction_policy=eviction_policy)
 
 

@@ -5,8 +5,9 @@ ops: ``warpgroup_mma`` is ``txl.dot`` (A from shared memory or registers, B from
 from ......compiler.errors import SemanticError
 from ......language import semantic as S
 from ......language import txl_builtins as _txl
-from ......language.core import builtin, constexpr, tensor, _unwrap
+from ......language.core import builtin, constexpr, smem_type, tensor, _unwrap
 from ..._core import shared_memory_descriptor
+from ..._membar import sync_before
 from . import mbarrier, tma  # noqa: F401
 
 __all__ = ["fence_async_shared", "mbarrier", "tma", "warpgroup_mma", "warpgroup_mma_init", "warpgroup_mma_wait",
@@ -40,7 +41,11 @@ def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_
     if not isinstance(_unwrap(b), shared_memory_descriptor):
         raise SemanticError("warpgroup_mma: B must be a shared-memory buffer (wgmma reads B from shared memory)",
                             "store B with gl.allocate_shared_memory(..., value=b) first")
-    d = S.dot(_operand(a, "warpgroup_mma A"), bt, acc, use_acc=ua)
+    at = _operand(a, "warpgroup_mma A")
+    for t in (at, bt):
+        if isinstance(t.type, smem_type):
+            sync_before("async_read", t)  # wgmma reads shared memory through the async proxy
+    d = S.dot(at, bt, acc, use_acc=ua)
     if not _unwrap(is_async):
         d.handle.owner.attrs["waited"] = True  # synchronous: no later warpgroup_mma_wait covers it
     return d

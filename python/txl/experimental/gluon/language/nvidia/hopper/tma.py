@@ -5,6 +5,7 @@ from ......compiler.errors import SemanticError
 from ......language import txl_builtins as _txl
 from ......language.core import builtin, _unwrap
 from ..._core import smem_tensor
+from ..._membar import sync_before
 from .mbarrier import _bar
 
 __all__ = ["async_copy_global_to_shared", "async_copy_shared_to_global", "store_wait", "tensor_descriptor",
@@ -22,13 +23,16 @@ def async_copy_global_to_shared(tensor_desc, coord, barrier, result, pred=True, 
     _no_pred(pred, "tma.async_copy_global_to_shared")
     if _unwrap(multicast):
         raise SemanticError("tma.async_copy_global_to_shared(multicast=True): txl has no TMA multicast yet")
-    _txl.tma_load(smem_tensor(result, "tma.async_copy_global_to_shared"), tensor_desc, coord,
-                  _bar(barrier, "tma.async_copy_global_to_shared"))
+    view = smem_tensor(result, "tma.async_copy_global_to_shared")
+    sync_before("tma_write", view)
+    _txl.tma_load(view, tensor_desc, coord, _bar(barrier, "tma.async_copy_global_to_shared"))
 
 
 @builtin
 def async_copy_shared_to_global(tensor_desc, coord, src):
-    _txl.tma_store(smem_tensor(src, "tma.async_copy_shared_to_global"), tensor_desc, coord)
+    view = smem_tensor(src, "tma.async_copy_shared_to_global")
+    sync_before("async_read", view)
+    _txl.tma_store(view, tensor_desc, coord)
 
 
 @builtin
