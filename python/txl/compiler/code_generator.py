@@ -34,6 +34,7 @@ import textwrap
 import types
 
 from . import ir
+from .dialects import arith as d_arith, builtin as d_builtin, func as d_func, scf as d_scf
 from .errors import CompilationError, SemanticError, ShapeMismatchError
 from ..language import core, semantic
 from ..language.core import block_type, constexpr, dtype, smem_type, tensor, tensordesc_type, _is_aggregate, _unwrap
@@ -534,12 +535,10 @@ class CodeGenerator(ast.NodeVisitor):
             rebuilders.append((n, tv, keep))
         types = [v.type for v in then_vals]
         for block, vals in ((then_block, then_vals), (else_block, else_vals)):
-            if vals:
+            if vals or block is then_block or block.ops:  # (an else without ops is an empty region)
                 block.ops.append(_yield_op(vals))
-        regions = [ir.Region([then_block]), ir.Region([else_block])]
-        op = self.builder.create("", [cond.handle], types, regions=regions, attrs={"kind": "if"})
-        op.attrs["rebuild"] = _if_template
-        _if_template(op)
+        regions = [ir.Region([then_block]), ir.Region([else_block] if else_block.ops else [])]
+        op = self.builder.insert(d_scf.if_(cond.handle, results=types, thenRegion=regions[0], elseRegion=regions[1]))
         results = iter(op.results)
         for n, tv, keep in rebuilders:
             binds[n] = _rebuild_kept(tv, n, keep, _hinted(results, n))
@@ -681,17 +680,15 @@ class CodeGenerator(ast.NodeVisitor):
         finally:
             self.loop_depth -= 1
         yields = self._yields(node, carried, body_scope, block)
-        block.ops.append(_yield_op(yields)) if yields else None
-        op = self.builder.create("", [lb.handle, ub.handle, step.handle] + [v.handle for v in inits],
-                                 [v.type for v in inits], regions=[ir.Region([block])], attrs={"kind": "for"})
-        op.attrs["rebuild"] = _for_template
+        block.ops.append(_yield_op(yields))
+        op = self.builder.insert(d_scf.for_(lb.handle, ub.handle, step.handle, [v.handle for v in inits],
+                                            results=[v.type for v in inits], region=ir.Region([block])))
         stages = _unwrap(getattr(it, "num_stages", None))
         if stages is not None:
             if not isinstance(stages, int) or isinstance(stages, bool) or stages < 1:
                 raise self.error(node.iter, "tl.range num_stages must be a positive integer constant, got %r"
                                  % (stages,))
-            op.attrs["num_stages"] = stages
-        _for_template(op)
+            op.discardable["txl.num_stages"] = ir.Attr("%d : i32" % stages)
         self._bind_results(carried, op.results)
 
     @staticmethod
@@ -877,19 +874,11 @@ class CodeGenerator(ast.NodeVisitor):
             else:
                 leaves = _kept(leaves, keep)
             args += [x.handle for x in leaves]
-        tmpl = "scf.condition({o[0]})"
-        if args:
-            tmpl += " " + ", ".join("{o[%d]}" % (i + 1) for i in builtins.range(len(args))) + " : " + \
-                ", ".join("{t[%d]}" % (i + 1) for i in builtins.range(len(args)))
-        before.ops.append(ir.Op(tmpl, [c.handle] + list(args), []))
+        before.ops.append(d_scf.condition(c.handle, list(args)))
         yields = self._yields(node, carried, body_scope, after)
-        after.ops.append(_yield_op(yields) if yields else ir.Op("scf.yield", [], []))
-        tys = ", ".join("{t[%d]}" % i for i in builtins.range(len(inits)))
-        tmpl = "scf.while (%s) : (%s) -> (%s) {R[0]} do {R[1]}" % (
-            ", ".join("{a[%d]} = {o[%d]}" % (i, i) for i in builtins.range(len(inits))), tys,
-            ", ".join("{r[%d]}" % i for i in builtins.range(len(inits))))
-        op = self.builder.create(tmpl, [v.handle for v in inits], types,
-                                 regions=[ir.Region([before]), ir.Region([after], print_entry_args=True)])
+        after.ops.append(_yield_op(yields))
+        op = self.builder.insert(d_scf.while_([v.handle for v in inits], results=types,
+                                              before=ir.Region([before]), after=ir.Region([after])))
         self._bind_results(carried, op.results)
 
     def visit_With(self, node):
@@ -1327,33 +1316,8 @@ def _to_load(target):
     return ast.copy_location(t, target) if hasattr(target, "lineno") else t
 
 
-def _if_template(op):
-    """scf.if's assembly for its current results (re-run after unused results are pruned)."""
-    tmpl = "scf.if {o[0]}"
-    if op.results:
-        tmpl += " -> (%s)" % ", ".join("{r[%d]}" % i for i in builtins.range(len(op.results)))
-    tmpl += " {R[0]}"
-    if len(op.regions) > 1 and op.regions[1].blocks[0].ops:
-        tmpl += " else {R[1]}"
-    else:
-        op.regions = op.regions[:1]
-    op.template = tmpl
-
-
-def _for_template(op):
-    n = len(op.results)
-    tmpl = "scf.for {a[0]} = {o[0]} to {o[1]} step {o[2]}"
-    if n:
-        tmpl += " iter_args(%s) -> (%s)" % (
-            ", ".join("{a[%d]} = {o[%d]}" % (k + 1, k + 3) for k in builtins.range(n)),
-            ", ".join("{r[%d]}" % k for k in builtins.range(n)))
-    op.template = tmpl + " : {t[0]} {R[0]}"
-    if op.attrs.get("num_stages") is not None:
-        op.template += " {{txl.num_stages = %d : i32}}" % op.attrs["num_stages"]
-
-
 def _yield_op(vals):
-    return ir.Op(ir.yield_template(len(vals)), [v.handle for v in vals], [])
+    return d_scf.yield_([v.handle for v in vals])
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1628,7 +1592,7 @@ def _single_role_slots(block):
     """One role on all warps: its leader alone writes device descriptors, into the slot of warpgroup 0."""
     for op in block.ops:
         if op.attrs.get("role_slot"):
-            op.template, op.name = "arith.constant 0 : {r[0]}", "arith.constant"
+            op.become(d_arith.constant(result=op.result.type, value=ir.Attr("0 : %s" % op.result.type)))
         for r in op.regions:
             for b in r.blocks:
                 _single_role_slots(b)
@@ -1636,29 +1600,31 @@ def _single_role_slots(block):
 
 def _print_module(name, entry, total_warps, num_stages, target, global_scratch=None, loc=None, divisible=(),
                   role_warps=4, num_ctas=1):
-    p = ir.Printer()
-
-    def arg(a):
-        text = "%s: %s" % (p.define(a), a.type)
+    arg_attrs = []
+    for a in entry.args:
+        attrs = []
         if a in divisible:  # txl-vectorize-accesses proves aligned vector accesses from it
-            text += " {txl.divisibility = 16 : i32}"
+            attrs.append("txl.divisibility = 16 : i32")
         if global_scratch is not None and a is global_scratch[0]:
             # The launcher allocates this many bytes per CTA and passes them (tl.make_tensor_descriptor).
-            text += " {txl.global_scratch = %d : i64}" % global_scratch[1]
-        return text
-
-    args = ", ".join(arg(a) for a in entry.args)
+            attrs.append("txl.global_scratch = %d : i64" % global_scratch[1])
+        arg_attrs.append("{%s}" % ", ".join(attrs))
+    entry.ops.append(d_func.return_([]))
+    fn = d_func.func(sym_name=name, function_type=ir.Attr("(%s) -> ()" % ", ".join(str(a.type) for a in entry.args)),
+                     arg_attrs=ir.Attr("[%s]" % ", ".join(arg_attrs)) if any(x != "{}" for x in arg_attrs) else None,
+                     body=ir.Region([entry]))
+    fn.discardable = {"txl.kernel": True, "txl.num_stages": ir.Attr("%d : i32" % num_stages),
+                      "txl.num_warps": ir.Attr("%d : i32" % total_warps)}
     # txl.role_warps: the warps of one copy of the body, when wider than a warpgroup (num_warps = 8).
-    role = ", txl.role_warps = %d : i32" % role_warps if role_warps != 4 else ""
+    if role_warps != 4:
+        fn.discardable["txl.role_warps"] = ir.Attr("%d : i32" % role_warps)
     if num_ctas != 1:  # a thread-block cluster of num_ctas CTAs per program
-        role += ", txl.num_ctas = %d : i32" % num_ctas
-    lines = ['module attributes {txl.target = "%s"} {' % target,
-             "  func.func @%s(%s) attributes {txl.kernel, txl.num_stages = %d : i32, txl.num_warps = %d : i32%s} {"
-             % (name, args, num_stages, total_warps, role)]
-    body = "".join(p.print_op(op, 2) for op in entry.ops)
-    lines.append(body + "    return")
+        fn.discardable["txl.num_ctas"] = ir.Attr("%d : i32" % num_ctas)
     # The kernel's own location (its `def` line): kernel-wide errors (shared memory over 227 KB, register budgets)
     # then point at the user's file, not at the temporary .mlir.
-    lines.append("  }" + (" " + loc if loc else ""))
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    fn.loc = loc
+    body = ir.Block()
+    body.ops.append(fn)
+    module = d_builtin.module(bodyRegion=ir.Region([body]))
+    module.discardable["txl.target"] = ir.Attr('"%s"' % target)
+    return ir.Printer().print_op(module, 0)

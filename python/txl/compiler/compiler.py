@@ -226,7 +226,8 @@ def frontend_ir(fn, signature, constexprs, num_warps=4, num_warpgroups=1, target
 
 _FRONTEND_LOCK = threading.RLock()  # see compile(); reentrant in case a frontend callback compiles again
 
-_KERNEL_RE = re.compile(r"func\.func\s+@([\w$.]+)\s*\(")
+# func.func @name( (custom form, hand-written IR) or "func.func"() <{..., sym_name = "name"}> (the frontend's).
+_KERNEL_RE = re.compile(r'func\.func\s+@([\w$.]+)\s*\(|"func\.func"\(\)\s*<\{[^\n]*?\bsym_name\s*=\s*"([\w$.]+)"')
 
 
 def _ir_kernel_name(ir):
@@ -236,8 +237,8 @@ def _ir_kernel_name(ir):
         # The attribute dict sits between the name and the body; stop at the next function.
         end = found[i + 1].start() if i + 1 < len(found) else len(ir)
         if "txl.kernel" in ir[m.end():end]:
-            return m.group(1)
-    return found[0].group(1) if found else "kernel"
+            return m.group(1) or m.group(2)
+    return (found[0].group(1) or found[0].group(2)) if found else "kernel"
 
 
 def _where(fn):

@@ -7,6 +7,7 @@ descriptor creation, atomics...) raise an ``UnsupportedError`` naming the constr
 
 import builtins
 
+from ..compiler import dialects as ods
 from ..compiler.errors import SemanticError
 from . import core
 from . import semantic as S
@@ -38,7 +39,7 @@ def arange(start, end):
     if n & (n - 1):
         raise SemanticError("tl.arange(%d, %d) has %d elements; tile sizes must be powers of two" % (start, end, n))
     ty = block_type(core.int32, [n])
-    op = S._b().create("txl.make_range %d, %d : {r[0]}" % (start, end), [], [ty], pure=True)
+    op = S._b().insert(ods.txl.make_range(result=ty, start=start, end=end), pure=True)
     return tensor(op.result, ty)
 
 
@@ -302,7 +303,7 @@ def erf(x):
 def debug_barrier():
     """Every thread of the block waits for all the others (Triton's __syncthreads: bar.sync 0 over the block)."""
     ctx = S.current()
-    S._b().create("txl.bar_wait 0, %d" % (32 * ctx.num_warps * ctx.num_warpgroups), [], [])
+    S._b().insert(ods.txl.bar_wait(bar=0, numThreads=32 * ctx.num_warps * ctx.num_warpgroups))
 
 
 @builtin

@@ -11,6 +11,7 @@ so ignoring them cannot change a kernel's results.
 """
 
 import re
+from ..compiler import dialects as ods
 from ..compiler.errors import SemanticError
 from . import core
 from . import semantic as S
@@ -33,8 +34,9 @@ def _ctx():
 # ---------------------------------------------------------------------------------------------------------------
 # Identity and warp specialization
 # ---------------------------------------------------------------------------------------------------------------
-def _id_op(template):
-    op = S._b().create(template, [], [core.int32], pure=True)
+def _id_op(name):
+    """txl.tid / txl.warp_id / ...: ``name`` is the op's name in ``ods.txl``."""
+    op = S._b().insert(getattr(ods.txl, name)(result=core.int32), pure=True)
     return tensor(op.result, core.int32)
 
 
@@ -43,7 +45,7 @@ def tid(axis=0):
     """threadIdx.x (txl.tid); kernels are 1-D in threads."""
     if _unwrap(axis) != 0:
         S.unsupported("txl.tid(%r): only axis 0 exists (txl blocks are 1-D)" % _unwrap(axis))
-    return _id_op("txl.tid")
+    return _id_op("tid")
 
 
 @builtin
@@ -71,28 +73,28 @@ def _grid_op(name, axis):
     axis = S._static_int(axis, "axis")
     if axis not in (0, 1, 2):
         raise SemanticError("axis must be 0, 1 or 2, got %d" % axis)
-    op = S._b().create("txl.%s %d" % (name, axis), [], [core.int32], pure=True)
+    op = S._b().insert(getattr(ods.txl, name)(result=core.int32, axis=axis), pure=True)
     return tensor(op.result, core.int32)
 
 
 @builtin
 def warp_id():
-    return _id_op("txl.warp_id")
+    return _id_op("warp_id")
 
 
 @builtin
 def warpgroup_id():
-    return _id_op("txl.warpgroup_id")
+    return _id_op("warpgroup_id")
 
 
 @builtin
 def lane_id():
-    return _id_op("txl.lane_id")
+    return _id_op("lane_id")
 
 
 @builtin
 def cta_rank():
-    return _id_op("txl.cta_rank")
+    return _id_op("cta_rank")
 
 
 @builtin
@@ -116,7 +118,7 @@ def wg_thread0(wgid):
 
 def _role(name, ids, limit_unit):
     ids = _ids(ids, "txl." + name)
-    op = S._b().create("txl.%s [%s]" % (name, ", ".join(map(str, ids))), [], [core.int1], pure=True)
+    op = S._b().insert(getattr(ods.txl, name)(result=core.int1, ids=list(ids)), pure=True)
     t = tensor(op.result, core.int1)
     t.role = name
     t.role_ids = tuple(ids)  # the code generator tracks warp-specialized regions by them
@@ -143,12 +145,12 @@ def is_warp(ids):
 
 @builtin
 def reg_alloc(count):
-    S._b().create("txl.reg_alloc %d" % S._static_int(count, "txl.reg_alloc count"), [], [])
+    S._b().insert(ods.txl.reg_alloc(regCount=S._static_int(count, "txl.reg_alloc count")))
 
 
 @builtin
 def reg_dealloc(count):
-    S._b().create("txl.reg_dealloc %d" % S._static_int(count, "txl.reg_dealloc count"), [], [])
+    S._b().insert(ods.txl.reg_dealloc(regCount=S._static_int(count, "txl.reg_dealloc count")))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -182,20 +184,14 @@ def frag_smem_load(smem, shape, layout=None, other=None, pred=None, is_broadcast
     view = S.as_view(smem, "txl.frag_smem_load")
     shape = S._shape_list(shape, "txl.frag_smem_load")
     rt = block_type(view.type.element_ty, shape)
-    operands, tmpl = [view.handle], "txl.frag_smem_load {o[0]}"
+    o = None
     if _unwrap(other) is not None:
         o = S.to_tensor(_unwrap(other), view.type.element_ty)
-        o = S.broadcast_to(S.cast(o, view.type.element_ty), shape)
-        operands.append(o.handle)
-        tmpl += " other {o[%d]}" % (len(operands) - 1)
+        o = S.broadcast_to(S.cast(o, view.type.element_ty), shape).handle
     p = S._pred(pred, "txl.frag_smem_load")
-    if p is not None:
-        operands.append(p.handle)
-        tmpl += " pred {o[%d]}" % (len(operands) - 1)
     cta = S._static_int(cta_id, "cta_id")
-    if cta != -1:
-        tmpl += " {{ctaId = %d : i32}}" % cta
-    op = S._b().create(tmpl + " : {t[0]} -> {r[0]}", operands, [rt])
+    op = S._b().insert(ods.txl.frag_smem_load(view.handle, o, None if p is None else p.handle, result=rt,
+                                              ctaId=cta if cta != -1 else None))
     return tensor(op.result, rt)
 
 
@@ -231,24 +227,14 @@ def frag_smem_store(smem, value, layout=None, pred=None, cta_id=-1, mbar=None, p
                                 "buffer %s" % (sliced, sliced, shape, list(view.type.shape)),
                                 "slice the dimension whose size is not the buffer's (predStr='slice:%d')"
                                 % (0 if len(shape) == 2 and shape[1] == view.type.shape[0] else 1))
-    operands, tmpl = [val.handle, view.handle], "txl.frag_smem_store {o[0]}, {o[1]}"
+    bar = None
     if _unwrap(mbar) is not None:
-        bar = S.as_view(mbar, "txl.frag_smem_store mbar", kind="mbar")
-        operands.append(bar.handle)
-        tmpl += " mbar {o[%d]}" % (len(operands) - 1)
+        bar = S.as_view(mbar, "txl.frag_smem_store mbar", kind="mbar").handle
     p = S._pred(pred, "txl.frag_smem_store")
-    if p is not None:
-        operands.append(p.handle)
-        tmpl += " pred {o[%d]}" % (len(operands) - 1)
-    attrs = []
     cta = S._static_int(cta_id, "cta_id")
-    if cta != -1:
-        attrs.append("ctaId = %d : i32" % cta)
-    if sliced != -1:
-        attrs.append("slicedDim = %d : i32" % sliced)
-    if attrs:
-        tmpl += " {{%s}}" % ", ".join(attrs)
-    S._b().create(tmpl + " : {t[0]}, {t[1]}", operands, [])
+    S._b().insert(ods.txl.frag_smem_store(val.handle, view.handle, bar, None if p is None else p.handle,
+                                          ctaId=cta if cta != -1 else None,
+                                          slicedDim=sliced if sliced != -1 else None))
 
 
 @builtin
@@ -257,7 +243,7 @@ def smem_index(input, index):
     view = S.as_view(input, "txl.smem_index")
     idx = S._i32(index, "txl.smem_index index")
     rt = view.type.view(shape=view.type.shape[1:])
-    op = S._b().create("txl.smem_index {o[0]}[{o[1]}] : {t[0]}", [view.handle, idx.handle], [rt], pure=True)
+    op = S._b().insert(ods.txl.smem_index(view.handle, idx.handle, result=rt), pure=True)
     return tensor(op.result, rt)
 
 
@@ -276,8 +262,7 @@ def smem_slice(input, start, length, dim=0):
     offsets[dim] = start
     shape[dim] = length
     rt = view.type.view(shape=shape)
-    op = S._b().create("txl.smem_subslice {o[0]} [%s] : {t[0]} -> {r[0]}" % ", ".join(map(str, offsets)),
-                       [view.handle], [rt], pure=True)
+    op = S._b().insert(ods.txl.smem_subslice(view.handle, result=rt, offsets=offsets), pure=True)
     return tensor(op.result, rt)
 
 
@@ -293,7 +278,7 @@ def smem_reshape(input, shape):
     view = S.as_view(input, "txl.smem_reshape")
     shape = S._shape_list(shape, "txl.smem_reshape")
     rt = view.type.view(shape=shape)
-    op = S._b().create("txl.smem_reshape {o[0]} : {t[0]} -> {r[0]}", [view.handle], [rt], pure=True)
+    op = S._b().insert(ods.txl.smem_reshape(view.handle, result=rt), pure=True)
     return tensor(op.result, rt)
 
 
@@ -318,7 +303,7 @@ def _tmem_view(t, what):
 def tmem_load(tmem, cta_id=-1):
     view = _tmem_view(tmem, "txl.tmem_load")
     rt = block_type(view.type.element_ty, view.type.shape)
-    op = S._b().create("txl.tmem_load {o[0]} : {t[0]} -> {r[0]}", [view.handle], [rt])
+    op = S._b().insert(ods.txl.tmem_load(view.handle, result=rt))
     return tensor(op.result, rt)
 
 
@@ -326,7 +311,7 @@ def tmem_load(tmem, cta_id=-1):
 def tmem_store(tmem, value, cta_id=-1):
     view = _tmem_view(tmem, "txl.tmem_store")
     val = S.cast(S.to_tensor(value), view.type.element_ty)
-    S._b().create("txl.tmem_store {o[0]}, {o[1]} : {t[0]}, {t[1]}", [val.handle, view.handle], [])
+    S._b().insert(ods.txl.tmem_store(val.handle, view.handle))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -347,54 +332,41 @@ def mbar_expect(mbar, size_in_bytes, pred=None):
 def mbar_wait(mbar, phase):
     bar = S.as_view(mbar, "txl.mbar_wait", kind="mbar")
     ph = S._i32(phase, "txl.mbar_wait phase")
-    S._b().create("txl.mbar_wait {o[0]}, {o[1]} : {t[1]}", [bar.handle, ph.handle], [])
+    S._b().insert(ods.txl.mbar_wait(bar.handle, ph.handle))
 
 
 @builtin
 def mbar_arrive(mbar, pred=None, track_async_op=False, tx_cnt=0, remote_cta_id=None):
     bar = S.as_view(mbar, "txl.mbar_arrive", kind="mbar")
-    operands, tmpl = [bar.handle], "txl.mbar_arrive {o[0]}"
     p = S._pred(pred, "txl.mbar_arrive")
-    if p is not None:
-        operands.append(p.handle)
-        tmpl += " pred {o[%d]}" % (len(operands) - 1)
-    if _unwrap(remote_cta_id) is not None:
-        r = S._i32(remote_cta_id, "remote_cta_id")
-        operands.append(r.handle)
-        tmpl += " remote {o[%d]}" % (len(operands) - 1)
-    attrs = []
-    if _unwrap(track_async_op):
-        attrs.append("track_async_op")
+    r = S._i32(remote_cta_id, "remote_cta_id") if _unwrap(remote_cta_id) is not None else None
     tx = S._static_int(tx_cnt, "tx_cnt")
-    if tx:
-        attrs.append("tx_count = %d : i32" % tx)
-    if attrs:
-        tmpl += " {{" + ", ".join(attrs) + "}}"
-    S._b().create(tmpl, operands, [])
+    S._b().insert(ods.txl.mbar_arrive(bar.handle, None if p is None else p.handle, None if r is None else r.handle,
+                                      track_async_op=bool(_unwrap(track_async_op)), tx_count=tx or None))
 
 
 @builtin
 def bar_arrive(bar, num_threads):
-    S._b().create("txl.bar_arrive %d, %d" % (S._static_int(bar, "txl.bar_arrive bar"),
-                                             S._static_int(num_threads, "txl.bar_arrive num_threads")), [], [])
+    S._b().insert(ods.txl.bar_arrive(bar=S._static_int(bar, "txl.bar_arrive bar"),
+                                     numThreads=S._static_int(num_threads, "txl.bar_arrive num_threads")))
 
 
 @builtin
 def bar_wait(bar, num_threads):
-    S._b().create("txl.bar_wait %d, %d" % (S._static_int(bar, "txl.bar_wait bar"),
-                                           S._static_int(num_threads, "txl.bar_wait num_threads")), [], [])
+    S._b().insert(ods.txl.bar_wait(bar=S._static_int(bar, "txl.bar_wait bar"),
+                                   numThreads=S._static_int(num_threads, "txl.bar_wait num_threads")))
 
 
 @builtin
 def fence_proxy_async():
-    S._b().create("txl.fence_proxy_async", [], [])
+    S._b().insert(ods.txl.fence_proxy_async())
 
 
 def cluster_barrier():
     """Every thread of every CTA of the cluster (a kernel launched with num_ctas > 1) waits here; shared-memory
     writes before it are visible to ``smem_load(..., cta_id=)`` after it. A txl extension (TXL has no name for it):
     also call it before the kernel ends while other CTAs may still read this CTA's buffers."""
-    S._b().create("txl.cluster_barrier", [], [])
+    S._b().insert(ods.txl.cluster_barrier())
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -416,7 +388,7 @@ def tma_store(value, desc, offsets, reduce=None):
 
 @builtin
 def tma_store_wait(pendings):
-    S._b().create("txl.tma_store_wait %d" % S._static_int(pendings, "txl.tma_store_wait pendings"), [], [])
+    S._b().insert(ods.txl.tma_store_wait(pendings=S._static_int(pendings, "txl.tma_store_wait pendings")))
 
 
 @builtin
@@ -427,8 +399,7 @@ def tma_gather(value, desc, mbar, x_offsets, y_offset):
     bar = S.as_view(mbar, "txl.tma_gather mbarrier", kind="mbar")
     xs = S.cast(S.to_tensor(x_offsets), core.int32)
     y = S._i32(y_offset, "txl.tma_gather y_offset")
-    S._b().create("txl.tma_gather {o[0]}[{o[1]}, {o[2]}], {o[3]}, {o[4]} : {t[0]}, {t[1]}, {t[3]}",
-                  [desc.handle, xs.handle, y.handle, view.handle, bar.handle], [])
+    S._b().insert(ods.txl.tma_gather(desc.handle, xs.handle, y.handle, view.handle, bar.handle))
 
 
 @builtin
@@ -441,27 +412,21 @@ def async_load(mem, pointer, mask=None, other=None, boundary_check=(), padding_o
     ptrs = S.to_tensor(pointer)
     if not isinstance(ptrs.type, block_type) or not ptrs.dtype.is_ptr():
         raise SemanticError("txl.async_load needs a tile of pointers, got %s" % ptrs.type)
-    operands, tmpl = [ptrs.handle, view.handle], "txl.async_load {o[0]}, {o[1]}"
     shape = list(ptrs.type.shape)
+    m = o = None
     if _unwrap(mask) is not None:
-        m = S.broadcast_to(S.cast(S.to_tensor(_unwrap(mask)), core.int1), shape)
-        operands.append(m.handle)
-        tmpl += " mask {o[%d]} : {t[%d]}" % (len(operands) - 1, len(operands) - 1)
+        m = S.broadcast_to(S.cast(S.to_tensor(_unwrap(mask)), core.int1), shape).handle
     if _unwrap(other) is not None:
         elt = ptrs.dtype.element_ty
-        o = S.broadcast_to(S.cast(S.to_tensor(_unwrap(other), elt), elt), shape)
-        operands.append(o.handle)
-        tmpl += " other {o[%d]} : {t[%d]}" % (len(operands) - 1, len(operands) - 1)
-    attrs = S._mem_attrs(cache_modifier, eviction_policy)
+        o = S.broadcast_to(S.cast(S.to_tensor(_unwrap(other), elt), elt), shape).handle
     c = S._static_int(contiguity, "contiguity")
-    if c != -1:
-        attrs = attrs[:-2] + ", contiguity = %d : i32}}" % c if attrs else " {{contiguity = %d : i32}}" % c
-    S._b().create(tmpl + attrs + " : {t[0]}, {t[1]}", operands, [])
+    S._b().insert(ods.txl.async_load(ptrs.handle, view.handle, m, o, contiguity=c if c != -1 else None,
+                                     **S._mem_attrs(cache_modifier, eviction_policy)))
 
 
 @builtin
 def async_load_wait(pendings):
-    S._b().create("txl.async_load_wait %d" % S._static_int(pendings, "txl.async_load_wait pendings"), [], [])
+    S._b().insert(ods.txl.async_load_wait(pendings=S._static_int(pendings, "txl.async_load_wait pendings")))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -489,32 +454,19 @@ def dotx(input, other, acc=None, useD=None, pred=None, mbars=(), mbarPreds=(), i
     c = S.to_tensor(c)
     if isinstance(c.type, tmem_type):
         c = _tmem_view(c, "txl.dotx acc")
-    operands, tmpl = [a.handle, b.handle, c.handle], "txl.dotx {o[0]}, {o[1]}, {o[2]}"
-    for kw, v in (("use_d", useD), ("pred", pred)):
-        p = S._pred(v, "txl.dotx " + kw)
-        if p is not None:
-            operands.append(p.handle)
-            tmpl += " %s {o[%d]}" % (kw, len(operands) - 1)
+    use_d, p = [S._pred(v, "txl.dotx " + kw) for kw, v in (("use_d", useD), ("pred", pred))]
     mbars, preds = list(_unwrap(mbars) or ()), list(_unwrap(mbarPreds) or ())
     if preds and len(preds) != len(mbars):
         raise SemanticError("txl.dotx needs one predicate per mbarrier (%d mbars, %d preds)" % (len(mbars),
                                                                                                len(preds)))
-    if mbars:
-        views = [S.as_view(m, "txl.dotx mbar", kind="mbar") for m in mbars]
-        first = len(operands)
-        operands += [v.handle for v in views]
-        tmpl += " mbars(%s)" % ", ".join("{o[%d]}" % i for i in range(first, len(operands)))
-        ps = [S._pred(p, "txl.dotx mbarPreds") for p in (preds or [True] * len(mbars))]
-        first = len(operands)
-        operands += [p.handle for p in ps]
-        tmpl += " preds(%s)" % ", ".join("{o[%d]}" % i for i in range(first, len(operands)))
-    if _unwrap(two_ctas):
-        tmpl += " {{two_ctas}}"
-    tmpl += " : {t[0]}, {t[1]}, {t[2]}"
+    views = [S.as_view(m, "txl.dotx mbar", kind="mbar").handle for m in mbars]
+    ps = [S._pred(x, "txl.dotx mbarPreds").handle for x in (preds or [True] * len(mbars))] if mbars else []
+    op = S._b().insert(ods.txl.dotx(a.handle, b.handle, c.handle, None if use_d is None else use_d.handle,
+                                    None if p is None else p.handle, views, ps,
+                                    result=c.type if isinstance(c.type, block_type) else None,
+                                    two_ctas=bool(_unwrap(two_ctas))))
     if isinstance(c.type, block_type):
-        op = S._b().create(tmpl + " -> {r[0]}", operands, [c.type])
         return tensor(op.result, c.type)
-    S._b().create(tmpl, operands, [])
     # As TXL, dotx returns the accumulator: with a tensor-memory acc the MMA accumulates in place, so that is the
     # buffer itself (`acc = txl.dotx(a, b, acc, ...)` then `txl.tmem_load(acc)` reads the product).
     return _unwrap(acc)
@@ -551,14 +503,7 @@ def print(prefix_or_data, data=None, hex=False):
     elif not isinstance(values, (list, tuple)):
         values = [values]
     vals = [S.to_tensor(_unwrap(v)) for v in values]
-    escaped = prefix.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("{", "{{").replace("}", "}}")
-    tmpl = 'txl.print "%s"' % escaped
-    if vals:
-        tmpl += " " + ", ".join("{o[%d]}" % i for i in range(len(vals))) + " : " + \
-            ", ".join("{t[%d]}" % i for i in range(len(vals)))
-    if _unwrap(hex):
-        tmpl += " {{hex}}"
-    S._b().create(tmpl, [v.handle for v in vals], [])
+    S._b().insert(ods.txl.print([v.handle for v in vals], prefix=prefix, hex=bool(_unwrap(hex))))
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Elementwise operations: casts (``.to()``, pointers, fp8), binary and unary arithmetic with Triton's promotion, the
 comparisons, ``tl.where``, min/max, the math functions (``tl.exp2``...) and device assertions."""
 
-from ...compiler import ir
+from ...compiler import dialects as ods, ir
 from ...compiler.errors import SemanticError, UnsupportedError
 from .. import core
 from ..core import block_type, dtype, mbar_type, smem_type, tensor, tensordesc_type, tmem_type, _unwrap
@@ -17,8 +17,9 @@ def _with_elem(t_type, elem):
     return block_type(elem, t_type.shape) if isinstance(t_type, block_type) else elem
 
 
-def _unop(template, t, result_type, pure=True):
-    op = _b().create(template, [t.handle], [result_type], pure=pure)
+def _unop(name, t, result_type, pure=True, **attrs):
+    """The one-operand, one-result op ``name`` (``arith.extf``, ``math.exp2``, ...) of ``t``."""
+    op = _b().insert(ir.build_op(name, [t.handle], [result_type], attrs, []), pure=pure)
     return tensor(op.result, result_type)
 
 
@@ -30,11 +31,11 @@ def _address_cast(t, src, dst, rt):
     if src.is_ptr() and dst.is_bool():
         return compare("!=", _address_cast(t, src, core.int64, _with_elem(t.type, core.int64)), 0)
     if src.is_ptr() and dst.is_int() and dst.primitive_bitwidth == 64:
-        return _unop("txl.ptr_to_int {o[0]} : {t[0]} -> {r[0]}", t, rt)
+        return _unop("txl.ptr_to_int", t, rt)
     if dst.is_ptr() and src.is_int() and not src.is_bool():
         if src.primitive_bitwidth != 64 or src.is_int_unsigned():
             t = cast(t, core.int64)
-        return _unop("txl.int_to_ptr {o[0]} : {t[0]} -> {r[0]}", t, rt)
+        return _unop("txl.int_to_ptr", t, rt)
     raise SemanticError("cannot cast %s to %s: pointers convert to and from int64 (and to pointers of another "
                         "element type)" % (src, dst), "cast through tl.int64")
 
@@ -54,10 +55,10 @@ def _fp8_cast(t, src, dst, rt):
     if dst.is_fp8():
         if src != core.float32:
             t = cast(t, core.float32)
-        return _unop("arith.truncf {o[0]} : {t[0]} to {r[0]}", t, rt)
+        return _unop("arith.truncf", t, rt)
     if dst in (core.float16, core.float32):
-        return _unop("arith.extf {o[0]} : {t[0]} to {r[0]}", t, rt)
-    return cast(_unop("arith.extf {o[0]} : {t[0]} to {r[0]}", t, _with_elem(t.type, core.float32)), dst)
+        return _unop("arith.extf", t, rt)
+    return cast(_unop("arith.extf", t, _with_elem(t.type, core.float32)), dst)
 
 
 def cast(t, dst, bitcast=False):
@@ -76,7 +77,7 @@ def cast(t, dst, bitcast=False):
     if bitcast:
         if src.primitive_bitwidth != dst.primitive_bitwidth:
             raise SemanticError("bitcast needs types of one width, got %s and %s" % (src.name, dst.name))
-        return _unop("arith.bitcast {o[0]} : {t[0]} to {r[0]}", t, rt)
+        return _unop("arith.bitcast", t, rt)
     cv = const_value(t)
     if cv is not None and not isinstance(t.type, block_type):
         if dst.is_floating():
@@ -90,23 +91,23 @@ def cast(t, dst, bitcast=False):
         op = "extf" if dst.primitive_bitwidth > src.primitive_bitwidth else "truncf"
         if dst.primitive_bitwidth == src.primitive_bitwidth:  # fp16 <-> bf16 goes through f32
             return cast(cast(t, core.float32), dst)
-        return _unop("arith.%s {o[0]} : {t[0]} to {r[0]}" % op, t, rt)
+        return _unop("arith." + op, t, rt)
     if src.is_int() and dst.is_floating():
         op = "uitofp" if (src.is_bool() or src.is_int_unsigned()) else "sitofp"
-        return _unop("arith.%s {o[0]} : {t[0]} to {r[0]}" % op, t, rt)
+        return _unop("arith." + op, t, rt)
     if src.is_floating() and dst.is_int():
         if dst.is_bool():
             return compare("!=", t, to_tensor(0.0, src))
         op = "fptoui" if dst.is_int_unsigned() else "fptosi"
-        return _unop("arith.%s {o[0]} : {t[0]} to {r[0]}" % op, t, rt)
+        return _unop("arith." + op, t, rt)
     # int -> int
     if dst.is_bool():
         return compare("!=", t, constant(0, src) if not isinstance(t.type, block_type) else dense(0, t.type))
     if dst.primitive_bitwidth > src.primitive_bitwidth:
         op = "extui" if (src.is_bool() or src.is_int_unsigned()) else "extsi"
-        return _unop("arith.%s {o[0]} : {t[0]} to {r[0]}" % op, t, rt)
+        return _unop("arith." + op, t, rt)
     if dst.primitive_bitwidth < src.primitive_bitwidth:
-        return _unop("arith.trunci {o[0]} : {t[0]} to {r[0]}" % (), t, rt)
+        return _unop("arith.trunci" % (), t, rt)
     return tensor(t.handle, rt)  # same width, signedness differs: MLIR integers are signless
 
 
@@ -149,12 +150,12 @@ _CONTRACT = {"addf", "subf", "mulf"}
 
 def _binop(name, a, b, result_type=None, ieee_div=False):
     rt = result_type or a.type
-    flags = " fastmath<contract>" if name in _CONTRACT else ""
+    flags = {"fastmath": "contract"} if name in _CONTRACT else {}
     if name == "divf" and not ieee_div:
         # Triton's `/` on floats is the approximate full-range division (div.full.f32, 2 ulp); tl.div_rn and
         # tl.fdiv(ieee_rounding=True) are the IEEE one.
-        flags = " fastmath<afn>"
-    op = _b().create("arith.%s {o[0]}, {o[1]}%s : {r[0]}" % (name, flags), [a.handle, b.handle], [rt], pure=True)
+        flags = {"fastmath": "afn"}
+    op = _b().insert(getattr(ods.arith, name)(a.handle, b.handle, result=rt, **flags), pure=True)
     return tensor(op.result, rt)
 
 
@@ -283,8 +284,7 @@ def compare(opname, a, b):
         pred, name = _CMP_F[opname], "cmpf"
     else:
         pred, name = (_CMP_U if ety.is_int_unsigned() else _CMP_S)[opname], "cmpi"
-    op = _b().create("arith.%s %s, {o[0]}, {o[1]} : {t[0]}" % (name, pred), [ta.handle, tb.handle], [rt],
-                     pure=True)
+    op = _b().insert(getattr(ods.arith, name)(ta.handle, tb.handle, result=rt, predicate=pred), pure=True)
     return tensor(op.result, rt)
 
 
@@ -292,7 +292,7 @@ def neg(t):
     t = to_tensor(t)
     _check_value(t, "unary `-`")
     if t.dtype.is_floating():
-        return _unop("arith.negf {o[0]} : {r[0]}", t, t.type)
+        return _unop("arith.negf", t, t.type)
     zero = dense(0, t.type) if isinstance(t.type, block_type) else constant(0, t.dtype)
     return _binop("subi", zero, t)
 
@@ -328,8 +328,7 @@ def logical(opname, a, b):
 
 def addptr(ptr, offset, opname="`+`"):
     ptr, offset = binary_broadcast(ptr, offset, opname)
-    op = _b().create("txl.addptr {o[0]}, {o[1]} : {t[0]}, {t[1]}", [ptr.handle, offset.handle], [ptr.type],
-                     pure=True)
+    op = _b().insert(ods.txl.addptr(ptr.handle, offset.handle, result=ptr.type), pure=True)
     return tensor(op.result, ptr.type)
 
 
@@ -346,8 +345,7 @@ def where(cond, x, y):
     if shape:
         cond, tx, ty = broadcast_to(cond, shape), broadcast_to(tx, shape), broadcast_to(ty, shape)
     tx, ty = cast(tx, ety), cast(ty, ety)
-    tmpl = "arith.select {o[0]}, {o[1]}, {o[2]} : " + ("{t[0]}, {r[0]}" if shape else "{r[0]}")
-    op = _b().create(tmpl, [cond.handle, tx.handle, ty.handle], [tx.type], pure=True)
+    op = _b().insert(ods.arith.select(cond.handle, tx.handle, ty.handle, result=tx.type), pure=True)
     return tensor(op.result, tx.type)
 
 
@@ -447,17 +445,17 @@ def math_unary(name, t, float_only=True, triton_rule=None):
     # ex2.approx (one MUFU op instead of four instructions that keep subnormal results). sin/cos are the MUFU
     # approximations too (sin.approx.f32: absolute error about 2^-21 in [-pi, pi]): without `afn` NVPTX has no
     # lowering for them at all.
-    flags = " fastmath<afn>" if name in ("exp2", "sin", "cos") else ""
-    return _unop("math.%s {o[0]}%s : {r[0]}" % (name, flags), t, t.type)
+    flags = {"fastmath": "afn"} if name in ("exp2", "sin", "cos") else {}
+    return _unop("math." + name, t, t.type, **flags)
 
 
 def abs_(t):
     t = to_tensor(t)
     if t.dtype.is_floating():
-        return _unop("math.absf {o[0]} : {r[0]}", t, t.type)
+        return _unop("math.absf", t, t.type)
     if t.dtype.is_int_unsigned() or t.dtype.is_bool():
         return t
-    return _unop("math.absi {o[0]} : {r[0]}", t, t.type)
+    return _unop("math.absi", t, t.type)
 
 
 def fma(x, y, z):
@@ -467,17 +465,16 @@ def fma(x, y, z):
         raise SemanticError("tl.fma needs floating-point operands")
     shape = broadcast_shapes(broadcast_shapes(_shape(tx), _shape(ty)), _shape(tz))
     vals = [cast(broadcast_to(v, shape) if shape else v, ety) for v in (tx, ty, tz)]
-    op = _b().create("math.fma {o[0]}, {o[1]}, {o[2]} : {r[0]}", [v.handle for v in vals], [vals[0].type],
-                     pure=True)
+    op = _b().insert(ods.math.fma(*[v.handle for v in vals], result=vals[0].type), pure=True)
     return tensor(op.result, vals[0].type)
 
 
-def math_op(template, t, result_dtype_=None):
-    """One elementwise op from a template with ``{o[0]}``/``{r[0]}`` (and ``{t[0]}``) on a scalar or tile."""
+def math_op(name, t, result_dtype_=None):
+    """The one-operand elementwise op ``name`` (``math.ceil``, ...) on a scalar or tile."""
     t = to_tensor(t)
-    _check_value(t, template.split()[0])
+    _check_value(t, name)
     rt = t.type if result_dtype_ is None else _with_elem(t.type, result_dtype_)
-    return _unop(template, t, rt)
+    return _unop(name, t, rt)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -491,6 +488,5 @@ def device_assert(cond, msg=""):
         cond = binary("!=", cond, 0)
     if not _ctx().debug:
         return None
-    text = str(msg).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("{", "{{").replace("}", "}}")
-    _b().create('txl.assert {o[0]}, "%s" : {t[0]}' % text, [cond.handle], [])
+    _b().insert(ods.txl.assert_(cond.handle, message=str(msg)))
     return None

@@ -1,7 +1,7 @@
 """Broadcasting: splat, expand_dims, broadcast_to and the NumPy-style shape rule every elementwise operation applies
 (shapes are aligned from the right)."""
 
-from ...compiler import ir
+from ...compiler import dialects as ods, ir
 from ...compiler.errors import SemanticError, ShapeMismatchError
 from ..core import block_type, dtype, tensor
 from .context import _b
@@ -21,7 +21,7 @@ def splat(t, shape):
     v = const_value(t)
     if v is not None and not t.type.is_ptr():
         return dense(v, ty)
-    op = _b().create("txl.splat {o[0]} : {t[0]} -> {r[0]}", [t.handle], [ty], pure=True)
+    op = _b().insert(ods.txl.splat(t.handle, result=ty), pure=True)
     return tensor(op.result, ty)
 
 
@@ -35,7 +35,7 @@ def _rematerialize(t, depth=6):
     expand_dims gets its own copy, as Triton's layout rematerialization would produce."""
     owner = t.handle.owner
     if depth == 0 or not isinstance(owner, ir.Op) or not owner.pure or owner.regions \
-            or not owner.template.startswith(_REMAT) or len(owner.results) != 1:
+            or not owner.name.startswith(_REMAT) or len(owner.results) != 1:
         return None
     operands = []
     for v in owner.operands:
@@ -46,7 +46,7 @@ def _rematerialize(t, depth=6):
             operands.append(c.handle)
         else:
             operands.append(v)
-    op = _b().create(owner.template, operands, [t.type], pure=True, attrs=dict(owner.attrs))
+    op = _b().insert(ir.clone(owner, operands, [t.type]), pure=True, attrs=dict(owner.attrs))
     op.result.hint = t.handle.hint
     return tensor(op.result, t.type)
 
@@ -72,7 +72,7 @@ def expand_dims(t, axis):
     cv = const_value(t)
     if cv is not None:
         return dense(cv, ty)
-    op = _b().create("txl.expand_dims {o[0]}, %d : {t[0]} -> {r[0]}" % axis, [t.handle], [ty], pure=True)
+    op = _b().insert(ods.txl.expand_dims(t.handle, result=ty, axis=axis), pure=True)
     return tensor(op.result, ty)
 
 
@@ -93,7 +93,7 @@ def broadcast_to(t, shape):
     cv = const_value(t)
     if cv is not None:
         return dense(cv, ty)
-    op = _b().create("txl.broadcast {o[0]} : {t[0]} -> {r[0]}", [t.handle], [ty], pure=True)
+    op = _b().insert(ods.txl.broadcast(t.handle, result=ty), pure=True)
     return tensor(op.result, ty)
 
 

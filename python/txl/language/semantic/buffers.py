@@ -1,6 +1,7 @@
 """Shared memory, tensor memory, mbarriers and TMA copies (the TXL builtins call these): allocations, one-stage
 views, transposed views, loads and stores of buffers."""
 
+from ...compiler import dialects as ods
 from ...compiler.errors import SemanticError
 from .. import core
 from ..core import block_type, dtype, mbar_type, smem_type, tensor, tmem_type, _unwrap
@@ -47,7 +48,7 @@ def get_buffer(src, index):
         raise SemanticError("txl.get_buffer index %d is out of range for %d stages" % (i, src.type.num_stages))
     idx = _i32(index, "txl.get_buffer index")
     rt = src.type.view() if isinstance(src.type, smem_type) else mbar_type(0)
-    op = _b().create("txl.get_buffer {o[0]}[{o[1]}] : {t[0]}", [src.handle, idx.handle], [rt], pure=True)
+    op = _b().insert(ods.txl.get_buffer(src.handle, idx.handle, result=rt), pure=True)
     return tensor(op.result, rt)
 
 
@@ -56,8 +57,7 @@ def smem_trans(t, order):
     shape = [t.type.shape[o] for o in order]
     flip = order != list(range(len(order)))
     rt = t.type.view(shape=shape, transposed=(not t.type.transposed) if flip else t.type.transposed)
-    op = _b().create("txl.smem_trans {o[0]} [%s] : {t[0]} -> {r[0]}" % ", ".join(map(str, order)), [t.handle],
-                     [rt], pure=True)
+    op = _b().insert(ods.txl.smem_trans(t.handle, result=rt, order=order), pure=True)
     return tensor(op.result, rt)
 
 
@@ -81,7 +81,7 @@ def smem_alloc(shape, dtype_, num_stages=1, mutable=True, name=None):
         raise SemanticError("txl.smem_alloc num_stages must be >= 1, got %d" % n)
     ty = smem_type(shape, dtype_, n, core.EncodingCell(origin=name))
     # `mutable` is accepted for TXL compatibility: every txl buffer is writable.
-    op = _b().create_hoisted("txl.smem_alloc : {r[0]}", [ty])
+    op = _b().hoist(ods.txl.smem_alloc(result=ty))
     return tensor(op.result, ty)
 
 
@@ -89,7 +89,7 @@ def tmem_alloc(shape, dtype_, num_stages=1):
     shape = _shape_list(shape, "txl.tmem_alloc")
     n = _static_int(num_stages, "txl.tmem_alloc num_stages")
     ty = tmem_type(shape, _unwrap(dtype_), n)
-    op = _b().create_hoisted("txl.tmem_alloc : {r[0]}", [ty])
+    op = _b().hoist(ods.txl.tmem_alloc(result=ty))
     return tensor(op.result, ty)
 
 
@@ -97,7 +97,7 @@ def mbar_alloc(arr_count, num_stages=1):
     count = _static_int(arr_count, "txl.mbar_alloc arr_count")
     n = _static_int(num_stages, "txl.mbar_alloc num_stages")
     ty = mbar_type(n)
-    op = _b().create_hoisted("txl.mbar_alloc count %d : {r[0]}" % count, [ty])
+    op = _b().hoist(ods.txl.mbar_alloc(result=ty, arriveCount=count))
     return tensor(op.result, ty)
 
 
@@ -117,10 +117,7 @@ def mbar_expect(mbar, nbytes, pred=None):
     bar = as_view(mbar, "txl.mbar_expect", kind="mbar")
     n = _static_int(nbytes, "txl.mbar_expect size_in_bytes")
     p = _pred(pred, "txl.mbar_expect")
-    if p is None:
-        _b().create("txl.mbar_expect {o[0]}, %d" % n, [bar.handle], [])
-    else:
-        _b().create("txl.mbar_expect {o[0]}, %d pred {o[1]}" % n, [bar.handle, p.handle], [])
+    _b().insert(ods.txl.mbar_expect(bar.handle, None if p is None else p.handle, bytes=n))
 
 
 def tma_load(dst, desc, offsets, mbar):
@@ -131,10 +128,7 @@ def tma_load(dst, desc, offsets, mbar):
     if not isinstance(view.type, smem_type):
         raise SemanticError("txl.tma_load writes a shared-memory buffer, got %s" % view.type)
     view.type.cell.set_swizzle(desc.type.swizzle, "a TMA load")
-    n = len(idx)
-    names = ", ".join("{o[%d]}" % (i + 1) for i in range(n))
-    _b().create("txl.tma_load {o[0]}[%s], {o[%d]}, {o[%d]} : {t[0]}, {t[%d]}" % (names, n + 1, n + 2, n + 1),
-                [desc.handle] + [i.handle for i in idx] + [view.handle, bar.handle], [])
+    _b().insert(ods.txl.tma_load(desc.handle, [i.handle for i in idx], view.handle, bar.handle))
 
 
 TMA_REDUCE_KINDS = ("add", "min", "max")
@@ -148,18 +142,13 @@ def tma_store(src, desc, offsets, reduce=None):
         raise SemanticError("txl.tma_store(reduce=%r): the TMA reductions are %s" % (reduce, ", ".join(
             map(repr, TMA_REDUCE_KINDS))))
     view.type.cell.set_swizzle(desc.type.swizzle, "a TMA store")
-    n = len(idx)
-    names = ", ".join("{o[%d]}" % (i + 2) for i in range(n))
-    red = " reduce %s" % reduce if reduce else ""
-    _b().create("txl.tma_store {o[0]}, {o[1]}[%s]%s : {t[0]}, {t[1]}" % (names, red),
-                [view.handle, desc.handle] + [i.handle for i in idx], [])
+    _b().insert(ods.txl.tma_store(view.handle, desc.handle, [i.handle for i in idx], reduce=reduce or None))
 
 
 def smem_load(src, ctaId=-1):
     view = as_view(src, "txl.smem_load")
     rt = block_type(view.type.element_ty, view.type.shape)
-    attr = " {{ctaId = %d : i32}}" % ctaId if ctaId != -1 else ""
-    op = _b().create("txl.smem_load {o[0]}%s : {t[0]} -> {r[0]}" % attr, [view.handle], [rt])
+    op = _b().insert(ods.txl.smem_load(view.handle, result=rt, ctaId=ctaId if ctaId != -1 else None))
     return tensor(op.result, rt)
 
 
@@ -175,5 +164,4 @@ def smem_store(dst, value, ctaId=-1):
         raise SemanticError("txl.smem_store: value is %s but the buffer holds %s" % (val.dtype.name,
                                                                                     view.type.element_ty.name),
                             "convert it first: value.to(%r)" % (view.type.element_ty,))
-    attr = " {{ctaId = %d : i32}}" % ctaId if ctaId != -1 else ""
-    _b().create("txl.smem_store {o[0]}, {o[1]}%s : {t[0]}, {t[1]}" % attr, [val.handle, view.handle], [])
+    _b().insert(ods.txl.smem_store(val.handle, view.handle, ctaId=ctaId if ctaId != -1 else None))

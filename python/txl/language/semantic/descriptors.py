@@ -1,6 +1,7 @@
 """TMA tensor descriptors: ``desc.load`` / ``desc.store`` on descriptor arguments, and descriptors built on the
 device (``tl.make_tensor_descriptor``) in the kernel's hidden global scratch memory."""
 
+from ...compiler import dialects as ods
 from ...compiler.errors import SemanticError
 from .. import core
 from ..core import block_type, dtype, pointer_type, tensor, tensordesc_type, _unwrap
@@ -37,9 +38,7 @@ def desc_load(desc, offsets):
     desc = _desc(desc, "desc.load")
     idx = _offsets(offsets, len(desc.type.block_shape), "desc.load")
     rt = block_type(desc.type.element_ty, desc.type.block_shape)
-    coords = ", ".join("{o[%d]}" % (i + 1) for i in range(len(idx)))
-    op = _b().create("txl.desc_load {o[0]}[%s] : {t[0]} -> {r[0]}" % coords, [desc.handle] + [i.handle for i in idx],
-                     [rt], pure=True)
+    op = _b().insert(ods.txl.desc_load(desc.handle, [i.handle for i in idx], result=rt), pure=True)
     out = tensor(op.result, rt)
     out.from_desc = True  # a dot reads it where desc.load brought it (see dot)
     return out
@@ -55,10 +54,7 @@ def desc_store(desc, offsets, value):
         raise SemanticError("desc.store: the value must be a %s tile (the descriptor's block), got %s"
                             % (shape, val.type))
     val = cast(val, ety)
-    n = len(idx)
-    coords = ", ".join("{o[%d]}" % (i + 1) for i in range(n))
-    _b().create("txl.desc_store {o[0]}[%s], {o[%d]} : {t[0]}, {t[%d]}" % (coords, n + 1, n + 1),
-                [desc.handle] + [i.handle for i in idx] + [val.handle], [])
+    _b().insert(ods.txl.desc_store(desc.handle, [i.handle for i in idx], val.handle))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -74,7 +70,7 @@ GLOBAL_SCRATCH = "txl_global_scratch"
 
 
 def _grid_value(name, axis):
-    op = _b().create("txl.%s %d" % (name, axis), [], [core.int32], pure=True)
+    op = _b().insert(getattr(ods.txl, name)(result=core.int32, axis=axis), pure=True)
     return cast(tensor(op.result, core.int32), core.int64)
 
 
@@ -96,7 +92,7 @@ def _descriptor_slot():
                                binary("*", _grid_value("num_programs", 1), _grid_value("program_id", 2)))))
     # Each warpgroup's leader writes its own slot; in a kernel whose role spans the warpgroups (num_warps = 8) the
     # code generator makes this 0 (one leader, one slot used).
-    wg = cast(tensor(_b().create("txl.warpgroup_id", [], [core.int32], pure=True, attrs={"role_slot": True}).result,
+    wg = cast(tensor(_b().insert(ods.txl.warpgroup_id(result=core.int32), pure=True, attrs={"role_slot": True}).result,
                      core.int32), core.int64)
     slot = binary("+", binary("*", binary("+", constant(index * warpgroups, core.int64), wg), ctas), cta)
     return addptr(tensor(st["arg"], st["arg"].type), binary("*", slot, constant(128, core.int64)))
@@ -153,10 +149,6 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     except ValueError as e:
         raise SemanticError("tl.make_tensor_descriptor: %s" % e) from None
     slot = _descriptor_slot()
-    n = len(block)
-    operands = [base.handle] + [v.handle for v in dims] + [v.handle for v in strd] + [slot.handle]
-    tmpl = "txl.make_tensor_descriptor {o[0]}, [%s], [%s], {o[%d]}%s : {t[0]}, {t[%d]} -> %s" % (
-        ", ".join("{o[%d]}" % (1 + i) for i in range(n)), ", ".join("{o[%d]}" % (1 + n + i) for i in range(n)),
-        1 + 2 * n, " {{nan_fill}}" if padding == "nan" else "", 1 + 2 * n, desc_ty.to_ir())
-    op = _b().create(tmpl, operands, [desc_ty])
+    op = _b().insert(ods.txl.make_tensor_descriptor(base.handle, [v.handle for v in dims], [v.handle for v in strd],
+                                                    slot.handle, result=desc_ty, nan_fill=padding == "nan"))
     return tensor(op.result, desc_ty)

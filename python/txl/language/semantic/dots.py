@@ -5,6 +5,7 @@ import json
 import linecache
 import re
 
+from ...compiler import dialects as ods
 from ...compiler.errors import CompilationError, SemanticError
 from .. import core
 from ..core import block_type, mbar_type, smem_type, tensor, tmem_type, _unwrap
@@ -78,14 +79,9 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
         acc = to_tensor(acc)
         if not isinstance(acc.type, block_type) or list(acc.type.shape) != [sa[0], sb[1]]:
             raise SemanticError("tl.dot: the accumulator must be a %s tile, got %s" % ([sa[0], sb[1]], acc.type))
-    operands = [a.handle, b.handle, acc.handle]
-    tmpl = "txl.dot {o[0]}, {o[1]}, {o[2]}"
-    if use_acc is not None:
-        ua = cast(to_tensor(use_acc), core.int1)
-        operands.append(ua.handle)
-        tmpl += " use_acc {o[3]}"
-    op = _b().create(tmpl + "{x} : {t[0]}, {t[1]}, {t[2]}", operands, [acc.type])
-    op.template = op.template.replace("{x}", "%s")  # filled with " {async}" or "" at the end
+    ua = None if use_acc is None else cast(to_tensor(use_acc), core.int1).handle
+    # `async` is set at the end (finalize_dots), once it is known whether a txl.dot_wait retires the dot
+    op = _b().insert(ods.txl.dot(a.handle, b.handle, acc.handle, ua, result=acc.type))
     # A dot with register operands (staged by txl-lower-tile-copies) stays synchronous: txl.dot_wait does not
     # cover it (the next execution of the op overwrites its staging buffer).
     op.attrs["dot"] = not staged
@@ -181,13 +177,9 @@ def dot_wait(pendings):
         d.attrs["async"] = True  # still in flight after this wait: only a later wait may read it
         d.attrs["pending_wait"] = True
     vals = [d.result for d in ok if not any(_reads(o, d.result) for o in block.ops[block.ops.index(d) + 1:])]
+    op = b.insert(ods.txl.dot_wait(vals, outputs=[v.type for v in vals], pendings=n))
     if not vals:
-        b.create("txl.dot_wait %d" % n, [], [])
         return None
-    tys = [v.type for v in vals]
-    names = ", ".join("{o[%d]}" % i for i in range(len(vals)))
-    types = ", ".join("{t[%d]}" % i for i in range(len(vals)))
-    op = b.create("txl.dot_wait %d, %s : %s" % (n, names, types), vals, tys)
     ctx = _ctx()
     if ctx.codegen is not None:
         for old, new in zip(vals, op.results):
@@ -198,7 +190,8 @@ def dot_wait(pendings):
 def finalize_dots(ctx):
     """Marks each txl.dot async or not (see dot_wait) once the whole kernel has been generated."""
     for op in ctx.dots:
-        op.template = op.template.replace("%s", " {{async}}" if op.attrs.get("async") else "", 1)
+        if op.attrs.get("async"):
+            op.props["async"] = True
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Global memory through pointers: ``tl.load`` / ``tl.store`` of pointer tiles, block pointers
 (``tl.make_block_ptr``, ``tl.advance``) and the atomics."""
 
+from ...compiler import dialects as ods
 from ...compiler.errors import SemanticError
 from .. import core
 from ..core import block_type, dtype, pointer_type, tensor, tensordesc_type, _unwrap
@@ -26,14 +27,10 @@ def _mem_attrs(cache_modifier, eviction_policy, volatile=False):
         raise SemanticError("unknown cache_modifier %r (expected one of .ca .cg .cv .cs .wb .wt)" % cm)
     if ev not in _EVICT:
         raise SemanticError("unknown eviction_policy %r (expected evict_first / evict_last)" % ev)
-    attrs = []
-    if _CACHE[cm]:
-        attrs.append("cache = #txl<cache %s>" % _CACHE[cm])
-    if _EVICT[ev]:
-        attrs.append("evict = #txl<evict %s>" % _EVICT[ev])
+    attrs = {"cache": _CACHE[cm], "evict": _EVICT[ev]}
     if _unwrap(volatile):
-        attrs.append("isVolatile")
-    return (" {{" + ", ".join(attrs) + "}}") if attrs else ""
+        attrs["isVolatile"] = True
+    return attrs
 
 
 def _bool_mask(mask, what):
@@ -63,23 +60,22 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if other is not None and mask is None:
         raise SemanticError("tl.load: `other` is only used with a `mask`", "pass mask=... or drop other=")
     elt = ptr.dtype.element_ty
-    operands, tmpl = [], "txl.load {o[0]}"
+    operands = []
     if mask is not None:
         m = cast(_bool_mask(mask, "tl.load"), core.int1)
         shape = broadcast_shapes(_shape(ptr), _shape(m), "the mask of tl.load")
         if shape:
             ptr, m = broadcast_to(ptr, shape), broadcast_to(m, shape)
         operands.append(m)
-        tmpl += " mask {o[1]}"
         if other is not None:
             o = to_tensor(other, elt) if not isinstance(other, tensor) else cast(other, elt)
             if shape:
                 o = broadcast_to(o, shape)
             operands.append(o)
-            tmpl += " other {o[2]}"
     rt = _with_elem(ptr.type, elt)
-    tmpl += _mem_attrs(cache_modifier, eviction_policy, volatile) + " : {t[0]} -> {r[0]}"
-    op = _b().create(tmpl, [ptr.handle] + [v.handle for v in operands], [rt])
+    mask_other = [v.handle for v in operands] + [None] * (2 - len(operands))
+    op = _b().insert(ods.txl.load(ptr.handle, *mask_other, result=rt,
+                                  **_mem_attrs(cache_modifier, eviction_policy, volatile)))
     return tensor(op.result, rt)
 
 
@@ -107,9 +103,8 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         if m is not None:
             m = broadcast_to(m, shape)
     val = cast(val, elt)
-    tmpl = "txl.store {o[0]}, {o[1]}" + (" mask {o[2]}" if m is not None else "")
-    tmpl += _mem_attrs(cache_modifier, eviction_policy) + " : {t[0]}, {t[1]}"
-    _b().create(tmpl, [ptr.handle, val.handle] + ([m.handle] if m is not None else []), [])
+    _b().insert(ods.txl.store(ptr.handle, val.handle, None if m is None else m.handle,
+                              **_mem_attrs(cache_modifier, eviction_policy)))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -253,7 +248,7 @@ def _bp_boundary_check(ptr, boundary_check, what):
 
 def _make_range(n):
     ty = block_type(core.int32, [n])
-    return tensor(_b().create("txl.make_range 0, %d : {r[0]}" % n, [], [ty], pure=True).result, ty)
+    return tensor(_b().insert(ods.txl.make_range(result=ty, start=0, end=n), pure=True).result, ty)
 
 
 def _bp_along(t, d, rank):
@@ -422,9 +417,8 @@ def atomic_rmw(kind, pointer, value, mask=None, sem=None, scope=None):
     if kind in ("max", "min") and elt.is_int_unsigned():
         op_kind = "u" + kind
     rt = _with_elem(ptr.type, elt)
-    tmpl = "txl.atomic_rmw %s %s %s {o[0]}, {o[1]}" % (op_kind, sem, scope)
-    tmpl += (" mask {o[2]}" if m is not None else "") + " : {t[0]}, {t[1]}"
-    op = _b().create(tmpl, [ptr.handle, val.handle] + ([m.handle] if m is not None else []), [rt])
+    op = _b().insert(ods.txl.atomic_rmw(ptr.handle, val.handle, None if m is None else m.handle, result=rt,
+                                        kind=op_kind, sem=sem, scope=scope))
     return tensor(op.result, rt)
 
 
@@ -441,6 +435,5 @@ def atomic_cas(pointer, cmp, value, sem=None, scope=None):
         ptr, c, val = broadcast_to(ptr, shape), broadcast_to(c, shape), broadcast_to(val, shape)
     c, val = cast(c, elt), cast(val, elt)
     rt = _with_elem(ptr.type, elt)
-    tmpl = "txl.atomic_cas %s %s {o[0]}, {o[1]}, {o[2]} : {t[0]}, {t[2]}" % (sem, scope)
-    op = _b().create(tmpl, [ptr.handle, c.handle, val.handle], [rt])
+    op = _b().insert(ods.txl.atomic_cas(ptr.handle, c.handle, val.handle, result=rt, sem=sem, scope=scope))
     return tensor(op.result, rt)

@@ -1,7 +1,7 @@
 """Reductions and scans: ``tl.sum`` / ``tl.max`` / ``tl.argmax``..., ``tl.reduce`` and ``tl.associative_scan`` with
 a @txl.jit combine function, ``tl.cumsum`` / ``tl.cumprod``, and ``unsplat`` (a one-element tile to a scalar)."""
 
-from ...compiler import ir
+from ...compiler import dialects as ods, ir
 from ...compiler.errors import SemanticError
 from .. import core
 from ..core import block_type, dtype, tensor, _unwrap
@@ -77,12 +77,9 @@ def _reduce_axes(kind, t, axis, keep_dims):
     out_shape = shape[:axis] + shape[axis + 1:]
     rt = block_type(ety, out_shape) if out_shape else ety
     body = ir.Block([ety, ety], ["x", "y"])
-    comb = ir.Op("arith.%s {o[0]}, {o[1]} : {r[0]}" % _combine_name(kind, ety), body.args, [ety], pure=True)
-    ret = ir.Op("txl.reduce_return {o[0]} : {t[0]}", [comb.result], [])
-    body.ops = [comb, ret]
-    region = ir.Region([body], print_entry_args=True)
-    op = _b().create("txl.reduce {o[0]} axis %d : ({t[0]}) -> {r[0]} {R[0]}" % axis, [t.handle], [rt],
-                     regions=[region], pure=True)
+    comb = getattr(ods.arith, _combine_name(kind, ety))(*body.args, result=ety)
+    body.ops = [comb, ods.txl.reduce_return([comb.result])]
+    op = _b().insert(ods.txl.reduce([t.handle], results=[rt], axis=axis, combineOp=ir.Region([body])), pure=True)
     r = tensor(op.result, rt)
     if keep_dims:
         r = expand_dims(r, axis)
@@ -121,9 +118,8 @@ def reduce_arg(kind, t, axis, keep_dims=False, tie_break_left=True):
     ety = t.dtype
     if ety.is_bool():
         t, ety = cast(t, core.int8), core.int8
-    rng = tensor(_b().create("txl.make_range 0, %d : {r[0]}" % shape[axis], [],
-                             [block_type(core.int32, [shape[axis]])], pure=True).result,
-                 block_type(core.int32, [shape[axis]]))
+    rty = block_type(core.int32, [shape[axis]])
+    rng = tensor(_b().insert(ods.txl.make_range(result=rty, start=0, end=shape[axis]), pure=True).result, rty)
     idx = rng
     for d in range(len(shape)):
         if d != axis:
@@ -135,25 +131,21 @@ def reduce_arg(kind, t, axis, keep_dims=False, tie_break_left=True):
     body = ir.Block([ety, core.int32, ety, core.int32], ["x0", "i0", "x1", "i1"])
     x0, i0, x1, i1 = body.args
     if ety.is_floating():
-        better = ir.Op("arith.cmpf %s, {o[0]}, {o[1]} : {t[0]}" % ("ogt" if kind == "max" else "olt"), [x1, x0],
-                       [core.int1], pure=True)
-        equal = ir.Op("arith.cmpf oeq, {o[0]}, {o[1]} : {t[0]}", [x1, x0], [core.int1], pure=True)
+        better = ods.arith.cmpf(x1, x0, result=core.int1, predicate="ogt" if kind == "max" else "olt")
+        equal = ods.arith.cmpf(x1, x0, result=core.int1, predicate="oeq")
     else:
         sign = "u" if ety.is_int_unsigned() else "s"
-        better = ir.Op("arith.cmpi %s%s, {o[0]}, {o[1]} : {t[0]}" % (sign, "gt" if kind == "max" else "lt"),
-                       [x1, x0], [core.int1], pure=True)
-        equal = ir.Op("arith.cmpi eq, {o[0]}, {o[1]} : {t[0]}", [x1, x0], [core.int1], pure=True)
-    first = ir.Op("arith.cmpi %s, {o[0]}, {o[1]} : {t[0]}" % ("slt" if tie_break_left else "sgt"), [i1, i0],
-                  [core.int1], pure=True)
-    tie = ir.Op("arith.andi {o[0]}, {o[1]} : {t[0]}", [equal.result, first.result], [core.int1], pure=True)
-    take = ir.Op("arith.ori {o[0]}, {o[1]} : {t[0]}", [better.result, tie.result], [core.int1], pure=True)
-    xs = ir.Op("arith.select {o[0]}, {o[1]}, {o[2]} : {t[1]}", [take.result, x1, x0], [ety], pure=True)
-    ix = ir.Op("arith.select {o[0]}, {o[1]}, {o[2]} : {t[1]}", [take.result, i1, i0], [core.int32], pure=True)
-    ret = ir.Op("txl.reduce_return {o[0]}, {o[1]} : {t[0]}, {t[1]}", [xs.result, ix.result], [])
+        better = ods.arith.cmpi(x1, x0, result=core.int1, predicate=sign + ("gt" if kind == "max" else "lt"))
+        equal = ods.arith.cmpi(x1, x0, result=core.int1, predicate="eq")
+    first = ods.arith.cmpi(i1, i0, result=core.int1, predicate="slt" if tie_break_left else "sgt")
+    tie = ods.arith.andi(equal.result, first.result, result=core.int1)
+    take = ods.arith.ori(better.result, tie.result, result=core.int1)
+    xs = ods.arith.select(take.result, x1, x0, result=ety)
+    ix = ods.arith.select(take.result, i1, i0, result=core.int32)
+    ret = ods.txl.reduce_return([xs.result, ix.result])
     body.ops = [better, equal, first, tie, take, xs, ix, ret]
-    region = ir.Region([body], print_entry_args=True)
-    op = _b().create("txl.reduce {o[0]}, {o[1]} axis %d : ({t[0]}, {t[1]}) -> ({r[0]}, {r[1]}) {R[0]}" % axis,
-                     [t.handle, idx.handle], [vt, it], regions=[region], pure=True)
+    op = _b().insert(ods.txl.reduce([t.handle, idx.handle], results=[vt, it], axis=axis,
+                                    combineOp=ir.Region([body])), pure=True)
     vals, inds = tensor(op.results[0], vt), tensor(op.results[1], it)
     if keep_dims:
         vals, inds = expand_dims(vals, axis), expand_dims(inds, axis)
@@ -211,10 +203,8 @@ def _combine_region(what, fn, etys):
     for op in hoisted:
         op.block = body
     body.ops = hoisted + body.ops
-    body.ops.append(ir.Op("txl.reduce_return %s : %s" % (", ".join("{o[%d]}" % i for i in range(n)),
-                                                         ", ".join("{t[%d]}" % i for i in range(n))),
-                          [r.handle for r in rets], []))
-    return ir.Region([body], print_entry_args=True)
+    body.ops.append(ods.txl.reduce_return([r.handle for r in rets]))
+    return ir.Region([body])
 
 
 def reduce_fn(inputs, axis, combine_fn, keep_dims=False, what="tl.reduce"):
@@ -233,15 +223,10 @@ def reduce_fn(inputs, axis, combine_fn, keep_dims=False, what="tl.reduce"):
     axis = _reduction_axis(axis, len(shape))
     ts = [cast(t, core.int8) if t.dtype.is_bool() else t for t in ts]  # i1 registers do not cross lanes
     etys = [t.dtype for t in ts]
-    n = len(ts)
     region = _combine_region(what, fn, etys)
     out_shape = shape[:axis] + shape[axis + 1:]
     rts = [block_type(ety, out_shape) if out_shape else ety for ety in etys]
-    ops_ = ", ".join("{o[%d]}" % i for i in range(n))
-    tys = ", ".join("{t[%d]}" % i for i in range(n))
-    res = ", ".join("{r[%d]}" % i for i in range(n))
-    op = _b().create("txl.reduce %s axis %d : (%s) -> %s {R[0]}" % (ops_, axis, tys, res if n == 1 else "(%s)" % res),
-                     [t.handle for t in ts], rts, regions=[region], pure=True)
+    op = _b().insert(ods.txl.reduce([t.handle for t in ts], results=rts, axis=axis, combineOp=region), pure=True)
     outs = [tensor(v, rt) for v, rt in zip(op.results, rts)]
     if keep_dims:
         outs = [expand_dims(o, axis) for o in outs]
@@ -267,11 +252,10 @@ def scan_named(kind, t, axis=0, reverse=False, dtype_=None):
     t = cast(t, ety)
     axis = _reduction_axis(axis, len(_shape(t)))
     body = ir.Block([ety, ety], ["x", "y"])
-    comb = ir.Op("arith.%s {o[0]}, {o[1]} : {r[0]}" % _combine_name(kind, ety), body.args, [ety], pure=True)
-    body.ops = [comb, ir.Op("txl.reduce_return {o[0]} : {t[0]}", [comb.result], [])]
-    region = ir.Region([body], print_entry_args=True)
-    op = _b().create("txl.scan {o[0]} axis %d%s : ({t[0]}) -> {r[0]} {R[0]}" % (axis, " reverse" if reverse else ""),
-                     [t.handle], [t.type], regions=[region], pure=True)
+    comb = getattr(ods.arith, _combine_name(kind, ety))(*body.args, result=ety)
+    body.ops = [comb, ods.txl.reduce_return([comb.result])]
+    op = _b().insert(ods.txl.scan([t.handle], results=[t.type], axis=axis, reverse=bool(reverse),
+                                  combineOp=ir.Region([body])), pure=True)
     return tensor(op.result, t.type)
 
 
@@ -286,15 +270,10 @@ def scan_fn(inputs, axis, combine_fn, reverse=False, what="tl.associative_scan")
     bools = [t.dtype.is_bool() for t in ts]
     ts = [cast(t, core.int8) if t.dtype.is_bool() else t for t in ts]
     etys = [t.dtype for t in ts]
-    n = len(ts)
     region = _combine_region(what, fn, etys)
     rts = [t.type for t in ts]
-    ops_ = ", ".join("{o[%d]}" % i for i in range(n))
-    tys = ", ".join("{t[%d]}" % i for i in range(n))
-    res = ", ".join("{r[%d]}" % i for i in range(n))
-    op = _b().create("txl.scan %s axis %d%s : (%s) -> %s {R[0]}"
-                     % (ops_, axis, " reverse" if reverse else "", tys, res if n == 1 else "(%s)" % res),
-                     [t.handle for t in ts], rts, regions=[region], pure=True)
+    op = _b().insert(ods.txl.scan([t.handle for t in ts], results=rts, axis=axis, reverse=bool(reverse),
+                                  combineOp=region), pure=True)
     outs = [tensor(v, rt) for v, rt in zip(op.results, rts)]
     outs = [cast(o, core.int1) if b else o for o, b in zip(outs, bools)]
     return outs[0] if single else tuple(outs)

@@ -1,5 +1,6 @@
 """Sorting: ``tl.sort`` / ``tl.flip`` (one txl.sort / txl.flip along a dimension) and ``tl.topk`` built on them."""
 
+from ...compiler import dialects as ods
 from ...compiler.errors import SemanticError
 from .. import core
 from ..core import block_type, tensor
@@ -37,8 +38,8 @@ def sort_or_flip(kind, x, dim=None, descending=False):
     elif kind == "sort" and not (ety.is_int() or ety.is_floating()):
         raise SemanticError("tl.sort sorts integers and floats, got %s" % ety.name)
     t = cast(t, work)
-    attrs = " descending" if kind == "sort" and descending else ""
-    op = _b().create("txl.%s {o[0]} axis %d%s : {t[0]}" % (kind, axis, attrs), [t.handle], [t.type])
+    attrs = {"descending": True} if kind == "sort" and descending else {}
+    op = _b().insert(getattr(ods.txl, kind)(t.handle, result=t.type, axis=axis, **attrs))
     return cast(tensor(op.result, t.type), ety)
 
 

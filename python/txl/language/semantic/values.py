@@ -5,6 +5,7 @@ kinds meet in fp32, integers widen to the wider operand)."""
 import math
 import struct
 
+from ...compiler import dialects as ods, ir
 from ...compiler.errors import SemanticError
 from .. import core
 from ..core import dtype, tensor, _unwrap
@@ -66,9 +67,8 @@ def constant(value, ty):
             if not ty.is_int_unsigned() and value >= 2**(bits - 1):
                 value -= 2**bits
     lit = _literal(value, ty)
-    tmpl = "arith.constant %s" % lit if ty.is_bool() else "arith.constant %s : {r[0]}" % lit
-    op = _b().create_hoisted(tmpl, [ty], attrs={"const": value},
-                             key=("const", lit, ty.to_ir()))
+    op = _b().hoist(ods.arith.constant(result=ty, value=ir.Attr(lit if ty.is_bool() else "%s : %s" % (lit, ty))),
+                    attrs={"const": value}, key=("const", lit, ty.to_ir()))
     if op.result.hint is None:
         if ty.is_bool():
             op.result.hint = "true" if value else "false"
@@ -104,7 +104,8 @@ def dense(value, ty):
     """``arith.constant dense<v> : tensor<...>`` (emitted at its use: tile constants are not hoisted so each use
     gets the register layout it needs)."""
     lit = _literal(value, ty.element_ty)
-    op = _b().create("arith.constant dense<%s> : {r[0]}" % lit, [], [ty], pure=True, attrs={"const": value})
+    op = _b().insert(ods.arith.constant(result=ty, value=ir.TypedAttr("dense<%s>" % lit, ty)), pure=True,
+                     attrs={"const": value})
     return tensor(op.result, ty)
 
 

@@ -11,6 +11,7 @@ Integer results follow libdevice: the classification functions (``isnan``, ``isi
 
 import math as _pymath
 
+from ....compiler import dialects as ods
 from ....compiler.errors import SemanticError
 from ... import core as _core
 from ... import semantic as S
@@ -53,22 +54,22 @@ def _unary(name, template, check=_float):
     def fn(x):
         return S.math_op(template, check(x, name))
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = "libdevice.%s: ``%s``." % (name, template.split(" {")[0])
+    fn.__doc__ = "libdevice.%s: ``%s``." % (name, template)
     return builtin(fn)
 
 
 # -- rounding, roots ---------------------------------------------------------------------------------------------
-ceil = _unary("ceil", "math.ceil {o[0]} : {r[0]}")
-floor = _unary("floor", "math.floor {o[0]} : {r[0]}")
-trunc = _unary("trunc", "math.trunc {o[0]} : {r[0]}")
-rint = _unary("rint", "math.roundeven {o[0]} : {r[0]}")
-nearbyint = _unary("nearbyint", "math.roundeven {o[0]} : {r[0]}")
-round = _unary("round", "math.round {o[0]} : {r[0]}")  # halfway cases away from zero, as C's roundf
-sqrt = _unary("sqrt", "math.sqrt {o[0]} : {r[0]}")
-sqrt_rn = _unary("sqrt_rn", "math.sqrt {o[0]} : {r[0]}")
-rsqrt = _unary("rsqrt", "math.rsqrt {o[0]} : {r[0]}")
-exp2 = _unary("exp2", "math.exp2 {o[0]} : {r[0]}", _fp32)  # ex2.approx.f32, subnormals kept (as __nv_exp2f)
-log2 = _unary("log2", "math.log2 {o[0]} : {r[0]}", _fp32)
+ceil = _unary("ceil", "math.ceil")
+floor = _unary("floor", "math.floor")
+trunc = _unary("trunc", "math.trunc")
+rint = _unary("rint", "math.roundeven")
+nearbyint = _unary("nearbyint", "math.roundeven")
+round = _unary("round", "math.round")  # halfway cases away from zero, as C's roundf
+sqrt = _unary("sqrt", "math.sqrt")
+sqrt_rn = _unary("sqrt_rn", "math.sqrt")
+rsqrt = _unary("rsqrt", "math.rsqrt")
+exp2 = _unary("exp2", "math.exp2", _fp32)  # ex2.approx.f32, subnormals kept (as __nv_exp2f)
+log2 = _unary("log2", "math.log2", _fp32)
 
 
 @builtin
@@ -85,7 +86,7 @@ def _binary_rn(name, arith):
         if not ety.is_floating():
             ety = _F32
         tx, ty = S.binary_broadcast(S.cast(tx, ety), S.cast(ty, ety), "libdevice." + name)
-        op = S._b().create("arith.%s {o[0]}, {o[1]} : {r[0]}" % arith, [tx.handle, ty.handle], [tx.type], pure=True)
+        op = S._b().insert(getattr(ods.arith, arith)(tx.handle, ty.handle, result=tx.type), pure=True)
         return _core.tensor(op.result, tx.type)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = "libdevice.%s: IEEE %s rounded to nearest even, never fused into an fma." % (name, arith)
@@ -110,8 +111,7 @@ def fast_dividef(x, y):
     tx, ty = S.binary_broadcast(tx, ty, "libdevice.fast_dividef")
     # `arcp` as well as `afn`: x times an approximate reciprocal (div.approx.f32, __fdividef); `afn` alone is
     # Triton's `/` (div.full.f32).
-    op = S._b().create("arith.divf {o[0]}, {o[1]} fastmath<arcp,afn> : {r[0]}", [tx.handle, ty.handle], [tx.type],
-                       pure=True)
+    op = S._b().insert(ods.arith.divf(tx.handle, ty.handle, result=tx.type, fastmath="arcp,afn"), pure=True)
     return _core.tensor(op.result, tx.type)
 
 
@@ -119,7 +119,7 @@ def fast_dividef(x, y):
 def copysign(x, y):
     tx, ty = _float(x, "copysign"), S.to_tensor(y)
     tx, ty = S.binary_broadcast(tx, S.cast(ty, tx.dtype), "libdevice.copysign")
-    op = S._b().create("math.copysign {o[0]}, {o[1]} : {r[0]}", [tx.handle, ty.handle], [tx.type], pure=True)
+    op = S._b().insert(ods.math.copysign(tx.handle, ty.handle, result=tx.type), pure=True)
     return _core.tensor(op.result, tx.type)
 
 
@@ -190,8 +190,8 @@ def _classify(name, test):
 
 
 def _cmpf(pred, a, b):
-    op = S._b().create("arith.cmpf %s, {o[0]}, {o[1]} : {t[0]}" % pred, [a.handle, b.handle],
-                       [S._with_elem(a.type, _core.int1)], pure=True)
+    op = S._b().insert(ods.arith.cmpf(a.handle, b.handle, result=S._with_elem(a.type, _core.int1), predicate=pred),
+                       pure=True)
     return _core.tensor(op.result, S._with_elem(a.type, _core.int1))
 
 
@@ -259,19 +259,19 @@ def hiloint2double(hi, lo):
 # -- integer intrinsics -----------------------------------------------------------------------------------------
 @builtin
 def popc(x):
-    return S.cast(S.math_op("math.ctpop {o[0]} : {r[0]}", _int(x, "popc")), _I32)
+    return S.cast(S.math_op("math.ctpop", _int(x, "popc")), _I32)
 
 
 @builtin
 def clz(x):
-    return S.cast(S.math_op("math.ctlz {o[0]} : {r[0]}", _int(x, "clz")), _I32)
+    return S.cast(S.math_op("math.ctlz", _int(x, "clz")), _I32)
 
 
 @builtin
 def ffs(x):
     """1 + the index of the least significant set bit, 0 for 0 (as __nv_ffs)."""
     t = _int(x, "ffs")
-    tz = S.cast(S.math_op("math.cttz {o[0]} : {r[0]}", t), _I32)
+    tz = S.cast(S.math_op("math.cttz", t), _I32)
     return S.where(S.binary("==", t, 0), 0, S.binary("+", tz, 1))
 
 
@@ -294,7 +294,7 @@ def _to_int(name, src, dst, rounding):
             raise SemanticError("libdevice.%s takes %s, got %s" % (name, src.name, t.dtype.name))
         t = S.cast(t, src)
         if _ROUND[rounding]:
-            t = S.math_op(_ROUND[rounding] + " {o[0]} : {r[0]}", t)
+            t = S.math_op(_ROUND[rounding], t)
         return S.cast(t, dst)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = "libdevice.%s: %s to %s, rounding %s." % (name, src.name, dst.name, rounding)
@@ -398,10 +398,7 @@ def _libdevice_call(name):
         if rdt.is_int() and sym.startswith("__nv_u") and sym not in ("__nv_ull2float_rd",):
             rdt = _U32 if ret == "i32" else _U64
         rtype = _core.block_type(rdt, shape) if shape is not None else rdt
-        operands = ", ".join("{o[%d]}" % i for i in range(len(args)))
-        types = ", ".join("{t[%d]}" % i for i in range(len(args)))
-        op = S._b().create('txl.extern_elementwise "%s"(%s) : (%s) -> {r[0]}' % (sym, operands, types),
-                           [a.handle for a in args], [rtype], pure=True)
+        op = S._b().insert(ods.txl.extern_elementwise([a.handle for a in args], result=rtype, symbol=sym), pure=True)
         out = _core.tensor(op.result, rtype)
         if half and rdt == _F32 and all(h == half[0] for h in half):
             out = S.cast(out, half[0])
