@@ -323,8 +323,9 @@ def _shared_swizzle(layout, shape, what):
                                 "patterns)" % (what, layout.vec, layout.per_phase, layout.max_phase),
                                 "use gl.SwizzledSharedLayout(1, 1, 1, order) (unswizzled) or "
                                 "gl.NVMMASharedLayout.get_default_for(shape, dtype)")
+        # The order of the tile's dimensions (a multi-buffer allocation's leading dimension is not in it).
         order = [int(_unwrap(o)) for o in layout.order]
-        if order != list(range(len(shape) - 1, -1, -1)):
+        if order != list(range(len(order) - 1, -1, -1)) or len(order) > len(shape):
             raise SemanticError("%s: SwizzledSharedLayout order=%s: txl's buffers are row-major (order %s)"
                                 % (what, order, list(range(len(shape) - 1, -1, -1))),
                                 "store the tile transposed, or use a .permute view of a row-major buffer")
