@@ -32,17 +32,18 @@ kv_mod = importlib.import_module("txl.ops.kvcache")
 
 SHAPES = [  # B, H, H_KV, S_Q, lengths (one value: all equal; "mixed": 1 .. 16K), page, D
     (64, 32, 8, 1, 4096, 64, 128),    # Llama-3-8B decoding
-    (128, 32, 8, 1, 2048, 16, 128),
+    (64, 32, 8, 1, 4096, 16, 128),    # the same with 16-key pages (a tile spans 4 pages)
     (32, 64, 8, 1, 8192, 256, 128),   # Llama-3-70B
     (64, 32, 8, 4, 4096, 64, 128),    # speculative, 4 tokens
-    (16, 128, 8, 8, 8192, 64, 128),   # GQA 16 x 8 tokens
+    (16, 128, 8, 8, 8192, 64, 128),   # GQA 16 x 8 tokens: two 64-row blocks
     (32, 32, 32, 1, 4096, 64, 128),   # MHA
     (64, 16, 1, 1, 8192, 64, 128),    # MQA
     (64, 32, 8, 1, 4096, 64, 64),
     (8, 32, 8, 1, 32768, 64, 128),    # few long sequences: the splits fill the GPU
     (32, 32, 8, 1, "mixed", 64, 128),
+    (128, 32, 8, 1, 1024, 16, 128),   # short sequences
 ]
-QUICK = [0, 3, 4, 9]
+QUICK = [0, 1, 3, 4, 9]
 
 
 def make(B, H, h_kv, s_q, lens, page, d):
