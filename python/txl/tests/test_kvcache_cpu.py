@@ -21,7 +21,7 @@ PTR = {"Q": "*bf16:16", "K": "*bf16:16", "V": "*bf16:16", "O": "*bf16:16", "BT":
        "LSE": "*fp32:16", "PART_O": "*fp32:16", "PART_LSE": "*fp32:16"}
 
 
-def _sig(fn, cx):
+def _sig(fn, cx, elt="bf16"):
     """The signature a launch specialises: pointers 16-byte aligned, the caches' strides divisible by 16 (any
     head dim >= 16 of contiguous or sliced caches), other ints unknown."""
     sig = {}
@@ -29,7 +29,7 @@ def _sig(fn, cx):
         if name in cx:
             continue
         if name in PTR:
-            sig[name] = PTR[name]
+            sig[name] = PTR[name].replace("bf16", elt)
         elif name == "sm_scale":
             sig[name] = "fp32"
         else:
@@ -37,9 +37,9 @@ def _sig(fn, cx):
     return sig
 
 
-def _compile(fn, cx):
+def _compile(fn, cx, elt="bf16"):
     """(ptx, registers, spill bytes); ptxas statistics only where ptxas is installed (else None)."""
-    ptx, _ = compile_ptx(ir_of(fn, _sig(fn, cx), cx, num_warps=4))
+    ptx, _ = compile_ptx(ir_of(fn, _sig(fn, cx, elt), cx, num_warps=4))
     if not os.access(PTXAS, os.X_OK):
         return ptx, None, None
     with tempfile.TemporaryDirectory() as d:
@@ -80,6 +80,14 @@ def test_split_kernel_compiles(d, group, s_q, page, splits, causal):
     # 64-row blocks are one wgmma M step; 16 rows run on mma.sync.
     assert ("wgmma.mma_async" if cx["BLOCK_M"] == 64 else "mma.sync.aligned.m16n8k16") in ptx
     assert spill in (None, 0), spill
+
+
+@pytest.mark.parametrize("d,group,s_q,page", [(128, 4, 1, 16), (128, 8, 8, 64), (64, 16, 8, 64)])
+def test_fp16_split_kernel_compiles(d, group, s_q, page):
+    for splits in (1, 3):
+        ptx, _, spill = _compile(kk.kvcache_decode_split, kk.split_constexprs(d, group, s_q, page, splits, True),
+                                 "fp16")
+        assert "cp.async.cg.shared.global" in ptx and ".f16" in ptx and spill in (None, 0)
 
 
 @pytest.mark.parametrize("d,splits", [(64, 2), (128, 7), (128, 64), (256, 13)])
