@@ -232,13 +232,14 @@ def flash_attention_with_kvcache(q, k_cache, v_cache, block_table=None, cache_se
         # The kernel offsets a key within its page in int32 (the page's own offset is int64).
         raise ValueError("%s: a page (or, unpaged, a sequence's cache row) spans %d elements, past int32 offsets: "
                          "use a paged cache (block_table)" % (_WHERE, span))
-    if cache_seqlens is None or not isinstance(cache_seqlens, torch.Tensor):
+    lengths_given = isinstance(cache_seqlens, torch.Tensor)
+    if not lengths_given:
         n = cap if cache_seqlens is None else cache_seqlens
         if n > cap:
             raise ValueError("%s: cache_seqlens = %d exceeds the %d keys the %s addresses" % (
                 _WHERE, n, cap, "block_table" if paged else "cache"))
         cache_seqlens = torch.full((B,), n, dtype=torch.int32, device=q.device)
-    elif check_lengths:
+    if check_lengths and B > 0 and (lengths_given or paged):
         _check_lengths(torch, block_table if paged else None, cache_seqlens, page, cap, k_cache.shape[0])
     if softmax_scale is None:
         softmax_scale = D ** -0.5

@@ -183,7 +183,20 @@ def test_bad_arguments_on_cuda():
     bad[1, 0] = kc.shape[0]
     with pytest.raises(ValueError, match="row 1 uses a page index outside"):
         f(q, kc, vc, block_table=bad, cache_seqlens=seqlens)
+    with pytest.raises(ValueError, match="row 1 uses a page index outside"):
+        f(q, kc, vc, block_table=bad, cache_seqlens=10)  # an int length: the pages are still checked
+    with pytest.raises(ValueError, match="exceeds the 48 keys"):
+        f(q, kc, vc, block_table=bt, cache_seqlens=49)
     # Unchecked, the kernel still stays inside the table and the cache: no fault, no NaN.
     o = f(q, kc, vc, block_table=bad, cache_seqlens=torch.tensor([1000, 10], device="cuda", dtype=torch.int32),
           check_lengths=False)
     assert torch.isfinite(o).all()
+
+
+def test_empty_batch():
+    kc, vc, _, _ = paged([16], 16, 2, 64)
+    q = torch.randn(0, 1, 8, 64, device="cuda", dtype=torch.bfloat16)
+    o, lse = flash_attention_with_kvcache(q, kc, vc, block_table=torch.zeros(0, 1, dtype=torch.int32, device="cuda"),
+                                          cache_seqlens=torch.zeros(0, dtype=torch.int32, device="cuda"),
+                                          return_softmax_lse=True)
+    assert o.shape == (0, 1, 8, 64) and lse.shape == (0, 8, 1)
