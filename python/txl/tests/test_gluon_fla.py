@@ -40,7 +40,7 @@ def _keep(node, src):
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return bool(re.match(r"(import|from)\s+(triton|os)\b", text))
     if isinstance(node, (ast.Assign, ast.If)):
-        return not re.search(r"\b(torch|fla|register)\b", text)
+        return not re.search(r"\b(torch|fla|register|importlib)\b", text)
     return False
 
 
@@ -48,6 +48,12 @@ def load_kernels(name, tmp_path):
     path = os.path.join(FLA, FILES[name])
     if not os.path.exists(path):
         pytest.skip("fla is not in .ext/fla (bench/libraries.py's layout)")
+    return load_kernels_of(path, name, tmp_path)
+
+
+def load_kernels_of(path, name, tmp_path):
+    """The Gluon kernels of the file at ``path`` (and the module-level names they read), imports swapped, as a
+    module of their own (written under ``tmp_path``)."""
     with open(path) as f:
         src = f.read()
     tree = ast.parse(src)
@@ -63,6 +69,7 @@ def load_kernels(name, tmp_path):
             parts.append("\n".join(lines))
         else:
             parts.append("\n".join(swap_line(ln) for ln in ast.get_source_segment(src, node).splitlines()))
+    name = re.sub(r"\W", "_", name)
     out = tmp_path / ("fla_gluon_%s.py" % name)
     out.write_text("\n\n\n".join(parts) + "\n")
     spec = importlib.util.spec_from_file_location("fla_gluon_%s" % name, str(out))
