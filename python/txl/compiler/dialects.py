@@ -9,7 +9,8 @@ returns an unattached ``ir.Op``; ``ir.py`` checks it against ``SPECS`` and print
 from .ir import REQUIRED as _REQUIRED, build_op as _build
 
 # name -> {operands: [(name, single|optional|variadic, constraint)], results: [(name, kind)],
-#          attrs: [(name, kind, optional, default)], regions: [(name, kind)], segments, format, summary}
+#          attrs: [(name, kind, optional, default)], regions: [(name, kind)], segments: AttrSizedOperandSegments,
+#          format: the declarative assembly format, None where the op has a C++ parser (generic form)}
 SPECS = {
     'txl.addptr': {'operands': [('ptr', 'single', 'txl pointer or ranked tensor of txl pointer values'), ('offset', 'single', 'signless integer or ranked tensor of signless integer values')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'format': '$ptr `,` $offset attr-dict `:` qualified(type($ptr)) `,` qualified(type($offset))'},
     'txl.assert': {'operands': [('condition', 'single', '1-bit signless integer or ranked tensor of any type values')], 'results': [], 'attrs': [('message', ('str',), False, None)], 'regions': [], 'segments': False, 'format': '$condition `,` $message attr-dict `:` qualified(type($condition))'},
@@ -199,296 +200,296 @@ SPECS = {
 
 
 class txl:
-    """The txl dialect (txl/Dialect/TXL/IR/TXLOps.td, include/txl/Dialect/TXL/IR/TXLOps.td)."""
+    """The txl dialect (txl/Dialect/TXL/IR/TXLOps.td, this repository's include/)."""
 
     @staticmethod
     def addptr(ptr, offset, *, result):
-        "Advance pointers by element offsets."
+        "advance pointers by element offsets."
         return _build('txl.addptr', [ptr, offset], [result], {}, [])
 
     @staticmethod
     def assert_(condition, *, message):
-        "Stop the kernel with a message where a condition is false."
+        "stop the kernel with a message where a condition is false."
         return _build('txl.assert', [condition], [], {'message': message}, [])
 
     @staticmethod
     def async_load(ptrs, dst, mask=None, other=None, *, contiguity=None, cache=None, evict=None):
-        "Cp.async gather from a tensor of global pointers into shared memory."
+        "cp.async gather from a tensor of global pointers into shared memory."
         return _build('txl.async_load', [ptrs, dst, mask, other], [], {'contiguity': contiguity, 'cache': cache, 'evict': evict}, [])
 
     @staticmethod
     def async_load_wait(*, pendings):
-        "Wait until at most `pendings` cp.async groups are in flight."
+        "wait until at most `pendings` cp.async groups are in flight."
         return _build('txl.async_load_wait', [], [], {'pendings': pendings}, [])
 
     @staticmethod
     def atomic_cas(ptr, cmp, value, scratch=None, *, result, sem, scope):
-        "Atomic compare-and-swap through a pointer or a tile of pointers."
+        "atomic compare-and-swap through a pointer or a tile of pointers."
         return _build('txl.atomic_cas', [ptr, cmp, value, scratch], [result], {'sem': sem, 'scope': scope}, [])
 
     @staticmethod
     def atomic_rmw(ptr, value, mask=None, scratch=None, *, result, kind, sem, scope):
-        "Atomic read-modify-write through a pointer or a tile of pointers."
+        "atomic read-modify-write through a pointer or a tile of pointers."
         return _build('txl.atomic_rmw', [ptr, value, mask, scratch], [result], {'kind': kind, 'sem': sem, 'scope': scope}, [])
 
     @staticmethod
     def bar_arrive(*, bar, numThreads):
-        "Arrive at named barrier `bar` (bar.arrive) without waiting."
+        "arrive at named barrier `bar` (bar.arrive) without waiting."
         return _build('txl.bar_arrive', [], [], {'bar': bar, 'numThreads': numThreads}, [])
 
     @staticmethod
     def bar_wait(*, bar, numThreads):
-        "Arrive at named barrier `bar` and wait for `numThreads` (bar.sync)."
+        "arrive at named barrier `bar` and wait for `numThreads` (bar.sync)."
         return _build('txl.bar_wait', [], [], {'bar': bar, 'numThreads': numThreads}, [])
 
     @staticmethod
     def broadcast(src, *, result):
-        "Repeat size-1 dimensions of a tile."
+        "repeat size-1 dimensions of a tile."
         return _build('txl.broadcast', [src], [result], {}, [])
 
     @staticmethod
     def cluster_barrier():
-        "Barrier of every thread of every CTA of the cluster."
+        "barrier of every thread of every CTA of the cluster."
         return _build('txl.cluster_barrier', [], [], {}, [])
 
     @staticmethod
     def cta_rank(*, result):
-        "Rank of this CTA in its cluster (%cluster_ctarank)."
+        "rank of this CTA in its cluster (%cluster_ctarank)."
         return _build('txl.cta_rank', [], [result], {}, [])
 
     @staticmethod
     def desc_load(desc, indices, *, result):
-        "Load a tile through a TMA descriptor into registers (Triton's desc.load)."
+        "load a tile through a TMA descriptor into registers (Triton's desc.load)."
         return _build('txl.desc_load', [desc, indices], [result], {}, [])
 
     @staticmethod
     def desc_store(desc, indices, value):
-        "Store a register tile through a TMA descriptor (Triton's desc.store)."
+        "store a register tile through a TMA descriptor (Triton's desc.store)."
         return _build('txl.desc_store', [desc, indices, value], [], {}, [])
 
     @staticmethod
     def dot(a, b, acc, useAcc=None, *, result, async_=None):
-        "Warpgroup MMA (wgmma): d = a * b + acc."
+        "warpgroup MMA (wgmma): d = a * b + acc."
         return _build('txl.dot', [a, b, acc, useAcc], [result], {'async': async_}, [])
 
     @staticmethod
     def dot_wait(inputs, *, outputs, pendings):
-        "Wait until at most `pendings` wgmma groups are in flight."
+        "wait until at most `pendings` wgmma groups are in flight."
         return _build('txl.dot_wait', [inputs], [outputs], {'pendings': pendings}, [])
 
     @staticmethod
     def dotx(a, b, c, useD=None, pred=None, mbars=_REQUIRED, mbarPreds=_REQUIRED, *, result, two_ctas=None):
-        "Tcgen05 MMA (sm_100a) with completion mbarriers."
+        "tcgen05 MMA (sm_100a) with completion mbarriers."
         return _build('txl.dotx', [a, b, c, useD, pred, mbars, mbarPreds], [result], {'two_ctas': two_ctas}, [])
 
     @staticmethod
     def expand_dims(src, *, result, axis):
-        "Insert a size-1 dimension at `axis` (x[:, None])."
+        "insert a size-1 dimension at `axis` (x[:, None])."
         return _build('txl.expand_dims', [src], [result], {'axis': axis}, [])
 
     @staticmethod
     def extern_elementwise(srcs, *, result, symbol):
-        "A libdevice function applied to every element (tl.extra.cuda.libdevice)."
+        "a libdevice function applied to every element (tl.extra.cuda.libdevice)."
         return _build('txl.extern_elementwise', [srcs], [result], {'symbol': symbol}, [])
 
     @staticmethod
     def fence_proxy_async():
-        "Make generic-proxy shared-memory writes visible to the async proxy."
+        "make generic-proxy shared-memory writes visible to the async proxy."
         return _build('txl.fence_proxy_async', [], [], {}, [])
 
     @staticmethod
     def flip(src, scratch=None, *, result, axis):
-        "Reverse a tile along `axis` (tl.flip)."
+        "reverse a tile along `axis` (tl.flip)."
         return _build('txl.flip', [src, scratch], [result], {'axis': axis}, [])
 
     @staticmethod
     def frag_smem_load(src, other=None, pred=None, *, result, ctaId=None):
-        "Predicated, partial shared-memory load."
+        "predicated, partial shared-memory load."
         return _build('txl.frag_smem_load', [src, other, pred], [result], {'ctaId': ctaId}, [])
 
     @staticmethod
     def frag_smem_store(value, dst, mbar=None, pred=None, *, ctaId=None, slicedDim=None):
-        "Predicated, partial shared-memory store (optionally signalling an mbarrier)."
+        "predicated, partial shared-memory store (optionally signalling an mbarrier)."
         return _build('txl.frag_smem_store', [value, dst, mbar, pred], [], {'ctaId': ctaId, 'slicedDim': slicedDim}, [])
 
     @staticmethod
     def get_buffer(src, index, *, result):
-        "One stage of a shared-memory, tensor-memory or mbarrier allocation."
+        "one stage of a shared-memory, tensor-memory or mbarrier allocation."
         return _build('txl.get_buffer', [src, index], [result], {}, [])
 
     @staticmethod
     def int_to_ptr(src, *, result):
-        "Int64 addresses as pointers (tl.cast of int64 to a pointer type)."
+        "int64 addresses as pointers (tl.cast of int64 to a pointer type)."
         return _build('txl.int_to_ptr', [src], [result], {}, [])
 
     @staticmethod
     def is_warp(*, result, ids):
-        "True in the warps listed (Blackwell-style warp roles)."
+        "true in the warps listed (Blackwell-style warp roles)."
         return _build('txl.is_warp', [], [result], {'ids': ids}, [])
 
     @staticmethod
     def is_warpgroup(*, result, ids):
-        "True in the warpgroups listed (warp specialization)."
+        "true in the warpgroups listed (warp specialization)."
         return _build('txl.is_warpgroup', [], [result], {'ids': ids}, [])
 
     @staticmethod
     def join(lhs, rhs, *, result):
-        "Stack two tiles along a new last dimension of size 2 (tl.join)."
+        "stack two tiles along a new last dimension of size 2 (tl.join)."
         return _build('txl.join', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def lane_id(*, result):
-        "Lane index in the warp (tid % 32)."
+        "lane index in the warp (tid % 32)."
         return _build('txl.lane_id', [], [result], {}, [])
 
     @staticmethod
     def load(ptr, mask=None, other=None, *, result, cache=None, evict=None, isVolatile=None):
-        "Load through a pointer or a tile of pointers, with mask and other."
+        "load through a pointer or a tile of pointers, with mask and other."
         return _build('txl.load', [ptr, mask, other], [result], {'cache': cache, 'evict': evict, 'isVolatile': isVolatile}, [])
 
     @staticmethod
     def make_range(*, result, start, end):
-        "The tile [start, start+1, ..., end-1] (tl.arange)."
+        "the tile [start, start+1, ..., end-1] (tl.arange)."
         return _build('txl.make_range', [], [result], {'start': start, 'end': end}, [])
 
     @staticmethod
     def make_tensor_descriptor(base, shape, strides, scratch, *, result, nan_fill=None):
-        "Build a TMA descriptor on the device (tl.make_tensor_descriptor)."
+        "build a TMA descriptor on the device (tl.make_tensor_descriptor)."
         return _build('txl.make_tensor_descriptor', [base, shape, strides, scratch], [result], {'nan_fill': nan_fill}, [])
 
     @staticmethod
     def mbar_alloc(*, result, arriveCount):
-        "Allocate an array of mbarriers with an arrival count."
+        "allocate an array of mbarriers with an arrival count."
         return _build('txl.mbar_alloc', [], [result], {'arriveCount': arriveCount}, [])
 
     @staticmethod
     def mbar_arrive(mbar, pred=None, remoteCtaId=None, *, track_async_op=None, tx_count=None):
-        "Arrive on an mbarrier (plain, tracking cp.async, with tx bytes, or remote)."
+        "arrive on an mbarrier (plain, tracking cp.async, with tx bytes, or remote)."
         return _build('txl.mbar_arrive', [mbar, pred, remoteCtaId], [], {'track_async_op': track_async_op, 'tx_count': tx_count}, [])
 
     @staticmethod
     def mbar_expect(mbar, pred=None, *, bytes):
-        "Arrive on an mbarrier and announce the bytes TMA will deliver."
+        "arrive on an mbarrier and announce the bytes TMA will deliver."
         return _build('txl.mbar_expect', [mbar, pred], [], {'bytes': bytes}, [])
 
     @staticmethod
     def mbar_wait(mbar, phase):
-        "Wait until an mbarrier completes the phase with parity `phase`."
+        "wait until an mbarrier completes the phase with parity `phase`."
         return _build('txl.mbar_wait', [mbar, phase], [], {}, [])
 
     @staticmethod
     def num_programs(*, result, axis):
-        "Grid size along `axis` (0..2) (tl.num_programs)."
+        "grid size along `axis` (0..2) (tl.num_programs)."
         return _build('txl.num_programs', [], [result], {'axis': axis}, [])
 
     @staticmethod
     def print(args, *, prefix, hex=None):
-        "Device printf of a prefix and values."
+        "device printf of a prefix and values."
         return _build('txl.print', [args], [], {'prefix': prefix, 'hex': hex}, [])
 
     @staticmethod
     def program_id(*, result, axis):
-        "Block index along `axis` (0..2) (tl.program_id)."
+        "block index along `axis` (0..2) (tl.program_id)."
         return _build('txl.program_id', [], [result], {'axis': axis}, [])
 
     @staticmethod
     def ptr_to_int(src, *, result):
-        "Pointers as int64 addresses (tl.cast of a pointer to int64)."
+        "pointers as int64 addresses (tl.cast of a pointer to int64)."
         return _build('txl.ptr_to_int', [src], [result], {}, [])
 
     @staticmethod
     def reduce(srcs, scratch=None, *, results, axis, combineOp):
-        "Reduce tiles along `axis` with a combiner region."
+        "reduce tiles along `axis` with a combiner region."
         return _build('txl.reduce', [srcs, scratch], [results], {'axis': axis}, [combineOp])
 
     @staticmethod
     def reduce_return(results):
-        "Yield the combined values of a txl.reduce or txl.scan region."
+        "yield the combined values of a txl.reduce or txl.scan region."
         return _build('txl.reduce_return', [results], [], {}, [])
 
     @staticmethod
     def reg_alloc(*, regCount):
-        "Raise this warpgroup's register budget (setmaxnreg.inc)."
+        "raise this warpgroup's register budget (setmaxnreg.inc)."
         return _build('txl.reg_alloc', [], [], {'regCount': regCount}, [])
 
     @staticmethod
     def reg_dealloc(*, regCount):
-        "Lower this warpgroup's register budget (setmaxnreg.dec)."
+        "lower this warpgroup's register budget (setmaxnreg.dec)."
         return _build('txl.reg_dealloc', [], [], {'regCount': regCount}, [])
 
     @staticmethod
     def relayout(src, scratch=None, *, result):
-        "Move a tile to another register layout."
+        "move a tile to another register layout."
         return _build('txl.relayout', [src, scratch], [result], {}, [])
 
     @staticmethod
     def reshape(src, *, result):
-        "A tile with another shape, elements in the same row-major order (tl.reshape)."
+        "a tile with another shape, elements in the same row-major order (tl.reshape)."
         return _build('txl.reshape', [src], [result], {}, [])
 
     @staticmethod
     def scan(srcs, scratch=None, *, results, axis, reverse=None, combineOp):
-        "Inclusive prefix scan of tiles along `axis` with a combiner region."
+        "inclusive prefix scan of tiles along `axis` with a combiner region."
         return _build('txl.scan', [srcs, scratch], [results], {'axis': axis, 'reverse': reverse}, [combineOp])
 
     @staticmethod
     def smem_alloc(*, result, mutable_=None):
-        "Allocate a multi-stage shared-memory buffer."
+        "allocate a multi-stage shared-memory buffer."
         return _build('txl.smem_alloc', [], [result], {'mutable_': mutable_}, [])
 
     @staticmethod
     def smem_index(src, index, *, result):
-        "Index the leading dimension of a shared-memory view."
+        "index the leading dimension of a shared-memory view."
         return _build('txl.smem_index', [src, index], [result], {}, [])
 
     @staticmethod
     def smem_load(src, *, result, ctaId=None):
-        "Load a shared-memory tile into registers."
+        "load a shared-memory tile into registers."
         return _build('txl.smem_load', [src], [result], {'ctaId': ctaId}, [])
 
     @staticmethod
     def smem_reshape(src, *, result):
-        "A reshaped view of a shared-memory tile."
+        "a reshaped view of a shared-memory tile."
         return _build('txl.smem_reshape', [src], [result], {}, [])
 
     @staticmethod
     def smem_store(value, dst, *, ctaId=None):
-        "Store a register tile into shared memory."
+        "store a register tile into shared memory."
         return _build('txl.smem_store', [value, dst], [], {'ctaId': ctaId}, [])
 
     @staticmethod
     def smem_subslice(src, *, result, offsets):
-        "A rectangular part of a shared-memory view (TXL's smem_slice)."
+        "a rectangular part of a shared-memory view (TXL's smem_slice)."
         return _build('txl.smem_subslice', [src], [result], {'offsets': offsets}, [])
 
     @staticmethod
     def smem_trans(src, *, result, order):
-        "A transposed view of a shared-memory tile (no data moves)."
+        "a transposed view of a shared-memory tile (no data moves)."
         return _build('txl.smem_trans', [src], [result], {'order': order}, [])
 
     @staticmethod
     def sort(src, scratch=None, *, result, axis, descending=None):
-        "Sort a tile along `axis` (tl.sort)."
+        "sort a tile along `axis` (tl.sort)."
         return _build('txl.sort', [src, scratch], [result], {'axis': axis, 'descending': descending}, [])
 
     @staticmethod
     def splat(src, *, result):
-        "A tile with every element equal to a scalar (tl.full)."
+        "a tile with every element equal to a scalar (tl.full)."
         return _build('txl.splat', [src], [result], {}, [])
 
     @staticmethod
     def split(src, *, outLHS, outRHS):
-        "The two halves of a tile's last dimension of size 2 (tl.split)."
+        "the two halves of a tile's last dimension of size 2 (tl.split)."
         return _build('txl.split', [src], [outLHS, outRHS], {}, [])
 
     @staticmethod
     def store(ptr, value, mask=None, *, cache=None, evict=None):
-        "Store through a pointer or a tile of pointers, with a mask."
+        "store through a pointer or a tile of pointers, with a mask."
         return _build('txl.store', [ptr, value, mask], [], {'cache': cache, 'evict': evict}, [])
 
     @staticmethod
     def tid(*, result):
-        "Thread index in the block (threadIdx.x)."
+        "thread index in the block (threadIdx.x)."
         return _build('txl.tid', [], [result], {}, [])
 
     @staticmethod
@@ -508,37 +509,37 @@ class txl:
 
     @staticmethod
     def tma_store_wait(*, pendings):
-        "Wait until at most `pendings` TMA store groups still read shared memory."
+        "wait until at most `pendings` TMA store groups still read shared memory."
         return _build('txl.tma_store_wait', [], [], {'pendings': pendings}, [])
 
     @staticmethod
     def tmem_alloc(*, result, mutable_=None):
-        "Allocate a multi-stage tensor-memory buffer (sm_100a)."
+        "allocate a multi-stage tensor-memory buffer (sm_100a)."
         return _build('txl.tmem_alloc', [], [result], {'mutable_': mutable_}, [])
 
     @staticmethod
     def tmem_load(src, *, result, ctaId=None):
-        "Load a tensor-memory tile into registers (tcgen05.ld)."
+        "load a tensor-memory tile into registers (tcgen05.ld)."
         return _build('txl.tmem_load', [src], [result], {'ctaId': ctaId}, [])
 
     @staticmethod
     def tmem_store(value, dst, *, ctaId=None):
-        "Store a register tile into tensor memory (tcgen05.st)."
+        "store a register tile into tensor memory (tcgen05.st)."
         return _build('txl.tmem_store', [value, dst], [], {'ctaId': ctaId}, [])
 
     @staticmethod
     def trans(src, *, result, order):
-        "Permute the dimensions of a tile (tl.trans, tl.permute, x.T)."
+        "permute the dimensions of a tile (tl.trans, tl.permute, x.T)."
         return _build('txl.trans', [src], [result], {'order': order}, [])
 
     @staticmethod
     def warp_id(*, result):
-        "Warp index in the block (tid / 32, warp-uniform)."
+        "warp index in the block (tid / 32, warp-uniform)."
         return _build('txl.warp_id', [], [result], {}, [])
 
     @staticmethod
     def warpgroup_id(*, result):
-        "Warpgroup index in the block (tid / 128, warp-uniform)."
+        "warpgroup index in the block (tid / 128, warp-uniform)."
         return _build('txl.warpgroup_id', [], [result], {}, [])
 
 
@@ -547,192 +548,192 @@ class arith:
 
     @staticmethod
     def addf(lhs, rhs, *, result, fastmath=None):
-        "Floating point addition operation."
+        "floating point addition operation."
         return _build('arith.addf', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def addi(lhs, rhs, *, result, overflowFlags=None):
-        "Integer addition operation."
+        "integer addition operation."
         return _build('arith.addi', [lhs, rhs], [result], {'overflowFlags': overflowFlags}, [])
 
     @staticmethod
     def addui_extended(lhs, rhs, *, sum, overflow):
-        "Extended unsigned integer addition operation returning sum and overflow bit."
+        "extended unsigned integer addition operation returning sum and overflow bit."
         return _build('arith.addui_extended', [lhs, rhs], [sum, overflow], {}, [])
 
     @staticmethod
     def andi(lhs, rhs, *, result):
-        "Integer binary and."
+        "integer binary and."
         return _build('arith.andi', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def bitcast(in_, *, out):
-        "Bitcast between values of equal bit width."
+        "bitcast between values of equal bit width."
         return _build('arith.bitcast', [in_], [out], {}, [])
 
     @staticmethod
     def ceildivsi(lhs, rhs, *, result):
-        "Signed ceil integer division operation."
+        "signed ceil integer division operation."
         return _build('arith.ceildivsi', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def ceildivui(lhs, rhs, *, result):
-        "Unsigned ceil integer division operation."
+        "unsigned ceil integer division operation."
         return _build('arith.ceildivui', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def cmpf(lhs, rhs, *, result, predicate, fastmath=None):
-        "Floating-point comparison operation."
+        "floating-point comparison operation."
         return _build('arith.cmpf', [lhs, rhs], [result], {'predicate': predicate, 'fastmath': fastmath}, [])
 
     @staticmethod
     def cmpi(lhs, rhs, *, result, predicate):
-        "Integer comparison operation."
+        "integer comparison operation."
         return _build('arith.cmpi', [lhs, rhs], [result], {'predicate': predicate}, [])
 
     @staticmethod
     def constant(*, result, value):
-        "Integer or floating point constant."
+        "integer or floating point constant."
         return _build('arith.constant', [], [result], {'value': value}, [])
 
     @staticmethod
     def divf(lhs, rhs, *, result, fastmath=None):
-        "Floating point division operation."
+        "floating point division operation."
         return _build('arith.divf', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def divsi(lhs, rhs, *, result, isExact=None):
-        "Signed integer division operation."
+        "signed integer division operation."
         return _build('arith.divsi', [lhs, rhs], [result], {'isExact': isExact}, [])
 
     @staticmethod
     def divui(lhs, rhs, *, result, isExact=None):
-        "Unsigned integer division operation."
+        "unsigned integer division operation."
         return _build('arith.divui', [lhs, rhs], [result], {'isExact': isExact}, [])
 
     @staticmethod
     def extf(in_, *, out, fastmath=None):
-        "Cast from floating-point to wider floating-point."
+        "cast from floating-point to wider floating-point."
         return _build('arith.extf', [in_], [out], {'fastmath': fastmath}, [])
 
     @staticmethod
     def extsi(in_, *, out):
-        "Integer sign extension operation."
+        "integer sign extension operation."
         return _build('arith.extsi', [in_], [out], {}, [])
 
     @staticmethod
     def extui(in_, *, out):
-        "Integer zero extension operation."
+        "integer zero extension operation."
         return _build('arith.extui', [in_], [out], {}, [])
 
     @staticmethod
     def floordivsi(lhs, rhs, *, result):
-        "Signed floor integer division operation."
+        "signed floor integer division operation."
         return _build('arith.floordivsi', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def fptosi(in_, *, out):
-        "Cast from floating-point type to integer type."
+        "cast from floating-point type to integer type."
         return _build('arith.fptosi', [in_], [out], {}, [])
 
     @staticmethod
     def fptoui(in_, *, out):
-        "Cast from floating-point type to integer type."
+        "cast from floating-point type to integer type."
         return _build('arith.fptoui', [in_], [out], {}, [])
 
     @staticmethod
     def index_cast(in_, *, out):
-        "Cast between index and integer types."
+        "cast between index and integer types."
         return _build('arith.index_cast', [in_], [out], {}, [])
 
     @staticmethod
     def index_castui(in_, *, out):
-        "Unsigned cast between index and integer types."
+        "unsigned cast between index and integer types."
         return _build('arith.index_castui', [in_], [out], {}, [])
 
     @staticmethod
     def maximumf(lhs, rhs, *, result, fastmath=None):
-        "Floating-point maximum operation."
+        "floating-point maximum operation."
         return _build('arith.maximumf', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def maxnumf(lhs, rhs, *, result, fastmath=None):
-        "Floating-point maximum operation."
+        "floating-point maximum operation."
         return _build('arith.maxnumf', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def maxsi(lhs, rhs, *, result):
-        "Signed integer maximum operation."
+        "signed integer maximum operation."
         return _build('arith.maxsi', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def maxui(lhs, rhs, *, result):
-        "Unsigned integer maximum operation."
+        "unsigned integer maximum operation."
         return _build('arith.maxui', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def minimumf(lhs, rhs, *, result, fastmath=None):
-        "Floating-point minimum operation."
+        "floating-point minimum operation."
         return _build('arith.minimumf', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def minnumf(lhs, rhs, *, result, fastmath=None):
-        "Floating-point minimum operation."
+        "floating-point minimum operation."
         return _build('arith.minnumf', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def minsi(lhs, rhs, *, result):
-        "Signed integer minimum operation."
+        "signed integer minimum operation."
         return _build('arith.minsi', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def minui(lhs, rhs, *, result):
-        "Unsigned integer minimum operation."
+        "unsigned integer minimum operation."
         return _build('arith.minui', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def mulf(lhs, rhs, *, result, fastmath=None):
-        "Floating point multiplication operation."
+        "floating point multiplication operation."
         return _build('arith.mulf', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def muli(lhs, rhs, *, result, overflowFlags=None):
-        "Integer multiplication operation.."
+        "Integer multiplication operation."
         return _build('arith.muli', [lhs, rhs], [result], {'overflowFlags': overflowFlags}, [])
 
     @staticmethod
     def mulsi_extended(lhs, rhs, *, low, high):
-        "Extended signed integer multiplication operation."
+        "extended signed integer multiplication operation."
         return _build('arith.mulsi_extended', [lhs, rhs], [low, high], {}, [])
 
     @staticmethod
     def mului_extended(lhs, rhs, *, low, high):
-        "Extended unsigned integer multiplication operation."
+        "extended unsigned integer multiplication operation."
         return _build('arith.mului_extended', [lhs, rhs], [low, high], {}, [])
 
     @staticmethod
     def negf(operand, *, result, fastmath=None):
-        "Floating point negation."
+        "floating point negation."
         return _build('arith.negf', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def ori(lhs, rhs, *, result):
-        "Integer binary or."
+        "integer binary or."
         return _build('arith.ori', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def remf(lhs, rhs, *, result, fastmath=None):
-        "Floating point division remainder operation."
+        "floating point division remainder operation."
         return _build('arith.remf', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def remsi(lhs, rhs, *, result):
-        "Signed integer division remainder operation."
+        "signed integer division remainder operation."
         return _build('arith.remsi', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def remui(lhs, rhs, *, result):
-        "Unsigned integer division remainder operation."
+        "unsigned integer division remainder operation."
         return _build('arith.remui', [lhs, rhs], [result], {}, [])
 
     @staticmethod
@@ -747,57 +748,57 @@ class arith:
 
     @staticmethod
     def select(condition, true_value, false_value, *, result):
-        "Select operation."
+        "select operation."
         return _build('arith.select', [condition, true_value, false_value], [result], {}, [])
 
     @staticmethod
     def shli(lhs, rhs, *, result, overflowFlags=None):
-        "Integer left-shift."
+        "integer left-shift."
         return _build('arith.shli', [lhs, rhs], [result], {'overflowFlags': overflowFlags}, [])
 
     @staticmethod
     def shrsi(lhs, rhs, *, result, isExact=None):
-        "Signed integer right-shift."
+        "signed integer right-shift."
         return _build('arith.shrsi', [lhs, rhs], [result], {'isExact': isExact}, [])
 
     @staticmethod
     def shrui(lhs, rhs, *, result, isExact=None):
-        "Unsigned integer right-shift."
+        "unsigned integer right-shift."
         return _build('arith.shrui', [lhs, rhs], [result], {'isExact': isExact}, [])
 
     @staticmethod
     def sitofp(in_, *, out):
-        "Cast from integer type to floating-point."
+        "cast from integer type to floating-point."
         return _build('arith.sitofp', [in_], [out], {}, [])
 
     @staticmethod
     def subf(lhs, rhs, *, result, fastmath=None):
-        "Floating point subtraction operation."
+        "floating point subtraction operation."
         return _build('arith.subf', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def subi(lhs, rhs, *, result, overflowFlags=None):
-        "Integer subtraction operation.."
+        "Integer subtraction operation."
         return _build('arith.subi', [lhs, rhs], [result], {'overflowFlags': overflowFlags}, [])
 
     @staticmethod
     def truncf(in_, *, out, roundingmode=None, fastmath=None):
-        "Cast from floating-point to narrower floating-point."
+        "cast from floating-point to narrower floating-point."
         return _build('arith.truncf', [in_], [out], {'roundingmode': roundingmode, 'fastmath': fastmath}, [])
 
     @staticmethod
     def trunci(in_, *, out, overflowFlags=None):
-        "Integer truncation operation."
+        "integer truncation operation."
         return _build('arith.trunci', [in_], [out], {'overflowFlags': overflowFlags}, [])
 
     @staticmethod
     def uitofp(in_, *, out):
-        "Cast from unsigned integer type to floating-point."
+        "cast from unsigned integer type to floating-point."
         return _build('arith.uitofp', [in_], [out], {}, [])
 
     @staticmethod
     def xori(lhs, rhs, *, result):
-        "Integer binary xor."
+        "integer binary xor."
         return _build('arith.xori', [lhs, rhs], [result], {}, [])
 
 
@@ -806,17 +807,17 @@ class math:
 
     @staticmethod
     def absf(operand, *, result, fastmath=None):
-        "Floating point absolute-value operation."
+        "floating point absolute-value operation."
         return _build('math.absf', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def absi(operand, *, result):
-        "Integer absolute-value operation."
+        "integer absolute-value operation."
         return _build('math.absi', [operand], [result], {}, [])
 
     @staticmethod
     def acos(operand, *, result, fastmath=None):
-        "Arcus cosine of the specified value."
+        "arcus cosine of the specified value."
         return _build('math.acos', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
@@ -826,17 +827,17 @@ class math:
 
     @staticmethod
     def asin(operand, *, result, fastmath=None):
-        "Arcus sine of the given value."
+        "arcus sine of the given value."
         return _build('math.asin', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def asinh(operand, *, result, fastmath=None):
-        "Hyperbolic arcus sine of the given value."
+        "hyperbolic arcus sine of the given value."
         return _build('math.asinh', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def atan(operand, *, result, fastmath=None):
-        "Arcus tangent of the given value."
+        "arcus tangent of the given value."
         return _build('math.atan', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
@@ -846,22 +847,22 @@ class math:
 
     @staticmethod
     def atanh(operand, *, result, fastmath=None):
-        "Hyperbolic arcus tangent of the given value."
+        "hyperbolic arcus tangent of the given value."
         return _build('math.atanh', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def cbrt(operand, *, result, fastmath=None):
-        "Cube root of the specified value."
+        "cube root of the specified value."
         return _build('math.cbrt', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def ceil(operand, *, result, fastmath=None):
-        "Ceiling of the specified value."
+        "ceiling of the specified value."
         return _build('math.ceil', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def clampf(value, min, max, *, result, fastmath=None):
-        "Floating point clamping operation."
+        "floating point clamping operation."
         return _build('math.clampf', [value, min, max], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
@@ -871,102 +872,102 @@ class math:
 
     @staticmethod
     def cos(operand, *, result, fastmath=None):
-        "Cosine of the specified value."
+        "cosine of the specified value."
         return _build('math.cos', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def cosh(operand, *, result, fastmath=None):
-        "Hyperbolic cosine of the specified value."
+        "hyperbolic cosine of the specified value."
         return _build('math.cosh', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def ctlz(operand, *, result):
-        "Counts the leading zeros an integer value."
+        "counts the leading zeros an integer value."
         return _build('math.ctlz', [operand], [result], {}, [])
 
     @staticmethod
     def ctpop(operand, *, result):
-        "Counts the number of set bits of an integer value."
+        "counts the number of set bits of an integer value."
         return _build('math.ctpop', [operand], [result], {}, [])
 
     @staticmethod
     def cttz(operand, *, result):
-        "Counts the trailing zeros an integer value."
+        "counts the trailing zeros an integer value."
         return _build('math.cttz', [operand], [result], {}, [])
 
     @staticmethod
     def erf(operand, *, result, fastmath=None):
-        "Error function of the specified value."
+        "error function of the specified value."
         return _build('math.erf', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def erfc(operand, *, result, fastmath=None):
-        "Complementary error function of the specified value."
+        "complementary error function of the specified value."
         return _build('math.erfc', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def exp(operand, *, result, fastmath=None):
-        "Base-e exponential of the specified value."
+        "base-e exponential of the specified value."
         return _build('math.exp', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def exp2(operand, *, result, fastmath=None):
-        "Base-2 exponential of the specified value."
+        "base-2 exponential of the specified value."
         return _build('math.exp2', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def expm1(operand, *, result, fastmath=None):
-        "Base-e exponential of the specified value minus 1."
+        "base-e exponential of the specified value minus 1."
         return _build('math.expm1', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def floor(operand, *, result, fastmath=None):
-        "Floor of the specified value."
+        "floor of the specified value."
         return _build('math.floor', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def fma(a, b, c, *, result, fastmath=None):
-        "Floating point fused multipy-add operation."
+        "floating point fused multipy-add operation."
         return _build('math.fma', [a, b, c], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def fpowi(lhs, rhs, *, result, fastmath=None):
-        "Floating point raised to the signed integer power."
+        "floating point raised to the signed integer power."
         return _build('math.fpowi', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def ipowi(lhs, rhs, *, result):
-        "Signed integer raised to the power of operation."
+        "signed integer raised to the power of operation."
         return _build('math.ipowi', [lhs, rhs], [result], {}, [])
 
     @staticmethod
     def isfinite(operand, *, result, fastmath=None):
-        "Returns true if the operand classifies as finite."
+        "returns true if the operand classifies as finite."
         return _build('math.isfinite', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def isinf(operand, *, result, fastmath=None):
-        "Returns true if the operand classifies as infinite."
+        "returns true if the operand classifies as infinite."
         return _build('math.isinf', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def isnan(operand, *, result, fastmath=None):
-        "Returns true if the operand classifies as NaN."
+        "returns true if the operand classifies as NaN."
         return _build('math.isnan', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def isnormal(operand, *, result, fastmath=None):
-        "Returns true if the operand classifies as normal."
+        "returns true if the operand classifies as normal."
         return _build('math.isnormal', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def log(operand, *, result, fastmath=None):
-        "Base-e logarithm of the specified value."
+        "base-e logarithm of the specified value."
         return _build('math.log', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def log10(operand, *, result, fastmath=None):
-        "Base-10 logarithm of the specified value."
+        "base-10 logarithm of the specified value."
         return _build('math.log10', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
@@ -976,62 +977,62 @@ class math:
 
     @staticmethod
     def log2(operand, *, result, fastmath=None):
-        "Base-2 logarithm of the specified value."
+        "base-2 logarithm of the specified value."
         return _build('math.log2', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def powf(lhs, rhs, *, result, fastmath=None):
-        "Floating point raised to the power of operation."
+        "floating point raised to the power of operation."
         return _build('math.powf', [lhs, rhs], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def round(operand, *, result, fastmath=None):
-        "Round of the specified value."
+        "round of the specified value."
         return _build('math.round', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def roundeven(operand, *, result, fastmath=None):
-        "Round of the specified value with halfway cases to even."
+        "round of the specified value with halfway cases to even."
         return _build('math.roundeven', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def rsqrt(operand, *, result, fastmath=None):
-        "Reciprocal of sqrt (1 / sqrt of the specified value)."
+        "reciprocal of sqrt (1 / sqrt of the specified value)."
         return _build('math.rsqrt', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def sin(operand, *, result, fastmath=None):
-        "Sine of the specified value."
+        "sine of the specified value."
         return _build('math.sin', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def sincos(operand, *, sin, cos, fastmath=None):
-        "Sine and cosine of the specified value."
+        "sine and cosine of the specified value."
         return _build('math.sincos', [operand], [sin, cos], {'fastmath': fastmath}, [])
 
     @staticmethod
     def sinh(operand, *, result, fastmath=None):
-        "Hyperbolic sine of the specified value."
+        "hyperbolic sine of the specified value."
         return _build('math.sinh', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def sqrt(operand, *, result, fastmath=None):
-        "Sqrt of the specified value."
+        "sqrt of the specified value."
         return _build('math.sqrt', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def tan(operand, *, result, fastmath=None):
-        "Tangent of the specified value."
+        "tangent of the specified value."
         return _build('math.tan', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def tanh(operand, *, result, fastmath=None):
-        "Hyperbolic tangent of the specified value."
+        "hyperbolic tangent of the specified value."
         return _build('math.tanh', [operand], [result], {'fastmath': fastmath}, [])
 
     @staticmethod
     def trunc(operand, *, result, fastmath=None):
-        "Trunc of the specified value."
+        "trunc of the specified value."
         return _build('math.trunc', [operand], [result], {'fastmath': fastmath}, [])
 
 
@@ -1040,62 +1041,62 @@ class scf:
 
     @staticmethod
     def condition(condition, args):
-        "Loop continuation condition."
+        "loop continuation condition."
         return _build('scf.condition', [condition, args], [], {}, [])
 
     @staticmethod
     def execute_region(*, result, no_inline=None, region):
-        "Operation that executes its region exactly once."
+        "operation that executes its region exactly once."
         return _build('scf.execute_region', [], [result], {'no_inline': no_inline}, [region])
 
     @staticmethod
     def for_(lowerBound, upperBound, step, initArgs, *, results, unsignedCmp=None, region):
-        "For operation."
+        "for operation."
         return _build('scf.for', [lowerBound, upperBound, step, initArgs], [results], {'unsignedCmp': unsignedCmp}, [region])
 
     @staticmethod
     def forall(dynamicLowerBound, dynamicUpperBound, dynamicStep, outputs, *, results, staticLowerBound, staticUpperBound, staticStep, mapping=None, region):
-        "Evaluate a block multiple times in parallel."
+        "evaluate a block multiple times in parallel."
         return _build('scf.forall', [dynamicLowerBound, dynamicUpperBound, dynamicStep, outputs], [results], {'staticLowerBound': staticLowerBound, 'staticUpperBound': staticUpperBound, 'staticStep': staticStep, 'mapping': mapping}, [region])
 
     @staticmethod
     def forall_in_parallel(*, region):
-        "Terminates a `forall` block."
+        "terminates a `forall` block."
         return _build('scf.forall.in_parallel', [], [], {}, [region])
 
     @staticmethod
     def if_(condition, *, results, thenRegion, elseRegion):
-        "If-then-else operation."
+        "if-then-else operation."
         return _build('scf.if', [condition], [results], {}, [thenRegion, elseRegion])
 
     @staticmethod
     def index_switch(arg, *, results, cases, defaultRegion, caseRegions):
-        "Switch-case operation on an index argument."
+        "switch-case operation on an index argument."
         return _build('scf.index_switch', [arg], [results], {'cases': cases}, [defaultRegion, caseRegions])
 
     @staticmethod
     def parallel(lowerBound, upperBound, step, initVals, *, results, region):
-        "Parallel for operation."
+        "parallel for operation."
         return _build('scf.parallel', [lowerBound, upperBound, step, initVals], [results], {}, [region])
 
     @staticmethod
     def reduce(operands, *, reductions):
-        "Reduce operation for scf.parallel."
+        "reduce operation for scf.parallel."
         return _build('scf.reduce', [operands], [], {}, [reductions])
 
     @staticmethod
     def reduce_return(result):
-        "Terminator for reduce operation."
+        "terminator for reduce operation."
         return _build('scf.reduce.return', [result], [], {}, [])
 
     @staticmethod
     def while_(inits, *, results, before, after):
-        "A generic 'while' loop."
+        "a generic 'while' loop."
         return _build('scf.while', [inits], [results], {}, [before, after])
 
     @staticmethod
     def yield_(results):
-        "Loop yield and termination operation."
+        "loop yield and termination operation."
         return _build('scf.yield', [results], [], {}, [])
 
 
@@ -1104,17 +1105,17 @@ class func:
 
     @staticmethod
     def call(operands, *, result, callee, arg_attrs=None, res_attrs=None, no_inline=None):
-        "Call operation."
+        "call operation."
         return _build('func.call', [operands], [result], {'callee': callee, 'arg_attrs': arg_attrs, 'res_attrs': res_attrs, 'no_inline': no_inline}, [])
 
     @staticmethod
     def call_indirect(callee, callee_operands, *, results, arg_attrs=None, res_attrs=None):
-        "Indirect call operation."
+        "indirect call operation."
         return _build('func.call_indirect', [callee, callee_operands], [results], {'arg_attrs': arg_attrs, 'res_attrs': res_attrs}, [])
 
     @staticmethod
     def constant(*, result, value):
-        "Constant."
+        "constant."
         return _build('func.constant', [], [result], {'value': value}, [])
 
     @staticmethod

@@ -32,7 +32,7 @@ LLVM = os.environ.get("TXL_LLVM_DIR", "/usr/lib/llvm-22")
 # (dialect, .td file, where it lives): the dialects whose ops the frontend emits. A test
 # (python/txl/tests/test_generated_ops.py) compiles the kernel corpus and fails on an op name not generated here.
 SOURCES = [
-    ("txl", "txl/Dialect/TXL/IR/TXLOps.td", "include/txl/Dialect/TXL/IR/TXLOps.td"),
+    ("txl", "txl/Dialect/TXL/IR/TXLOps.td", "this repository's include/"),
     ("arith", "mlir/Dialect/Arith/IR/ArithOps.td", "upstream MLIR"),
     ("math", "mlir/Dialect/Math/IR/MathOps.td", "upstream MLIR"),
     ("scf", "mlir/Dialect/SCF/IR/SCFOps.td", "upstream MLIR"),
@@ -41,15 +41,18 @@ SOURCES = [
 ]
 
 
+OPTIONS = {"tblgen": None, "llvm_include": None}  # set by --tblgen / --llvm-include (CMake passes its own)
+
+
 def tblgen():
-    exe = os.environ.get("TXL_TBLGEN") or os.path.join(LLVM, "bin", "llvm-tblgen")
+    exe = OPTIONS["tblgen"] or os.environ.get("TXL_TBLGEN") or os.path.join(LLVM, "bin", "llvm-tblgen")
     if not os.access(exe, os.X_OK):
         sys.exit("gen_ops.py: no llvm-tblgen at %s (set TXL_TBLGEN or TXL_LLVM_DIR)" % exe)
     return exe
 
 
 def dump(td):
-    inc = [os.path.join(REPO, "include"), os.path.join(LLVM, "include")]
+    inc = [os.path.join(REPO, "include"), OPTIONS["llvm_include"] or os.path.join(LLVM, "include")]
     path = next((os.path.join(i, td) for i in inc if os.path.exists(os.path.join(i, td))), None)
     if path is None:
         sys.exit("gen_ops.py: %s not found under %s" % (td, ", ".join(inc)))
@@ -218,7 +221,8 @@ def render(all_specs):
            "from .ir import build_op as _build",
            "",
            "# name -> {operands: [(name, single|optional|variadic, constraint)], results: [(name, kind)],",
-           "#          attrs: [(name, kind, optional, default)], regions: [(name, kind)], segments, format, summary}",
+           "#          attrs: [(name, kind, optional, default)], regions: [(name, kind)], segments: AttrSizedOperandSegments,",
+           "#          format: the declarative assembly format, None where the op has a C++ parser (generic form)}",
            "SPECS = {"]
     for dialect, td, where in SOURCES:
         for s in all_specs[dialect]:
@@ -253,7 +257,7 @@ def render(all_specs):
                 ", ".join(pyname(g[0]) for g in s["regions"]))
             out += ["", "    @staticmethod", "    def %s(%s):" % (pyname(s["name"].split(".", 1)[1]), sig)]
             if s["summary"]:
-                out.append("        %s" % json.dumps(s["summary"][:1].upper() + s["summary"][1:] + "."))
+                out.append("        %s" % json.dumps(s["summary"].rstrip(".") + "."))
             out.append("        return " + call)
     text = "\n".join(out) + "\n"
     if "_REQUIRED" in text:
@@ -273,13 +277,17 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--output", default=OUTPUT)
     ap.add_argument("--check", action="store_true", help="compare with the output file instead of writing it")
+    ap.add_argument("--tblgen", help="llvm-tblgen (default: $TXL_TBLGEN, else %s/bin/llvm-tblgen)" % LLVM)
+    ap.add_argument("--llvm-include", help="MLIR's include directory (default: %s/include)" % LLVM)
     args = ap.parse_args(argv)
+    OPTIONS.update(tblgen=args.tblgen, llvm_include=args.llvm_include)
     text = generate()
     if args.check:
         old = open(args.output).read() if os.path.exists(args.output) else None
         if old != text:
-            print("%s is not what gen_ops.py generates from ODS now: run python3 python/txl/compiler/gen_ops.py "
-                  "(or ninja -C build txl-docs) and commit it" % args.output, file=sys.stderr)
+            print("%s is not what gen_ops.py generates from ODS now (an op's ODS changed): run "
+                  "python3 python/txl/compiler/gen_ops.py (or ninja -C build txl-docs) and commit it"
+                  % args.output, file=sys.stderr)
             return 1
         return 0
     tmp = args.output + ".tmp"

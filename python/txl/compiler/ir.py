@@ -148,6 +148,12 @@ def _check_attr(opname, name, kind, value):
             raise bad("a type")
 
 
+# ODS type constraints whose meaning is one builtin type (their summaries, as gen_ops.py records them): checked when
+# an op is built. The others (tiles, txl handle types) are left to txlc's verifier.
+_SCALAR_CONSTRAINTS = {"1-bit signless integer": "i1", "32-bit signless integer": "i32",
+                       "64-bit signless integer": "i64", "index": "index"}
+
+
 def build_op(name, operands, results, attrs, regions):
     """The op ``name`` (see ``dialects.SPECS``) from a generated builder's arguments, checked against ODS."""
     spec = _specs()[name]
@@ -163,9 +169,12 @@ def build_op(name, operands, results, attrs, regions):
             if not isinstance(v, (list, tuple)):
                 raise OpBuildError("%s: operand `%s` is variadic: give a list of values, got %r" % (name, oname, v))
             vals = list(v)
+        want = _SCALAR_CONSTRAINTS.get(cons[len("variadic of "):] if cons.startswith("variadic of ") else cons)
         for x in vals:
             if not isinstance(x, Value):
                 raise OpBuildError("%s: operand `%s` (%s) must be a value, got %r" % (name, oname, cons, x))
+            if want is not None and str(x.type) != want:
+                raise OpBuildError("%s: operand `%s` must be %s (%s), got %s" % (name, oname, cons, want, x.type))
         flat += vals
         sizes.append(len(vals))
     types = []

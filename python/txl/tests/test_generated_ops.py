@@ -151,6 +151,8 @@ def test_generic_form_has_properties_and_segment_sizes():
     (lambda: ods.txl.desc_load(_val(core.int32), _val(core.int32), result=core.int32),
      "operand `indices` is variadic"),
     (lambda: ods.arith.addf(_val(core.float32), 1.0, result=core.float32), "operand `rhs`"),
+    (lambda: ods.txl.get_buffer(_val(core.mbar_type(2)), _val(core.int64), result=core.mbar_type(0)),
+     "operand `index` must be 32-bit signless integer (i32), got i64"),
     (lambda: ods.arith.addf(_val(core.float32), _val(core.float32), result=None), "result `result` needs one type"),
     (lambda: ods.arith.addf(_val(core.float32), _val(core.float32), result=core.float32, fastmath="contract,fastt"),
      "attribute `fastmath` must be one of"),
