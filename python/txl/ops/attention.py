@@ -303,12 +303,12 @@ def _plain(local):
 # ---------------------------------------------------------------------------------------------------------------
 def check_head_dims(d, dv, kernel="fa3", where="txl.ops.flash_attention"):
     """q/k head dim d and v head dim dv: equal and one of HEAD_DIMS, or a pair of ASYM_HEAD_DIMS (kernel fa3)."""
+    pairs = ", ".join("%d/%d" % p for p in ASYM_HEAD_DIMS)
     if d == dv:
         if d not in HEAD_DIMS:
-            raise ValueError("%s: head dim %d is not supported; supported: %s"
-                             % (where, d, ", ".join(map(str, HEAD_DIMS))))
+            raise ValueError("%s: head dim %d is not supported; supported: %s, and (q/k, v) = %s with kernel='fa3'"
+                             % (where, d, ", ".join(map(str, HEAD_DIMS)), pairs))
         return
-    pairs = ", ".join("%d/%d" % p for p in ASYM_HEAD_DIMS)
     if (d, dv) not in ASYM_HEAD_DIMS:
         raise ValueError("%s: head dims q/k %d and v %d are not supported: v's head dim may differ from q's and k's "
                          "only as (q/k, v) = %s (v's a power of two, q's a multiple of 64, v's <= q's); pad v with "
@@ -363,13 +363,6 @@ def _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel):
         if t.dtype != q.dtype:
             raise TypeError("txl.ops.flash_attention: %s is %s but q is %s: q, k, v must have one dtype"
                             % (name, t.dtype, q.dtype))
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if t.device.type != "cuda":
-            raise ValueError("txl.ops.flash_attention: %s is on %s: the kernels run on a CUDA GPU; move it with "
-                             ".cuda()" % (name, t.device))
-    if not (q.device == k.device == v.device):
-        raise ValueError("txl.ops.flash_attention: q, k, v are on different devices (%s, %s, %s)"
-                         % (q.device, k.device, v.device))
     B, H, N, D = q.shape
     if k.shape[:3] != v.shape[:3]:
         raise ValueError("txl.ops.flash_attention: k %s and v %s must have the same shape (v's head dim may be "
@@ -389,6 +382,14 @@ def _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel):
         if t.stride(-1) != 1:
             raise ValueError("txl.ops.flash_attention: %s has stride %d in its last dimension: TMA needs the head "
                              "dim contiguous (stride 1); call .contiguous()" % (name, t.stride(-1)))
+    # (the device last: shape errors are found the same on any device)
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.device.type != "cuda":
+            raise ValueError("txl.ops.flash_attention: %s is on %s: the kernels run on a CUDA GPU; move it with "
+                             ".cuda()" % (name, t.device))
+    if not (q.device == k.device == v.device):
+        raise ValueError("txl.ops.flash_attention: q, k, v are on different devices (%s, %s, %s)"
+                         % (q.device, k.device, v.device))
 
 
 # ---------------------------------------------------------------------------------------------------------------
