@@ -497,11 +497,14 @@ private:
   Attribute defaultLayout(Value anyMember) {
     // The class's largest tile sets the shape (a broadcast's 64x1 source must
     // not give the 64x64 tiles of its class a one-column layout). The vector
-    // width is 16 bytes of what the class moves through memory: the widest
+    // width is 16 bytes of what the class moves through memory: the narrowest
     // pointee of its pointer tiles (an i32 offset tile must not halve the
-    // width of bf16 loads), else its widest element.
+    // width of bf16 loads, nor an f32 store of the class's result: that store
+    // then writes two 16-byte vectors per thread, where Triton's per-op
+    // coalescing gives the loads 16 bytes too and relayouts the value for the
+    // store), else its widest element.
     auto type = cast<RankedTensorType>(anyMember.getType());
-    unsigned memBits = 0, eltBits = 8;
+    unsigned memBits = ~0u, eltBits = 8;
     SmallVector<Value> ptrs; // the pointer tiles
     for (auto it = classes.findLeader(anyMember); it != classes.member_end(); ++it) {
       auto t = cast<RankedTensorType>((*it).getType());
@@ -509,13 +512,13 @@ private:
         type = t;
       Type elt = t.getElementType();
       if (auto ptr = dyn_cast<PtrType>(elt)) {
-        memBits = std::max(memBits, getElementBitWidth(ptr.getPointeeType()));
+        memBits = std::min(memBits, getElementBitWidth(ptr.getPointeeType()));
         ptrs.push_back(*it);
       } else {
         eltBits = std::max(eltBits, getElementBitWidth(elt));
       }
     }
-    unsigned bits = std::max(8u, memBits ? memBits : eltBits);
+    unsigned bits = std::max(8u, ptrs.empty() ? eltBits : memBits);
     ArrayRef<int64_t> shape = type.getShape();
     unsigned rank = shape.size();
     SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;

@@ -588,3 +588,25 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A class that loads bf16 and stores f32 (Liger's RMSNorm backward: bf16 rows
+// in, an f32 dW partial out) reads 16 bytes of the narrowest pointee: 8 bf16
+// per thread, so the loads are 16-byte vectors and the f32 store two.
+// CHECK-LABEL: func.func @default_narrowest_pointee
+// CHECK: txl.load {{.*}} -> tensor<1024xbf16, #txl.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>
+// CHECK: txl.store {{.*}} : tensor<1024x!txl.ptr<f32>, #txl.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>
+module attributes {txl.target = "sm_90a"} {
+  func.func @default_narrowest_pointee(%p: !txl.ptr<bf16>, %q: !txl.ptr<f32>) attributes {txl.kernel} {
+    %r = txl.make_range 0, 1024 : tensor<1024xi32>
+    %ps = txl.splat %p : !txl.ptr<bf16> -> tensor<1024x!txl.ptr<bf16>>
+    %pp = txl.addptr %ps, %r : tensor<1024x!txl.ptr<bf16>>, tensor<1024xi32>
+    %x = txl.load %pp : tensor<1024x!txl.ptr<bf16>> -> tensor<1024xbf16>
+    %f = arith.extf %x : tensor<1024xbf16> to tensor<1024xf32>
+    %qs = txl.splat %q : !txl.ptr<f32> -> tensor<1024x!txl.ptr<f32>>
+    %qp = txl.addptr %qs, %r : tensor<1024x!txl.ptr<f32>>, tensor<1024xi32>
+    txl.store %qp, %f : tensor<1024x!txl.ptr<f32>>, tensor<1024xf32>
+    return
+  }
+}
