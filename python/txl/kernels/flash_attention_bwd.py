@@ -37,12 +37,15 @@ from txl.kernels._attention_common import _advance, _kv_tile, _local_range, _seq
 
 @txl.jit
 def attention_bwd_preprocess(O, DO, Delta, DQ_ACC, N_CTX, N_PAD, HEAD_STRIDE, HEAD_DIM: tl.constexpr,
-                             BLOCK: tl.constexpr, ROW_STRIDE: tl.constexpr, ZERO_DQ: tl.constexpr):
+                             BLOCK: tl.constexpr, ROW_STRIDE: tl.constexpr, ZERO_DQ: tl.constexpr,
+                             DQ_DIM: tl.constexpr = 0):
     # Delta[bh, r] = sum_d O[r, d] * dO[r, d] in f32 for the real rows r < N_CTX of head bh, 0 for padded rows.
     # Row r of head bh starts at element bh * HEAD_STRIDE + r * ROW_STRIDE of O and dO: dense (B * H * N_CTX,
     # HEAD_DIM) rows (HEAD_STRIDE = N_CTX * HEAD_DIM, ROW_STRIDE = HEAD_DIM), or packed (total, H, HEAD_DIM)
     # tokens (bh = head, N_CTX = total, HEAD_STRIDE = HEAD_DIM, ROW_STRIDE = H * HEAD_DIM). Delta is (B * H, N_PAD)
-    # (packed: (H, N_PAD)). Grid (N_PAD / BLOCK, B * H). ZERO_DQ: also zero these rows of DQ_ACC.
+    # (packed: (H, N_PAD)). Grid (N_PAD / BLOCK, B * H). ZERO_DQ: also zero these rows of DQ_ACC, whose rows are
+    # DQ_DIM wide (Q's head dim; 0: HEAD_DIM, O's) in 64-column pieces when they differ (asymmetric head dims:
+    # 192 is no power of two).
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     bh = tl.program_id(1)
     cols = tl.arange(0, HEAD_DIM)
@@ -55,21 +58,34 @@ def attention_bwd_preprocess(O, DO, Delta, DQ_ACC, N_CTX, N_PAD, HEAD_STRIDE, HE
         # The same rows of the (B * H * N_PAD, HEAD_DIM) f32 dQ accumulator the main kernel reduce-adds into, zeroed
         # here rather than by a torch.zeros launch of its own (13% of a backward's GPU time at (2, 16, 4096, 128)).
         acc_rows = bh.to(tl.int64) * N_PAD + rows
-        tl.store(DQ_ACC + acc_rows[:, None] * HEAD_DIM + cols[None, :], tl.zeros([BLOCK, HEAD_DIM], tl.float32))
+        if DQ_DIM == 0:
+            tl.store(DQ_ACC + acc_rows[:, None] * HEAD_DIM + cols[None, :], tl.zeros([BLOCK, HEAD_DIM], tl.float32))
+        else:
+            zc = tl.arange(0, 64)
+            for c in tl.static_range(DQ_DIM // 64):
+                tl.store(DQ_ACC + acc_rows[:, None] * DQ_DIM + c * 64 + zc[None, :], tl.zeros([BLOCK, 64], tl.float32))
 
 
 @txl.jit
 def attention_bwd_dq_convert(DQ_ACC, DQ, sm_scale, N_CTX, N_PAD, HEAD_STRIDE, HEAD_DIM: tl.constexpr,
-                             BLOCK: tl.constexpr, ROW_STRIDE: tl.constexpr):
+                             BLOCK: tl.constexpr, ROW_STRIDE: tl.constexpr, COL_BLOCK: tl.constexpr = 0):
     # dQ = sm_scale * DQ_ACC in dQ's dtype, dropping the padded rows: DQ_ACC is (B * H * N_PAD, HEAD_DIM) f32, dQ's
     # rows are laid out as attention_bwd_preprocess's O. One pass (6 bytes per element) instead of torch's scale
-    # and cast (14). Grid (N_PAD / BLOCK, B * H).
+    # and cast (14). Grid (N_PAD / BLOCK, B * H). COL_BLOCK > 0: COL_BLOCK columns at a time (a head dim that is no
+    # power of two, 192).
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     bh = tl.program_id(1).to(tl.int64)
-    cols = tl.arange(0, HEAD_DIM)
-    acc = tl.load(DQ_ACC + (bh * N_PAD + rows[:, None]) * HEAD_DIM + cols[None, :])
-    tl.store(DQ + bh * HEAD_STRIDE + rows[:, None] * ROW_STRIDE + cols[None, :],
-             (acc * sm_scale).to(DQ.dtype.element_ty), mask=rows[:, None] < N_CTX)
+    if COL_BLOCK == 0:
+        cols = tl.arange(0, HEAD_DIM)
+        acc = tl.load(DQ_ACC + (bh * N_PAD + rows[:, None]) * HEAD_DIM + cols[None, :])
+        tl.store(DQ + bh * HEAD_STRIDE + rows[:, None] * ROW_STRIDE + cols[None, :],
+                 (acc * sm_scale).to(DQ.dtype.element_ty), mask=rows[:, None] < N_CTX)
+    else:
+        for c in tl.static_range(HEAD_DIM // COL_BLOCK):
+            cols = c * COL_BLOCK + tl.arange(0, COL_BLOCK)
+            acc = tl.load(DQ_ACC + (bh * N_PAD + rows[:, None]) * HEAD_DIM + cols[None, :])
+            tl.store(DQ + bh * HEAD_STRIDE + rows[:, None] * ROW_STRIDE + cols[None, :],
+                     (acc * sm_scale).to(DQ.dtype.element_ty), mask=rows[:, None] < N_CTX)
 
 
 @txl.jit
@@ -313,7 +329,8 @@ def _store_partial(acc, PART, y, x, ROWS: tl.constexpr, COLS: tl.constexpr, STRI
 
 @txl.jit
 def _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride, q_start,
-                 per_head, n_iter, BLOCK_M: tl.constexpr, NUM_STAGES: tl.constexpr, TILE_BYTES: tl.constexpr):
+                 per_head, n_iter, BLOCK_M: tl.constexpr, NUM_STAGES: tl.constexpr, TILE_BYTES: tl.constexpr,
+                 DO_BYTES: tl.constexpr = 0):
     # The producer's Q/dO ring: iteration t is query block q_start + t % per_head of query head t // per_head of
     # the kv head's group (boxes as _bwd_block says); a stage is refilled once both consumers released it
     # (qdo_empty, 256 arrivals). The parity starts at 1, so the first pass over the ring does not wait.
@@ -328,7 +345,7 @@ def _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q
         txl.mbar_expect(qf, TILE_BYTES)
         txl.tma_load(txl.get_buffer(bQ, s), desc_q, [q_y, q_x], qf)
         df = txl.get_buffer(do_full, s)
-        txl.mbar_expect(df, TILE_BYTES)
+        txl.mbar_expect(df, DO_BYTES if DO_BYTES > 0 else TILE_BYTES)  # (asymmetric head dims: dO is narrower)
         txl.tma_load(txl.get_buffer(bdO, s), desc_do, [q_y, q_x], df)
         s, phase = _advance(s, phase, NUM_STAGES)
 

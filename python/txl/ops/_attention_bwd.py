@@ -25,6 +25,15 @@ BWD_HEAD_DIMS = (64, 128, 256)
 # staging 32 KB); hd64 gains nothing from a third.
 # hd256 (flash_attention_bwd_hd256, 64 keys per CTA) fits one stage.
 NUM_STAGES = {64: 2, 128: 3, 256: 1}
+# Asymmetric head dims (q/k D, v D_v < D; flash_attention_bwd_asym, 64 keys per CTA, the two consumers split the
+# columns): (D, D_v) -> (consumer 0's dK columns, its dV columns, its dQ 64-column blocks), whole 64-column blocks
+# chosen so both consumers add the same number of GEMM columns per step: (192, 128) 128 + 64 + 64 against
+# 64 + 64 + 128; (256, 128) 128 + 64 + 128 each. A D_v of 64 cannot be split into 64-column blocks.
+ASYM_PLANS = {(192, 128): (128, 64, 1), (256, 128): (128, 64, 2)}
+ASYM_HEAD_DIMS = tuple(ASYM_PLANS)  # what txl.ops.attention.backward_unsupported reads
+# Q/dO ring depth: shared memory is K 64 x D + V 64 x D_v + stages x 64 x (D + D_v) (bf16) + P^T, dS^T 32 KB + the
+# dQ staging D / 64 x 16 KB, of 227 KB: (192, 128) 200 KB with 2 stages, (256, 128) 192 KB with 1.
+ASYM_STAGES = {(192, 128): 2, (256, 128): 1}
 # Query-head split of the dK/dV kernel (split_heads): a CTA's fixed cost (K/V load, filling the Q/dO ring, the
 # epilogue) and the extra combine launch with its partial traffic, each counted in query-block steps (a step:
 # five 64 x 128 x D GEMMs per consumer). Estimates from the kernel's structure, not measured.
@@ -73,9 +82,18 @@ def _rows(t):
     return t.view(B * H * N, D)
 
 
-def check_supported(q, where="txl.ops.flash_attention backward"):
+def check_supported(q, where="txl.ops.flash_attention backward", v=None):
+    """NotImplementedError unless a backward kernel takes q's head dim (and, given v, the pair (D, D_v))."""
     D = q.shape[-1]
-    if D not in BWD_HEAD_DIMS:
+    Dv = v.shape[-1] if v is not None else None
+    if Dv is not None and Dv != D:
+        if (D, Dv) not in ASYM_PLANS:
+            raise NotImplementedError(
+                "%s: asymmetric head dims (q/k %d, v %d) have no backward kernel (supported pairs: %s); pad v with "
+                "zero columns to head dim %d or use torch.nn.functional.scaled_dot_product_attention"
+                % (where, D, Dv, ", ".join("%d/%d" % p for p in ASYM_PLANS), D))
+        return
+    if D not in BWD_HEAD_DIMS and not (v is None and D in {d for d, _ in ASYM_PLANS}):
         raise NotImplementedError("%s: head dim %d has no backward kernel yet (supported: %s); use "
                                   "torch.nn.functional.scaled_dot_product_attention for training at this head dim"
                                   % (where, D, ", ".join(map(str, BWD_HEAD_DIMS))))
@@ -86,18 +104,23 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
     ``local``: the forward's local masks (attention.local_masks()) or None."""
     import torch
 
-    check_supported(q)
+    check_supported(q, v=v)
     B, H, N, D = q.shape
-    Hk = k.shape[1]
+    Hk, Dv = k.shape[1], v.shape[-1]
+    if Dv != D and (deterministic or local is not None):
+        raise NotImplementedError(
+            "txl.ops.flash_attention backward: asymmetric head dims (q/k %d, v %d) run without %s (no kernel yet); "
+            "call it with %s" % (D, Dv, "deterministic=True" if deterministic else "local masks (window / sinks)",
+                                 "deterministic=False" if deterministic else "plain or causal masking"))
     n_pad = padded_len(N)
     dq, dk, dv = torch.empty_like(q), torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device), \
-        torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device)
+        torch.empty((B, Hk, N, Dv), dtype=q.dtype, device=q.device)
     rows = [_rows(t) for t in (q, k, v, o, do)] + [dq.view(B * H * N, D), dk.view(B * Hk * N, D),
-                                                   dv.view(B * Hk * N, D)]
-    block_n = 64 if D == 256 else BLOCK_N
+                                                   dv.view(B * Hk * N, Dv)]
+    block_n = 64 if D == 256 or Dv != D else BLOCK_N
     split = split_heads(n_pad // block_n, B * Hk, H // Hk, n_pad // BLOCK_M, _num_sms(q.device))
     _run(rows, m, sm_scale, deterministic, causal, local, None, D=D, H=H, Hk=Hk, n_ctx=N, n_pad=n_pad, bh=B * H,
-         bkv=B * Hk, key_blocks=n_pad, query_blocks=n_pad, head_stride=N * D, row_stride=D, split=split)
+         bkv=B * Hk, key_blocks=n_pad, query_blocks=n_pad, head_stride=N * D, row_stride=D, split=split, Dv=Dv)
     return dq, dk, dv
 
 
@@ -107,6 +130,10 @@ def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deter
     import torch
 
     check_supported(q, "txl.ops.flash_attention_varlen backward")
+    if v.shape[-1] != q.shape[-1]:
+        raise NotImplementedError("txl.ops.flash_attention_varlen backward: asymmetric head dims (q/k %d, v %d) have "
+                                  "no packed-sequence backward kernel; pad v to head dim %d"
+                                  % (q.shape[-1], v.shape[-1], q.shape[-1]))
     total_q, H, D = q.shape
     total_k, Hk, _ = k.shape
     B = cu_q.numel() - 1
@@ -120,13 +147,14 @@ def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deter
 
 
 def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ctx, n_pad, bh, bkv, key_blocks,
-         query_blocks, head_stride, row_stride, max_q=None, batch=None, split=1):
+         query_blocks, head_stride, row_stride, max_q=None, batch=None, split=1, Dv=None):
     """The three launches on (rows, columns) views: q2, k2, v2, o2, do2 read, dq2, dk2, dv2 written. Dense:
     (B * H * N, D) rows, M (B * H, n_pad); packed (varlen = (cu_q, cu_k)): (total, heads * D) rows, M (H, n_pad)
     over the packed tokens. bh: the rows of M; key_blocks / query_blocks: the padded longest sequences.
     split > 1 (dense only): the dK/dV kernel's grid gets a third axis of ``split`` CTAs per key block, each over
     H / Hk / split query heads, writing f32 partials that attention_bwd_dkv_combine sums in order (a fourth
-    launch; deterministic either way)."""
+    launch; deterministic either way). Dv (dense only): V's, O's and dO's head dim when it differs from D
+    (flash_attention_bwd_asym; rows of v2, o2, do2, dv2 are Dv wide)."""
     import torch
     import txl
     from txl.kernels import flash_attention_bwd as kb
@@ -134,14 +162,20 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
 
     q2, k2, v2, o2, do2, dq2, dk2, dv2 = rows
     assert n_pad % BLOCK_N == 0 and BLOCK % BLOCK_M == 0
+    Dv = Dv or D
+    asym = Dv != D
+    assert not asym or (varlen is None and local is None and not deterministic)
     delta = torch.empty((bh, n_pad), dtype=torch.float32, device=q2.device)
-    dq_cols = D // 2 if D > 64 else D
+    dq_cols = 64 if asym else D // 2 if D > 64 else D
     # The f32 dQ accumulator the main kernel reduce-adds into, zeroed by the preprocess (deterministic: a 64-row
     # stand-in the kernel never touches; its descriptor must still describe a tensor).
     dq_acc = torch.empty((BLOCK_M if deterministic else bh * n_pad, D), dtype=torch.float32, device=q2.device)
+    # O and dO rows are Dv wide (dense; asymmetric head dims are dense only)
+    o_head_stride, o_row_stride = (n_ctx * Dv, Dv) if asym else (head_stride, row_stride)
     _launch(kb.attention_bwd_preprocess, (n_pad // PRE_BLOCK, bh),
-            (o2, do2, delta, dq_acc, n_ctx, n_pad, head_stride),
-            dict(HEAD_DIM=D, BLOCK=PRE_BLOCK, ROW_STRIDE=row_stride, ZERO_DQ=not deterministic))
+            (o2, do2, delta, dq_acc, n_ctx, n_pad, o_head_stride),
+            dict(HEAD_DIM=Dv, BLOCK=PRE_BLOCK, ROW_STRIDE=o_row_stride, ZERO_DQ=not deterministic,
+                 **(dict(DQ_DIM=D) if asym else {})))
     cu_q, cu_k = varlen if varlen is not None else (_dummy_i32(m), _dummy_i32(m))
     left, right, sinks = local if local is not None else (BIG, BIG, 0)
     masks = (cu_q, cu_k, H, left, right, sinks)
@@ -149,28 +183,37 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     even_n = varlen is None and n_ctx == n_pad
     n_ctx_k = max_q if varlen is not None else n_ctx  # (unread by the packed path)
 
-    # Rows of K/V per box: a consumer's 64 keys (hd256: the CTA's 64 keys); dK/dV boxes are column halves at hd256.
+    # Rows of K/V per box: a consumer's 64 keys (hd256, asymmetric: the CTA's 64 keys); dK/dV boxes are column
+    # halves at hd256, 64-column blocks with asymmetric head dims.
     kv_box = 64
-    out_cols = D // 2 if D == 256 else D
+    out_cols = 64 if asym else D // 2 if D == 256 else D
     descs = [txl.TensorDescriptor(q2, block_shape=[BLOCK_M, D]),
              txl.TensorDescriptor(k2, block_shape=[kv_box, D]),
-             txl.TensorDescriptor(v2, block_shape=[kv_box, D]),
-             txl.TensorDescriptor(do2, block_shape=[BLOCK_M, D]),
+             txl.TensorDescriptor(v2, block_shape=[kv_box, Dv]),
+             txl.TensorDescriptor(do2, block_shape=[BLOCK_M, Dv]),
              txl.TensorDescriptor(dq_acc, block_shape=[BLOCK_M, dq_cols]),
              txl.TensorDescriptor(dk2, block_shape=[kv_box, out_cols]),
              txl.TensorDescriptor(dv2, block_shape=[kv_box, out_cols])]
-    if D == 256:
+    if asym:
+        from txl.kernels import flash_attention_bwd_asym as kba
+
         block_n = 64
-        kernel = kb.flash_attention_bwd_hd256
+        kernel = kba.flash_attention_bwd_asym
+        cx = kba.constexprs(D, Dv, ASYM_PLANS[(D, Dv)], bool(causal), ASYM_STAGES[(D, Dv)], even_n, H // Hk,
+                            split)
     else:
-        block_n = BLOCK_N
-        kernel = kb.flash_attention_bwd
-    cx = dict(kb.constexprs(D, bool(causal) and not mode, BLOCK_M, block_n, NUM_STAGES[D], even_n, H // Hk,
-                            split=split), **mode)
+        if D == 256:
+            block_n = 64
+            kernel = kb.flash_attention_bwd_hd256
+        else:
+            block_n = BLOCK_N
+            kernel = kb.flash_attention_bwd
+        cx = dict(kb.constexprs(D, bool(causal) and not mode, BLOCK_M, block_n, NUM_STAGES[D], even_n, H // Hk,
+                                split=split), **mode)
     if split > 1:
         assert varlen is None and (H // Hk) % split == 0
         part_rows = bkv * n_pad
-        dk_out, dv_out = (torch.empty((split, part_rows, D), dtype=torch.float32, device=q2.device) for _ in range(2))
+        dk_out, dv_out = (torch.empty((split, part_rows, d), dtype=torch.float32, device=q2.device) for d in (D, Dv))
         grid = (key_blocks // block_n, bkv, split)
     else:
         dk_out, dv_out = dk2, dv2
@@ -180,7 +223,7 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     if split > 1:
         _launch(kb.attention_bwd_dkv_combine, (n_pad * D // COMBINE_CHUNK, bkv), (dk_out, dv_out, dk2, dv2, n_ctx,
                                                                                   n_pad),
-                dict(DK_DIM=D, DV_DIM=D, SPLIT=split, CHUNK=COMBINE_CHUNK))
+                dict(DK_DIM=D, DV_DIM=Dv, SPLIT=split, CHUNK=COMBINE_CHUNK))
     if deterministic:
         _launch(kb.attention_bwd_dq, (query_blocks // DQ_BLOCK, batch * H if varlen is not None else bh),
                 (q2, k2, v2, do2, dq2, m, delta, float(sm_scale), n_ctx_k, n_pad, *masks),
@@ -189,4 +232,4 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
         return
     _launch(kb.attention_bwd_dq_convert, (n_pad // CONVERT_BLOCK, bh),
             (dq_acc, dq2, float(sm_scale), n_ctx, n_pad, head_stride),
-            dict(HEAD_DIM=D, BLOCK=CONVERT_BLOCK, ROW_STRIDE=row_stride))
+            dict(HEAD_DIM=D, BLOCK=CONVERT_BLOCK, ROW_STRIDE=row_stride, **(dict(COL_BLOCK=64) if asym else {})))
