@@ -12,6 +12,14 @@ Variants, (B, H, N, D) = (4, 32, 8192, 128) bf16 (--quick: (2, 16, 4096, 128)):
   varlen      4 sequences packed, lengths (1/16, 1/4, 3/8, 5/16) x B*N ([2048, 8192, 12288, 10240] for B=4, N=8192),
               causal; FlexAttention with a document mask (sequence ids from cu_seqlens)
   varlen-swa  (only when named in --only) varlen with window=(1024, 0) and 4 sink tokens
+  sinks       (only when named) learnable attention sinks (gpt-oss): txl.ops.flash_attention(..., sinks=) next to the
+              same call without sinks, same inputs, same run; target >= 0.95x (the "x" columns: no-sinks ms / sinks
+              ms). Cases: causal hd128 (H heads), gpt-oss's full causal layer and its sliding-window (128, 0) layer
+              (64 query heads, 8 kv heads, hd64), and packed causal sequences
+  asym        (only when named) asymmetric head dims q/k 192, v 128 (DeepSeek-V3 prefill), causal and not: txl next
+              to torch SDPA's cuDNN, flash and efficient backends (each "n/a" where it refuses the shape) and txl's
+              own hd128 (192/128 costs (192 + 128) / 256 = 1.25x hd128's FLOPs); TFLOP/s count 2 * pairs * (192 +
+              128); targets: >= 1.0x cuDNN where cuDNN takes the shape, else >= 0.9x hd128's TFLOP/s
 Implementations (rows):
   flex        torch.compile(flex_attention) + create_block_mask (the speedup base)
   txl         txl.ops.flash_attention(..., window=, num_sink_tokens=) / txl.ops.flash_attention_varlen
@@ -44,6 +52,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import txl  # noqa: E402,F401
 import txl.ops  # noqa: E402
+from txl.tests.attention_sinks_ref import sink_attention  # noqa: E402
 from txl.tests.attention_variants_ref import effective_window, masked_attention, visible_mask  # noqa: E402
 from txl.tests.attention_variants_ref import visible_pairs  # noqa: E402
 
@@ -58,6 +67,7 @@ DEVICE = "cuda"
 MASK_LIMIT = 2 << 30  # bytes of an explicit bool mask SDPA gets at most
 ERR_FLAG = 2e-2
 DEFAULT_VARIANTS = ("swa", "causal", "varlen")
+TABLES = ("sinks", "asym")  # variants with tables of their own (run_sinks, run_asym), only when named
 IMPLS = ("flex", "txl", "sdpa-mask", "sdpa", "sdpa-loop", "txl-causal")
 
 
@@ -464,6 +474,145 @@ def run_variant(v, impls, warmup, rep):
     torch.cuda.empty_cache()
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Learnable sinks: the same call with and without them
+# ---------------------------------------------------------------------------------------------------------------
+def _timed(fn, args, do, grad_of, warmup, rep):
+    """(fwd ms, fwd+bwd ms) of fn(*args): the forward without grad, then forward + autograd.grad over grad_of."""
+    with torch.no_grad():
+        fwd = bench(lambda: fn(*args), warmup, rep)
+
+    def step():
+        torch.autograd.grad(fn(*args), grad_of, do)
+
+    return fwd, bench(step, warmup, rep)
+
+
+def run_sinks(B, H, N, warmup, rep):
+    """Table: txl with learnable sinks vs the same call without, per case (see the module docstring)."""
+    print("\n== learnable sinks (gpt-oss): txl.ops.flash_attention(..., sinks=) vs the same call without sinks")
+    print("%-34s %9s %9s %6s %9s %9s %6s %9s" % ("case", "fwd ms", "+sinks", "x", "f+b ms", "+sinks", "x", "err"))
+    cases = [("causal (%d,%d,%d,128)" % (B, H, N), B, H, H, N, 128, (-1, -1), False),
+             ("gpt-oss full (%d,64/8kv,%d,64)" % (B, N), B, 64, 8, N, 64, (-1, -1), False),
+             ("gpt-oss window128 (%d,64/8kv,%d,64)" % (B, N), B, 64, 8, N, 64, (128, 0), False),
+             ("varlen causal (%d seqs,%d,128)" % (4, H), B, H, H, N, 128, (-1, -1), True)]
+    for name, b, h, hk, n, d, window, packed in cases:
+        try:
+            q = torch.randn(b, h, n, d, device=DEVICE, dtype=torch.bfloat16)
+            k, v = (torch.randn(b, hk, n, d, device=DEVICE, dtype=torch.bfloat16) for _ in range(2))
+            sinks = (torch.randn(h, device=DEVICE) * 2).requires_grad_()
+            kw = dict(causal=True, window=window) if window != (-1, -1) else dict(causal=True)
+            if packed:  # 4 sequences of (2, 8, 12, 10) / 32 of the tokens, as the varlen variant
+                lens = [b * n * f // 32 for f in (2, 8, 12, 10)]
+                cu = torch.tensor([0] + [sum(lens[:i + 1]) for i in range(4)], dtype=torch.int32, device=DEVICE)
+                q, k, v = (t.transpose(1, 2).reshape(b * n, t.shape[1], d).contiguous() for t in (q, k, v))
+
+                def call(a, bb, c, s=None, lens=lens, cu=cu, kw=kw):
+                    return txl.ops.flash_attention_varlen(a, bb, c, cu, cu, max(lens), max(lens), sinks=s, **kw)
+            else:
+                def call(a, bb, c, s=None, kw=kw):
+                    return txl.ops.flash_attention(a, bb, c, sinks=s, **kw)
+            qs, ks, vs = (t.clone().requires_grad_() for t in (q, k, v))
+            do = torch.randn(q.shape, device=DEVICE, dtype=torch.bfloat16)
+            base = _timed(call, (qs, ks, vs), do, (qs, ks, vs), warmup, rep)
+            with_s = _timed(lambda a, bb, c: call(a, bb, c, sinks), (qs, ks, vs), do, (qs, ks, vs, sinks), warmup, rep)
+            with torch.no_grad():  # first and last head of batch 0 (of sequence 0 packed), 192 rows, vs float32
+                o = call(q, k, v, sinks.detach())
+                nn = n if not packed else lens[0]
+                rows = _slice_rows(nn, 64)
+                mask = visible_mask(nn, nn, window, 0, True, device=DEVICE)[rows]
+                err = 0.0
+                for hh in (0, h - 1):
+                    kh = hh // (h // hk)
+                    if packed:
+                        qq, kk, vv = q[rows, hh][None], k[:nn, kh][None], v[:nn, kh][None]
+                        got = o[rows, hh]
+                    else:
+                        qq, kk, vv = q[0, hh:hh + 1, rows], k[0, kh:kh + 1], v[0, kh:kh + 1]
+                        got = o[0, hh, rows]
+                    ref, _ = sink_attention(qq.float(), kk.float(), vv.float(), mask, 1.0 / math.sqrt(d),
+                                            sinks.detach()[hh:hh + 1])
+                    err = max(err, (got.float() - ref[0]).abs().max().item())
+            print("%-34s %9.3f %9.3f %6.3f %9.3f %9.3f %6.3f %8.1e%s" % (
+                name, base[0], with_s[0], base[0] / with_s[0], base[1], with_s[1], base[1] / with_s[1], err,
+                "!" if not err <= ERR_FLAG else ""), flush=True)
+        except Exception as e:  # reported in the row
+            print("%-34s error: %s" % (name, _short(e)), flush=True)
+        torch.cuda.empty_cache()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Asymmetric head dims: q/k 192, v 128 against SDPA's backends and txl's hd128
+# ---------------------------------------------------------------------------------------------------------------
+def _sdpa_backend(name):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    backend = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
+               "efficient": SDPBackend.EFFICIENT_ATTENTION}[name]
+
+    def fn(a, b, c, causal):
+        with sdpa_kernel([backend]):
+            return F.scaled_dot_product_attention(a, b, c, is_causal=causal)
+
+    return fn
+
+
+def run_asym(B, H, N, warmup, rep):
+    """Table: forward of q/k 192, v 128 (DeepSeek-V3 prefill) by txl and SDPA's backends, txl's hd128 for scale."""
+    D, DV = 192, 128
+    print("\n== asymmetric head dims: q/k %d, v %d, (%d, %d, %d) bf16, forward" % (D, DV, B, H, N))
+    print("%-8s %-16s %9s %9s %9s %9s" % ("mask", "impl", "fwd ms", "TF/s", "x txl", "err"))
+    q = torch.randn(B, H, N, D, device=DEVICE, dtype=torch.bfloat16)
+    k = torch.randn(B, H, N, D, device=DEVICE, dtype=torch.bfloat16)
+    v = torch.randn(B, H, N, DV, device=DEVICE, dtype=torch.bfloat16)
+    q128, k128 = q[..., :128].contiguous(), k[..., :128].contiguous()
+    rows = _slice_rows(N, 64)
+    for causal in (False, True):
+        label = "causal" if causal else "full"
+        pairs = B * H * visible_pairs(N, N, causal=causal)
+        mask = visible_mask(N, N, causal=causal, device=DEVICE)[rows]
+
+        def err_of(o, qq, kk, vv):
+            e = 0.0
+            for h in (0, H - 1):
+                ref, _ = masked_attention(qq[0, h:h + 1, rows].float(), kk[0, h:h + 1].float(), vv[0, h:h + 1].float(),
+                                          mask, 1.0 / math.sqrt(qq.shape[-1]))
+                e = max(e, (o[0, h, rows].float() - ref[0]).abs().max().item())
+            return e
+
+        impls = [("txl 192/128", lambda a, b, c, cz=causal: txl.ops.flash_attention(a, b, c, causal=cz),
+                  (q, k, v), D + DV)]
+        impls += [("sdpa-" + n, lambda a, b, c, f=_sdpa_backend(n), cz=causal: f(a, b, c, cz), (q, k, v), D + DV)
+                  for n in ("cudnn", "flash", "efficient")]
+        impls.append(("txl hd128", lambda a, b, c, cz=causal: txl.ops.flash_attention(a, b, c, causal=cz),
+                      (q128, k128, v), 256))
+        txl_ms = None
+        tflops = {}
+        for name, fn, args, dims in impls:
+            try:
+                with torch.no_grad():
+                    o = fn(*args)
+                    torch.cuda.synchronize()
+                    err = err_of(o, *args)
+                    ms = bench(lambda: fn(*args), warmup, rep)
+            except Exception as e:  # a backend that refuses the shape
+                print("%-8s %-16s n/a: %s" % (label, name, _short(e)), flush=True)
+                continue
+            if txl_ms is None:
+                txl_ms = ms
+            tfs = tflops[name] = 2.0 * pairs * dims / (ms * 1e-3) / 1e12
+            print("%-8s %-16s %9.3f %9.1f %9.2f %8.1e%s" % (label, name, ms, tfs, ms / txl_ms, err,
+                                                        "!" if not err <= ERR_FLAG else ""), flush=True)
+        if "txl 192/128" in tflops:
+            mine = tflops["txl 192/128"]
+            print("%-8s targets: x cuDNN %s (>= 1.0 where cuDNN takes the shape); TF/s / txl hd128's %s (>= 0.9)" % (
+                label, "%.2f" % (mine / tflops["sdpa-cudnn"]) if "sdpa-cudnn" in tflops else "n/a",
+                "%.2f" % (mine / tflops["txl hd128"]) if "txl hd128" in tflops else "n/a"), flush=True)
+    print("(x txl: this row's ms over txl 192/128's, above 1 where txl is faster; TF/s per row's own FLOPs)")
+    del q, k, v, q128, k128
+    torch.cuda.empty_cache()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="(2, 16, 4096, 128) instead of (4, 32, 8192, 128)")
@@ -477,11 +626,12 @@ def main():
         "varlen-swa": Variant("varlen-swa", B, H, N, D, True, WINDOW, SINKS, varlen=True),
     }
     names = [s.strip() for s in (args.only or "").split(",") if s.strip()]
-    unknown = [s for s in names if s not in variants and s not in IMPLS]
+    unknown = [s for s in names if s not in variants and s not in IMPLS and s not in TABLES]
     if unknown:
-        ap.error("--only: unknown %s; variants %s, implementations %s" % (", ".join(unknown), ", ".join(variants),
-                                                                          ", ".join(IMPLS)))
-    chosen = [s for s in variants if s in names] or list(DEFAULT_VARIANTS)
+        ap.error("--only: unknown %s; variants %s, implementations %s, tables %s" % (
+            ", ".join(unknown), ", ".join(variants), ", ".join(IMPLS), ", ".join(TABLES)))
+    tables = [s for s in TABLES if s in names]
+    chosen = [s for s in variants if s in names] or ([] if tables else list(DEFAULT_VARIANTS))
     impls = [s for s in IMPLS if s in names] or list(IMPLS)
     if DEVICE == "cuda" and not torch.cuda.is_available():
         sys.exit("bench/variants.py: needs a CUDA GPU")
@@ -489,13 +639,18 @@ def main():
     warmup, rep = (5, 25) if args.quick else (10, 60)
     print("%s; timer: %s; torch %s" % (torch.cuda.get_device_name() if DEVICE == "cuda" else DEVICE,
                                       "triton do_bench" if _triton_bench else "CUDA events", torch.__version__))
-    print(HEADER)
+    if chosen:
+        print(HEADER)
     for name in chosen:
         try:
             run_variant(variants[name], impls, warmup, rep)
         except Exception as e:  # a variant that cannot even build its inputs
             print("%-10s error: %s" % (name, _short(e)), flush=True)
             torch.cuda.empty_cache()
+    if "sinks" in tables:
+        run_sinks(B, H, N, warmup, rep)
+    if "asym" in tables:
+        run_asym(B, H, N, warmup, rep)
 
 
 if __name__ == "__main__":
