@@ -336,7 +336,8 @@ def check_sinks(torch, sinks, heads, device, kernel="fa3", where="txl.ops.flash_
         raise ValueError("%s: sinks is on %s but q on %s" % (where, sinks.device, device))
     if kernel != "fa3":
         raise ValueError("%s: learnable sinks run on kernel='fa3' only, got kernel=%r" % (where, kernel))
-    return sinks.float().contiguous()
+    sinks = sinks.float().contiguous()
+    return sinks if sinks.data_ptr() % 16 == 0 else sinks.clone()  # (aligned as every launch is specialised)
 
 
 def _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel):
@@ -518,15 +519,30 @@ def _lse(m, shape):
     return m.view(B, H, -1)[:, :, :N] * math.log(2.0)  # base-2 M -> natural log
 
 
-def sink_grad(do, o, m2, sinks):
+def _rowdot(a, b):
+    """rowsum(a * b) over the last dimension in float32, a slab of rows at a time (no full-size float32 copies:
+    at (4, 32, 8192, 128) those would be 1.6 GB)."""
+    import torch
+
+    out = torch.empty(a.shape[:-1], dtype=torch.float32, device=a.device)
+    a2, b2, o2 = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1]), out.view(-1)
+    step = max(1, (1 << 24) // a.shape[-1])
+    for i in range(0, a2.shape[0], step):
+        o2[i:i + step] = (a2[i:i + step].float() * b2[i:i + step].float()).sum(-1)
+    return out
+
+
+def sink_grad(do, o, m2, sinks, packed=False):
     """d loss / d sinks of learnable sinks, in torch: the sink's probability in row i is exp(sink_h - lse_i) =
     exp2(sink_h * log2(e) - M_i), and a logit that adds no value gets dS = P * (0 - Delta_i), Delta_i =
     rowsum(do_i * o_i) (the softmax backward; the kernels' dq/dk/dv need nothing new since M includes the sink).
-    do, o: (..., H, rows, D_v) with m2 (..., H, rows) the matching base-2 M (+inf rows give 0); sums over all but
-    the head."""
+    do, o: (..., H, rows, D_v) with m2 (..., H, rows) the matching base-2 M (+inf rows give 0); packed: do, o
+    (rows, H, D_v) with m2 (H, rows). Sums over all but the head."""
     import torch
 
-    delta = (do.float() * o.float()).sum(-1)
+    delta = _rowdot(do, o)
+    if packed:
+        delta = delta.t()
     p = torch.exp2(sinks.view(-1, 1) * LOG2E - m2)
     return -(p * delta).sum(-1).reshape(-1, sinks.shape[0]).sum(0)
 
@@ -655,7 +671,7 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
             # learnable sinks as the kernel reads them: contiguous float32 (H,) on q's device
             sinks_ok = sinks is None or (type(sinks) is torch.Tensor and sinks.dtype == torch.float32
                                          and sinks.is_contiguous() and sinks.shape == q.shape[1:2]
-                                         and sinks.device == q.device)
+                                         and sinks.device == q.device and sinks.data_ptr() % 16 == 0)
             if sinks_ok and not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad
                                                               or (sinks is not None and sinks.requires_grad))):
                 plan = _plans.get(_plan_key(q, k, v, causal, kernel, local, sinks is not None))

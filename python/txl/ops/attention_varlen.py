@@ -173,7 +173,7 @@ def _custom_op():
                 dq, dk, dv = varlen_backward_op(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale,
                                                 *local, deterministic)
             if sink_logits is not None and ctx.needs_input_grad[12]:
-                dsink = sink_grad(do.transpose(0, 1), o.transpose(0, 1), m[:, :q.shape[0]], sink_logits)
+                dsink = sink_grad(do, o, m[:, :q.shape[0]], sink_logits, packed=True)
             return dq, dk, dv, None, None, None, None, None, None, None, None, None, dsink
 
         varlen_op.register_autograd(backward, setup_context=setup_context)

@@ -216,9 +216,10 @@ def test_sink_grad_matches_autograd(torch):
     got = A.sink_grad(do, o.detach(), lse.detach() * A.LOG2E, sinks.detach())
     # (sink_grad reduces in float32, as the op's bf16/fp16 do and o come)
     assert torch.allclose(got.double(), want, rtol=1e-5, atol=1e-6), (got, want)
-    # packed layout: (H, rows, D_v) and (H, rows), as the varlen backward passes them
-    got_packed = A.sink_grad(do.transpose(0, 1).reshape(H, B * N, DV), o.detach().transpose(0, 1).reshape(H, B * N, DV),
-                             (lse.detach() * A.LOG2E).transpose(0, 1).reshape(H, B * N), sinks.detach())
+    # packed layout: do, o (rows, H, D_v) and M (H, rows), as the varlen backward passes them
+    packed = [t.permute(0, 2, 1, 3).reshape(B * N, H, DV) for t in (do, o.detach())]
+    got_packed = A.sink_grad(*packed, (lse.detach() * A.LOG2E).transpose(0, 1).reshape(H, B * N), sinks.detach(),
+                             packed=True)
     assert torch.allclose(got_packed.double(), want, rtol=1e-5, atol=1e-6)
     # rows with M = +inf (no key, no sink) add nothing
     m_inf = torch.full((B, H, N), math.inf, dtype=torch.float64)

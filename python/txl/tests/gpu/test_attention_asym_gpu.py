@@ -3,7 +3,8 @@
 data: o (B, H, N, D_v) and lse, dense / causal / sliding window / packed sequences, GQA, bf16/fp16, N not a
 multiple of 128, every pair of ``ASYM_HEAD_DIMS``, every autotuning config launched directly, with learnable sinks;
 agreement with torch SDPA where a backend takes the shape. The backward: where ``_attention_bwd`` declares the pair
-(its ASYM_HEAD_DIMS), dq/dk/dv against the reference; otherwise a NotImplementedError that says so.
+(its ASYM_HEAD_DIMS: 192/128 and 256/128), dq/dk/dv (and dsinks) against the reference; otherwise a
+NotImplementedError that says so.
 
     python3 -m pytest -q python/txl/tests/gpu/test_attention_asym_gpu.py
 """
@@ -132,12 +133,15 @@ def test_sinks_gradient_with_asym_dims():
 
 
 @pytest.mark.parametrize("pair", A.ASYM_HEAD_DIMS, ids=["d%d_v%d" % p for p in A.ASYM_HEAD_DIMS])
-def test_asym_backward_or_clear_error(pair):
+@pytest.mark.parametrize("with_sinks", [False, True])
+def test_asym_backward_or_clear_error(pair, with_sinks):
     D, DV = pair
     B, H, HK, N = 1, 4, 2, 1000
     q, k, v = _inputs(B, H, HK, N, D, DV, torch.bfloat16)
     qt, kt, vt = (t.clone().requires_grad_() for t in (q, k, v))
-    o = txl.ops.flash_attention(qt, kt, vt, causal=True)
+    sinks = _sinks(H) if with_sinks else None
+    st = sinks.clone().requires_grad_() if with_sinks else None
+    o = txl.ops.flash_attention(qt, kt, vt, causal=True, sinks=st)
     do = torch.randn_like(o)
     if pair not in _bwd_pairs():
         with pytest.raises(NotImplementedError, match="asymmetric head dims .*%d.*%d" % (D, DV)):
@@ -145,11 +149,15 @@ def test_asym_backward_or_clear_error(pair):
         return
     o.backward(do)
     qr, kr, vr = (t.float().requires_grad_() for t in (q, k, v))
-    ref, _ = dense_reference(qr, kr, vr, True)
+    sr = sinks.clone().requires_grad_() if with_sinks else None
+    ref, _ = dense_sink_reference(qr, kr, vr, sr, True)
     ref.backward(do.float())
-    for name, g, r in (("dq", qt.grad, qr.grad), ("dk", kt.grad, kr.grad), ("dv", vt.grad, vr.grad)):
+    grads = [("dq", qt.grad, qr.grad), ("dk", kt.grad, kr.grad), ("dv", vt.grad, vr.grad)]
+    for name, g, r in grads:
         assert g.dtype == torch.bfloat16
         _check(name, g, r, GRAD_TOL)
+    if with_sinks:
+        _check("dsinks", st.grad, sr.grad, GRAD_TOL)
 
 
 def test_against_sdpa():
