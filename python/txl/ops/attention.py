@@ -337,7 +337,9 @@ def check_sinks(torch, sinks, heads, device, kernel="fa3", where="txl.ops.flash_
     if kernel != "fa3":
         raise ValueError("%s: learnable sinks run on kernel='fa3' only, got kernel=%r" % (where, kernel))
     sinks = sinks.float().contiguous()
-    return sinks if sinks.data_ptr() % 16 == 0 else sinks.clone()  # (aligned as every launch is specialised)
+    if not torch.compiler.is_compiling() and sinks.data_ptr() % 16:  # (traced tensors have no address)
+        sinks = sinks.clone()  # 16-byte aligned, as the launches are specialised
+    return sinks
 
 
 def _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel):

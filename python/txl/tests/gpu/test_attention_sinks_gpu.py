@@ -216,6 +216,28 @@ def test_opcheck():
                           test_utils=("test_schema", "test_faketensor", "test_autograd_registration"))
 
 
+def test_torch_compile_fullgraph_with_sinks_and_asym_dims():
+    # torch.compile traces the op (its fake gives o v's head dim); the sinks' gradient through the compiled graph.
+    q = torch.randn(2, 4, 1000, 192, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(2, 2, 1000, 192, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(2, 2, 1000, 128, device="cuda", dtype=torch.bfloat16)
+    sinks = _sinks(4).requires_grad_()
+
+    def block(q, k, v, s):
+        return txl.ops.flash_attention(q * 1.0, k, v, causal=True, sinks=s).float() * 2.0
+
+    compiled = torch.compile(block, fullgraph=True)
+    out = compiled(q, k, v, sinks)
+    sr = sinks.detach().clone().requires_grad_()
+    ref, _ = dense_sink_reference(q, k, v, sr, True)
+    assert out.shape == (2, 4, 1000, 128)
+    _check("o", out / 2.0, ref, O_TOL)
+    do = torch.randn_like(out)
+    out.backward(do)
+    (ref * 2.0).backward(do)
+    _check("dsinks", sinks.grad, sr.grad, GRAD_TOL)
+
+
 # -----------------------------------------------------------------------------------------------------------------
 # Varlen
 # -----------------------------------------------------------------------------------------------------------------
