@@ -32,11 +32,19 @@ def swap_line(line):
     return indent + kw + " txl" + rest
 
 
+_GLUON_DECORATOR = re.compile(r"\bgluon\.|\bgl\.constexpr_function\b")
+
+
+def _gluon_decorator(d):
+    """@gluon.jit(...), @gluon.constexpr_function or @gl.constexpr_function."""
+    return bool(_GLUON_DECORATOR.search(ast.unparse(d)))
+
+
 def _keep(node, src):
     """The module-level statements the kernels need (no torch, no fla imports, no host functions)."""
     text = ast.get_source_segment(src, node) or ""
     if isinstance(node, ast.FunctionDef):
-        return any("gluon" in ast.unparse(d) for d in node.decorator_list)
+        return any(_gluon_decorator(d) for d in node.decorator_list)
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return bool(re.match(r"(import|from)\s+(triton|os)\b", text))
     if isinstance(node, (ast.Assign, ast.If)):
@@ -62,10 +70,10 @@ def load_kernels_of(path, name, tmp_path):
         if not _keep(node, src):
             continue
         if isinstance(node, ast.FunctionDef):  # only the gluon decorators (fla's autotune wrappers need torch)
-            node.decorator_list = [d for d in node.decorator_list if "gluon" in ast.unparse(d)]
+            node.decorator_list = [d for d in node.decorator_list if _gluon_decorator(d)]
             start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             lines = src.splitlines()[start - 1:node.end_lineno]
-            lines = [ln for ln in lines if not ln.lstrip().startswith("@") or "gluon" in ln]
+            lines = [ln for ln in lines if not ln.lstrip().startswith("@") or _GLUON_DECORATOR.search(ln)]
             parts.append("\n".join(lines))
         else:
             parts.append("\n".join(swap_line(ln) for ln in ast.get_source_segment(src, node).splitlines()))

@@ -9,19 +9,33 @@ builtins of ``txl.experimental.gluon.language``. What differs:
   txl keeps its own choices (float ``+ - *`` contract into fma as with Triton's default).
 """
 
+import contextlib
 import functools
+import threading
 
 from ...compiler import code_generator as _cg
 from ...compiler.errors import SemanticError
 from ...jit import JITFunction
-from ...language.core import tensor, tensordesc_type
+from ...jit import TensorDescriptor as TxlDescriptor
+from ...language.core import constexpr, tensor, tensordesc_type
 
 # Triton launch options txl accepts for Gluon kernels and does not act on (see the module docstring).
 _IGNORED_LAUNCH_OPTIONS = ("enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "launch_pdl")
 
 
+# constexpr-key prefix of a descriptor argument's global shape (see GluonJITFunction.specialize)
+_SHAPE_KEY = "__gluon_desc_shape__:"
+_compiling = threading.local()  # .shapes: {parameter: global shape} of the specialisation being compiled
+
+
 class GluonJITFunction(JITFunction):
-    """A ``@gluon.jit`` function (see the module docstring)."""
+    """A ``@gluon.jit`` function (see the module docstring).
+
+    ``desc.shape`` (the global shape of a TMA descriptor argument, which Gluon kernels read, e.g. ``K =
+    a_desc.shape[1]``) is not in the CUtensorMap txl passes, so a Gluon kernel is specialised on its descriptors'
+    shapes: they are part of the specialisation key (and of the fast path's fingerprint), and ``desc.shape`` is a
+    compile-time constant. A new shape compiles the kernel again (txl's disk cache returns the same kernel where the
+    kernel does not read it: its IR is the same)."""
 
     is_gluon = True
 
@@ -30,6 +44,38 @@ class GluonJITFunction(JITFunction):
             if o not in self.arg_names:
                 kwargs.pop(o, None)
         return super().run(*args, grid=grid, _launch=_launch, **kwargs)
+
+    def specialize(self, bound):
+        sig, consts = super().specialize(bound)
+        for name, v in bound.items():
+            if isinstance(v, TxlDescriptor):
+                consts[_SHAPE_KEY + name] = tuple(int(d) for d in v.shape)
+        return sig, consts
+
+    def _fingerprint(self, args, kwargs, options):
+        fp = super()._fingerprint(args, kwargs, options)
+        if fp is None:
+            return None
+        shapes = tuple(tuple(v.shape) for v in list(args) + list(kwargs.values()) if isinstance(v, TxlDescriptor))
+        return (fp, shapes)
+
+    def _compile(self, sig, consts, options):
+        shapes = {k[len(_SHAPE_KEY):]: v for k, v in consts.items() if k.startswith(_SHAPE_KEY)}
+        consts = {k: v for k, v in consts.items() if not k.startswith(_SHAPE_KEY)}
+        with descriptor_shapes(shapes):
+            return super()._compile(sig, consts, options)
+
+
+@contextlib.contextmanager
+def descriptor_shapes(shapes):
+    """While a Gluon kernel is compiled in this thread: ``{descriptor parameter: global shape}`` (what
+    ``desc.shape`` reads). txl.compile / the CPU tests use it to compile such a kernel without a launch."""
+    saved = getattr(_compiling, "shapes", None)
+    _compiling.shapes = dict(shapes)
+    try:
+        yield
+    finally:
+        _compiling.shapes = saved
 
     def __repr__(self):
         return "GluonJITFunction(%s:%s)" % (self.__module__, self.__qualname__)
@@ -95,9 +141,16 @@ def _descriptor_attribute(gen, t, name):
         return _DescType(bt, layout)
     if name == "block_shape":
         return shape
+    if name == "shape":
+        shapes = getattr(_compiling, "shapes", None) or {}
+        shape = shapes.get(getattr(t.handle, "hint", None))
+        if shape is not None:
+            return [constexpr(d) for d in shape]
     if name in ("shape", "strides"):
-        raise SemanticError("desc.%s of a TMA descriptor argument: txl passes a descriptor as its CUtensorMap only, "
-                            "and the kernel cannot read the tensor's %s from it" % (name, name),
+        raise SemanticError("desc.%s of a TMA descriptor: txl passes a descriptor as its CUtensorMap only, and the "
+                            "kernel cannot read the tensor's %s from it (a launched Gluon kernel is specialised on "
+                            "its descriptor arguments' shapes, so desc.shape of a kernel argument works; strides do "
+                            "not)" % (name, name),
                             "pass the size the kernel needs as an int argument (e.g. K) next to the descriptor")
     return NotImplemented
 

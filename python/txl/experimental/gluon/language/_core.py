@@ -381,6 +381,12 @@ def smem_tensor(x, what):
 
 def constexpr_function(fn):
     """Gluon's ``@gluon.constexpr_function``: a Python function a kernel calls on compile-time values (txl's code
-    generator runs any plain Python function whose arguments are all compile-time values)."""
-    fn.__gluon_constexpr_function__ = True
-    return fn
+    generator runs any plain Python function whose arguments are all compile-time values). It runs as host code:
+    ``triton.cdiv`` in it is the host's (an int), not the kernel's."""
+    @functools.wraps(fn)
+    def host(*args, **kwargs):
+        with S.activate(None):  # no kernel is being compiled while it runs
+            return fn(*args, **kwargs)
+
+    host.__gluon_constexpr_function__ = True
+    return host
