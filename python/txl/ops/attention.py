@@ -522,15 +522,17 @@ def _lse(m, shape):
 
 
 def _rowdot(a, b):
-    """rowsum(a * b) over the last dimension in float32, a slab of rows at a time (no full-size float32 copies:
-    at (4, 32, 8192, 128) those would be 1.6 GB)."""
+    """rowsum(a * b) over the last dimension, summed in float32, a slab of rows at a time. The products stay in the
+    inputs' dtype (bf16/fp16: each rounded by at most 2^-9 relative, which leaves Delta within ~0.2%): float32
+    copies of dO and O would be 1.6 GB at (4, 32, 8192, 128) and ~4x the memory traffic, about 1 ms of a 12 ms
+    backward; this is one read of each, one write and read of the products."""
     import torch
 
     out = torch.empty(a.shape[:-1], dtype=torch.float32, device=a.device)
     a2, b2, o2 = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1]), out.view(-1)
-    step = max(1, (1 << 24) // a.shape[-1])
+    step = max(1, (1 << 26) // a.shape[-1])
     for i in range(0, a2.shape[0], step):
-        o2[i:i + step] = (a2[i:i + step].float() * b2[i:i + step].float()).sum(-1)
+        o2[i:i + step] = (a2[i:i + step] * b2[i:i + step]).sum(-1, dtype=torch.float32)
     return out
 
 
