@@ -5,10 +5,8 @@ launcher uses for the shapes bench/gluon.py times, compiles through txlc and ptx
 torch is not needed: the kernels' source is read from the library files (the @gluon.jit / @gluon.constexpr_function
 definitions and the module-level names they read) into a module of their own."""
 
-import ast
 import importlib.util
 import os
-import re
 
 import pytest
 
@@ -18,38 +16,18 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 FLA = os.path.join(REPO, ".ext", "fla", "fla")
 FILES = {"sinkhorn": "ops/utils/sinkhorn/gluon.py", "cross_entropy": "modules/fused_cross_entropy/gluon.py",
          "conv1d": "modules/causal_conv1d/backends/gluon.py", "attnres": "ops/attnres/backends/gluon.py"}
-_IMPORT = re.compile(r"^(\s*)(from|import)\s+triton\b(.*)$")
 
 
-def swap_line(line):
-    """The import swap of bench/gluon.py: ``triton`` -> ``txl`` in a line that imports from triton."""
-    m = _IMPORT.match(line)
-    if not m:
-        return line
-    indent, kw, rest = m.groups()
-    if kw == "import" and rest.strip() == "":
-        return indent + "import txl as triton"
-    return indent + kw + " txl" + rest
+def _bench():
+    """bench/gluon.py (its import swap and kernel loader), loaded from the repository."""
+    spec = importlib.util.spec_from_file_location("bench_gluon", os.path.join(REPO, "bench", "gluon.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
-_GLUON_DECORATOR = re.compile(r"\bgluon\.|\bgl\.constexpr_function\b")
-
-
-def _gluon_decorator(d):
-    """@gluon.jit(...), @gluon.constexpr_function or @gl.constexpr_function."""
-    return bool(_GLUON_DECORATOR.search(ast.unparse(d)))
-
-
-def _keep(node, src):
-    """The module-level statements the kernels need (no torch, no fla imports, no host functions)."""
-    text = ast.get_source_segment(src, node) or ""
-    if isinstance(node, ast.FunctionDef):
-        return any(_gluon_decorator(d) for d in node.decorator_list)
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return bool(re.match(r"(import|from)\s+(triton|os)\b", text))
-    if isinstance(node, (ast.Assign, ast.If)):
-        return not re.search(r"\b(torch|fla|register|importlib)\b", text)
-    return False
+BENCH = _bench()
+swap_line = BENCH.swap_line
 
 
 def load_kernels(name, tmp_path):
@@ -61,29 +39,8 @@ def load_kernels(name, tmp_path):
 
 def load_kernels_of(path, name, tmp_path):
     """The Gluon kernels of the file at ``path`` (and the module-level names they read), imports swapped, as a
-    module of their own (written under ``tmp_path``)."""
-    with open(path) as f:
-        src = f.read()
-    tree = ast.parse(src)
-    parts = []
-    for node in tree.body:
-        if not _keep(node, src):
-            continue
-        if isinstance(node, ast.FunctionDef):  # only the gluon decorators (fla's autotune wrappers need torch)
-            node.decorator_list = [d for d in node.decorator_list if _gluon_decorator(d)]
-            start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-            lines = src.splitlines()[start - 1:node.end_lineno]
-            lines = [ln for ln in lines if not ln.lstrip().startswith("@") or _GLUON_DECORATOR.search(ln)]
-            parts.append("\n".join(lines))
-        else:
-            parts.append("\n".join(swap_line(ln) for ln in ast.get_source_segment(src, node).splitlines()))
-    name = re.sub(r"\W", "_", name)
-    out = tmp_path / ("fla_gluon_%s.py" % name)
-    out.write_text("\n\n\n".join(parts) + "\n")
-    spec = importlib.util.spec_from_file_location("fla_gluon_%s" % name, str(out))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    module of their own (bench/gluon.py's kernel_module)."""
+    return BENCH.kernel_module(path, name, tmp_path, swap=True)
 
 
 def _cases():
@@ -100,6 +57,17 @@ def _cases():
           "s_logits": "i32", "N": "i32"},
          {"label_smoothing": 0.0, "logit_scale": 1.0, "lse_square_scale": 0.0, "logit_softcapping": None,
           "ignore_index": -100, "V": 32000, "V_TOTAL": 32000, "V_START": 0, "BV": 8192, "SPLIT": True}),
+        # ... and bench/gluon.py's: V = 8000 (one block of 8192, no split)
+        ("cross_entropy", "cross_entropy_fwd_kernel_gluon",
+         {"logits": "*bf16", "target": "*i64", "loss": "*fp32", "z_loss": "*fp32", "lse": "*fp32",
+          "s_logits": "i32", "N": "i32"},
+         {"label_smoothing": 0.0, "logit_scale": 1.0, "lse_square_scale": 0.0, "logit_softcapping": None,
+          "ignore_index": -100, "V": 8000, "V_TOTAL": 8000, "V_START": 0, "BV": 8192, "SPLIT": False}),
+        # causal conv1d forward, bench/gluon.py's 4 x 2048 x 2048 (BD 64, one split), silu, no varlen
+        ("conv1d", "causal_conv1d_fwd_kernel",
+         {"x": "*bf16", "y": "*bf16", "weight": "*bf16", "bias": "*bf16", "T": "i32"},
+         {"residual": None, "cu_seqlens": None, "initial_state": None, "chunk_indices": None, "SXN": 2048 * 2048,
+          "SXT": 2048, "D": 2048, "W": 4, "BT": 64, "BD": 64, "BC": 8, "ACTIVATION": "silu", "NUM_SPLITS": 1}),
         # causal conv1d forward, D = 2048, W = 4, small tiles (BD 32, 2 splits), silu, no varlen
         ("conv1d", "causal_conv1d_fwd_kernel",
          {"x": "*bf16", "y": "*bf16", "weight": "*bf16", "bias": "*bf16", "T": "i32"},
@@ -128,7 +96,21 @@ def test_fla_gluon_module_loads(name, tmp_path):
 
 
 def test_swap_line():
-    assert swap_line("from triton.experimental import gluon") == "from txl.experimental import gluon"
+    assert swap_line("from triton.experimental import gluon\n") == "from txl.experimental import gluon\n"
     assert swap_line("import triton") == "import txl as triton"
-    assert swap_line("    from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp") == \
-        "    from txl.experimental.gluon.language.nvidia.ampere import async_copy as cp"
+    assert swap_line("    from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp  # x") == \
+        "    from txl.experimental.gluon.language.nvidia.ampere import async_copy as cp  # x"
+    assert swap_line("import torch") == "import torch"
+    with pytest.raises(BENCH.SwapError):
+        swap_line("from triton.compiler import foo")
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_fla_sources_swap(name):
+    """Every import of triton in fla's Gluon files has a swap rule."""
+    path = os.path.join(FLA, FILES[name])
+    if not os.path.exists(path):
+        pytest.skip("fla is not in .ext/fla")
+    with open(path) as f:
+        src, changes = BENCH.swap_source(f.read(), path)
+    assert changes and "import triton" not in src.replace("import txl as triton", "")

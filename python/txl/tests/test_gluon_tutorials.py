@@ -4,6 +4,7 @@ own tests and benchmarks launch compiles through txlc and ptxas, and what txl re
 refusals are listed here, each with the reason docs/gluon.md gives)."""
 
 import os
+import re
 
 import pytest
 
@@ -11,10 +12,11 @@ from txl.compiler.errors import CompilationError
 from txl.experimental.gluon import language as gl
 from txl.experimental.gluon._runtime import descriptor_shapes
 from txl.tests.dsl_helpers import compile_ptx, ir_of
-from txl.tests.test_gluon_fla import load_kernels_of
+from txl.tests.test_gluon_fla import BENCH, load_kernels_of
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 TUTORIALS = os.path.join(REPO, ".ext", "gluon")
+TUTORIAL_NAMES = BENCH.TUTORIAL_FILES
 
 SW = gl.SwizzledSharedLayout(vec=1, per_phase=1, max_phase=1, order=[1, 0])
 STRIDES = {n: "i32" for n in ("xstride_a", "ystride_a", "xstride_b", "ystride_b", "xstride_c", "ystride_c")}
@@ -55,6 +57,30 @@ def _cases():
                               {"a_desc": _desc("fp16", [m, k]), "b_desc": _desc("fp16", [k, n]),
                                "c_desc": _desc("fp32", [m, n]), "d_desc": _desc("fp32", [m, n])},
                               {"LHS_IN_REG": lhs, "INSTR_SHAPE_N": instr_n, "num_warps": 4}, 4))
+    # bench/gluon.py's configurations
+    cases += [
+        ("03-async-copy", "memcpy_1d_cpasync_kernel", PTRS, {"XBLOCK": 8192}, 4),
+        ("03-async-copy", "elementwise_add_cpasync_kernel", ADD_SIG, {"XBLOCK": 32, "YBLOCK": 64, "smem_layout": SW},
+         4),
+        ("04-tma", "memcpy_1d_tma_kernel", {"in_desc": _desc("fp32", [256]), "out_desc": _desc("fp32", [256])},
+         {"XBLOCK": 256}, 1),
+        ("04-tma", "elementwise_add_tma_kernel", {"a_desc": _desc("fp32", [64, 128]), "b_desc": _desc("fp32", [64, 128]),
+                                                  "c_desc": _desc("fp32", [64, 128]), "xnumel": "i32",
+                                                  "ynumel": "i32"},
+         {"XBLOCK": 64, "YBLOCK": 128, "num_buffers": 3}, 4),
+    ]
+    for lhs in (False, True):
+        cases.append(("05-wgmma", "small_mma_kernel",
+                      {"a_desc": _desc("fp16", [64, 128]), "b_desc": _desc("fp16", [128, 128]),
+                       "c_desc": _desc("fp32", [64, 128]), "d_desc": _desc("fp32", [64, 128])},
+                      {"LHS_IN_REG": lhs, "INSTR_SHAPE_N": 64, "num_warps": 4}, 4))
+    for tb in (False, True):
+        for overlap in (False, True):
+            cases.append(("05-wgmma", "blocked_mma_kernel",
+                          {"a_desc": _desc("fp16", [128, 64]), "b_desc": _desc("fp16", [128, 64] if tb else [64, 128]),
+                           "c_desc": _desc("fp32", [128, 128])},
+                          {"TRANSPOSE_B": tb, "OVERLAP_MMA": overlap, "num_warps": 4}, 4,
+                          {"a_desc": (4096, 4096), "b_desc": (4096, 4096), "c_desc": (4096, 4096)}))
     # blocked_mma_kernel reads K = a_desc.shape[1]: compiled with the descriptors' global shapes, as a launch does
     for (m, n, k), (bm, bn, bk), tb, overlap, warps in (
             ((208, 416, 304), (64, 64, 64), False, False, 4), ((208, 416, 304), (128, 128, 128), True, True, 4),
@@ -113,3 +139,15 @@ def test_tutorial_kernel_refused(case, tmp_path):
         compile_ptx(ir_of(fn, sig, consts, num_warps=warps))
     assert why in str(e.value), str(e.value)
     assert isinstance(e.value, CompilationError) or "txlc failed" in str(e.value)
+
+
+@pytest.mark.parametrize("name", TUTORIAL_NAMES)
+def test_tutorial_sources_swap(name):
+    """Every import of triton in the tutorials has a swap rule (bench/gluon.py prints them)."""
+    path = os.path.join(TUTORIALS, name + ".py")
+    if not os.path.exists(path):
+        pytest.skip("the Gluon tutorials are not in .ext/gluon")
+    with open(path) as f:
+        src, changes = BENCH.swap_source(f.read(), name)
+    assert changes
+    assert not re.search(r"^\s*(from|import)\s+triton\b", src, re.M)
