@@ -280,20 +280,18 @@ def _prune_results(op, counts):
         return False
     keep = [i for i in range(len(op.results)) if i not in dead]
     op.results = [op.results[i] for i in keep]
+    # (the yields stay, with fewer operands: the generic form spells out every terminator)
     if op.name == "scf.if":
         for region in op.regions:
-            y = region.blocks[0].ops[-1] if region.blocks[0].ops else None
-            if y is not None and y.name == "scf.yield":
-                y.operands = [y.operands[i] for i in keep]
-                if not keep:
-                    region.blocks[0].ops.pop()
+            for block in region.blocks:
+                y = block.ops[-1] if block.ops else None
+                if y is not None and y.name == "scf.yield":
+                    y.operands = [y.operands[i] for i in keep]
     else:
         body = op.regions[0].blocks[0]
         body.args = [body.args[0]] + [body.args[i + 1] for i in keep]
         y = body.ops[-1]
         y.operands = [y.operands[i] for i in keep]
-        if not keep:
-            body.ops.pop()
         op.operands = op.operands[:3] + [op.operands[3 + i] for i in keep]
     return True
 
@@ -401,7 +399,7 @@ def _parse_format(fmt):
             assert toks.pop() == "("
             inner = arg()
             assert toks.pop() == ")"
-            return ("type", inner[1]) if t == "type" else inner
+            return ("type", inner[1]) if t == "type" else inner  # (qualified: txl prints types in full anyway)
         return ("var", t[1:]) if t.startswith("$") else ("var", t)  # operands / results
 
     def elements(stop):
@@ -419,7 +417,11 @@ def _parse_format(fmt):
                 out.append(("attrdict", t != "attr-dict"))
             elif t in ("type", "qualified"):
                 toks.append(t)
-                out.append(arg())
+                e = arg()
+                if toks and toks[-1] == "^":  # `(`->` type($result)^)?`: the group prints when $result exists
+                    toks.pop()
+                    e = ("type", e[1], True)
+                out.append(e)
             elif t == "functional-type":
                 assert toks.pop() == "("
                 a = arg()
@@ -433,7 +435,7 @@ def _parse_format(fmt):
                 if toks and toks[-1] == ":":
                     raise ValueError("optional groups with an else branch are not supported: %r" % fmt)
                 assert toks.pop() == "?", fmt
-                anchor = next((e[1] for e in _walk(inner) if e[0] == "var" and e[2]), None)
+                anchor = next((e[1] for e in _walk(inner) if e[0] in ("var", "type") and e[2:] == (True,)), None)
                 out.append(("group", inner, anchor))
             elif t.startswith("custom<"):
                 raise ValueError("custom directives are not supported: %r" % fmt)

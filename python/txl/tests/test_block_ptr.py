@@ -155,9 +155,8 @@ def test_gemm_loop_carries_only_the_advanced_offsets():
     # The loop carries the accumulator and one i32 per block pointer (the K offset); base, shape, strides and the
     # other offset stay loop-invariant values defined before the loop.
     check(text,
-          r"%accumulator, %a_block_ptr, %b_block_ptr = scf.for %k = %c0 to %K step %c64 "
-          r"iter_args\(%accumulator_1 = %\d+, %a_block_ptr_1 = %c0, %b_block_ptr_1 = %c0\) -> "
-          r"\(tensor<128x128xf32>, i32, i32\)",
+          r'%accumulator, %a_block_ptr, %b_block_ptr = "scf.for"\(%c0, %K, %c64, %\d+, %c0, %c0\) \(\{\n\s*'
+          r"\^bb0\(%k: i32, %accumulator_1: tensor<128x128xf32>, %a_block_ptr_1: i32, %b_block_ptr_1: i32\):",
           r"arith.extsi %a_block_ptr_1 : i32 to i64", r"%a = txl.load %\d+ mask %\d+ other %\d+ : "
           r"tensor<128x64x!txl.ptr<f16>> -> tensor<128x64xf16>",
           r"arith.extsi %b_block_ptr_1 : i32 to i64", r"%b = txl.load %\d+ mask %\d+ other %\d+ : "
@@ -199,10 +198,10 @@ def _branchy(x_ptr, y_ptr, n, flag, BN: tl.constexpr):
 
 def test_block_pointers_through_if_and_while():
     text = ir_of(_branchy, {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "flag": "i32"}, {"BN": 256})
-    check(text, r"%xb = scf.if %\d+ -> \(i32\)", r"arith.addi %\d+, %c256 : i32", r"scf.yield %\d+ : i32",
-          r"arith.addi %\d+, %c_m256 : i32", r"scf.yield %\d+ : i32",
+    check(text, r'%xb = "scf.if"\(%\d+\)', r"arith.addi %\d+, %c256 : i32", r"scf.yield %\d+ : i32",
+          r"arith.addi %\d+, %c_m256 : i32", r"scf.yield %\d+ : i32", r"\}\) : \(i1\) -> i32",
           r"arith.extsi %xb : i32 to i64", r"%x = txl.load %\d+ mask %\d+ other %\d+",
-          r"%xb_1, %i = scf.while \(%xb_2 = %xb, %i_1 = %c0\) : \(i32, i32\) -> \(i32, i32\)",
+          r'%xb_1, %i = "scf.while"\(%xb, %c0\) \(\{\n\s*\^bb0\(%xb_2: i32, %i_1: i32\):',
           r"arith.addi %\w+, %c512 : i32", r"txl.load")
     compile_ptx(text)
 
@@ -226,11 +225,12 @@ def _tuple_of_block_ptrs(x_ptr, y_ptr, n, BN: tl.constexpr):
 def test_aggregates_in_tuples_are_flattened_generically():
     text = ir_of(_tuple_of_block_ptrs, {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"}, {"BN": 128})
     # tuple leaves: x's offset, y's offset, the tile (the block pointers' bases, shapes and strides are not carried)
-    check(text, r"scf.for %i = %c0 to %n step %c128 iter_args\(%\w+ = %c0, %\w+ = %c0, %\w+ = %\w+\) -> "
-                r"\(i32, i32, tensor<128xf32>\)",
+    check(text, r'"scf.for"\(%c0, %n, %c128, %c0, %c0, %\w+\) \(\{\n\s*\^bb0\(%i: i32, %\w+: i32, %\w+: i32, '
+                r"%\w+: tensor<128xf32>\):",
           r"scf.yield %\d+, %\d+, %\d+ : i32, i32, tensor<128xf32>",
+          r"\}\) : \(i32, i32, i32, i32, i32, tensor<128xf32>\) -> \(i32, i32, tensor<128xf32>\)",
           # the second loop changes the base pointer: only it is carried
-          r"scf.for %j = %c0 to %c4 step %c1 iter_args\(%base_1 = %x_ptr\) -> \(!txl.ptr<f32>\)")
+          r'"scf.for"\(%c0, %c4, %c1, %x_ptr\) \(\{\n\s*\^bb0\(%j: i32, %base_1: !txl.ptr<f32>\):')
     compile_ptx(text)
 
 
@@ -253,7 +253,7 @@ def _helper_and_3d(x_ptr, y_ptr, B, M, N, BB: tl.constexpr, BM: tl.constexpr, BN
 def test_3d_block_pointer_through_a_helper():
     text = ir_of(_helper_and_3d, {"x_ptr": "*fp32", "y_ptr": "*fp32", "B": "i32", "M": "i32", "N": "i32"},
                  {"BB": 2, "BM": 16, "BN": 32})
-    check(text, r"scf.for %b = %c0 to %B step %c2 iter_args\(%\w+ = %c0, %\w+ = %c0\) -> \(i32, i32\)",
+    check(text, r'"scf.for"\(%c0, %B, %c2, %c0, %c0\) \(\{\n\s*\^bb0\(%b: i32, %\w+: i32, %\w+: i32\):',
           r"txl.expand_dims %\d+, 2 : tensor<2x1xi64> -> tensor<2x1x1xi64>",
           r"txl.expand_dims %\d+, 2 : tensor<1x16xi64> -> tensor<1x16x1xi64>",
           r"txl.load %\d+ mask %\d+ : tensor<2x16x32x!txl.ptr<f32>> -> tensor<2x16x32xf32>",

@@ -50,7 +50,7 @@ def _front(text, loads=1, stores=1):
 def _lowered(fn, sig, constexprs, **opts):
     """(frontend text with num_stages=1, the same after txl-lower-tile-copies)."""
     text = ir_of(fn, sig, constexprs, num_stages=1, **opts)
-    check(text, r"attributes \{txl.kernel, txl.num_stages = 1 : i32, txl.num_warps = \d+ : i32\}")
+    check(text, r"\{txl.kernel, txl.num_stages = 1 : i32, txl.num_warps = \d+ : i32\}")
     low = lower_copies(text)
     check_not(low, r"txl.desc_load", r"txl.desc_store")
     return text, low
@@ -85,9 +85,10 @@ def _sum_for(a_desc, out_desc, K, BLOCK_K: tl.constexpr):
 def test_for_carries_the_phase():
     text, low = _lowered(_sum_for, SIG, {"BLOCK_K": 64})
     _front(text)
-    check(text, r"%acc = scf.for %k = %c0 to %K step %c64 iter_args\(%acc_\d+ = %\d+\) -> \(tensor<64x64xf32>\)",
+    check(text, r'%acc = "scf.for"\(%c0, %K, %c64, %\d+\) \(\{\n\s*\^bb0\(%k: i32, %acc_\d+: tensor<64x64xf32>\):',
           r"%a = txl.desc_load %a_desc\[%c0, %k\] : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>> "
           r"-> tensor<64x64xbf16>", r"scf.yield %acc_\d+ : tensor<64x64xf32>",
+          r"\}\) : \(i32, i32, i32, tensor<64x64xf32>\) -> tensor<64x64xf32>",
           r"txl.desc_store %out_desc\[%c0, %c0\], %acc : !txl.tensordesc<64x64xf32, .*>, tensor<64x64xf32>")
     _top_allocs(low)
     check(low, r"(?P<c0>%c0_i32\w*) = arith.constant 0 : i32", ALLOC, MBAR,
@@ -146,7 +147,7 @@ def _sum_nested(a_desc, out_desc, M, K, BLOCK_K: tl.constexpr):
 def test_nested_for_carries_the_phase_through_both_loops():
     text, low = _lowered(_sum_nested, {"a_desc": A, "out_desc": O, "M": "i32", "K": "i32"}, {"BLOCK_K": 64})
     _front(text)
-    check(text, r"scf.for %m = ", r"scf.for %k = ", r"txl.desc_load %a_desc\[%m, %k\]")
+    check(text, r'"scf.for".*\n\s*\^bb0\(%m: i32', r'"scf.for".*\n\s*\^bb0\(%k: i32', r"txl.desc_load %a_desc\[%m, %k\]")
     _top_allocs(low)
     check(low, r"scf.for %(?P<m>arg\d+) = .* iter_args\(%\w+ = %cst, %(?P<p>arg\d+) = %c0_i32\w*\)",
           r"scf.for %(?P<k>arg\d+) = .* iter_args\(%\w+ = %arg\d+, %(?P<q>arg\d+) = %[[p]]\)", *STEP[:2],
@@ -169,8 +170,8 @@ def _sum_while(a_desc, out_desc, K, BLOCK_K: tl.constexpr):
 def test_while_frontend_emits_one_desc_load():
     text = ir_of(_sum_while, SIG, {"BLOCK_K": 64}, num_stages=1)
     _front(text)
-    check(text, r"scf.while \(%acc_\d+ = %\d+, %k_\d+ = %c0\) : \(tensor<64x64xf32>, i32\)", r"scf.condition",
-          r"\} do \{", r"\^bb0\(%acc_\d+: tensor<64x64xf32>, %(?P<k>k_\d+): i32\)",
+    check(text, r'"scf.while"\(%\d+, %c0\) \(\{\n\s*\^bb0\(%acc_\d+: tensor<64x64xf32>, %k_\d+: i32\):', r"scf.condition",
+          r"\}, \{", r"\^bb0\(%acc_\d+: tensor<64x64xf32>, %(?P<k>k_\d+): i32\)",
           r"txl.desc_load %a_desc\[%c0, %[[k]]\]", r"scf.yield")
     verify(text)
 
@@ -197,7 +198,7 @@ def _load_in_while_condition(a_desc, out_desc, K, BLOCK_K: tl.constexpr):
 def test_load_in_while_condition_forwards_the_flipped_phase():
     text, low = _lowered(_load_in_while_condition, SIG, {"BLOCK_K": 64})
     _front(text)
-    check(text, r"scf.while", r"txl.desc_load %a_desc", r"scf.condition", r"\} do \{")
+    check(text, r"scf.while", r"txl.desc_load %a_desc", r"scf.condition", r"\}, \{")
     _top_allocs(low)
     # the condition flips the phase; scf.condition forwards the flipped value to the body and the results
     check(low, r"scf.while", r"txl.bar_wait 0, 128", r"txl.mbar_wait %\w+, %(?P<p>arg\d+) : i32",
@@ -217,8 +218,8 @@ def _sum_if_in_for(a_desc, out_desc, K, BLOCK_K: tl.constexpr):
 def test_if_in_for_yields_the_phase_from_both_branches():
     text, low = _lowered(_sum_if_in_for, SIG, {"BLOCK_K": 64})
     _front(text)
-    check(text, r"scf.for %k = .* -> \(tensor<64x64xf32>\)", r"scf.if %\w+ -> \(tensor<64x64xf32>\)",
-          r"txl.desc_load %a_desc\[%c0, %k\]", r"\} else \{")
+    check(text, r'"scf.for".*\n\s*\^bb0\(%k: i32, %acc_\d+: tensor<64x64xf32>\)', r'= "scf.if"\(%\w+\)',
+          r"txl.desc_load %a_desc\[%c0, %k\]", r"\}, \{", r"\}\) : \(i1\) -> tensor<64x64xf32>")
     _top_allocs(low)
     check(low, r"scf.for %\w+ = .* iter_args\(%\w+ = %cst, %(?P<p>arg\d+) = %c0_i32\w*\)",
           r"%(?P<r>\d+):2 = scf.if %\w+ -> \(tensor<64x64xf32>, i32\)", *STEP, r"txl.mbar_wait %\w+, %[[p]]",
@@ -396,7 +397,7 @@ def _copy_loop(a_desc, b_desc, K, BLOCK_K: tl.constexpr):
 def test_store_in_loop_reuses_one_staging_buffer():
     text, low = _lowered(_copy_loop, {"a_desc": A, "b_desc": A, "K": "i32"}, {"BLOCK_K": 64})
     _front(text)
-    check(text, r"scf.for %k", r"%(?P<t>\d+) = txl.desc_load %a_desc\[%c0, %k\]",
+    check(text, r"\^bb0\(%k: i32", r"%(?P<t>\d+) = txl.desc_load %a_desc\[%c0, %k\]",
           r"txl.desc_store %b_desc\[%c0, %k\], %[[t]] : ")
     assert _count(low, r"txl.smem_alloc") == 2 and _count(low, r"txl.mbar_alloc") == 1
     check(low, r"scf.for", r"txl.bar_wait 0, 128", r"txl.mbar_wait", r"txl.smem_load", r"arith.xori",
@@ -420,7 +421,7 @@ def test_default_num_stages_pipelines_the_loop():
     """Triton's default num_stages=3 on the kernel: the load is issued 2 iterations ahead into a ring (2 buffers:
     no async dot reads a slot after its iteration), consumed in stage 2; nothing left for txl-lower-tile-copies."""
     text = ir_of(_sum_for, SIG, {"BLOCK_K": 64})
-    check(text, r"attributes \{txl.kernel, txl.num_stages = 3 : i32, txl.num_warps = 4 : i32\}")
+    check(text, r"\{txl.kernel, txl.num_stages = 3 : i32, txl.num_warps = 4 : i32\}")
     _front(text)
     sched = run_opt(text, "--txl-schedule-loops")
     # the mbarriers at the kernel's entry, the ring right before its loop
@@ -445,8 +446,8 @@ def test_default_num_stages_pipelines_the_loop():
 @pytest.mark.parametrize("ns", [1, 2, 4])
 def test_tl_range_num_stages_reaches_the_loop(ns):
     text = ir_of(_sum_range, SIG, {"BLOCK_K": 64, "NS": ns})
-    check(text, r"txl.num_stages = 3 : i32", r"scf.for %k", r"txl.desc_load", r"scf.yield",
-          r"\} \{txl.num_stages = %d : i32\}" % ns)
+    check(text, r"\^bb0\(%k: i32", r"txl.desc_load", r"scf.yield",
+          r"\}\) \{txl.num_stages = %d : i32\}" % ns, r"\{txl.kernel, txl.num_stages = 3 : i32")
     sched = run_opt(text, "--txl-schedule-loops")
     if ns == 1:  # the loop's num_stages wins over the kernel's: not pipelined
         check_not(sched, r"txl.ring", r"txl.stage")

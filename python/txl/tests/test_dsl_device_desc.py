@@ -21,7 +21,8 @@ SIG = {"a_ptr": "*bf16", "out_ptr": "*fp32", "M": "i32", "K": "i32"}
 def test_descriptor_ir_and_ptx():
     text = ir_of(device_desc_cases.device_desc_for, SIG, {"BM": 64, "BK": 64})
     # Two call sites x 1 warpgroup x 128 bytes per CTA.
-    check(text, r"%txl_global_scratch: !txl.ptr<i8> \{txl.global_scratch = 256 : i64\}\) attributes \{txl.kernel",
+    check(text, r"arg_attrs = \[(\{\}, )*\{txl.global_scratch = 256 : i64\}\]",
+          r"\^bb0\(.*%txl_global_scratch: !txl.ptr<i8>\):",
           r"txl.warpgroup_id", r"txl.addptr %txl_global_scratch, %\w+ : !txl.ptr<i8>, i64",
           r"%a_desc = txl.make_tensor_descriptor %a_ptr, \[%\w+, %\w+\], \[%\w+, %c1_i64\], %\w+ : !txl.ptr<bf16>, "
           r"!txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>",

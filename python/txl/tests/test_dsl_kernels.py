@@ -31,17 +31,17 @@ def test_softmax():
 
 def test_gemm_ws_matches_the_example_structure():
     text = ir_of(gemm_ws.gemm_ws, gemm_ws.SIGNATURE, gemm_ws.CONSTEXPRS, **gemm_ws.OPTIONS)
-    check(text, r"txl.num_warps = 12 : i32",
-          r"txl.smem_alloc : !txl.smem<64x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>",
+    check(text, r"txl.smem_alloc : !txl.smem<64x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>",
           r"txl.smem_alloc : !txl.smem<256x64xbf16, stages = 3, #txl.nvmma_shared<swizzle = 128>>",
           r"txl.smem_alloc : !txl.smem<64x256xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>",
           r"txl.mbar_alloc count 1 : !txl.mbar<3>", r"txl.mbar_alloc count 256 : !txl.mbar<3>",
           r"txl.is_warpgroup \[0\]", r"txl.reg_dealloc 40", r"scf.for", r"scf.for", r"txl.mbar_expect %f, 49152",
           r"txl.tma_load", r"txl.tma_load", r"txl.tma_load",
-          r"txl.is_warpgroup \[1, 2\]", r"txl.reg_alloc 232", r"scf.if .* -> \(!txl.smem<64x64xbf16, stages = 3",
+          r"txl.is_warpgroup \[1, 2\]", r"txl.reg_alloc 232", r'"scf.if"',
+          r"\}\) : \(i1\) -> \(!txl.smem<64x64xbf16, stages = 3",
           r"txl.dot .* \{async\}", r"txl.dot_wait 0, ", r"txl.mbar_arrive", r"arith.truncf",
           r"txl.tma_store_wait 0", r"txl.smem_store", r"txl.fence_proxy_async", r"txl.tma_store",
-          r"txl.tma_store_wait 0")
+          r"txl.tma_store_wait 0", r"txl.num_warps = 12 : i32")  # (the kernel's attributes follow its body)
     verify(text)
     ptx, err = compile_ptx(text, emit="cubin")
     assert "wgmma.mma_async" in ptx and "setmaxnreg" in ptx
@@ -54,7 +54,7 @@ def test_gemm_ws_matches_the_example_structure():
 @pytest.mark.parametrize("causal", [False, True])
 def test_flash_attention(head_dim, causal):
     text = ir_of(fa.flash_attention, fa.signature(head_dim), fa.constexprs(head_dim, causal), **fa.OPTIONS)
-    check(text, r"txl.num_warps = 12 : i32", r"txl.is_warpgroup \[0\]", r"txl.reg_dealloc 24",
+    check(text, r"txl.is_warpgroup \[0\]", r"txl.reg_dealloc 24",
           r"txl.mbar_wait", r"txl.mbar_expect .*, %d" % (64 * head_dim * 2), r"txl.tma_load %desc_q",
           r"txl.mbar_expect .*, %d" % (128 * head_dim * 2), r"txl.tma_load %desc_k", r"txl.tma_load %desc_v",
           r"txl.is_warpgroup \[1, 2\]", r"txl.reg_alloc 240",
@@ -66,7 +66,8 @@ def test_flash_attention(head_dim, causal):
           r"txl.dot %p_lo_\d+, .* \{async\}", r"txl.dot_wait 0", r"txl.mbar_arrive",  # the last V is released
           r"math.log2", r"arith.divf .* tensor<64xf32>", r"txl.store", r"txl.smem_store",
           r"txl.fence_proxy_async", r"txl.tma_store", r"txl.tma_store_wait 0",
-          r"txl.is_warpgroup \[1\]", r"txl.bar_wait 8, 256")  # WG1 takes the last hand-back after its tiles
+          r"txl.is_warpgroup \[1\]", r"txl.bar_wait 8, 256",  # WG1 takes the last hand-back after its tiles
+          r"txl.num_warps = 12 : i32")
     if causal:
         check(text, r"arith.constant dense<0xFF800000>", r"arith.select")
     verify(text)
@@ -82,9 +83,10 @@ def test_flash_attention_persistent(head_dim):
     cx = fa.constexprs(head_dim, persistent=True)
     text = ir_of(fa.flash_attention, fa.signature(head_dim), cx, **fa.OPTIONS)
     check(text, r"%bQ = txl.smem_alloc", r"%bO = txl.smem_alloc", r"txl.is_warpgroup \[0\]",
-          r"scf.for %t = %first to %num_tiles step %step iter_args\(%qphase_\d+ = %c1, %s_\d+ = %c0, %phase_\d+ = %c1\)",
+          r'"scf.for"\(%first, %num_tiles, %step, %c1, %c0, %c1\) \(\{\n\s*\^bb0\(%t: i32, %qphase_\d+: i32, '
+          r"%s_\d+: i32, %phase_\d+: i32\):",
           r"txl.tma_load %desc_q", r"txl.tma_load %desc_k", r"txl.is_warpgroup \[1, 2\]",
-          r"scf.for %t_\d+ = %first to %num_tiles step %step", r"txl.smem_store .*, %o_tile", r"txl.tma_store %o_tile")
+          r'"scf.for"\(%first, %num_tiles, %step, .*\n\s*\^bb0\(%t_\d+: i32', r"txl.smem_store .*, %o_tile", r"txl.tma_store %o_tile")
     verify(text)
     ptx, err = compile_ptx(text, emit="cubin")
     assert "wgmma.mma_async" in ptx

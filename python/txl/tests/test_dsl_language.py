@@ -53,8 +53,8 @@ TILES_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "scale": "fp32"}
 def test_tile_ops_emit_expected_ir():
     text = ir_of(_tiles, TILES_SIG, {"BLOCK": 64, "ROWS": 4, "USE_EXP2": True})
     check(text, r'module attributes \{txl.target = "sm_90a"\}',
-          r"func.func @_tiles\(%x_ptr: !txl.ptr<f32>, %y_ptr: !txl.ptr<f32>, %n: i32, %scale: f32\) "
-          r"attributes \{txl.kernel, txl.num_stages = 3 : i32, txl.num_warps = 4 : i32\}",
+          r'"func.func"\(\) <\{function_type = \(!txl.ptr<f32>, !txl.ptr<f32>, i32, f32\) -> \(\), sym_name = "_tiles"\}>',
+          r"\^bb0\(%x_ptr: !txl.ptr<f32>, %y_ptr: !txl.ptr<f32>, %n: i32, %scale: f32\):",
           r"%pid = txl.program_id 0", r"%nprog = txl.num_programs 0", r"arith.ceildivsi %n, %c64 : i32",
           r"txl.make_range 0, 64 : tensor<64xi32>", r"txl.make_range 0, 4 : tensor<4xi32>",
           r"txl.expand_dims %rows(_\d+)?, 1 : tensor<4xi32> -> tensor<4x1xi32>",
@@ -66,7 +66,7 @@ def test_tile_ops_emit_expected_ir():
           r"math.exp2 .* : tensor<4x64xf32>",
           r"arith.cmpf ogt, %x, .* : tensor<4x64xf32>",
           r"arith.constant dense<1.50+e\+00> : tensor<4x64xf32>",
-          r"arith.select .* : tensor<4x64xi1>, tensor<4x64xf32>",
+          r'"arith.select".* : \(tensor<4x64xi1>, tensor<4x64xf32>, tensor<4x64xf32>\) -> tensor<4x64xf32>',
           r"arith.maxnumf", r"math.absf", r"math.log ", r"math.sqrt", r"math.log2", r"arith.minnumf",
           r"math.rsqrt", r"math.fma",
           r"txl.reduce %y_\d+ axis 1 : \(tensor<4x64xf32>\) -> tensor<4xf32> \{",
@@ -75,11 +75,12 @@ def test_tile_ops_emit_expected_ir():
           r"arith.truncf .* : tensor<4x64xf32> to tensor<4x64xbf16>",
           r"arith.extf .* : tensor<4x64xbf16> to tensor<4x64xf32>",
           r"txl.store .* mask %mask : tensor<4x64x!txl.ptr<f32>>, tensor<4x64xf32>",
-          r"%total = scf.for %b = %pid to %n_blocks step %nprog iter_args\(%total_1 = %c0\) -> \(i32\) : i32",
-          r"arith.addi %total_1, %b : i32", r"scf.yield",
-          r"%k = scf.while \(%k_1 = %c0\) : \(i32\) -> \(i32\)", r"arith.cmpi slt, %k_1, %total : i32",
-          r"scf.condition\(.*\) %k_1 : i32", r"\} do \{", r"\^bb0\(%k_\d+: i32\):", r"scf.yield",
-          r"%r = scf.if .* -> \(i32\)", r"arith.subi %k, %n", r"\} else \{", r"arith.divsi %n, %c3",
+          r'%total = "scf.for"\(%pid, %n_blocks, %nprog, %c0\) \(\{\n\s*\^bb0\(%b: i32, %total_1: i32\):',
+          r"arith.addi %total_1, %b : i32", r"scf.yield", r"\}\) : \(i32, i32, i32, i32\) -> i32",
+          r'%k = "scf.while"\(%c0\) \(\{\n\s*\^bb0\(%k_1: i32\):', r"arith.cmpi slt, %k_1, %total : i32",
+          r"scf.condition\(.*\) %k_1 : i32", r"\}, \{", r"\^bb0\(%k_\d+: i32\):", r"scf.yield",
+          r"\}\) : \(i32\) -> i32",
+          r'%r = "scf.if"', r"arith.subi %k, %n", r"\}, \{", r"arith.divsi %n, %c3", r"\}\) : \(i1\) -> i32",
           r"arith.remsi %k, %c7 : i32", r"arith.sitofp .* : i32 to f32",
           r"txl.store .* : !txl.ptr<f32>, f32")
     check(text, r"txl.broadcast .* : tensor<4x1xi32> -> tensor<4x64xi32>")
@@ -134,7 +135,7 @@ def _inline(out_ptr, a, SHIFT: tl.constexpr):
 def test_jit_calls_are_inlined_and_ternary_becomes_if():
     text = ir_of(_inline, {"out_ptr": "*i32", "a": "i32"}, {"SHIFT": 4})
     check(text, r"arith.addi %a, %c12 : i32", r"arith.subi %a, %c3 : i32", r"arith.cmpi sgt, %a, %c0",
-          r"scf.if .* -> \(i32\)", r"scf.yield %s : i32", r"scf.yield %d : i32", r"txl.store %out_ptr")
+          r'"scf.if"', r"scf.yield %s : i32", r"scf.yield %d : i32", r"\}\) : \(i1\) -> i32", r"txl.store %out_ptr")
     verify(text)
     compile_ptx(text)
 
@@ -217,8 +218,8 @@ def _phase_in_branch(x_ptr, N):
 
 def test_variable_changed_under_a_condition_on_a_carried_number_is_carried():
     text = ir_of(_phase_in_branch, {"x_ptr": "*i32", "N": "i32"}, {})
-    check(text, r"%slot, %phase = scf.for .* iter_args\(%slot_1 = %c0, %phase_1 = %c0\) -> \(i32, i32\)",
-          r"%phase_2 = scf.if", r"arith.xori %phase_1, %c1", r"scf.yield %slot_2, %phase_2",
+    check(text, r'%slot, %phase = "scf.for"\(.*, %c0, %c0\) \(\{\n\s*\^bb0\(%\w+: i32, %slot_1: i32, %phase_1: i32\):',
+          r'%phase_2 = "scf.if"', r"arith.xori %phase_1, %c1", r"scf.yield %slot_2, %phase_2",
           r"txl.store %x_ptr, %phase :")
     verify(text)
 

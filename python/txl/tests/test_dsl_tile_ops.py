@@ -92,7 +92,7 @@ def test_dot_with_register_operands_in_a_pipelined_loop():
     specialises for aligned tensors and K % 16 == 0): a cp.async copy needs a proven alignment."""
     sig = dict(DOT_REGS_SIG, a_ptr="*bf16:16", b_ptr="*bf16:16", K="i32:16")
     text = ir_of(tile_ops_cases.dot_regs, sig, DOT_REGS)
-    check(text, r"txl.num_stages = 3 : i32", r"txl.dot %a, %\w+, %acc\w* : tensor<64x64xbf16>, tensor<64x64xbf16>")
+    check(text, r"txl.dot %a, %\w+, %acc\w* : tensor<64x64xbf16>, tensor<64x64xbf16>", r"txl.num_stages = 3 : i32")
     ring = lower_tiles(text)
     assert ring.count("txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 3, ") == 2, ring
     check_not(ring, r"txl.staging", r"txl.smem_store", r"txl.trans ")

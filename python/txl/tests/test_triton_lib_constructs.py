@@ -297,7 +297,7 @@ def test_zero_d_accumulators_in_a_loop_compile_to_ptx():
     text = ir_of(_zero_d_accumulators, {"o_ptr": "*bf16", "go_ptr": "*bf16", "gi_ptr": "*bf16", "n_cols": "i32"},
                  {"BLOCK": 256})
     assert "tensor<f32>" not in text  # no 0-d tile anywhere: the accumulators are f32 scalars
-    check(text, r"scf\.for .*-> \(f32, f32\)")
+    check(text, r'"scf\.for"', r"\}\) : \([^)]*\) -> \(f32, f32\)")
     compile_ptx(text)
 
 
@@ -424,7 +424,7 @@ def _count_down(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
 def test_a_loop_with_a_negative_constant_step_counts_down():
     text = ir_of(_count_down, {"x_ptr": "*fp32", "o_ptr": "*fp32", "n": "i32"}, {"BLOCK": 128})
     # range(hi, -1, -1): scf.for from -1 to hi (step 1), the variable hi + -1 - iv
-    check(text, r"%(?P<lo>\S+) = arith.constant -1 : i32", r"scf.for %(?P<iv>\S+) = %[[lo]] to %(?P<hi>\S+) step",
+    check(text, r"%(?P<lo>\S+) = arith.constant -1 : i32", r'"scf.for"\(%[[lo]], %(?P<hi>[^,]+), [^)]*\) \(\{\n\s*\^bb0\(%(?P<iv>[^:]+): i32',
           r"arith.subi %[[hi]], %[[iv]] : i32")
     compile_ptx(text)
 

@@ -264,8 +264,8 @@ def test_block_pointer_names_compile():
     assert api.status("txl.language", "make_block_ptr")[0] == api.IMPLEMENTED
     assert api.status("txl.language", "advance")[0] == api.IMPLEMENTED
     text = ir_of(_block_ptr_names, {"x_ptr": "*fp32", "y_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"})
-    check(text, r"scf.for %k = %c0 to %K step %c32 iter_args\(%acc_1 = %\d+, %xb_1 = %c0\) -> "
-                r"\(tensor<64x32xf32>, i32\)",
+    check(text, r'"scf.for"\(%c0, %K, %c32, %\d+, %c0\) \(\{\n\s*\^bb0\(%k: i32, %acc_1: tensor<64x32xf32>, '
+                r"%xb_1: i32\):",
           r"txl.load %\d+ mask %\d+ other %\d+ : tensor<64x32x!txl.ptr<f32>> -> tensor<64x32xf32>",
           r"arith.addi %xb_1, %c32 : i32",
           r"txl.store %\d+, %acc mask %\d+ : tensor<64x32x!txl.ptr<f32>>, tensor<64x32xf32>")
