@@ -206,3 +206,32 @@ def test_names(module, names):
 def test_extra_libdevice():
     from txl.experimental.gluon.language import extra
     assert callable(extra.libdevice.fast_expf) and callable(extra.libdevice.tanh)
+
+
+def _ops(text, *names):
+    """The kernel's ops among ``names``, in order (bar_wait 0 = a CTA barrier)."""
+    pat = re.compile(r"\b(%s)\b" % "|".join(re.escape(n) for n in names))
+    return [m.group(1) for line in text.splitlines() for m in [pat.search(line.split(" loc(")[0])] if m]
+
+
+def test_barrier_between_store_and_load_of_other_threads():
+    """smem.store then smem.load in another layout: other threads read what one wrote, so a CTA barrier sits
+    between them (Gluon's compiler puts one there; the kernel writes none)."""
+    assert _ops(_ir("smem_roundtrip"), "txl.smem_store", "txl.bar_wait", "txl.smem_load") == \
+        ["txl.smem_store", "txl.bar_wait", "txl.smem_load", "txl.smem_load"]
+
+
+def test_no_barrier_without_shared_memory():
+    assert "txl.bar_wait" not in _ir("copy") and "txl.bar_wait" not in _ir("softmax")
+
+
+def test_barriers_of_the_tma_pipeline():
+    """In the loop: a barrier before the TMA refill of a slot other threads read in the previous iteration, none
+    between the mbarrier wait and the reads of TMA-written data (the wait makes them visible), one before the
+    store into the output buffer (the previous iteration's TMA store read it) and one before the TMA store of
+    what all threads wrote."""
+    ops = _ops(_ir("tma_add"), "scf.for", "txl.tma_load", "txl.mbar_wait", "txl.smem_load", "txl.smem_store",
+               "txl.tma_store", "txl.bar_wait")
+    loop = ops[ops.index("scf.for"):]
+    assert loop == ["scf.for", "txl.bar_wait", "txl.tma_load", "txl.tma_load", "txl.mbar_wait", "txl.smem_load",
+                    "txl.smem_load", "txl.bar_wait", "txl.smem_store", "txl.bar_wait", "txl.tma_store"], loop
