@@ -165,3 +165,14 @@ def test_builders_refuse_what_ods_does_not_allow(build, message):
 def test_builders_take_only_ods_names():
     with pytest.raises(TypeError):
         ods.txl.smem_load(_val(core.int32), result=core.int32, cta_id=0)  # ODS calls it ctaId
+
+
+def test_printing_follows_the_ods_format(monkeypatch):
+    # What the printer writes comes from the op's ODS description: a changed assembly format (here a made-up one)
+    # changes the frontend's text with it, and an op without one prints in the generic form.
+    spec = dict(ods.SPECS["txl.bar_wait"], format="$bar `to` $numThreads attr-dict")
+    monkeypatch.setitem(ods.SPECS, "txl.bar_wait", spec)
+    assert _print(ods.txl.bar_wait(bar=1, numThreads=256)) == "txl.bar_wait 1 to 256"
+    monkeypatch.setitem(ods.SPECS, "txl.bar_wait", dict(spec, format=None))
+    assert _print(ods.txl.bar_wait(bar=1, numThreads=256)) == \
+        '"txl.bar_wait"() <{bar = 1 : i32, numThreads = 256 : i32}> : () -> ()'
