@@ -39,7 +39,9 @@ ASYM_STAGES = {(192, 128): 2, (256, 128): 1}
 # five 64 x 128 x D GEMMs per consumer). Estimates from the kernel's structure, not measured.
 SPLIT_CTA_STEPS = 4
 SPLIT_COMBINE_STEPS = 4
-COMBINE_CHUNK = 2048  # elements per program of attention_bwd_dkv_combine (N_PAD * D is a multiple of 2048)
+COMBINE_CHUNK = 512  # elements per program of attention_bwd_dkv_combine: one 16-byte load per thread and split
+# (N_PAD * D is a multiple of 2048; at (2, 16, 1, 128, 64), split 16, chunks of 2048 made 8 programs and the
+# combine took 7 us, longer than the dK/dV kernel)
 _SMS = {}
 
 
