@@ -9,6 +9,7 @@ attention) and ``txl.ops.mla_decode(q, kv_cache, block_table, cache_seqlens)`` (
 """
 
 from .attention import KERNELS, flash_attention  # noqa: F401
+from .attention_fp8 import flash_attention_fp8  # noqa: F401
 from .attention_varlen import flash_attention_varlen  # noqa: F401
 from .kvcache import flash_attention_with_kvcache  # noqa: F401
 from .mla_decode import mla_decode  # noqa: F401

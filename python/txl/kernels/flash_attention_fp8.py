@@ -1,0 +1,199 @@
+"""FP8 (e4m3) flash attention forward for Hopper, FA3's FP8 design on the bf16 fa3 kernel (flash_attention.py):
+O = softmax(Q K^T * sm_scale) V with Q, K, V float8_e4m3fn, f32 softmax and accumulation, bf16 O, and per-tensor or
+per-(batch, kv head) descales (FA3's q_descale / k_descale / v_descale): the dequantized inputs are Q * dq, K * dk,
+V * dv, so S = (Q K^T) * dq * dk and O = (P V) * dv; dq * dk is folded into the softmax scale and dv into the
+epilogue (per query row the same factor, so it commutes with the softmax).
+
+Layout (the op, ops/attention_fp8.py, builds it):
+  Q (B * H * N, D) fp8 rows, K (B * H_KV * N, D) fp8 rows (as the bf16 kernel reads them, in place);
+  VT (B * H_KV * D, N_V) fp8: V transposed per kv head (row d of head g holds V[g, :, d]; N_V >= N, a multiple
+  of 16 for TMA, columns N .. N_V - 1 zero). FP8 wgmma (k32) reads B only K-major: for O += P V, K is the key
+  dimension, so a V tile must be contiguous along keys in shared memory: the (D, BLOCK_N) box of VT, used as
+  its transpose (docs/attention-fp8.md: why the transpose is not done in the kernel yet);
+  O (B * H * N, D) bf16; M (B * H, N_PAD) f32 (base-2 log-sum-exp, as the bf16 kernel).
+  DQ, DK, DV: f32 descales read at (kv head index) * DESCALE_STRIDE (0: one per tensor, 1: (B, H_KV) per head).
+
+Work split and pipeline as the bf16 fa3 kernel (one CTA per (128-row query block, head)): WG0 is the TMA producer
+(Q halves, K and VT tiles through NUM_STAGES-deep rings), WG1/WG2 consume 64 query rows each with ping-pong on
+named barriers 8/9 and S_j issued before P_{j-1} VT_{j-1} (softmax overlaps the PV wgmma). P is rounded to e4m3
+(P in [0, 1]; FA3 does the same) and is the PV wgmma's register A operand. O is staged in its own bf16 buffer (Q's
+fp8 tile is half its size).
+"""
+
+import txl
+import txl.language as tl
+
+from txl.kernels._attention_common import _advance, _mask_tile, _softmax_step
+
+LOG2E = 1.44269504
+
+
+@txl.jit(do_not_specialize=["N_CTX", "N_PAD", "DESCALE_STRIDE"])
+def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_scale, N_CTX, N_PAD,
+                        DESCALE_STRIDE, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
+                        H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240):
+    tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
+    tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
+    HALF_M: tl.constexpr = BLOCK_M // 2
+    PRODUCER_REGS: tl.constexpr = 504 - 2 * CONSUMER_REGS
+    Q_BYTES: tl.constexpr = HALF_M * HEAD_DIM  # one byte per element
+    KV_BYTES: tl.constexpr = BLOCK_N * HEAD_DIM
+    dtype = desc_q.dtype
+
+    n_m = N_PAD // BLOCK_M
+    t = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
+    off_hz = t // n_m
+    if CAUSAL:
+        start_m = n_m - 1 - t % n_m  # heaviest query blocks first
+        n_tiles = (start_m * BLOCK_M + BLOCK_M) // BLOCK_N
+    else:
+        start_m = t % n_m
+        n_tiles = tl.cdiv(N_CTX, BLOCK_N)
+    off_kv = off_hz // H_Q_PER_KV  # (batch, kv head): K/VT rows and the descales' index
+
+    bQ = txl.smem_alloc([HALF_M, HEAD_DIM], dtype, num_stages=2)  # [0]: WG1's rows, [1]: WG2's
+    bO = txl.smem_alloc([HALF_M, HEAD_DIM], desc_o.dtype, num_stages=2)
+    bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    bVt = txl.smem_alloc([HEAD_DIM, BLOCK_N], dtype, num_stages=NUM_STAGES)
+    q_full = txl.mbar_alloc(1, num_stages=2)
+    k_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    v_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    k_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    v_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+
+    # ---- WG0: TMA producer. The first pass over the rings does not block: parities start at 1.
+    if txl.is_warpgroup([0]):
+        txl.reg_dealloc(PRODUCER_REGS)
+        qo_y = off_hz * N_CTX + start_m * BLOCK_M
+        for h in tl.static_range(2):
+            qb = txl.get_buffer(q_full, h)
+            txl.mbar_expect(qb, Q_BYTES)
+            txl.tma_load(txl.get_buffer(bQ, h), desc_q, [qo_y + h * HALF_M, 0], qb)
+        k_y = off_kv * N_CTX
+        vt_y = off_kv * HEAD_DIM
+        s = 0
+        phase = 1
+        for j in range(0, n_tiles):
+            txl.mbar_wait(txl.get_buffer(k_empty, s), phase)
+            kf = txl.get_buffer(k_full, s)
+            txl.mbar_expect(kf, KV_BYTES)
+            txl.tma_load(txl.get_buffer(bK, s), desc_k, [k_y + j * BLOCK_N, 0], kf)
+            txl.mbar_wait(txl.get_buffer(v_empty, s), phase)
+            vf = txl.get_buffer(v_full, s)
+            txl.mbar_expect(vf, KV_BYTES)
+            txl.tma_load(txl.get_buffer(bVt, s), desc_vt, [vt_y, j * BLOCK_N], vf)
+            s, phase = _advance(s, phase, NUM_STAGES)
+
+    # ---- WG1, WG2: consumers, HALF_M query rows each.
+    if txl.is_warpgroup([1, 2]):
+        txl.reg_alloc(CONSUMER_REGS)
+        if txl.is_warpgroup([1]):
+            qi = 0
+            row0 = 0
+        else:
+            qi = 1
+            row0 = HALF_M
+        q = txl.get_buffer(bQ, qi)
+        d_off = off_kv * DESCALE_STRIDE
+        qk_scale = sm_scale * LOG2E * tl.load(DQ + d_off) * tl.load(DK + d_off)
+        v_scale = tl.load(DV + d_off)
+        if txl.is_warpgroup([2]):
+            txl.bar_arrive(8, 256)  # WG1 takes the first turn on the tensor cores
+        q_row = start_m * BLOCK_M + row0
+        txl.mbar_wait(txl.get_buffer(q_full, qi), 0)
+        sk = 0
+        phk = 0
+        sv = 0
+        phv = 0
+
+        # Peeled KV tile 0: S0 and its softmax.
+        txl.mbar_wait(txl.get_buffer(k_full, sk), phk)
+        qk = tl.dot(q, txl.get_buffer(bK, sk).T)
+        txl.dot_wait(0)
+        txl.mbar_arrive(txl.get_buffer(k_empty, sk))
+        sk, phk = _advance(sk, phk, NUM_STAGES)
+        if CAUSAL or not EVEN_N:
+            qk = _mask_tile(qk, 0, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
+        m_i = tl.max(qk, 1) * qk_scale
+        p = tl.exp2(tl.fma(qk, qk_scale, -m_i[:, None]))
+        l_i = tl.sum(p, 1)
+        p8 = p.to(dtype)
+
+        acc = tl.zeros([HALF_M, HEAD_DIM], tl.float32)
+        for j in range(1, n_tiles):
+            txl.mbar_wait(txl.get_buffer(k_full, sk), phk)
+            if txl.is_warpgroup([1]):
+                txl.bar_wait(8, 256)
+            else:
+                txl.bar_wait(9, 256)
+            qk = tl.dot(q, txl.get_buffer(bK, sk).T)
+            txl.mbar_wait(txl.get_buffer(v_full, sv), phv)
+            acc = tl.dot(p8, txl.get_buffer(bVt, sv).T, acc)
+            txl.dot_wait(1)  # S_j retired, PV may still run
+            txl.mbar_arrive(txl.get_buffer(k_empty, sk))
+            if txl.is_warpgroup([1]):
+                txl.bar_arrive(9, 256)
+            else:
+                txl.bar_arrive(8, 256)
+            if CAUSAL or not EVEN_N:
+                qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
+            p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
+            p8 = p.to(dtype)
+            txl.dot_wait(0)  # PV of tile j - 1 retired: its VT stage can be refilled
+            txl.mbar_arrive(txl.get_buffer(v_empty, sv))
+            acc = acc * alpha[:, None]
+            m_i = m_new
+            sk, phk = _advance(sk, phk, NUM_STAGES)
+            sv, phv = _advance(sv, phv, NUM_STAGES)
+
+        txl.mbar_wait(txl.get_buffer(v_full, sv), phv)
+        acc = tl.dot(p8, txl.get_buffer(bVt, sv).T, acc)
+        txl.dot_wait(0)
+        txl.mbar_arrive(txl.get_buffer(v_empty, sv))
+
+        # Epilogue: O = acc * dv / l (bf16), M = m + log2(l).
+        tl.store(M + off_hz * N_PAD + q_row + tl.arange(0, HALF_M), m_i + tl.log2(l_i))
+        out = (acc * (v_scale / l_i)[:, None]).to(desc_o.dtype)
+        o_y = off_hz * N_CTX + q_row
+        o_tile = txl.get_buffer(bO, qi)
+        if EVEN_N:
+            _store_o(out, o_tile, desc_o, o_y)
+        else:
+            n_valid = N_CTX - q_row
+            if n_valid >= HALF_M:
+                _store_o(out, o_tile, desc_o, o_y)
+            else:  # the head's last rows: the next rows of O are the next head's
+                rows = tl.arange(0, HALF_M)
+                cols = tl.arange(0, HEAD_DIM)
+                base = O + o_y.to(tl.int64) * HEAD_DIM
+                tl.store(base + rows[:, None] * HEAD_DIM + cols[None, :], out, mask=rows[:, None] < n_valid)
+        if txl.is_warpgroup([1]):
+            txl.bar_wait(8, 256)  # consume WG2's last hand-back: the barrier is left complete at exit
+
+
+@txl.jit
+def _store_o(out, o_tile, desc_o, o_y):
+    txl.smem_store(o_tile, out)
+    txl.fence_proxy_async()
+    txl.tma_store(o_tile, desc_o, [o_y, 0])
+    txl.tma_store_wait(0)
+
+
+def signature(head_dim=128, block_n=128):
+    return {
+        "desc_q": "tensordesc<fp8e4nv[64, %d]>" % head_dim,
+        "desc_k": "tensordesc<fp8e4nv[%d, %d]>" % (block_n, head_dim),
+        "desc_vt": "tensordesc<fp8e4nv[%d, %d]>" % (head_dim, block_n),
+        "desc_o": "tensordesc<bf16[64, %d]>" % head_dim,
+        "M": "*fp32", "O": "*bf16", "DQ": "*fp32", "DK": "*fp32", "DV": "*fp32", "sm_scale": "fp32",
+        "N_CTX": "i32", "N_PAD": "i32", "DESCALE_STRIDE": "i32",
+    }
+
+
+def constexprs(head_dim=128, causal=False, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1, consumer_regs=240):
+    return {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": block_n, "NUM_STAGES": num_stages, "CAUSAL": causal,
+            "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv, "CONSUMER_REGS": consumer_regs}
+
+
+OPTIONS = {"num_warps": 4, "num_warpgroups": 3}
