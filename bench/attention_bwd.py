@@ -144,14 +144,6 @@ def main():
                 except Exception as e:  # a backend without this shape (flash has no GQA here, txl no D=256)
                     res[name] = None
                     print("  %s: %s: %s" % (name, type(e).__name__, str(e).splitlines()[0][:120]), file=sys.stderr)
-            if args.profile:
-                for name in ("txl", "cudnn"):
-                    if res.get(name):
-                        per, wall = _profile(_runner(name, q, k, v, causal), q, k, v, do)
-                        top = sorted(per.items(), key=lambda kv: -kv[1])[:6]
-                        print("  %s: wall %.1f us/call, GPU %.1f us: %s" % (
-                            name, wall, sum(per.values()),
-                            "; ".join("%s %.1f" % (n[:48], us) for n, us in top)))
             if args.check and res.get("txl") and res.get("cudnn"):
                 g1 = _grads(_runner("txl", q, k, v, causal), q, k, v, do)
                 g2 = _grads(_runner("cudnn", q, k, v, causal), q, k, v, do)
@@ -166,6 +158,17 @@ def main():
             print("%-26s %-6s %5d %9.1f %9.1f %9.1f %8.2f %8.2f | %7.3fms %7.3fms %7.3fms" % (
                 "%d,%d,%d,%d,%d %s" % (B, H, HK, N, D, "fp16" if dtype == FP16 else "bf16"), causal, split,
                 tf["txl"], tf["cudnn"], tf["flash"], r_c, r_f, st["txl"], st["cudnn"], st["flash"]), flush=True)
+            if args.profile:  # under the row it explains
+                gpu = {}
+                for name in ("txl", "cudnn"):
+                    if res.get(name):
+                        per, wall = _profile(_runner(name, q, k, v, causal), q, k, v, do)
+                        gpu[name] = sum(per.values())
+                        top = sorted(per.items(), key=lambda kv: -kv[1])[:6]
+                        print("  %s: wall %.1f us/call, GPU %.1f us: %s" % (
+                            name, wall, gpu[name], "; ".join("%s %.1f" % (n[:48], us) for n, us in top)))
+                if len(gpu) == 2:
+                    print("  GPU time txl/cudnn speed: %.2fx" % (gpu["cudnn"] / gpu["txl"]))
             del q, k, v, do
             torch.cuda.empty_cache()
     if ratios:
