@@ -1,5 +1,5 @@
-"""MLA decoding (DeepSeek's multi-head latent attention, one query token per sequence) over a paged KV cache:
-Triton-style kernels, split-KV + combine.
+"""MLA decoding (DeepSeek's multi-head latent attention) over a paged KV cache: Triton-style kernels, split-KV +
+combine, for few query rows per sequence (heads x query tokens < 64; mla_decode_wgmma.py takes 64 and more).
 
 Every query head attends to one shared latent KV head: a cache row is [c (D_V = 512) | k_pe (D_PE = 64)]; the
 scores are q_nope . c + q_pe . k_pe, and the values are c itself (V is the first D_V columns of K).
@@ -12,6 +12,10 @@ scores are q_nope . c + q_pe . k_pe, and the values are c itself (V is the first
   P @ V.
 * mla_decode_combine, program (b, head): the splits' partials weighted by 2^(lse_s - lse) (Flash-Decoding).
 
+Several query tokens per sequence (S_Q > 1, speculative decoding) are more heads: row h of the H = S_Q * HQ rows is
+token h // HQ, head h % HQ. CAUSAL: token t is the cache's position seqlen - S_Q + t and sees the keys up to it
+(bottom-right alignment); a row that sees no key gets O = 0 and lse = -inf (+inf after the combine).
+
 Layouts (element strides): Q (B, H, D_V + D_PE) rows of q_nope | q_pe; KV (pages, PAGE, D_V + D_PE); BT (B, pages
 per sequence) int32; SEQLENS (B,) int32; PART_O (B, H, NUM_SPLITS, D_V) and PART_LSE (B, H, NUM_SPLITS) float32;
 O (B, H, D_V); LSE (B, H) float32 log2 units (+inf: the sequence has no key).
@@ -22,9 +26,9 @@ import txl.language as tl
 
 
 @txl.jit
-def mla_decode_split(Q, KV, BT, SEQLENS, PART_O, PART_LSE, sm_scale, H, bt_stride,
+def mla_decode_split(Q, KV, BT, SEQLENS, PART_O, PART_LSE, sm_scale, H, bt_stride, HQ, S_Q,
                      D_V: tl.constexpr, D_PE: tl.constexpr, PAGE: tl.constexpr, BLOCK_H: tl.constexpr,
-                     BLOCK_N: tl.constexpr, NUM_SPLITS: tl.constexpr):
+                     BLOCK_N: tl.constexpr, NUM_SPLITS: tl.constexpr, CAUSAL: tl.constexpr = False):
     b = tl.program_id(0)
     hb = tl.program_id(1)
     split = tl.program_id(2)
@@ -55,10 +59,17 @@ def mla_decode_split(Q, KV, BT, SEQLENS, PART_O, PART_LSE, sm_scale, H, bt_strid
         k_pe = tl.load(KV + rows[:, None] + D_V + offs_pe[None, :], mask=valid[:, None], other=0.0)
         s = tl.dot(q_nope, tl.trans(c))
         s = tl.dot(q_pe, tl.trans(k_pe), s)
-        s = tl.where(valid[None, :], s * qk_scale, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(s, 1))
-        p = tl.exp2(s - m_ij[:, None])
-        alpha = tl.exp2(m_i - m_ij)
+        if CAUSAL:
+            last = seqlen - S_Q + offs_h // HQ  # the last key each row sees
+            s = tl.where(valid[None, :] & (pos[None, :] <= last[:, None]), s * qk_scale, float("-inf"))
+            m_ij = tl.maximum(m_i, tl.max(s, 1))
+            m_sub = tl.where(m_ij == float("-inf"), 0.0, m_ij)  # a row that has seen no key yet: P = 0, not NaN
+        else:
+            s = tl.where(valid[None, :], s * qk_scale, float("-inf"))
+            m_ij = tl.maximum(m_i, tl.max(s, 1))
+            m_sub = m_ij
+        p = tl.exp2(s - m_sub[:, None])
+        alpha = tl.exp2(m_i - m_sub)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = tl.dot(p.to(c.dtype), c, acc * alpha[:, None])
         m_i = m_ij
@@ -96,7 +107,10 @@ def next_power_of_2(n):
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-def split_constexprs(page_size, num_splits, d_v=512, d_pe=64):
+def split_constexprs(page_size, num_splits, d_v=512, d_pe=64, causal=False):
     """mla_decode_split's constexprs: 16 query heads per program (mma.sync M = 16; a 16 x 512 float32 accumulator
     is 64 registers a thread), tiles of at most 32 keys within one page."""
-    return dict(D_V=d_v, D_PE=d_pe, PAGE=page_size, BLOCK_H=16, BLOCK_N=min(32, page_size), NUM_SPLITS=num_splits)
+    cx = dict(D_V=d_v, D_PE=d_pe, PAGE=page_size, BLOCK_H=16, BLOCK_N=min(32, page_size), NUM_SPLITS=num_splits)
+    if causal:
+        cx["CAUSAL"] = True
+    return cx

@@ -8,7 +8,7 @@ equal parts rounded to 64 keys), a 64-key tile at a time. A tile lies in one pag
 TMA load of 64 rows x 576 columns at row page * PAGE + offset of the cache viewed as (pages * PAGE, 576).
 
 num_warps=4, num_warpgroups=3:
-  WG0       producer (setmaxnreg.dec): Q (64 x 576, once), then the cache tiles through a 2-stage ring
+  WG0       producer (setmaxnreg 24): Q (64 x 576, once), then the cache tiles through a 2-stage ring
             (k_full: 1 arrival + bytes; k_empty: 256 arrivals, both consumers). The page of a tile is a scalar
             load of the block table.
   WG1       S = Q K^T (64 x 64, K = 576, SS wgmma), the online softmax, P (bf16) and the rescale factor alpha
@@ -97,14 +97,14 @@ def _store_out(acc, m_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, W:
 @txl.jit(do_not_specialize=["ROWS", "H", "S_Q"])
 def mla_decode_wgmma(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_scale, ROWS, H, S_Q, bt_stride,
                      D_V: tl.constexpr, D_PE: tl.constexpr, PAGE: tl.constexpr, NUM_SPLITS: tl.constexpr,
-                     CAUSAL: tl.constexpr = False, CONSUMER_REGS: tl.constexpr = 240):
+                     CAUSAL: tl.constexpr = False, WG1_REGS: tl.constexpr = 256):
     tl.static_assert(PAGE % BLOCK_N == 0, "a 64-key tile lies in one page")
     tl.static_assert(D_V == 512, "two consumers of 256 output columns (wgmma's widest N)")
     D: tl.constexpr = D_V + D_PE
     COLS: tl.constexpr = D_V // 2
     TILE_BYTES: tl.constexpr = BLOCK_N * D * 2
     Q_BYTES: tl.constexpr = BLOCK_M * D * 2
-    PRODUCER_REGS: tl.constexpr = 504 - 2 * CONSUMER_REGS
+    PRODUCER_REGS: tl.constexpr = 24
     dtype = desc_q.dtype
 
     mb = tl.program_id(0)
@@ -146,78 +146,84 @@ def mla_decode_wgmma(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_
             txl.tma_load(txl.get_buffer(bK, s), desc_kv, [page * PAGE + n0 % PAGE, 0], kf)
             s, phase = _advance(s, phase, NUM_STAGES)
 
-    if txl.is_warpgroup([1, 2]):
-        txl.reg_alloc(CONSUMER_REGS)
-        p_s = txl.get_buffer(bP, 0)
-        a_s = txl.get_buffer(bA, 0)
+    # Consumers: setmaxnreg gives WG1 (S, softmax and half the output: 128 + 32 + 32 live registers) 256 and WG2
+    # 224; with the producer's 24 that is the 504 a thread of each warpgroup shares (at 240 / 240 WG1 spilled).
+    p_s = txl.get_buffer(bP, 0)
+    a_s = txl.get_buffer(bA, 0)
+    if txl.is_warpgroup([1]):
+        txl.reg_alloc(WG1_REGS)
         acc = tl.zeros([BLOCK_M, COLS], tl.float32)
         s = 0
         phase = 0
-        if txl.is_warpgroup([1]):
-            # ---- WG1: scores, softmax, P and alpha for WG2, output columns 0 .. 255.
-            qk_scale = sm_scale * 1.44269504
-            q = txl.get_buffer(bQ, 0)
-            txl.mbar_wait(txl.get_buffer(q_full, 0), 0)
-            m_i = tl.zeros([BLOCK_M], tl.float32) - float("inf")
-            l_i = tl.zeros([BLOCK_M], tl.float32)
-            for j in range(0, n_tiles):
-                n0 = start + j * BLOCK_N
-                kt = txl.get_buffer(bK, s)
-                txl.mbar_wait(txl.get_buffer(k_full, s), phase)
-                qk = tl.dot(q, kt.T)
-                txl.dot_wait(0)
-                need = n0 + BLOCK_N > end
-                if CAUSAL:  # keys after the first query token's position
-                    need = need | (n0 + BLOCK_N + S_Q - 1 > seqlen)
-                if need:
-                    qk = _tile_mask(qk, n0, end, seqlen, row0, H, S_Q, BLOCK_M, BLOCK_N, CAUSAL)
-                m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-                m_sub = m_new
-                if CAUSAL:  # a row that has seen no key yet: P = 0 and alpha = 0, not NaN
-                    m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
-                p = tl.exp2(tl.fma(qk, qk_scale, -m_sub[:, None]))
-                alpha = tl.exp2(m_i - m_sub)
-                l_i = l_i * alpha + tl.sum(p, 1)
-                m_i = m_new
-                p_lo = p.to(dtype)
-                # Hand P_j and alpha_j over once WG2 is done with P_{j-1} (parity starts at 1: no wait at j = 0).
-                txl.mbar_wait(txl.get_buffer(p_empty, 0), (j & 1) ^ 1)
-                txl.smem_store(p_s, p_lo)
-                txl.smem_store(a_s, alpha)
-                txl.fence_proxy_async()
-                txl.mbar_arrive(txl.get_buffer(p_full, 0))
-                if n0 + BLOCK_N > seqlen:
-                    txl.bar_wait(10, 256)  # WG2 has zeroed the keys past the end (V rows P = 0 meets)
-                acc = tl.dot(p_lo, txl.smem_slice(kt, 0, COLS, dim=1), acc * alpha[:, None])
-                txl.dot_wait(0)
-                txl.mbar_arrive(txl.get_buffer(k_empty, s))
-                s, phase = _advance(s, phase, NUM_STAGES)
-            # l for WG2's normalisation, once WG2 has read the last alpha.
-            txl.mbar_wait(txl.get_buffer(p_empty, 0), (n_tiles & 1) ^ 1)
-            txl.smem_store(a_s, l_i)
-            txl.mbar_arrive(txl.get_buffer(l_full, 0))
-            _store_out(acc, m_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 0, COLS, D_V, BLOCK_M,
-                       NUM_SPLITS)
-        else:
-            # ---- WG2: output columns 256 .. 511 with WG1's P and alpha.
-            for j in range(0, n_tiles):
-                n0 = start + j * BLOCK_N
-                kt = txl.get_buffer(bK, s)
-                txl.mbar_wait(txl.get_buffer(k_full, s), phase)
-                if n0 + BLOCK_N > seqlen:
-                    _zero_tail(kt, seqlen - n0, D_V, BLOCK_N)
-                    txl.bar_wait(10, 256)  # both consumers: the zeros are in place for every P @ V
-                txl.mbar_wait(txl.get_buffer(p_full, 0), j & 1)
-                alpha = txl.smem_load(a_s)
-                acc = tl.dot(p_s, txl.smem_slice(kt, COLS, COLS, dim=1), acc * alpha[:, None])
-                txl.dot_wait(0)
-                txl.mbar_arrive(txl.get_buffer(p_empty, 0))
-                txl.mbar_arrive(txl.get_buffer(k_empty, s))
-                s, phase = _advance(s, phase, NUM_STAGES)
-            txl.mbar_wait(txl.get_buffer(l_full, 0), 0)
-            l_i = txl.smem_load(a_s)
-            _store_out(acc, l_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 1, COLS, D_V, BLOCK_M,
-                       NUM_SPLITS)
+        # ---- WG1: scores, softmax, P and alpha for WG2, output columns 0 .. 255.
+        qk_scale = sm_scale * 1.44269504
+        q = txl.get_buffer(bQ, 0)
+        txl.mbar_wait(txl.get_buffer(q_full, 0), 0)
+        m_i = tl.zeros([BLOCK_M], tl.float32) - float("inf")
+        l_i = tl.zeros([BLOCK_M], tl.float32)
+        for j in range(0, n_tiles):
+            n0 = start + j * BLOCK_N
+            kt = txl.get_buffer(bK, s)
+            txl.mbar_wait(txl.get_buffer(k_full, s), phase)
+            qk = tl.dot(q, kt.T)
+            txl.dot_wait(0)
+            need = n0 + BLOCK_N > end
+            if CAUSAL:  # keys after the first query token's position
+                need = need | (n0 + BLOCK_N + S_Q - 1 > seqlen)
+            if need:
+                qk = _tile_mask(qk, n0, end, seqlen, row0, H, S_Q, BLOCK_M, BLOCK_N, CAUSAL)
+            m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            m_sub = m_new
+            if CAUSAL:  # a row that has seen no key yet: P = 0 and alpha = 0, not NaN
+                m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
+            p = tl.exp2(tl.fma(qk, qk_scale, -m_sub[:, None]))
+            alpha = tl.exp2(m_i - m_sub)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            m_i = m_new
+            p_lo = p.to(dtype)
+            # Hand P_j and alpha_j over once WG2 is done with P_{j-1} (parity starts at 1: no wait at j = 0).
+            txl.mbar_wait(txl.get_buffer(p_empty, 0), (j & 1) ^ 1)
+            txl.smem_store(p_s, p_lo)
+            txl.smem_store(a_s, alpha)
+            txl.fence_proxy_async()
+            txl.mbar_arrive(txl.get_buffer(p_full, 0))
+            if n0 + BLOCK_N > seqlen:
+                txl.bar_wait(10, 256)  # WG2 has zeroed the keys past the end (V rows P = 0 meets)
+            acc = tl.dot(p_lo, txl.smem_slice(kt, 0, COLS, dim=1), acc * alpha[:, None])
+            txl.dot_wait(0)
+            txl.mbar_arrive(txl.get_buffer(k_empty, s))
+            s, phase = _advance(s, phase, NUM_STAGES)
+        # l for WG2's normalisation, once WG2 has read the last alpha.
+        txl.mbar_wait(txl.get_buffer(p_empty, 0), (n_tiles & 1) ^ 1)
+        txl.smem_store(a_s, l_i)
+        txl.mbar_arrive(txl.get_buffer(l_full, 0))
+        _store_out(acc, m_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 0, COLS, D_V, BLOCK_M,
+                   NUM_SPLITS)
+
+    if txl.is_warpgroup([2]):
+        txl.reg_alloc(504 - PRODUCER_REGS - WG1_REGS)
+        acc = tl.zeros([BLOCK_M, COLS], tl.float32)
+        s = 0
+        phase = 0
+        # ---- WG2: output columns 256 .. 511 with WG1's P and alpha.
+        for j in range(0, n_tiles):
+            n0 = start + j * BLOCK_N
+            kt = txl.get_buffer(bK, s)
+            txl.mbar_wait(txl.get_buffer(k_full, s), phase)
+            if n0 + BLOCK_N > seqlen:
+                _zero_tail(kt, seqlen - n0, D_V, BLOCK_N)
+                txl.bar_wait(10, 256)  # both consumers: the zeros are in place for every P @ V
+            txl.mbar_wait(txl.get_buffer(p_full, 0), j & 1)
+            alpha = txl.smem_load(a_s)
+            acc = tl.dot(p_s, txl.smem_slice(kt, COLS, COLS, dim=1), acc * alpha[:, None])
+            txl.dot_wait(0)
+            txl.mbar_arrive(txl.get_buffer(p_empty, 0))
+            txl.mbar_arrive(txl.get_buffer(k_empty, s))
+            s, phase = _advance(s, phase, NUM_STAGES)
+        txl.mbar_wait(txl.get_buffer(l_full, 0), 0)
+        l_i = txl.smem_load(a_s)
+        _store_out(acc, l_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 1, COLS, D_V, BLOCK_M,
+                   NUM_SPLITS)
 
 
 def signature(dtype="bf16"):

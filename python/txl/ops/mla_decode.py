@@ -1,22 +1,28 @@
-"""``txl.ops.mla_decode``: DeepSeek MLA decoding over a paged latent KV cache (FlashMLA's interface, one query token
-per sequence), split-KV + combine.
+"""``txl.ops.mla_decode``: DeepSeek MLA decoding over a paged latent KV cache (FlashMLA's interface), split-KV +
+combine.
 
     o = txl.ops.mla_decode(q, kv_cache, block_table, cache_seqlens)
 
-* q (B, H, 576) or (B, 1, H, 576): per query head [q_nope absorbed into the latent space (512) | q_pe (64)].
+* q (B, H, 576) (one query token per sequence) or (B, S_Q, H, 576) (S_Q query tokens: speculative decoding): per
+  query head [q_nope absorbed into the latent space (512) | q_pe (64)].
 * kv_cache (num_pages, page_size, 576) or (num_pages, page_size, 1, 576): per cached token [latent c (512) |
   k_pe (64)], one latent head shared by all query heads; V is c (the first 512 columns). page_size a power of two
   >= 16.
 * block_table (B, max_pages) int32: the cache pages of sequence b in order; cache_seqlens (B,) int32: its length
   (<= max_pages * page_size; 0 gives O = 0 and lse = +inf).
-* bf16 or fp16; H any count >= 1 (16 heads per program); ``sm_scale`` defaults to 576 ** -0.5 (DeepSeek models pass
-  their own, 192 ** -0.5 times the YaRN factor).
+* bf16 or fp16; H any count >= 1; ``sm_scale`` defaults to 576 ** -0.5 (DeepSeek models pass their own, 192 ** -0.5
+  times the YaRN factor).
+* ``causal`` (S_Q > 1): query token t is the cache's position seqlen - S_Q + t and sees the keys up to it
+  (FlashAttention's bottom-right alignment); without it every token sees the whole cache (FlashMLA's default).
 * ``num_splits``: parts each sequence's cache is split into (Flash-Decoding), one program each, combined by a
-  second kernel; by default enough programs for four per SM, at most one split per 256 cached tokens.
-* Returns o (like q with 512 columns) and, with ``return_lse``, the natural-log log-sum-exp (B, H) float32.
-  Inference only (no autograd).
+  second kernel; by default chosen for the grid to fill the GPU's SMs (``default_splits``).
+* Returns o (like q with 512 columns) and, with ``return_lse``, the natural-log log-sum-exp float32, (B, H) for
+  one query token (3-D q, or S_Q == 1), (B, S_Q, H) for several. Inference only (no autograd).
 
-Kernels: txl/kernels/mla_decode.py (Triton-style: page lookups as scalar loads, tl.dot on mma.sync with M = 16).
+Kernels: a sequence's S_Q * H query rows, when 64 or more and the pages hold whole 64-key tiles, run on
+txl/kernels/mla_decode_wgmma.py (TXL-style, FlashMLA's design: 64 rows per CTA, TMA, wgmma, two consumer
+warpgroups splitting the 512 output columns; compute-bound at 128 heads); fewer rows or 16/32-key pages on
+txl/kernels/mla_decode.py (Triton-style: page lookups as scalar loads, tl.dot on mma.sync with M = 16; memory-bound).
 """
 
 import math
@@ -26,15 +32,15 @@ D_V, D_PE = 512, 64
 MAX_SPLITS = 64
 
 
-def _check(torch, q, kv, bt, seqlens, sm_scale, num_splits):
+def _check(torch, q, kv, bt, seqlens, sm_scale, num_splits, causal=False):
     for name, t in (("q", q), ("kv_cache", kv), ("block_table", bt), ("cache_seqlens", seqlens)):
         if not isinstance(t, torch.Tensor):
             raise TypeError("%s: %s must be a torch.Tensor, got %s" % (_WHERE, name, type(t).__name__))
         if t.device.type != "cuda" or t.device != q.device:
             raise ValueError("%s: %s is on %s: all inputs must be on one CUDA device" % (_WHERE, name, t.device))
     D = D_V + D_PE
-    if not (q.dim() == 3 or (q.dim() == 4 and q.shape[1] == 1)) or q.shape[-1] != D:
-        raise ValueError("%s: q must be (B, H, %d) or (B, 1, H, %d) (one query token per sequence), got %s"
+    if q.dim() not in (3, 4) or q.shape[-1] != D or q.shape[-2] < 1 or (q.dim() == 4 and q.shape[1] < 1):
+        raise ValueError("%s: q must be (B, H, %d) or (B, S_Q, H, %d) with H, S_Q >= 1, got %s"
                          % (_WHERE, D, D, tuple(q.shape)))
     if not (kv.dim() == 3 or (kv.dim() == 4 and kv.shape[2] == 1)) or kv.shape[-1] != D:
         raise ValueError("%s: kv_cache must be (num_pages, page_size, %d) or (num_pages, page_size, 1, %d), got %s"
@@ -59,44 +65,95 @@ def _check(torch, q, kv, bt, seqlens, sm_scale, num_splits):
                                    or not 1 <= num_splits <= MAX_SPLITS):
         raise ValueError("%s: num_splits must be an int in 1 .. %d or None, got %r" % (_WHERE, MAX_SPLITS,
                                                                                      num_splits))
+    if not isinstance(causal, bool):
+        raise TypeError("%s: causal must be a bool, got %r" % (_WHERE, causal))
 
 
 _SMS = {}
+WGMMA_ROWS = 64  # query rows (S_Q * H) per sequence from which the wgmma kernel runs
 
 
-def default_splits(batch, heads, capacity, device):
-    """Splits for about four programs per SM (measured on the H100 at (64, 16, 4096): 0.151 ms with 5 splits, 0.134
-    with 10), at most one per 256 cache slots of a sequence."""
+def _sms(device):
     import torch
 
     if device not in _SMS:
         _SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
-    programs = batch * -(-heads // 16)
-    want = -(-4 * _SMS[device] // max(programs, 1))
+    return _SMS[device]
+
+
+def uses_wgmma(rows, page_size, num_pages):
+    """Whether a sequence's ``rows`` query rows (S_Q * H) run on the wgmma kernel: 64 rows or more, pages of whole
+    64-key tiles, and cache rows TMA's int32 coordinates address."""
+    return rows >= WGMMA_ROWS and page_size % 64 == 0 and num_pages * page_size < 2 ** 31
+
+
+def wgmma_splits(programs, capacity, sms):
+    """Splits for the wgmma kernel (one CTA per SM: 224 KB of shared memory): the count s that minimises waves(s) x
+    (tiles per split + 2), waves(s) = ceil(programs * s / SMs) and the 2 tiles standing for a program's fixed cost
+    (Q, pipeline fill, epilogue, the combine); ``capacity``: the cache slots a sequence can address (block-table
+    columns x page size), standing in for its length (reading the lengths would synchronise with the GPU)."""
+    tiles = max(1, -(-capacity // 64))
+    best, cost = 1, None
+    for s in range(1, min(MAX_SPLITS, tiles) + 1):
+        c = -(-programs * s // sms) * (-(-tiles // s) + 2)
+        if cost is None or c < cost:
+            best, cost = s, c
+    return best
+
+
+def default_splits(batch, heads, capacity, device, s_q=1, page_size=64, num_pages=1):
+    """Splits per sequence. mma.sync kernel: about four programs per SM (measured on the H100 at (64, 16, 4096):
+    0.151 ms with 5 splits, 0.134 with 10), at most one per 256 cache slots of a sequence. wgmma kernel:
+    ``wgmma_splits``."""
+    rows = heads * s_q
+    if uses_wgmma(rows, page_size, num_pages):
+        return wgmma_splits(batch * -(-rows // 64), capacity, _sms(device))
+    programs = batch * -(-rows // 16)
+    want = -(-4 * _sms(device) // max(programs, 1))
     return max(1, min(want, capacity // 256, MAX_SPLITS))
 
 
-def _forward(q, kv, bt, seqlens, sm_scale, num_splits):
-    """(o (B, H, 512), lse2 (B, H) float32 log2 units) of validated 3-D contiguous inputs."""
+def _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal):
+    """(o (B, S_Q, H, 512), lse2 (B, S_Q, H) float32 log2 units) of validated contiguous q (B, S_Q, H, 576) and
+    kv (pages, page, 576)."""
     import torch
 
+    import txl
     from txl.kernels import mla_decode as km
+    from txl.kernels import mla_decode_wgmma as kw
     from txl.ops.attention import fast_launch
 
-    B, H, _ = q.shape
+    B, S_Q, H, _ = q.shape
+    rows = S_Q * H
     page = kv.shape[1]
-    o = torch.empty((B, H, D_V), dtype=q.dtype, device=q.device)
-    lse = torch.empty((B, H), dtype=torch.float32, device=q.device)
-    if B * H == 0:
+    o = torch.empty((B, S_Q, H, D_V), dtype=q.dtype, device=q.device)
+    lse = torch.empty((B, S_Q, H), dtype=torch.float32, device=q.device)
+    if B * rows == 0:
         return o, lse
-    part_o = torch.empty((B, H, num_splits, D_V), dtype=torch.float32, device=q.device)
-    part_lse = torch.empty((B, H, num_splits), dtype=torch.float32, device=q.device)
-    cx = km.split_constexprs(page, num_splits, D_V, D_PE)
+    causal = causal and S_Q > 1  # one token sees the whole cache either way
+    part_o = part_lse = lse  # (unused by the wgmma kernel with one split: any float32 tensor)
+    if num_splits > 1:
+        part_o = torch.empty((B, rows, num_splits, D_V), dtype=torch.float32, device=q.device)
+        part_lse = torch.empty((B, rows, num_splits), dtype=torch.float32, device=q.device)
     # Through the fast launch path: decoding kernels take tens of microseconds, the generic launch about as much.
     with torch.cuda.device(q.device):
-        fast_launch(km.mla_decode_split, (B, -(-H // cx["BLOCK_H"]), num_splits),
-                    (q, kv, bt, seqlens, part_o, part_lse, float(sm_scale), H, bt.stride(0)), dict(cx, num_warps=4))
-        fast_launch(km.mla_decode_combine, (B, H), (part_o, part_lse, o, lse, H),
+        if uses_wgmma(rows, page, kv.shape[0]):
+            desc_q = txl.TensorDescriptor(q.view(B * rows, D_V + D_PE), block_shape=[kw.BLOCK_M, D_V + D_PE])
+            desc_kv = txl.TensorDescriptor(kv.view(-1, D_V + D_PE), block_shape=[kw.BLOCK_N, D_V + D_PE])
+            fast_launch(kw.mla_decode_wgmma, (-(-rows // kw.BLOCK_M), B, num_splits),
+                        (desc_q, desc_kv, bt, seqlens, o, lse, part_o, part_lse, float(sm_scale), rows, H, S_Q,
+                         bt.stride(0)), dict(kw.constexprs(page, num_splits, causal), **kw.OPTIONS))
+            if num_splits == 1:
+                return o, lse
+        else:
+            if num_splits == 1:  # the split kernel always writes partials
+                part_o = torch.empty((B, rows, 1, D_V), dtype=torch.float32, device=q.device)
+                part_lse = torch.empty((B, rows, 1), dtype=torch.float32, device=q.device)
+            cx = km.split_constexprs(page, num_splits, D_V, D_PE, causal)
+            fast_launch(km.mla_decode_split, (B, -(-rows // cx["BLOCK_H"]), num_splits),
+                        (q, kv, bt, seqlens, part_o, part_lse, float(sm_scale), rows, bt.stride(0), H, S_Q),
+                        dict(cx, num_warps=4))
+        fast_launch(km.mla_decode_combine, (B, rows), (part_o, part_lse, o, lse, rows),
                     dict(D_V=D_V, NUM_SPLITS=num_splits, SPLITS_P=km.next_power_of_2(num_splits), num_warps=4))
     return o, lse
 
@@ -111,56 +168,65 @@ def _custom_op():
 
         @torch.library.custom_op("txl::mla_decode", mutates_args=(), device_types="cuda")
         def mla_op(q: torch.Tensor, kv: torch.Tensor, bt: torch.Tensor, seqlens: torch.Tensor, sm_scale: float,
-                   num_splits: int) -> tuple[torch.Tensor, torch.Tensor]:
-            return _forward(q, kv, bt, seqlens, sm_scale, num_splits)
+                   num_splits: int, causal: bool) -> tuple[torch.Tensor, torch.Tensor]:
+            return _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal)
 
         @mla_op.register_fake
-        def _(q, kv, bt, seqlens, sm_scale, num_splits):
-            return (q.new_empty((q.shape[0], q.shape[1], D_V)),
-                    q.new_empty((q.shape[0], q.shape[1]), dtype=torch.float32))
+        def _(q, kv, bt, seqlens, sm_scale, num_splits, causal):
+            return (q.new_empty(q.shape[:3] + (D_V,)), q.new_empty(q.shape[:3], dtype=torch.float32))
 
         _op = mla_op
     return _op
 
 
-def mla_decode(q, kv_cache, block_table, cache_seqlens, sm_scale=None, num_splits=None, return_lse=False):
+def mla_decode(q, kv_cache, block_table, cache_seqlens, sm_scale=None, num_splits=None, return_lse=False,
+               causal=False):
     """MLA decoding; see the module docstring."""
     import torch
 
-    _check(torch, q, kv_cache, block_table, cache_seqlens, sm_scale, num_splits)
+    _check(torch, q, kv_cache, block_table, cache_seqlens, sm_scale, num_splits, causal)
     if not isinstance(return_lse, bool):
         raise TypeError("%s: return_lse must be a bool" % _WHERE)
-    four_d = q.dim() == 4
-    q3 = q.reshape(q.shape[0], q.shape[-2], q.shape[-1]).contiguous()
+    q4 = (q.unsqueeze(1) if q.dim() == 3 else q).contiguous()
     kv3 = kv_cache.reshape(kv_cache.shape[0], kv_cache.shape[1], kv_cache.shape[-1]).contiguous()
     if sm_scale is None:
         sm_scale = 1.0 / math.sqrt(D_V + D_PE)
     if num_splits is None:
-        num_splits = default_splits(q3.shape[0], q3.shape[1], block_table.shape[1] * kv3.shape[1], q.device)
-    o, lse2 = _custom_op()(q3, kv3, block_table.contiguous(), cache_seqlens.contiguous(), float(sm_scale),
-                           int(num_splits))
-    if four_d:
-        o = o.unsqueeze(1)
+        num_splits = default_splits(q4.shape[0], q4.shape[2], block_table.shape[1] * kv3.shape[1], q.device,
+                                    q4.shape[1], kv3.shape[1], kv3.shape[0])
+    o, lse2 = _custom_op()(q4, kv3, block_table.contiguous(), cache_seqlens.contiguous(), float(sm_scale),
+                           int(num_splits), causal)
+    if q.dim() == 3:
+        o = o.squeeze(1)
+    if q4.shape[1] == 1:
+        lse2 = lse2.squeeze(1)  # one query token: (B, H), as before S_Q > 1 existed
     return (o, lse2 * math.log(2.0)) if return_lse else o
 
 
-def mla_reference(q, kv_cache, block_table, cache_seqlens, sm_scale=None):
-    """float32 torch reference: (o (B, H, 512), lse (B, H) natural log) for 3-D q and kv_cache (tests, benchmarks)."""
+def mla_reference(q, kv_cache, block_table, cache_seqlens, sm_scale=None, causal=False):
+    """float32 torch reference for 3-D kv_cache: (o, lse natural log) shaped (B, H, 512) and (B, H) for a 3-D q,
+    (B, S_Q, H, 512) and (B, S_Q, H) for a 4-D one; a row that sees no key has o = 0 and lse = +inf (tests,
+    benchmarks)."""
     import torch
 
     if sm_scale is None:
         sm_scale = 1.0 / math.sqrt(D_V + D_PE)
+    q4 = q.unsqueeze(1) if q.dim() == 3 else q
+    B, S_Q, H, _ = q4.shape
     page = kv_cache.shape[1]
-    outs, lses = [], []
-    for b in range(q.shape[0]):
+    o = torch.zeros(B, S_Q, H, D_V, device=q.device)
+    lse = torch.full((B, S_Q, H), math.inf, device=q.device)
+    for b in range(B):
         n = int(cache_seqlens[b])
         pages = block_table[b, :-(-n // page)].long()
         rows = kv_cache[pages].reshape(-1, kv_cache.shape[-1])[:n].float()  # (n, 576)
-        s = (q[b].float() @ rows.T) * sm_scale  # (H, n)
-        if n == 0:
-            outs.append(torch.zeros(q.shape[1], D_V, device=q.device))
-            lses.append(torch.full((q.shape[1],), math.inf, device=q.device))
-            continue
-        outs.append(torch.softmax(s, -1) @ rows[:, :D_V])
-        lses.append(torch.logsumexp(s, -1))
-    return torch.stack(outs), torch.stack(lses)
+        for t in range(S_Q):
+            seen = max(0, min(n, n - S_Q + t + 1)) if causal else n  # keys 0 .. seen - 1
+            if seen == 0:
+                continue
+            s = (q4[b, t].float() @ rows[:seen].T) * sm_scale  # (H, seen)
+            o[b, t] = torch.softmax(s, -1) @ rows[:seen, :D_V]
+            lse[b, t] = torch.logsumexp(s, -1)
+    if q.dim() == 3:
+        return o[:, 0], lse[:, 0]
+    return o, lse

@@ -1,0 +1,129 @@
+"""MLA decoding's compute-bound kernel (txl.kernels.mla_decode_wgmma) and the op's routing, without a GPU:
+
+* every configuration the op launches (page sizes 64/128/256, one split (O and LSE written directly) or several
+  (partials for the combine), causal or not, bf16/fp16) compiles through txlc and ptxas to SASS without spills
+  and without serialized wgmma (ptxas C7512/C7513 warnings), with the GEMMs of FlashMLA's split: 36 m64n64k16
+  steps of S = Q K^T over the 576 latent columns and 2 x 4 m64n256k16 steps of P V (one per consumer), TMA copies,
+  setmaxnreg, and shared memory within the H100's 227 KB;
+* the mma.sync kernel's causal variant (several query tokens) compiles without spills;
+* which kernel the op picks (uses_wgmma) and the wgmma kernel's split counts (wgmma_splits);
+* the float32 reference's causal rule against the mask written out (CPU tensors).
+GPU checks: tests/gpu/test_mla_decode_gpu.py."""
+
+import json
+import math
+import os
+import re
+import subprocess
+import tempfile
+
+import pytest
+
+from txl.kernels import mla_decode as km
+from txl.kernels import mla_decode_wgmma as kw
+from txl.ops import mla_decode as _mla_fn  # noqa: F401  (txl.ops.mla_decode is also the function)
+
+from .dsl_helpers import TXLC, compile_ptx, ir_of
+from .test_nsa_mla_cpu import _compile as _compile_split
+
+mop = __import__("importlib").import_module("txl.ops.mla_decode")
+
+H100_SMEM = 227 * 1024
+
+
+def _sidecar(text):
+    """txlc's JSON sidecar of the module (threads, shared bytes, TMA boxes)."""
+    if not os.access(TXLC, os.X_OK):
+        pytest.skip("txlc not built")
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "k.mlir")
+        with open(src, "w") as f:
+            f.write(text)
+        out = os.path.join(d, "k.json")
+        r = subprocess.run([TXLC, src, "--emit=json", "-o", out], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        with open(out) as f:
+            return json.load(f)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+@pytest.mark.parametrize("page,splits,causal", [(64, 1, False), (64, 5, False), (64, 1, True), (64, 3, True),
+                                                (128, 2, False), (256, 1, False)])
+def test_wgmma_kernel_compiles(page, splits, causal, dtype):
+    text = ir_of(kw.mla_decode_wgmma, kw.signature(dtype), kw.constexprs(page, splits, causal), **kw.OPTIONS)
+    ptx, err = compile_ptx(text, emit="cubin")
+    assert "spill" not in err.lower(), err
+    assert not re.search(r"C751[23]", err), err  # wgmma serialized by ptxas
+    shapes = re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", ptx)
+    assert shapes.count("m64n64k16") == 36, shapes  # S = Q K^T: 576 / 16 K steps
+    assert shapes.count("m64n256k16") == 8, shapes  # P V: 64 / 16 K steps per consumer
+    assert "cp.async.bulk.tensor" in ptx and "setmaxnreg.inc" in ptx and "setmaxnreg.dec" in ptx
+    side = _sidecar(text)
+    assert side["threads"][0] == 384
+    assert side["shared_bytes"] <= H100_SMEM, side["shared_bytes"]
+    # Q and the cache tiles move as 64 x 64 boxes (128-byte swizzle) of the 576-column rows.
+    assert [p["block_shape"] for p in side["params"][:2]] == [[64, 64], [64, 64]]
+
+
+def test_wgmma_one_split_writes_o_directly():
+    """With one split the kernel stores O in q's dtype and LSE itself (no partials, no combine)."""
+    one = compile_ptx(ir_of(kw.mla_decode_wgmma, kw.signature(), kw.constexprs(64, 1), **kw.OPTIONS))[0]
+    many = compile_ptx(ir_of(kw.mla_decode_wgmma, kw.signature(), kw.constexprs(64, 4), **kw.OPTIONS))[0]
+    assert "st.global.b16" in one or "st.global.v2.b16" in one or re.search(r"st\.global(\.v\d)?\.b32", one)
+    assert one != many
+
+
+@pytest.mark.parametrize("page", [16, 64])
+def test_split_kernel_causal(page):
+    ptx, regs, spill = _compile_split(km.mla_decode_split, km.split_constexprs(page, 4, causal=True), num_warps=4)
+    assert "mma.sync.aligned.m16n8k16" in ptx
+    assert spill in (None, 0), spill
+
+
+def test_routing():
+    assert mop.uses_wgmma(128, 64, 1000) and mop.uses_wgmma(64, 128, 10)
+    assert not mop.uses_wgmma(63, 64, 1000)  # fewer rows than wgmma's M: mma.sync
+    assert not mop.uses_wgmma(128, 16, 1000) and not mop.uses_wgmma(128, 32, 1000)  # tiles span pages
+    assert not mop.uses_wgmma(128, 64, 2 ** 31 // 64)  # past TMA's int32 coordinates
+    # 2 tokens x 32 heads = 64 rows: wgmma; 2 x 16 = 32 rows: mma.sync.
+    assert mop.uses_wgmma(2 * 32, 64, 100) and not mop.uses_wgmma(2 * 16, 64, 100)
+
+
+def test_wgmma_splits():
+    # 132 sequences x 2 head blocks = 264 CTAs: two full waves on 132 SMs without splitting.
+    assert mop.wgmma_splits(264, 4096, 132) == 1
+    # 32 x 2 = 64 CTAs over 8192 keys: two splits make one wave of 128.
+    assert mop.wgmma_splits(64, 8192, 132) == 2
+    # One sequence: spread over the SMs, never more splits than tiles or MAX_SPLITS.
+    assert mop.wgmma_splits(1, 64 * 3, 132) == 3
+    assert mop.wgmma_splits(1, 1 << 20, 132) <= mop.MAX_SPLITS
+    assert mop.wgmma_splits(2, 1, 132) == 1
+
+
+def test_reference_causal_rule():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    B, S_Q, H, page = 3, 3, 2, 16
+    lens = [1, 2, 40]
+    kv = torch.randn(10, page, 576)
+    bt = torch.randperm(10)[:9].view(3, 3).to(torch.int32)
+    seqlens = torch.tensor(lens, dtype=torch.int32)
+    q = torch.randn(B, S_Q, H, 576)
+    o, lse = mop.mla_reference(q, kv, bt, seqlens, sm_scale=0.1, causal=True)
+    for b in range(B):
+        rows = kv[bt[b].long()].reshape(-1, 576)[:lens[b]]
+        for t in range(S_Q):
+            last = lens[b] - S_Q + t  # the last key token t sees
+            s = q[b, t] @ rows.T * 0.1
+            s[:, torch.arange(lens[b]) > last] = -math.inf
+            if last < 0:
+                assert torch.equal(o[b, t], torch.zeros_like(o[b, t])) and (lse[b, t] == math.inf).all()
+                continue
+            torch.testing.assert_close(o[b, t], torch.softmax(s, -1) @ rows[:, :512], rtol=1e-5, atol=1e-5)
+            torch.testing.assert_close(lse[b, t], torch.logsumexp(s, -1), rtol=1e-5, atol=1e-5)
+    # Not causal: every token sees the whole cache; a 3-D q is one token.
+    o3, lse3 = mop.mla_reference(q[:, 0], kv, bt, seqlens, sm_scale=0.1)
+    o4, lse4 = mop.mla_reference(q, kv, bt, seqlens, sm_scale=0.1)
+    assert o3.shape == (B, H, 512) and lse3.shape == (B, H)
+    torch.testing.assert_close(o3, o4[:, 0])
+    torch.testing.assert_close(lse3, lse4[:, 0])
