@@ -127,3 +127,98 @@ def test_reference_causal_rule():
     assert o3.shape == (B, H, 512) and lse3.shape == (B, H)
     torch.testing.assert_close(o3, o4[:, 0])
     torch.testing.assert_close(lse3, lse4[:, 0])
+
+
+def _model(q, kv, bt, seqlens, scale, splits, causal):
+    """float64 model of mla_decode_wgmma + mla_decode_combine, tile by tile as the kernels compute (split ranges,
+    the 64-key tiles a page lookup each, the masks and their conditions, the tail zeroing, WG1's alpha carried to
+    WG2's columns, the partials and their base-2 LSE): o (B, S_Q, H, 512), lse2 (B, S_Q, H)."""
+    import torch
+
+    B, S_Q, H, _ = q.shape
+    rows = S_Q * H
+    page = kv.shape[1]
+    q2 = q.reshape(B, rows, 576).double()
+    qk_scale = scale * 1.44269504
+    part_o = torch.zeros(B, rows, splits, 512, dtype=torch.float64)
+    part_lse = torch.zeros(B, rows, splits, dtype=torch.float64)
+    for b in range(B):
+        seqlen = int(seqlens[b])
+        per_split = -(-(-(-seqlen // splits)) // 64) * 64
+        for split in range(splits):
+            start = split * per_split
+            end = min(start + per_split, seqlen)
+            n_tiles = -(-max(end - start, 0) // 64)
+            for mb in range(-(-rows // 64)):
+                r = torch.arange(mb * 64, mb * 64 + 64)
+                qb = torch.zeros(64, 576, dtype=torch.float64)
+                qb[:min(64, rows - mb * 64)] = q2[b, mb * 64:(mb + 1) * 64]
+                m = torch.full((64,), -math.inf, dtype=torch.float64)
+                ll = torch.zeros(64, dtype=torch.float64)
+                acc = torch.zeros(64, 512, dtype=torch.float64)
+                for j in range(n_tiles):
+                    n0 = start + j * 64
+                    pg = int(bt[b, n0 // page])
+                    kt = kv[pg, n0 % page:n0 % page + 64].double().clone()
+                    if n0 + 64 > seqlen:  # WG2's _zero_tail: V columns of keys past the end
+                        kt[seqlen - n0:, :512] = 0
+                    qk = qb @ kt.T
+                    need = n0 + 64 > end or (causal and n0 + 64 + S_Q - 1 > seqlen)
+                    if need:
+                        keys = n0 + torch.arange(64)
+                        if causal:
+                            last = seqlen - S_Q + r // H
+                            keep = (keys[None, :] < end) & (keys[None, :] <= last[:, None])
+                        else:
+                            keep = (keys < end)[None, :].expand(64, 64)
+                        qk = torch.where(keep, qk, torch.tensor(-math.inf, dtype=torch.float64))
+                    m_new = torch.maximum(m, qk.max(1).values * qk_scale)
+                    m_sub = torch.where(m_new == -math.inf, 0.0, m_new) if causal else m_new
+                    p = torch.exp2(qk * qk_scale - m_sub[:, None])
+                    alpha = torch.exp2(m - m_sub)
+                    ll = ll * alpha + p.sum(1)
+                    m = m_new
+                    acc = acc * alpha[:, None] + p @ kt[:, :512]
+                seen = ll > 0
+                out = acc * torch.where(seen, 1 / torch.where(seen, ll, 1.0), 0.0)[:, None]
+                lse = torch.where(seen, m + torch.log2(torch.where(seen, ll, 1.0)), -math.inf)
+                n = min(64, rows - mb * 64)
+                part_o[b, mb * 64:mb * 64 + n, split] = out[:n]
+                part_lse[b, mb * 64:mb * 64 + n, split] = lse[:n]
+    # mla_decode_combine
+    mx = part_lse.max(-1).values
+    m_use = torch.where(mx == -math.inf, 0.0, mx)
+    w = torch.exp2(part_lse - m_use[..., None])
+    total = w.sum(-1)
+    o = (part_o * w[..., None]).sum(-2) / torch.where(total > 0, total, 1.0)[..., None]
+    lse2 = torch.where(total > 0, m_use + torch.log2(torch.where(total > 0, total, 1.0)), math.inf)
+    return o.view(B, S_Q, H, 512), lse2.view(B, S_Q, H)
+
+
+@pytest.mark.parametrize("s_q,heads,page,splits,causal", [(1, 64, 64, 1, False), (1, 128, 64, 3, False),
+                                                          (2, 64, 128, 2, True), (2, 40, 64, 4, True),
+                                                          (1, 96, 64, 2, False)])
+def test_kernel_model_matches_reference(s_q, heads, page, splits, causal):
+    """The wgmma kernel's algorithm (as _model computes it) against the float32 reference on caches whose slots
+    past each sequence's end hold NaN: lengths 0 / 1 / 777 / 3001-like (kept short for the CPU), shuffled pages."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(s_q * 1000 + heads + page + splits)
+    lens = [0, 1, 130, 777, 64]
+    per = max(-(-n // page) for n in lens)
+    pages = len(lens) * per + 2
+    kv = torch.randn(pages, page, 576)
+    bt = torch.randperm(pages)[:len(lens) * per].view(len(lens), per).to(torch.int32)
+    for b, n in enumerate(lens):  # every cache slot past the sequence's end is NaN (never written)
+        flat = kv[bt[b].long()].reshape(-1, 576)
+        flat[n:] = float("nan")
+        kv[bt[b].long()] = flat.view(per, page, 576)
+    seqlens = torch.tensor(lens, dtype=torch.int32)
+    q = torch.randn(len(lens), s_q, heads, 576)
+    scale = 576 ** -0.5
+    o, lse2 = _model(q, kv, bt, seqlens, scale, splits, causal)
+    ro, rlse = mop.mla_reference(q, kv, bt, seqlens, sm_scale=scale, causal=causal)
+    assert torch.isfinite(o).all()
+    torch.testing.assert_close(o.float(), ro, rtol=1e-4, atol=1e-4)
+    live = torch.isfinite(rlse)
+    assert torch.equal(torch.isinf(lse2), ~live)
+    torch.testing.assert_close((lse2 * math.log(2.0)).float()[live], rlse[live], rtol=1e-4, atol=1e-4)
