@@ -47,6 +47,9 @@ CASES = {
                     {"M": 64, "N": 64, "K": 64, "num_warps": 4}, {}),
     "linear": (G.linear_layout_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32"}, {"layout": G.LINEAR_16x16},
                {"num_warps": 1}),
+    "ws_add": (G.ws_add_kernel, {"a_desc": "tensordesc<fp32[32, 64], swizzle=128>",
+                                 "b_desc": "tensordesc<fp32[32, 64], swizzle=128>", "c_ptr": "*fp32", "ynumel": "i32"},
+               {"XBLOCK": 32, "YBLOCK": 64, "NBUF": 3}, {"num_warpgroups": 2}),
 }
 
 
@@ -145,10 +148,34 @@ def test_descriptor_shape_refused():
     assert "desc.shape" in msg and "pass the size" in msg and "test_gluon.py" in msg
 
 
-def test_warp_specialize_refused():
+def test_warp_specialize_partitions_are_warpgroup_roles():
+    """Each partition is an `if txl.is_warpgroup([k])` role; the consumer's arrive comes after a barrier of its
+    warpgroup (named barrier 8 + 0, 128 threads: every thread is done reading the slot) and is predicated on the
+    warpgroup's first thread (Gluon's one arrival per call); no CTA barrier inside a partition."""
+    text = _ir("ws_add")
+    check(text, r"txl\.is_warpgroup \[0\]", r"scf\.if", r"txl\.mbar_wait", r"txl\.smem_load",
+          r"txl\.bar_wait 8, 128", r"txl\.tid",
+          r"arith\.remsi .*, %c128", r"txl\.mbar_arrive %\w+ pred", r"txl\.store",
+          r"txl\.is_warpgroup \[1\]", r"scf\.if", r"txl\.mbar_wait", r"txl\.mbar_expect", r"txl\.tma_load")
+    assert not re.search(r"txl\.bar_wait 0,", text)
+
+
+def test_warp_specialize_compiles_itself_with_a_warpgroup_per_partition():
+    """Compiled with one warpgroup, gl.warp_specialize asks for two (GluonJITFunction compiles again so)."""
+    from txl.experimental.gluon.language._core import NeedsWarpgroups
+    fn, sig, consts, _ = CASES["ws_add"]
+    with pytest.raises(NeedsWarpgroups) as e:
+        ir_of(fn, sig, consts)
+    assert e.value.n == 2
+
+
+def test_warp_specialize_code_outside_partitions_refused():
+    from txl.experimental.gluon._runtime import check_outside_partitions
+    text = ir_of(G.ws_store_outside_kernel, {"x_ptr": "*fp32"}, num_warpgroups=2)
     with pytest.raises(CompilationError) as e:
-        ir_of(G.warp_specialize_kernel, {"x_ptr": "*fp32"})
-    assert "warp_specialize" in str(e.value) and "is_warpgroup" in str(e.value)
+        check_outside_partitions(text, "ws_store_outside_kernel")
+    assert "txl.store outside gl.warp_specialize" in str(e.value) and "gluon_cases.py" in str(e.value)
+    check_outside_partitions(_ir("ws_add"), "ws_add_kernel")  # nothing outside its partitions
 
 
 def test_swizzled_layout_refused():

@@ -11,6 +11,7 @@ builtins of ``txl.experimental.gluon.language``. What differs:
 
 import contextlib
 import functools
+import re
 import threading
 
 from ...compiler import code_generator as _cg
@@ -60,10 +61,51 @@ class GluonJITFunction(JITFunction):
         return (fp, shapes)
 
     def _compile(self, sig, consts, options):
+        from .language._core import NeedsWarpgroups
         shapes = {k[len(_SHAPE_KEY):]: v for k, v in consts.items() if k.startswith(_SHAPE_KEY)}
         consts = {k: v for k, v in consts.items() if not k.startswith(_SHAPE_KEY)}
         with descriptor_shapes(shapes):
-            return super()._compile(sig, consts, options)
+            try:
+                return super()._compile(sig, consts, options)
+            except NeedsWarpgroups as e:  # gl.warp_specialize: one warpgroup per partition
+                compiled = super()._compile(sig, consts, dict(options, num_warpgroups=e.n))
+        check_outside_partitions(compiled.asm.get("txl", ""), self.where)
+        return compiled
+
+
+# What a warp-specialized kernel may do outside its partitions (txl runs that code in every warpgroup): compute,
+# allocate, make views. Anything else (stores, copies, barriers, waits, dots) would run once per warpgroup.
+_PURE_OUTSIDE = re.compile(r"^(arith|math)\.|^txl\.(program_id|num_programs|smem_alloc|mbar_alloc|get_buffer|"
+                           r"smem_index|smem_subslice|smem_trans|smem_reshape|make_range|splat|broadcast|expand_dims|"
+                           r"addptr|relayout|reshape|trans|is_warpgroup|load)$|^(scf\.yield|return|func\.return)$")
+_OP_LINE = re.compile(r"^    (?:%[\w#, %:]+ = )?([a-z_]+\.[a-z_0-9.]+|return)\b(.*)$")
+_LOC = re.compile(r'loc\("([^"]*)":(\d+):(\d+)\)')
+
+
+def check_outside_partitions(text, where):
+    """A SemanticError-like CompilationError when a warp-specialized kernel's frontend IR ``text`` has an op with
+    effects at the kernel's top level, outside the ``scf.if`` of a ``txl.is_warpgroup`` role."""
+    if "txl.is_warpgroup" not in text:
+        return
+    roles = set(re.findall(r"^    (%[\w]+) = txl\.is_warpgroup", text, re.M))
+    for line in text.splitlines():
+        m = _OP_LINE.match(line)
+        if not m:
+            continue
+        name, rest = m.groups()
+        if _PURE_OUTSIDE.match(name):
+            continue
+        if name == "scf.if" and rest.split()[0] in roles:
+            continue
+        loc = _LOC.search(line)
+        from ...compiler.errors import CompilationError
+        file, lno, col = (loc.group(1), int(loc.group(2)), int(loc.group(3))) if loc else ("<unknown>", None, None)
+        import linecache
+        raise CompilationError(
+            "%s outside gl.warp_specialize's partitions: txl runs the code outside the partitions in every "
+            "warpgroup (Gluon only in the default partition's warps), so it would run once per warpgroup" % name,
+            file=file, line=lno, col=col, source_line=linecache.getline(file, lno) if lno else None,
+            fix="move it into the default partition", kernel=where)
 
 
 @contextlib.contextmanager

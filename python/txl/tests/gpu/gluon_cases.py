@@ -219,8 +219,63 @@ def mixed_layouts_kernel(x_ptr, BLOCK: gl.constexpr):
 
 
 @gluon.jit
-def warp_specialize_kernel(x_ptr):
-    gl.warp_specialize([], [], [])
+def _ws_load_partition(a_desc, b_desc, a_smem, b_smem, ready, empty, xoff, n, YBLOCK: gl.constexpr,
+                       NBUF: gl.constexpr):
+    """The producer (a 1-warp worker in Gluon): waits until slot j % NBUF is free, TMA-loads the next tiles."""
+    for j in range(n):
+        s = j % NBUF
+        mbarrier.wait(empty.index(s), ((j // NBUF) & 1) ^ 1)  # a fresh mbarrier passes a wait on parity 1
+        bar = ready.index(s)
+        mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(a_desc, [xoff, j * YBLOCK], bar, a_smem.index(s))
+        tma.async_copy_global_to_shared(b_desc, [xoff, j * YBLOCK], bar, b_smem.index(s))
+
+
+@gluon.jit
+def _ws_add_partition(c_ptr, a_smem, b_smem, ready, empty, xoff, n, ynumel, XBLOCK: gl.constexpr,
+                      YBLOCK: gl.constexpr, NBUF: gl.constexpr):
+    """The consumer (the default partition): waits for slot j % NBUF, adds, frees the slot, stores."""
+    layout: gl.constexpr = gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    rows = xoff + gl.arange(0, XBLOCK, layout=gl.SliceLayout(1, layout))
+    cols0 = gl.arange(0, YBLOCK, layout=gl.SliceLayout(0, layout))
+    for j in range(n):
+        s = j % NBUF
+        mbarrier.wait(ready.index(s), (j // NBUF) & 1)
+        c = a_smem.index(s).load(layout) + b_smem.index(s).load(layout)
+        mbarrier.arrive(empty.index(s))
+        cols = j * YBLOCK + cols0
+        gl.store(c_ptr + rows[:, None] * ynumel + cols[None, :], c, mask=cols[None, :] < ynumel)
+
+
+@gluon.jit
+def ws_add_kernel(a_desc, b_desc, c_ptr, ynumel, XBLOCK: gl.constexpr, YBLOCK: gl.constexpr, NBUF: gl.constexpr):
+    """c = a + b with gl.warp_specialize: a TMA producer partition and an adding default partition, NBUF slots
+    handed over with "ready" / "empty" mbarriers (rows: the grid; XBLOCK must divide the rows)."""
+    a_smem = gl.allocate_shared_memory(a_desc.dtype, [NBUF, XBLOCK, YBLOCK], a_desc.layout)
+    b_smem = gl.allocate_shared_memory(b_desc.dtype, [NBUF, XBLOCK, YBLOCK], b_desc.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [NBUF, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [NBUF, 1], mbarrier.MBarrierLayout())
+    for i in gl.static_range(NBUF):
+        mbarrier.init(ready.index(i), count=1)
+        mbarrier.init(empty.index(i), count=1)
+    xoff = gl.program_id(0) * XBLOCK
+    n = gl.cdiv(ynumel, YBLOCK)
+    gl.warp_specialize([(_ws_add_partition, (c_ptr, a_smem, b_smem, ready, empty, xoff, n, ynumel, XBLOCK, YBLOCK,
+                                             NBUF)),
+                        (_ws_load_partition, (a_desc, b_desc, a_smem, b_smem, ready, empty, xoff, n, YBLOCK, NBUF))],
+                       [1], [24])
+
+
+@gluon.jit
+def ws_store_outside_kernel(x_ptr):
+    """A store outside the partitions: txl would run it in every warpgroup, so it is refused."""
+    gl.store(x_ptr, 1.0)
+    gl.warp_specialize([(_noop_partition, (x_ptr, )), (_noop_partition, (x_ptr, ))], [1], [24])
+
+
+@gluon.jit
+def _noop_partition(x_ptr):
+    pass
 
 
 # 16 x 16 over one warp (num_warps=1): register bits (0,1),(0,2),(8,0), lane bits (0,4),(0,8),(1,0),(2,0),(4,0).

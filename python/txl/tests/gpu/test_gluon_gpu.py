@@ -107,3 +107,15 @@ def test_linear_layout(seed):
     y = torch.full_like(x, float("nan"))
     G.linear_layout_kernel[(1,)](x, y, layout=G.LINEAR_16x16, num_warps=1)
     torch.testing.assert_close(y, x * 3.0, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("x,y", [(1024, 2000), (64, 64), (4096, 130)])
+def test_warp_specialize_add(seed, x, y):
+    """gl.warp_specialize: a TMA producer partition and an adding consumer partition over 3 slots (mbarrier
+    hand-over both ways); compiled with a warpgroup per partition by itself."""
+    a, b = torch.randn(x, y, device=DEV), torch.randn(x, y, device=DEV)
+    c = torch.full_like(a, float("nan"))
+    layout = gl.NVMMASharedLayout.get_default_for([32, 64], gl.float32)
+    da, db = (TensorDescriptor(t, list(t.shape), list(t.stride()), [32, 64], layout) for t in (a, b))
+    G.ws_add_kernel[(x // 32,)](da, db, c, y, XBLOCK=32, YBLOCK=64, NBUF=3)
+    torch.testing.assert_close(c, a + b, atol=0, rtol=0)

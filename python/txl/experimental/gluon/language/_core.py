@@ -16,7 +16,7 @@ its Gluon layout) with Gluon's ``.load(layout)``, ``.store(value)``, ``.index(i)
 
 import functools
 
-from ....compiler.errors import SemanticError
+from ....compiler.errors import CompilationError, SemanticError
 from ....language import core as _tl_core
 from ....language import semantic as S
 from ....language import standard as _std
@@ -161,13 +161,80 @@ def num_ctas():
     return constexpr(1)
 
 
+class NeedsWarpgroups(CompilationError):
+    """Raised by gl.warp_specialize when the kernel is being compiled with fewer warpgroups than its partitions:
+    GluonJITFunction compiles it again with ``num_warpgroups`` (it passes the code generator untouched, as a
+    CompilationError does)."""
+
+    def __init__(self, n):
+        super().__init__("gl.warp_specialize needs %d warpgroups (one per partition): launch the kernel with "
+                         "num_warpgroups=%d (a @gluon.jit kernel is compiled so by itself)" % (n, n))
+        self.n = n
+
+
+def _partitions(args, kwargs):
+    """[(function, args)] (the default partition first) and the workers' warp counts, from any of Gluon's three
+    signatures: warp_specialize(functions_and_args, worker_num_warps, worker_num_regs),
+    warp_specialize(args, default_partition, worker_partitions, worker_num_warps, worker_num_regs) and
+    warp_specialize(default_args, default_partition, worker_args, worker_partitions, worker_num_warps,
+    worker_num_regs)."""
+    a = [_unwrap(x) for x in args]
+    kw = {k: _unwrap(v) for k, v in kwargs.items()}
+    if "functions_and_args" in kw or (a and isinstance(a[0], (list, tuple)) and a[0]
+                                      and all(isinstance(p, (list, tuple)) and len(p) == 2 and callable(_unwrap(p[0]))
+                                              for p in a[0])):
+        parts = kw.get("functions_and_args", a[0] if a else None)
+        warps = kw.get("worker_num_warps", a[1] if len(a) > 1 else None)
+        return [(_unwrap(f), tuple(_unwrap(x))) for f, x in parts], warps
+    names6 = ("default_args", "default_partition", "worker_args", "worker_partitions", "worker_num_warps",
+              "worker_num_regs")
+    names5 = ("args", "default_partition", "worker_partitions", "worker_num_warps", "worker_num_regs")
+    if len(a) + len(kw) >= 6 or "worker_args" in kw:
+        v = dict(zip(names6, a), **kw)
+        parts = [(v["default_partition"], tuple(_unwrap(v["default_args"])))]
+        parts += [(f, tuple(_unwrap(v["worker_args"]))) for f in _unwrap(v["worker_partitions"])]
+        return parts, v["worker_num_warps"]
+    v = dict(zip(names5, a), **kw)
+    shared = tuple(_unwrap(v["args"]))
+    return [(v["default_partition"], shared)] + [(f, shared) for f in _unwrap(v["worker_partitions"])], \
+        v["worker_num_warps"]
+
+
 @builtin
 def warp_specialize(*args, **kwargs):
-    raise SemanticError("gl.warp_specialize is not supported by txl's Gluon yet: txl runs warp-specialized code as "
-                        "warpgroup roles, and a Gluon worker partition of 1 or 2 warps has no warpgroup of its own",
-                        "write the partitions as `if txl.is_warpgroup([0]): default(...)` / `if "
-                        "txl.is_warpgroup([1]): worker(...)` in a @txl.jit kernel launched with num_warpgroups=2 "
-                        "(docs/gluon.md)")
+    """Gluon's warp specialization as txl's warpgroup roles: partition k (the default partition first) runs under
+    ``if txl.is_warpgroup([k])``, each on a warpgroup of its own (a worker of 1 or 2 warps gets a whole warpgroup;
+    its layouts, of fewer warps, repeat over the others, and TMA copies, mbarrier arrivals and scalar stores are
+    issued once). The kernel is compiled with one warpgroup per partition. txl runs the code outside the
+    partitions in every warpgroup, so it may only compute values and allocate (GluonJITFunction checks that)."""
+    parts, warps = _partitions(args, kwargs)
+    ctx = S._ctx()
+    gen = ctx.codegen
+    warps = [int(_unwrap(w)) for w in (_unwrap(warps) or [])]
+    if len(warps) != len(parts) - 1:
+        raise SemanticError("gl.warp_specialize: %d worker partitions but %d worker_num_warps"
+                            % (len(parts) - 1, len(warps)))
+    if any(w not in (1, 2, 4) for w in warps):
+        raise SemanticError("gl.warp_specialize: worker_num_warps %s: txl runs each worker on one warpgroup (1, 2 or "
+                            "4 warps)" % warps, "split a larger worker into several partitions")
+    if ctx.num_warps != 4:
+        raise SemanticError("gl.warp_specialize in a kernel of num_warps=%d: txl's default partition is one "
+                            "warpgroup" % ctx.num_warps, "launch with num_warps=4")
+    if gen is None or gen.roles or gen.region_depth:
+        raise SemanticError("gl.warp_specialize inside a loop, an `if` or another partition: txl's partitions are "
+                            "the kernel's top-level warpgroup roles", "call it at the kernel's top level")
+    if ctx.num_warpgroups != len(parts):
+        raise NeedsWarpgroups(len(parts))
+    node = gen.cur_call
+    for k, (fn, fargs) in enumerate(parts):
+        def run(fn=fn, fargs=fargs, k=k):
+            out = gen.call_jit(node, fn, list(fargs), {})
+            if out is not None and k == 0:
+                raise SemanticError("gl.warp_specialize: the default partition returns a value; txl's partitions "
+                                    "are warpgroup roles, whose results do not leave them",
+                                    "store the result (to global or shared memory) in the partition")
+        gen.runtime_if(node, _txl.is_warpgroup([k]), run, None)
+    return None
 
 
 # ----------------------------------------------------------------------------------------------------------------

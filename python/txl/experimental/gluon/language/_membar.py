@@ -12,14 +12,16 @@ to the same allocation conflicts with it and no barrier lies between:
 * an asynchronous read (TMA store, wgmma) after a generic write.
 
 "Earlier" is the ops of the current block before this one (nested ops counted with everything in them), and, where
-the block is a loop or ``if`` body, anything the kernel did to the allocation so far, including the loop body's
-later ops (the code generator builds each loop body twice: a first pass records them): that stands for the previous
-iteration and the code before the loop. Conservative where unsure: a barrier too many costs time, one too few
-gives wrong results.
+the block is a loop or ``if`` body, anything the kernel (the same partition of gl.warp_specialize) did to the
+allocation so far, including the loop body's later ops (the code generator builds each loop body twice: a first
+pass records them): that stands for the previous iteration and the code before the loop. Conservative where
+unsure: a barrier too many costs time, one too few gives wrong results. In a partition the barrier is the
+partition's warpgroup's (partitions order their accesses with mbarriers, as in Gluon).
 """
 
 from ....language import semantic as S
 from ....language import standard as _std
+from ....language import txl_builtins as _txl
 from ....language.core import smem_type
 
 _VIEW_OPS = ("txl.get_buffer", "txl.smem_index", "txl.smem_subslice", "txl.smem_trans", "txl.smem_reshape")
@@ -68,6 +70,17 @@ def _state():
     return st
 
 
+def _role():
+    """The warp-specialized partition being generated: its warpgroup id (gl.warp_specialize's roles), else None
+    (the whole CTA). Partitions synchronise with one another through mbarriers, as in Gluon; a barrier here only
+    orders the threads of one partition."""
+    gen = S._ctx().codegen
+    for kind, ids in reversed(getattr(gen, "roles", ()) or ()):
+        if kind == "is_warpgroup" and len(ids) == 1:
+            return ids[0]
+    return None
+
+
 def _same(a, b):
     return a is None or b is None or a == b
 
@@ -89,14 +102,20 @@ def sync_before(kind, view):
                 break
         if need is not None:
             break
+    role = _role()
     if need is None:  # the block's start: the kernel's start, or a loop / if body
-        need = b.block is not b.entry and any(k in bad and _same(r, root) for k, r in _state())
+        need = b.block is not b.entry and any(k in bad and _same(r, root) and w == role for k, r, w in _state())
     if need:
         barrier()
-    _state().add((kind, root))
+    _state().add((kind, root, role))
 
 
 def barrier():
-    """bar.sync over the CTA, marked as a barrier for ``sync_before``."""
-    _std.debug_barrier()
+    """bar.sync over the CTA (over the warpgroup in a partition of gl.warp_specialize: named barrier 8 + its id
+    with its 128 threads; 1..7 are the compiler's), marked as a barrier for ``sync_before``."""
+    role = _role()
+    if role is None:
+        _std.debug_barrier()
+    else:
+        _txl.bar_wait(8 + role, 128)
     S._b().block.ops[-1].attrs["gluon_barrier"] = True

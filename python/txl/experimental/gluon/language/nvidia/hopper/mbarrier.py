@@ -12,6 +12,7 @@ from ......compiler.errors import SemanticError
 from ......language import semantic as S
 from ......language import txl_builtins as _txl
 from ......language.core import builtin, mbar_type, tensor, _unwrap
+from ..._membar import barrier
 
 __all__ = ["MBarrierLayout", "init", "invalidate", "expect", "wait", "arrive", "fence_init_release_cluster",
            "sync_cluster_init"]
@@ -158,10 +159,20 @@ def wait(mbarrier, phase, pred=True, deps=()):
 
 @builtin
 def arrive(mbarrier, count=1, pred=True):
+    """One arrival per call, by the first thread of the warps running it (Gluon's: its partition's, the CTA's
+    outside warp_specialize), as Triton lowers it; txl.mbar_arrive arrives in every thread that runs it, so the
+    call is predicated on that thread. A barrier of those warps comes first: the arrival says that all of them are
+    done with what it guards (typically a buffer they read, which another partition then overwrites)."""
     if S._static_int(count, "mbarrier.arrive count") != 1:
         raise SemanticError("mbarrier.arrive(count=%d): txl arrives once per call" % _unwrap(count),
                             "call mbarrier.arrive once per arrival")
-    _txl.mbar_arrive(_bar(mbarrier, "mbarrier.arrive"), pred=_true(pred, "mbarrier.arrive"))
+    if S._ctx().num_warps > 1:
+        barrier()
+    first = S.compare("==", S.binary("%", _txl.tid(), 32 * S._ctx().num_warps), 0)
+    p = _true(pred, "mbarrier.arrive")
+    if p is not None:
+        first = S.logical("and", first, S.cast(S.to_tensor(p), first.dtype))
+    _txl.mbar_arrive(_bar(mbarrier, "mbarrier.arrive"), pred=first)
 
 
 @builtin
