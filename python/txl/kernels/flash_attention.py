@@ -28,7 +28,13 @@ num_warps=4, num_warpgroups=3:
             one reciprocal per row. The last V stage of a tile is released too (the next tile refills it).
   O is staged through shared memory for its TMA store: in the consumer's own Q half when not PERSISTENT (Q is dead
   after its last S GEMM; this keeps shared memory at Q + NUM_STAGES * (K + V), so HEAD_DIM 128 fits 3 stages), in
-  separate buffers when PERSISTENT (the next tile's Q may already be landing).
+  separate buffers when PERSISTENT (the next tile's Q may already be landing) or when a head dim is not a multiple
+  of 64 (O's swizzle could differ from Q's).
+HEAD_DIM_V (> 0, <= HEAD_DIM, a power of two): V's and O's head dim when it differs from Q's and K's (asymmetric
+head dims, DeepSeek-V3's 192 / 128): V tiles, the PV GEMM's N, the O accumulator and its tile are HEAD_DIM_V wide.
+SINK_LOGITS (a (NUM_HEADS,) f32 pointer, or None): learnable attention sinks, one logit per query head folded into
+each row's m and l before the epilogue (_fold_sink), so O and M include it; NUM_HEADS is then the query heads of a
+dense launch too.
 CAUSAL (also PERSISTENT: its tile loop spilled 108 bytes at HEAD_DIM 128 until smem_store stopped LLVM from
 hoisting the epilogue's addresses out of the loop): a tile visits KV
 tiles 0 .. (start_m + 1) * BLOCK_M / BLOCK_N - 1 only, masks the tiles that reach the diagonal, and query blocks are
@@ -77,7 +83,12 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
     tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
     # V's and O's head dim: HEAD_DIM_V when given (> 0), else Q's and K's (HEAD_DIM).
     DV: tl.constexpr = HEAD_DIM_V if HEAD_DIM_V > 0 else HEAD_DIM
-    tl.static_assert(DV <= HEAD_DIM, "V's head dim must not exceed Q's and K's (O reuses the Q buffer)")
+    tl.static_assert(DV <= HEAD_DIM, "V's head dim must not exceed Q's and K's")
+    # O is staged for its TMA store in the consumer's Q tile (its first DV columns) when one CTA runs one tile and
+    # both head dims are whole 128-byte swizzle blocks (multiples of 64), so that O's columns are whole blocks of
+    # Q's with Q's swizzle; otherwise (PERSISTENT: the next tile's Q may be landing; other head dims: O's swizzle
+    # may differ from Q's) in buffers of its own.
+    O_IN_Q: tl.constexpr = not PERSISTENT and HEAD_DIM % 64 == 0 and DV % 64 == 0
     # Local masks (WINDOW: sliding window and sink tokens; VARLEN: packed sequences of their own lengths) take the
     # general path: causal is then folded into WIN_RIGHT by the caller, one CTA per tile.
     LOCAL: tl.constexpr = VARLEN or WINDOW
@@ -101,10 +112,10 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
     step = tl.num_programs(0) * tl.num_programs(1)
 
     bQ = txl.smem_alloc([HALF_M, HEAD_DIM], dtype, num_stages=2)  # [0]: WG1's rows, [1]: WG2's
-    if PERSISTENT:
-        bO = txl.smem_alloc([HALF_M, DV], dtype, num_stages=2)
-    else:
+    if O_IN_Q:
         bO = bQ
+    else:
+        bO = txl.smem_alloc([HALF_M, DV], dtype, num_stages=2)
     bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
     bV = txl.smem_alloc([BLOCK_N, DV], dtype, num_stages=NUM_STAGES)
     q_full = txl.mbar_alloc(1, num_stages=2)
@@ -142,7 +153,7 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
             row0 = HALF_M
         q = txl.get_buffer(bQ, qi)
         o_tile = txl.get_buffer(bO, qi)
-        if DV != HEAD_DIM and not PERSISTENT:
+        if DV != HEAD_DIM and O_IN_Q:
             # O (HALF_M x DV) reuses the first DV columns of the Q tile: whole swizzle column blocks of it, laid
             # out as a tile of its own (docs/ARCHITECTURE.md: a swizzled tile is stored as column blocks).
             o_tile = txl.smem_slice(o_tile, 0, DV, 1)

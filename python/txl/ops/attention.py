@@ -5,9 +5,10 @@
 
 * bf16 or fp16 CUDA tensors, (batch, heads, sequence, head dim); D in {64, 128, 256}; k and v may have fewer heads
   than q (GQA/MQA: H must be a multiple of H_KV; query head h reads kv head h // (H // H_KV)).
-* Asymmetric head dims (kernel "fa3", forward only so far): v's head dim D_v may be smaller than q's and k's D
-  (DeepSeek-V3 prefill: 192 / 128); o is (B, H, N, D_v). The pairs of ASYM_HEAD_DIMS: D a multiple of 64 up to
-  256, D_v a power of two (64 or 128: the O accumulator is a register tile, whose dimensions are powers of two).
+* Asymmetric head dims (kernel "fa3"): v's head dim D_v may be smaller than q's and k's D (DeepSeek-V3 prefill:
+  192 / 128); o is (B, H, N, D_v). ASYM_HEAD_DIMS: D a multiple of 16 up to 256, D_v one of 16, 32, 64, 128 (the
+  O accumulator is a register tile, whose dimensions are powers of two). The backward is _attention_bwd's where it
+  declares the pair (192/128 and 256/128 dense), else a NotImplementedError.
 * ``sinks``: learnable attention sinks (gpt-oss, kernel "fa3"), a (H,) float tensor of per-head logits in the
   units of q.k * sm_scale that join every query row's softmax denominator and add no value:
   o_i = sum_j exp(s_ij - m) v_j / (sum_j exp(s_ij - m) + exp(sink_h - m)); lse includes the sink; differentiable
@@ -42,9 +43,11 @@ from txl.compiler.meta import MetaTensor
 BLOCK = 128  # N is padded to a multiple of this (every kernel's BLOCK_M and BLOCK_N divide it)
 BIG = 1 << 30  # an unbounded side of a sliding window, as the kernels take it
 HEAD_DIMS = (64, 128, 256)
-# (q/k head dim, v head dim) pairs with D_v < D (kernel "fa3"): O reuses the first D_v columns of the Q tile (whole
-# 64-column swizzle blocks, so D is a multiple of 64) and the O accumulator is a register tile (D_v a power of two).
-ASYM_HEAD_DIMS = ((128, 64), (192, 64), (192, 128), (256, 64), (256, 128))  # = _FA3_ASYM_CONFIGS' keys
+# (q/k head dim, v head dim) pairs with D_v < D (kernel "fa3"): D a multiple of 16 (TMA rows of whole 32-byte
+# swizzle spans), D_v a power of two (the O accumulator is a register tile: txl-assign-layouts distributes only
+# power-of-two dimensions over the threads).
+ASYM_V_DIMS = (16, 32, 64, 128)
+ASYM_HEAD_DIMS = tuple((d, dv) for d in range(32, 257, 16) for dv in ASYM_V_DIMS if dv < d)
 DTYPES = ("bfloat16", "float16")
 LOG2E = 1.4426950408889634
 
@@ -56,12 +59,30 @@ LOG2E = 1.4426950408889634
 _WS_CONFIGS = {64: [(128, 2), (128, 3), (64, 2)], 128: [(128, 2), (128, 3)], 256: [(64, 2)]}
 _FA3_CONFIGS = {64: [(128, 2, False), (128, 3, False), (64, 2, False), (128, 2, True), (128, 3, True)],
                 128: [(128, 2, False), (128, 3, False), (128, 2, True), (128, 2, False, 232)], 256: [(64, 2, False)]}
-# fa3 with asymmetric head dims (D, D_v), one CTA per tile (O in Q's buffer): shared memory is Q 2 x 64 x D +
-# stages x BLOCK_N x (D + D_v) elements of the 232448 bytes; (192, 128): 213088 with BLOCK_N 128 and 2 stages, 172160
-# with 64 and 3. No config spills (test_attention_asym_cpu.py compiles them all through ptxas).
+# fa3 with asymmetric head dims (D, D_v), one CTA per tile: shared memory is Q 2 x 64 x D + stages x BLOCK_N x (D +
+# D_v) elements, + O 2 x 64 x D_v unless O is staged in Q's tile (D and D_v multiples of 64), of the 232448 bytes.
+# The pairs of DeepSeek-style models, chosen by hand ((192, 128): 213088 bytes with BLOCK_N 128 and 2 stages, 172160
+# with 64 and 3); every other pair gets the first two of _ASYM_CANDIDATES that fit (_asym_configs). No config
+# spills (test_attention_sinks_asym_cpu.py compiles them all through ptxas).
 _FA3_ASYM_CONFIGS = {(128, 64): [(128, 2, False), (128, 3, False)], (192, 64): [(128, 2, False)],
                      (192, 128): [(128, 2, False), (64, 3, False)], (256, 64): [(128, 2, False), (64, 2, False)],
                      (256, 128): [(64, 2, False), (64, 3, False)]}
+_ASYM_CANDIDATES = ((128, 2), (128, 3), (64, 3), (64, 2))
+SMEM_BYTES = 232448  # an H100 CTA's shared memory
+
+
+def asym_smem(d, dv, block_n, stages):
+    """Shared-memory bytes of the fa3 kernel with head dims (d, dv) (2-byte elements, one CTA per tile): Q, the K/V
+    rings, O's own staging tiles unless O lives in Q's, and 1 KB for mbarriers and alignment."""
+    o = 0 if d % 64 == 0 and dv % 64 == 0 else 2 * 64 * dv * 2
+    return 2 * 64 * d * 2 + o + stages * block_n * (d + dv) * 2 + 1024
+
+
+def _asym_configs(d, dv):
+    """The autotuning configs of an asymmetric pair: the hand-picked ones, else the first two candidates that fit."""
+    if (d, dv) in _FA3_ASYM_CONFIGS:
+        return _FA3_ASYM_CONFIGS[(d, dv)]
+    return [(bn, ns, False) for bn, ns in _ASYM_CANDIDATES if asym_smem(d, dv, bn, ns) <= SMEM_BYTES][:2]
 KERNELS = {
     "fa3": ("txl.kernels.flash_attention", "flash_attention", 128, 3, _FA3_CONFIGS),
     "pingpong": ("txl.kernels.flash_attention_ws", "flash_attention_ws", 128, 3, _WS_CONFIGS),
@@ -120,7 +141,7 @@ def get_tuner(kernel, head_dim, causal=False, mode="dense", head_dim_v=None):
     mod_name, fn_name, block_m, n_wg, cfgs = KERNELS[kernel]
     fn = getattr(importlib.import_module(mod_name), fn_name)
     configs = []
-    for cfg in cfgs[head_dim] if head_dim_v is None else _FA3_ASYM_CONFIGS[(head_dim, head_dim_v)]:
+    for cfg in cfgs[head_dim] if head_dim_v is None else _asym_configs(head_dim, head_dim_v):
         if mode != "dense" and len(cfg) > 2 and cfg[2]:
             continue  # local masks run one CTA per tile
         if causal and len(cfg) > 2 and cfg[2]:
@@ -303,16 +324,17 @@ def _plain(local):
 # ---------------------------------------------------------------------------------------------------------------
 def check_head_dims(d, dv, kernel="fa3", where="txl.ops.flash_attention"):
     """q/k head dim d and v head dim dv: equal and one of HEAD_DIMS, or a pair of ASYM_HEAD_DIMS (kernel fa3)."""
-    pairs = ", ".join("%d/%d" % p for p in ASYM_HEAD_DIMS)
+    rule = ("a v head dim of %s below a q/k head dim that is a multiple of 16 up to 256, kernel='fa3'"
+            % "/".join(map(str, ASYM_V_DIMS)))
     if d == dv:
         if d not in HEAD_DIMS:
-            raise ValueError("%s: head dim %d is not supported; supported: %s, and (q/k, v) = %s with kernel='fa3'"
-                             % (where, d, ", ".join(map(str, HEAD_DIMS)), pairs))
+            raise ValueError("%s: head dim %d is not supported; supported: %s, or %s"
+                             % (where, d, ", ".join(map(str, HEAD_DIMS)), rule))
         return
     if (d, dv) not in ASYM_HEAD_DIMS:
-        raise ValueError("%s: head dims q/k %d and v %d are not supported: v's head dim may differ from q's and k's "
-                         "only as (q/k, v) = %s (v's a power of two, q's a multiple of 64, v's <= q's); pad v with "
-                         "zero columns to a supported head dim and slice the output" % (where, d, dv, pairs))
+        raise ValueError("%s: head dims q/k %d and v %d are not supported; supported: equal head dims %s, or %s; pad "
+                         "v with zero columns to a supported head dim and slice the output"
+                         % (where, d, dv, "/".join(map(str, HEAD_DIMS)), rule))
     if kernel != "fa3":
         raise ValueError("%s: asymmetric head dims (q/k %d, v %d) run on kernel='fa3' only, got kernel=%r"
                          % (where, d, dv, kernel))

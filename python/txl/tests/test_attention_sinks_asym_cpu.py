@@ -29,11 +29,15 @@ def torch():
 
 # ---- head dims -------------------------------------------------------------------------------------------------
 def test_asym_pairs_and_configs_agree():
-    assert set(A._FA3_ASYM_CONFIGS) == set(A.ASYM_HEAD_DIMS)
+    assert set(A._FA3_ASYM_CONFIGS) <= set(A.ASYM_HEAD_DIMS)
+    assert len(A.ASYM_HEAD_DIMS) == 49 and (192, 128) in A.ASYM_HEAD_DIMS
     for d, dv in A.ASYM_HEAD_DIMS:
-        assert dv < d and d % 64 == 0 and dv & (dv - 1) == 0, (d, dv)
-        for cfg in A._FA3_ASYM_CONFIGS[(d, dv)]:
-            assert not cfg[2], "asymmetric configs stage O in the Q tile: one CTA per tile"
+        assert dv < d <= 256 and d % 16 == 0 and dv >= 16 and dv & (dv - 1) == 0, (d, dv)
+        cfgs = A._asym_configs(d, dv)
+        assert 1 <= len(cfgs) <= 2, (d, dv, cfgs)
+        for bn, ns, persistent in cfgs:
+            assert not persistent, "asymmetric configs run one CTA per tile"
+            assert A.asym_smem(d, dv, bn, ns) <= A.SMEM_BYTES, (d, dv, bn, ns)
 
 
 def test_check_head_dims():
@@ -43,22 +47,19 @@ def test_check_head_dims():
         A.check_head_dims(d, dv)
     with pytest.raises(ValueError, match="head dim 96 is not supported"):
         A.check_head_dims(96, 96)
-    with pytest.raises(ValueError, match="head dim 192 is not supported.*192/128"):
+    with pytest.raises(ValueError, match="head dim 192 is not supported.*a v head dim of 16/32/64/128"):
         A.check_head_dims(192, 192)
-    for d, dv in ((128, 256), (192, 96), (160, 128), (128, 32)):
-        with pytest.raises(ValueError, match="head dims q/k %d and v %d are not supported.*192/128" % (d, dv)):
+    for d, dv in ((128, 256), (192, 96), (100, 64), (40, 32), (272, 128), (64, 8)):
+        with pytest.raises(ValueError, match="head dims q/k %d and v %d are not supported; supported: equal head "
+                                             "dims 64/128/256, or a v head dim of 16/32/64/128" % (d, dv)):
             A.check_head_dims(d, dv)
     with pytest.raises(ValueError, match="asymmetric head dims .*kernel='fa3' only"):
         A.check_head_dims(192, 128, "1wg")
 
 
 # ---- every new configuration compiles, no spills ---------------------------------------------------------------
-def _asym_variants():
-    out = []
-    for (d, dv), cfgs in A._FA3_ASYM_CONFIGS.items():
-        for bn, ns, _ in cfgs:
-            out.append((d, dv, bn, ns))
-    return out
+def _asym_variants(pairs):
+    return [(d, dv, bn, ns) for d, dv in pairs for bn, ns, _ in A._asym_configs(d, dv)]
 
 
 def _compile(d, dv, bn, ns, causal=False, even_n=True, group=1, sinks=False, persistent=False, mode="dense",
@@ -72,15 +73,24 @@ def _compile(d, dv, bn, ns, causal=False, even_n=True, group=1, sinks=False, per
     return text, ptx
 
 
-@pytest.mark.parametrize("d,dv,block_n,num_stages", _asym_variants())
+@pytest.mark.parametrize("d,dv,block_n,num_stages", _asym_variants(A._FA3_ASYM_CONFIGS))
 @pytest.mark.parametrize("causal,even_n,group,mode,sinks,dtype", [
     (False, True, 1, "dense", False, "bf16"), (True, False, 2, "dense", True, "fp16"),
     (False, True, 4, "varlen", True, "bf16"), (False, True, 1, "window", False, "bf16")])
 def test_asym_configs_compile(d, dv, block_n, num_stages, causal, even_n, group, mode, sinks, dtype):
     text, ptx = _compile(d, dv, block_n, num_stages, causal, even_n, group, sinks, mode=mode, dtype=dtype)
     # V and O boxes have D_v columns; the O tile is the first D_v columns of the Q buffer
-    assert "tensordesc<%dx%d" % (block_n, dv) in text.replace(" ", "") or "%dx%dx" % (block_n, dv) in text
+    assert "!txl.tensordesc<%dx%dx%s" % (block_n, dv, {"fp16": "f16"}.get(dtype, dtype)) in text
     assert "txl.smem_subslice" in text
+
+
+@pytest.mark.parametrize("d,dv,block_n,num_stages",
+                         _asym_variants([p for p in A.ASYM_HEAD_DIMS if p not in A._FA3_ASYM_CONFIGS]))
+def test_every_asym_pair_compiles(d, dv, block_n, num_stages):
+    # Every other pair's configs (O in its own staging tiles), causal, padded N, GQA, with sinks: every code path
+    # of the kernel in one compile each.
+    text, _ = _compile(d, dv, block_n, num_stages, True, False, 2, sinks=True)
+    assert "txl.smem_subslice" not in text and "%SINK_LOGITS" in text
 
 
 def _sink_variants():
