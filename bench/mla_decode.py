@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """MLA decoding on the GPU: txl.ops.mla_decode over a paged latent cache next to, in the same run: the HBM bandwidth
-of a device-to-device copy (torch, 1 GiB), the same kernel source compiled by Triton 3.6 (txl/kernels/mla_decode.py
-with its imports swapped). (SDPA is no peer here: at head dim 576 it takes the math path, which materialises the
-GQA-expanded keys: 37 GiB at (64, 16, 4096).)
+of a device-to-device copy (torch, 1 GiB); the mma.sync kernel (txl/kernels/mla_decode.py, the op's kernel for
+fewer than 64 query rows, launched directly with its own split rule) on every row, so the compute-bound rows show
+the wgmma kernel (txl/kernels/mla_decode_wgmma.py) against the kernel it replaces there; the mma.sync source
+compiled by Triton 3.6 (its imports swapped). (SDPA is no peer here: at head dim 576 it takes the math path, which
+materialises the GQA-expanded keys: 37 GiB at (64, 16, 4096).)
 
-    python3 bench/mla_decode.py
+    python3 bench/mla_decode.py              # every row
+    python3 bench/mla_decode.py --compute    # the compute-bound rows (64+ query rows per sequence) only
 
-Rows: (B, H, cache length, page size); bf16. Each output is checked against the float32 reference on the first two
-sequences before timing. GB/s counts the bytes the kernel must read (the cached rows of every sequence, q) and
+Rows: (B, H, S_Q, cache length, page size); bf16, not causal. "kernel" says which kernel the op ran. Each output is
+checked against the float32 reference on the first two sequences before timing (ERR after the row otherwise;
+"!" after a peer's time). GB/s counts the bytes the kernel must read (the cached rows of every sequence, q) and
 write (o): "%copy" is that over the copy's bandwidth, the issue's measure for the memory-bound shapes (H <= 32);
-TFLOP/s counts 2 * H * len * (576 + 512) per sequence. Timings: median of triton.testing.do_bench.
+TFLOP/s counts 2 * S_Q * H * len * (576 + 512) per sequence (the issue's target: >= 550 at 128 heads).
+Timings: median of triton.testing.do_bench.
 """
 
 import importlib
@@ -24,11 +29,13 @@ from triton.testing import do_bench  # noqa: E402
 
 import txl.ops  # noqa: E402
 from txl.kernels import mla_decode as km  # noqa: E402
+from txl.ops.attention import fast_launch  # noqa: E402
 mop = importlib.import_module("txl.ops.mla_decode")  # the module (txl.ops.mla_decode is also the function)
 
-SHAPES = [  # B, H, lengths (one value: all equal), page
-    (64, 16, 4096, 64), (132, 16, 8192, 64), (64, 32, 8192, 64), (32, 16, "mixed", 64), (132, 128, 4096, 64),
-    (32, 128, 8192, 64),
+SHAPES = [  # B, H, S_Q, lengths (one value: all equal), page
+    (64, 16, 1, 4096, 64), (132, 16, 1, 8192, 64), (64, 32, 1, 8192, 64), (32, 16, 1, "mixed", 64),
+    (132, 128, 1, 4096, 64), (32, 128, 1, 8192, 64), (132, 64, 1, 4096, 64), (64, 128, 2, 4096, 64),
+    (132, 32, 2, 4096, 64), (32, 128, 1, "mixed", 64), (1, 128, 1, 65536, 64),
 ]
 
 
@@ -44,7 +51,7 @@ def copy_bandwidth():
     return 2 * src.numel() * 2 / (t * 1e-3) / 1e9
 
 
-def make(B, H, lens, page):
+def make(B, H, S_Q, lens, page):
     if lens == "mixed":
         lens = torch.randint(1, 16384, (B,)).tolist()
     else:
@@ -53,59 +60,118 @@ def make(B, H, lens, page):
     kv = torch.randn(B * per + 1, page, 576, device="cuda", dtype=torch.bfloat16)
     bt = torch.randperm(B * per, device="cuda").view(B, per).to(torch.int32)
     seqlens = torch.tensor(lens, device="cuda", dtype=torch.int32)
-    q = torch.randn(B, H, 576, device="cuda", dtype=torch.bfloat16)
+    q = torch.randn(B, S_Q, H, 576, device="cuda", dtype=torch.bfloat16)
     return q, kv, bt, seqlens, lens
 
 
-def triton_launch(tk, q, kv, bt, seqlens, splits, part_o, part_lse, o, lse):
-    B, H, _ = q.shape
+def old_splits(B, rows, capacity):
+    """The mma.sync kernel's split rule (about four 16-row programs per SM, at most one split per 256 slots)."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    return max(1, min(-(-4 * sms // (B * -(-rows // 16))), capacity // 256, mop.MAX_SPLITS))
+
+
+class Old:
+    """The mma.sync kernel + combine on q (B, S_Q, H, 576) as S_Q * H heads, buffers allocated once."""
+
+    def __init__(self, q, kv, bt, splits, launch):
+        B, S_Q, H, _ = q.shape
+        self.rows = S_Q * H
+        self.splits, self.launch = splits, launch
+        self.part_o = torch.empty(B, self.rows, splits, 512, device="cuda")
+        self.part_lse = torch.empty(B, self.rows, splits, device="cuda")
+        self.o = torch.empty(B, self.rows, 512, device="cuda", dtype=q.dtype)
+        self.lse = torch.empty(B, self.rows, device="cuda")
+
+    def __call__(self, q, kv, bt, seqlens):
+        self.launch(q, kv, bt, seqlens, self.rows, self.splits, self.part_o, self.part_lse, self.o, self.lse)
+        return self.o
+
+
+def txl_old_launch(q, kv, bt, seqlens, rows, splits, part_o, part_lse, o, lse):
+    B = q.shape[0]
     cx = km.split_constexprs(kv.shape[1], splits)
-    tk.mla_decode_split[(B, -(-H // 16), splits)](q, kv, bt, seqlens, part_o, part_lse, 576 ** -0.5, H, bt.stride(0),
-                                                 **cx, num_warps=4)
-    tk.mla_decode_combine[(B, H)](part_o, part_lse, o, lse, H, D_V=512, NUM_SPLITS=splits,
-                                  SPLITS_P=km.next_power_of_2(splits), num_warps=4)
+    fast_launch(km.mla_decode_split, (B, -(-rows // 16), splits),
+                (q, kv, bt, seqlens, part_o, part_lse, 576 ** -0.5, rows, bt.stride(0), rows, 1),
+                dict(cx, num_warps=4))
+    fast_launch(km.mla_decode_combine, (B, rows), (part_o, part_lse, o, lse, rows),
+                dict(D_V=512, NUM_SPLITS=splits, SPLITS_P=km.next_power_of_2(splits), num_warps=4))
+
+
+def triton_launch(tk, q, kv, bt, seqlens, rows, splits, part_o, part_lse, o, lse):
+    B = q.shape[0]
+    cx = km.split_constexprs(kv.shape[1], splits)
+    tk.mla_decode_split[(B, -(-rows // 16), splits)](q, kv, bt, seqlens, part_o, part_lse, 576 ** -0.5, rows,
+                                                    bt.stride(0), rows, 1, **cx, num_warps=4)
+    tk.mla_decode_combine[(B, rows)](part_o, part_lse, o, lse, rows, D_V=512, NUM_SPLITS=splits,
+                                     SPLITS_P=km.next_power_of_2(splits), num_warps=4)
+
+
+def peer(fn, q, kv, bt, seqlens, ro):
+    """(ms, '' or '!' when its output is off the reference) of a peer, or ('fail', message)."""
+    try:
+        o = fn(q, kv, bt, seqlens).view(q.shape[0], -1, 512)
+        err = ((o[:2].float().view(ro.shape) - ro).norm() / ro.norm()).item()
+        t = do_bench(lambda: fn(q, kv, bt, seqlens), return_mode="median")
+        return t, "" if err < 1e-2 else "!"
+    except Exception as e:  # noqa: BLE001 - a peer failing is a note, not the end of the run
+        return "fail", str(e).splitlines()[0][:160]
 
 
 def main():
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--compute", action="store_true", help="only the rows with 64+ query rows per sequence")
+    ap.add_argument("--no-triton", action="store_true", help="skip the Triton 3.6 column")
+    args = ap.parse_args()
     torch.manual_seed(0)
     bw = copy_bandwidth()
-    print("device-to-device copy: %.0f GB/s" % bw)
-    try:
-        tk = triton_kernels()
-    except Exception as e:  # noqa: BLE001 - a peer failing is a note, not the end of the run
-        tk = None
-        print("triton: %s" % str(e).splitlines()[0][:200])
-    print("%-28s %6s %9s %8s %7s %8s %10s %9s" % ("shape (B,H,len,page)", "splits", "txl ms", "GB/s", "%copy",
-                                                "TFLOP/s", "triton ms", "x triton"))
-    for B, H, lens, page in SHAPES:
-        q, kv, bt, seqlens, ls = make(B, H, lens, page)
-        splits = mop.default_splits(B, H, bt.shape[1] * page, q.device)
+    print("device-to-device copy: %.0f GB/s; %s" % (bw, torch.cuda.get_device_name()))
+    tk = None
+    if not args.no_triton:
+        try:
+            tk = triton_kernels()
+        except Exception as e:  # noqa: BLE001
+            print("triton: %s" % str(e).splitlines()[0][:200])
+    print("%-30s %6s %6s %8s %7s %7s %8s | %8s %7s %6s | %9s %7s" % (
+        "shape (B,H,S_Q,len,page)", "kernel", "splits", "txl ms", "GB/s", "%copy", "TFLOP/s", "mma ms", "TFLOP/s",
+        "x mma", "triton ms", "x trit"))
+    for B, H, S_Q, lens, page in SHAPES:
+        rows = S_Q * H
+        if args.compute and rows < mop.WGMMA_ROWS:
+            continue
+        q, kv, bt, seqlens, ls = make(B, H, S_Q, lens, page)
+        capacity = bt.shape[1] * page
+        splits = mop.default_splits(B, H, capacity, q.device, S_Q, page, kv.shape[0])
+        kernel = "wgmma" if mop.uses_wgmma(rows, page, kv.shape[0]) else "mma"
         o = txl.ops.mla_decode(q, kv, bt, seqlens)
         ro, _ = mop.mla_reference(q[:2], kv, bt[:2], seqlens[:2])
         err = ((o[:2].float() - ro).norm() / ro.norm()).item()
         t = do_bench(lambda: txl.ops.mla_decode(q, kv, bt, seqlens), return_mode="median")
         total = sum(ls)
-        nbytes = total * 576 * 2 + q.numel() * 2 + B * H * 512 * 2
-        flops = 2.0 * H * total * (576 + 512)
-        tt = "-"
+        nbytes = total * 576 * 2 + q.numel() * 2 + B * rows * 512 * 2
+        flops = 2.0 * rows * total * (576 + 512)
+        ro2 = ro.reshape(2, rows, 512)
+        s_old = old_splits(B, rows, capacity)
+        q3 = q.view(B, rows, 576)
+        tm, note = peer(Old(q3.view(B, 1, rows, 576), kv, bt, s_old, txl_old_launch), q3, kv, bt, seqlens, ro2)
+        mma = ("%8.3f%s %7.1f %6.2f" % (tm, note, flops / (tm * 1e-3) / 1e12, tm / t)) if tm != "fail" else \
+            "%8s %7s %6s" % ("fail", "-", "-")
+        if tm == "fail":
+            print("mma.sync %s: %s" % ((B, H, S_Q, lens, page), note))
+        trit = "%9s %7s" % ("-", "-")
         if tk is not None:
-            part_o = torch.empty(B, H, splits, 512, device="cuda")
-            part_lse = torch.empty(B, H, splits, device="cuda")
-            ot = torch.empty(B, H, 512, device="cuda", dtype=torch.bfloat16)
-            lt = torch.empty(B, H, device="cuda")
-            try:
-                triton_launch(tk, q, kv, bt, seqlens, splits, part_o, part_lse, ot, lt)
-                terr = ((ot[:2].float() - ro).norm() / ro.norm()).item()
-                tt = "%.3f%s" % (do_bench(lambda: triton_launch(tk, q, kv, bt, seqlens, splits, part_o, part_lse,
-                                                                ot, lt), return_mode="median"),
-                                 "" if terr < 1e-2 else "!")
-            except Exception as e:  # noqa: BLE001
-                tt = "fail"
-                print("triton %s: %s" % ((B, H, lens, page), str(e).splitlines()[0][:160]))
-        x = "-" if tt in ("-", "fail") else "%.2f" % (float(tt.rstrip("!")) / t)
-        print("%-28s %6d %9.3f %8.0f %6.0f%% %8.1f %10s %9s%s" % (
-            str((B, H, lens, page)), splits, t, nbytes / (t * 1e-3) / 1e9, 100 * nbytes / (t * 1e-3) / 1e9 / bw,
-            flops / (t * 1e-3) / 1e12, tt, x, "" if err < 1e-2 else "  ERR %.2e" % err))
+            tt, tnote = peer(Old(q3.view(B, 1, rows, 576), kv, bt, s_old,
+                                 lambda *a: triton_launch(tk, *a)), q3, kv, bt, seqlens, ro2)
+            if tt == "fail":
+                print("triton %s: %s" % ((B, H, S_Q, lens, page), tnote))
+                trit = "%9s %7s" % ("fail", "-")
+            else:
+                trit = "%8.3f%s %7.2f" % (tt, tnote or " ", tt / t)
+        print("%-30s %6s %6d %8.3f %7.0f %6.0f%% %8.1f | %s | %s%s" % (
+            str((B, H, S_Q, lens, page)), kernel, splits, t, nbytes / (t * 1e-3) / 1e9,
+            100 * nbytes / (t * 1e-3) / 1e9 / bw, flops / (t * 1e-3) / 1e12, mma, trit,
+            "" if err < 1e-2 else "  ERR %.2e" % err))
 
 
 if __name__ == "__main__":

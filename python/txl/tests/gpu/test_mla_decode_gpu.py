@@ -4,9 +4,15 @@ block), 64 and 128, page sizes 16 and 64, cache lengths 0, 1, 777 and 3001 in on
 explicit and default split counts (1 split, 7, the default), fp16 and bf16, the 4-D (B, 1, H, 576) layout; argument
 errors on CUDA tensors; the custom op's registration (opcheck).
 
+The wgmma kernel (64+ query rows per sequence, pages of 64+ keys; txl/kernels/mla_decode_wgmma.py): h_q 64 / 128,
+s_q 1 / 2 (causal and not), lengths 0 / 1 / 777 / 3001 / 4096 with NaN in every cache slot past a sequence's end,
+pages 64 / 128, one split (O written by the kernel) and several (the combine), bf16 and fp16, rows that straddle
+a 64-row block (s_q 2 x 40 heads), checked to have run on that kernel; the mma.sync kernel with s_q 2, causal.
+
     PYTHONPATH=python TXL_TXLC=... python3 -m pytest -q python/txl/tests/gpu/test_mla_decode_gpu.py
 """
 
+import importlib
 import math
 import zlib
 
@@ -18,6 +24,8 @@ if not torch.cuda.is_available():  # pragma: no cover - depends on the machine
 
 from txl.ops.mla_decode import mla_decode, mla_reference  # noqa: E402
 
+mop = importlib.import_module("txl.ops.mla_decode")  # the module (txl.ops.mla_decode is also the function)
+
 pytestmark = pytest.mark.gpu
 
 
@@ -26,13 +34,19 @@ def _seed(request):
     torch.manual_seed(zlib.crc32(request.node.name.encode()))
 
 
-def cache(lens, page, dtype=torch.bfloat16, spare=3):
-    """(kv_cache, block_table, cache_seqlens): each sequence's pages at random places of a shared pool."""
+def cache(lens, page, dtype=torch.bfloat16, spare=3, nan_tail=False):
+    """(kv_cache, block_table, cache_seqlens): each sequence's pages at random places of a shared pool; nan_tail:
+    every slot of a sequence's pages past its length is NaN (never written), as in FlashMLA's test."""
     B = len(lens)
     per = max(1, max(-(-n // page) for n in lens))
     pages = B * per + spare
     kv = torch.randn(pages, page, 576, device="cuda", dtype=dtype)
     bt = torch.randperm(pages, device="cuda")[:B * per].view(B, per).to(torch.int32).contiguous()
+    if nan_tail:
+        for b, n in enumerate(lens):
+            flat = kv[bt[b].long()].reshape(-1, 576)
+            flat[n:] = float("nan")
+            kv[bt[b].long()] = flat.view(per, page, 576)
     return kv, bt, torch.tensor(lens, device="cuda", dtype=torch.int32)
 
 
@@ -70,10 +84,11 @@ def test_empty_sequence_and_4d_layout():
     _check(o[:, 0], lse, ro, rlse)
 
 
-def test_custom_op_registration():
-    kv, bt, seqlens = cache([100, 37], 16)
-    q = torch.randn(2, 16, 576, device="cuda", dtype=torch.bfloat16)
-    torch.library.opcheck(torch.ops.txl.mla_decode, (q, kv, bt, seqlens, 0.05, 2),
+@pytest.mark.parametrize("heads,page", [(16, 16), (64, 64)], ids=["mma_sync", "wgmma"])
+def test_custom_op_registration(heads, page):
+    kv, bt, seqlens = cache([100, 37], page)
+    q = torch.randn(2, 1, heads, 576, device="cuda", dtype=torch.bfloat16)
+    torch.library.opcheck(torch.ops.txl.mla_decode, (q, kv, bt, seqlens, 0.05, 2, False),
                           test_utils=("test_schema", "test_faketensor"))
 
 
@@ -88,3 +103,60 @@ def test_bad_arguments_on_cuda():
         mla_decode(q, kv, bt.long(), seqlens)
     with pytest.raises(ValueError, match="num_splits"):
         mla_decode(q, kv, bt, seqlens, num_splits=0)
+
+
+def _ran_wgmma():
+    from txl.kernels import mla_decode_wgmma as kw
+    from txl.ops import attention
+
+    return any(k[0] is kw.mla_decode_wgmma for k in attention._fast_launches)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("heads,s_q,causal", [(64, 1, False), (128, 1, False), (64, 2, False), (64, 2, True),
+                                              (128, 2, True), (40, 2, True)])
+@pytest.mark.parametrize("page,splits", [(64, None), (64, 1), (64, 3), (128, 2)])
+def test_mla_decode_wgmma(dtype, heads, s_q, causal, page, splits):
+    if dtype == torch.float16 and (page, splits) != (64, None):
+        pytest.skip("fp16: the default splits only")
+    lens = [1, 777, 3001, 4096, 0, 64]
+    kv, bt, seqlens = cache(lens, page, dtype, nan_tail=True)
+    q = torch.randn(len(lens), s_q, heads, 576, device="cuda", dtype=dtype)
+    assert mop.uses_wgmma(s_q * heads, page, kv.shape[0])
+    o, lse = mla_decode(q, kv, bt, seqlens, num_splits=splits, return_lse=True, causal=causal)
+    assert _ran_wgmma()
+    assert o.shape == q.shape[:3] + (512,) and o.dtype == dtype
+    assert lse.shape == ((len(lens), heads) if s_q == 1 else (len(lens), s_q, heads))
+    ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
+    if s_q == 1:
+        ro, rlse = ro[:, 0], rlse[:, 0]
+        o = o[:, 0]
+    _check(o, lse, ro, rlse)
+    # Per sequence too: a wrong short sequence hides in the batch's norm.
+    for b in range(len(lens)):
+        if lens[b]:
+            _check(o[b], lse[b], ro[b], rlse[b])
+
+
+def test_mla_decode_wgmma_3d_and_scale():
+    """3-D q (one token) on the wgmma kernel with a DeepSeek-style scale, one split and the default."""
+    lens = [4096, 33, 2000]
+    kv, bt, seqlens = cache(lens, 64, nan_tail=True)
+    q = torch.randn(3, 128, 576, device="cuda", dtype=torch.bfloat16)
+    scale = 192 ** -0.5 * 1.3
+    ro, rlse = mla_reference(q, kv, bt, seqlens, sm_scale=scale)
+    for splits in (1, None):
+        o, lse = mla_decode(q, kv, bt, seqlens, sm_scale=scale, num_splits=splits, return_lse=True)
+        assert o.shape == (3, 128, 512) and lse.shape == (3, 128)
+        _check(o, lse, ro, rlse)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_mla_decode_small_rows_several_tokens(causal):
+    """2 tokens x 16 heads = 32 rows: the mma.sync kernel, with the causal rule."""
+    lens = [1, 2, 777, 3001]
+    kv, bt, seqlens = cache(lens, 16)
+    q = torch.randn(4, 2, 16, 576, device="cuda", dtype=torch.bfloat16)
+    o, lse = mla_decode(q, kv, bt, seqlens, num_splits=3, return_lse=True, causal=causal)
+    ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
+    _check(o, lse, ro, rlse)
