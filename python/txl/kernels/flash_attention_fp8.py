@@ -118,7 +118,7 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
         m_i = tl.max(qk, 1) * qk_scale
         p = tl.exp2(tl.fma(qk, qk_scale, -m_i[:, None]))
         l_i = tl.sum(p, 1)
-        p8 = p.to(dtype)
+        p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N)
 
         acc = tl.zeros([HALF_M, HEAD_DIM], tl.float32)
         for j in range(1, n_tiles):
@@ -139,7 +139,7 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
             if CAUSAL or not EVEN_N:
                 qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
             p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
-            p8 = p.to(dtype)
+            p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N)
             txl.dot_wait(0)  # PV of tile j - 1 retired: its VT stage can be refilled
             txl.mbar_arrive(txl.get_buffer(v_empty, sv))
             acc = acc * alpha[:, None]
@@ -173,11 +173,49 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
 
 
 @txl.jit
+def _a_operand(p8, ROWS: tl.constexpr, BLOCK_N: tl.constexpr):
+    # P (fp8, in the wgmma accumulator layout of S) renamed into the fp8 A-operand layout with no data movement.
+    # Within each 32 columns, thread t of a quad holds S columns {2t, 2t+1} + 8i (i = 0..3): column bits c0 and
+    # c3, c4 in registers, c1, c2 in the lane; the e4m3 A fragment (k32) wants k bits k0, k1 (byte in a register)
+    # and k4 in registers, k2, k3 in the lane. Column c becomes k = c0 + 2 c3 + 4 c1 + 8 c2 + 16 c4, a coordinate
+    # rename (reshape + permute, moved through the layout) that leaves every element where it is; VT's keys are
+    # permuted the same way (the op's transpose, KEY_PERM), so P' VT' = P V.
+    x = tl.reshape(p8, [ROWS, BLOCK_N // 32, 2, 2, 2, 2, 2])  # (row, block, c4, c3, c2, c1, c0)
+    x = tl.permute(x, [0, 1, 2, 4, 5, 3, 6])  # (row, block, k4 = c4, k3 = c2, k2 = c1, k1 = c3, k0 = c0)
+    return tl.reshape(x, [ROWS, BLOCK_N])
+
+
+@txl.jit
 def _store_o(out, o_tile, desc_o, o_y):
     txl.smem_store(o_tile, out)
     txl.fence_proxy_async()
     txl.tma_store(o_tile, desc_o, [o_y, 0])
     txl.tma_store_wait(0)
+
+
+@txl.jit(do_not_specialize=["N"])
+def transpose_v(V, VT, N, NV, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
+    # VT[g, d, k] = V[g, c, d] for the kv head g = program_id(1), keys c < N, with k = KEY_PERM(c) inside each 32
+    # keys (_a_operand); VT's columns N .. NV - 1 get zeros. Bytes (u8): fp8 is copied, not converted. Rows are
+    # read whole (coalesced) in k order; the tile's transpose is a relayout through shared memory, so the stores
+    # run along k.
+    k = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    kk = k % 32
+    c = (k - kk) + (kk & 1) + ((kk >> 2) & 1) * 2 + ((kk >> 3) & 1) * 4 + ((kk >> 1) & 1) * 8 + (kk & 16)
+    d = tl.arange(0, HEAD_DIM)
+    g = tl.program_id(1).to(tl.int64)
+    x = tl.load(V + g * N * HEAD_DIM + c[:, None] * HEAD_DIM + d[None, :], mask=c[:, None] < N, other=0)
+    buf = txl.get_buffer(txl.smem_alloc([BLOCK, HEAD_DIM], tl.uint8), 0)
+    txl.smem_store(buf, x)
+    tl.debug_barrier()
+    xt = txl.smem_load(buf.T)
+    tl.store(VT + g * HEAD_DIM * NV + d[:, None] * NV + k[None, :], xt, mask=k[None, :] < NV)
+
+
+def key_perm(c):
+    """Where key c of a 32-key group lands in VT (_a_operand's column map): k = c0 + 2 c3 + 4 c1 + 8 c2 + 16 c4."""
+    bit = [(c >> i) & 1 for i in range(5)]
+    return (c & ~31) + bit[0] + 2 * bit[3] + 4 * bit[1] + 8 * bit[2] + 16 * bit[4]
 
 
 def signature(head_dim=128, block_n=128):

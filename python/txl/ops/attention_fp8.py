@@ -10,9 +10,9 @@
   in FA3); None means 1. The result is attention of the dequantized inputs q * descale_q, k * descale_k,
   v * descale_v: dq * dk is folded into the softmax scale and dv into the output.
 * ``sm_scale`` defaults to 1 / sqrt(D).
-* V is transposed once per call into a (B, H_KV, D, N_V) buffer (N_V = N rounded up to 16, zero columns after N):
-  FP8 wgmma reads its B operand only K-major, and for P V the K dimension is the keys (docs/attention-fp8.md,
-  also for what the transpose costs).
+* V is transposed once per call into a (B, H_KV, D, N_V) buffer (N_V = N rounded up to 32, zero columns after N,
+  keys permuted inside each 32) by a small txl kernel: FP8 wgmma reads its B operand only K-major, and for P V
+  the K dimension is the keys (docs/attention-fp8.md, also for what the transpose costs).
 * A torch custom op, ``torch.ops.txl.flash_attention_fp8`` (forward only: there is no FP8 backward), so
   torch.compile traces through it.
 
@@ -150,17 +150,22 @@ def _rows(t):
 
 
 def transpose_v(v):
-    """V (B, H_KV, N, D) fp8 -> VT (B * H_KV * D, N_V): each kv head's V transposed, N_V = N rounded up to 16 (a
-    TMA row is a multiple of 16 bytes), the columns past N zero (P is 0 there, and 0 * NaN would not be)."""
+    """V (B, H_KV, N, D) fp8 -> VT (B * H_KV * D, N_V) fp8, each kv head's V transposed (K-major for the P V
+    wgmma) with its keys permuted inside every 32 (kernels.flash_attention_fp8.key_perm: P enters that wgmma with
+    its columns renamed, not moved), N_V = N rounded up to 32; the columns of keys past N are zero (P is 0 there,
+    and 0 * NaN would not be). One txl kernel (kernels.flash_attention_fp8.transpose_v), bytes in and out."""
     import torch
+    from txl.kernels.flash_attention_fp8 import transpose_v as kernel
 
     B, Hk, N, D = v.shape
-    nv = -(-N // 16) * 16
-    vt = torch.empty((B, Hk, D, nv), dtype=torch.uint8, device=v.device)
-    vt[..., :N].copy_(v.view(torch.uint8).transpose(-1, -2))
-    if nv > N:
-        vt[..., N:].zero_()
-    return vt.view(torch.float8_e4m3fn).view(B * Hk * D, nv)
+    nv = -(-N // 32) * 32
+    vt = torch.empty((B * Hk * D, nv), dtype=torch.uint8, device=v.device)
+    v2 = _rows(v).view(torch.uint8)
+    kernel[(-(-nv // TRANSPOSE_BLOCK), B * Hk)](v2, vt, N, nv, HEAD_DIM=D, BLOCK=TRANSPOSE_BLOCK, num_warps=4)
+    return vt.view(torch.float8_e4m3fn)
+
+
+TRANSPOSE_BLOCK = 64  # keys per program of the transpose
 
 
 _ones = {}
@@ -283,6 +288,10 @@ def flash_attention_fp8(q, k, v, causal=False, sm_scale=None, descale_q=None, de
 # ---------------------------------------------------------------------------------------------------------------
 # Precompiling (no torch, no GPU)
 # ---------------------------------------------------------------------------------------------------------------
+class _Meta(MetaTensor):
+    SIZES = dict(MetaTensor.SIZES, uint8=1)  # the transpose kernel's byte tensors
+
+
 def precompile(head_dim, causal, n=4096, heads=2, kv_heads=None):
     """Compile every autotuning config of one call shape (through the cache) without launching: returns the
     CompiledKernels. Only the head dim, causal, whether n is a multiple of 128 and heads // kv_heads matter."""
@@ -293,11 +302,14 @@ def precompile(head_dim, causal, n=4096, heads=2, kv_heads=None):
         raise ValueError("%s precompile: head dim %d is not supported; supported: %s" % (WHERE, head_dim, HEAD_DIMS))
     kv_heads = kv_heads or heads
     n_pad = -(-n // BLOCK) * BLOCK
-    out = []
+    from txl.kernels.flash_attention_fp8 import transpose_v as tkernel
+
+    nv = -(-n // 32) * 32
+    out = [tkernel.warmup(_Meta((kv_heads * n, head_dim), "uint8"), _Meta((kv_heads * head_dim, nv), "uint8"), n, nv, grid=None, HEAD_DIM=head_dim, BLOCK=TRANSPOSE_BLOCK, num_warps=4)]
     for bn, ns in CONFIGS[head_dim]:
         q2 = MetaTensor((heads * n, head_dim), "float8_e4m3fn")
         k2 = MetaTensor((kv_heads * n, head_dim), "float8_e4m3fn")
-        vt = MetaTensor((kv_heads * head_dim, -(-n // 16) * 16), "float8_e4m3fn")
+        vt = MetaTensor((kv_heads * head_dim, nv), "float8_e4m3fn")
         o2 = MetaTensor((heads * n, head_dim), "bfloat16")
         m = MetaTensor((heads, n_pad), "float32")
         sc = MetaTensor((4,), "float32")

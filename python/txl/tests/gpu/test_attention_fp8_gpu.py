@@ -86,13 +86,15 @@ def _check(B, H, Hk, N, D, causal, per_head, seed=0, scale=1.0):
     err = o.float() - ref
     rmse = (err.norm() / ref.norm()).item()
     max_rel = (err.abs().max() / ref.abs().max()).item()
-    lse_err = (lse - ref_lse).abs().max().item()
+    lse_err = ((lse - ref_lse).abs() / (1 + ref_lse.abs())).max().item()
     print("fp8 B=%d H=%d H_kv=%d N=%d D=%d causal=%s per_head=%s: relative RMSE %.2e, max |err| / max |ref| %.2e, "
-          "lse max abs err %.2e" % (B, H, Hk, N, D, causal, per_head, rmse, max_rel, lse_err))
+          "lse max err / (1 + |lse|) %.2e" % (B, H, Hk, N, D, causal, per_head, rmse, max_rel, lse_err))
     assert torch.isfinite(o.float()).all()
     assert rmse < RMSE_BOUND, rmse
     assert max_rel < 0.1, max_rel
-    assert lse_err < 2e-2, lse_err  # S is exact (fp8 products in f32), only ex2.approx and the sum order remain
+    # FP8 wgmma accumulates with reduced precision (about 14 bits kept: docs/attention-fp8.md), so S and lse
+    # carry a small relative error
+    assert lse_err < 5e-3, lse_err
     return rmse
 
 
