@@ -187,7 +187,7 @@ def run(args):
             line += "%12s" % ("%.2f" % (f8 / c) if isinstance(f8, float) and isinstance(c, float) else "-")
         line += "%10.2e" % err
         print(line, flush=True)
-        del q8, k8, v8, qb, kb, vb, ref
+        q8 = k8 = v8 = qb = kb = vb = ref = None  # (free before the next row's tensors)
         torch.cuda.empty_cache()
     if sdpa_fp8_reason:
         print("torch FP8 SDPA (cuDNN backend) refused fp8 inputs: %s" % sdpa_fp8_reason)
