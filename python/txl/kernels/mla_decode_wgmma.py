@@ -12,9 +12,11 @@ num_warps=4, num_warpgroups=3:
             (k_full: 1 arrival + bytes; k_empty: 256 arrivals, both consumers). The page of a tile is a scalar
             load of the block table.
   WG1       S = Q K^T (64 x 64, K = 576, SS wgmma), the online softmax, P (bf16) and the rescale factor alpha
-            handed to WG2 through shared memory (p_full / p_empty, one buffer: WG1 computes S_{j+1} while WG2
-            still multiplies P_j), then O[:, 0:256] += P V[:, 0:256] with P from registers (RS wgmma).
-  WG2       O[:, 256:512] *= alpha, += P V[:, 256:512] with P from shared memory (SS wgmma).
+            into shared memory for both consumers (p_full / p_empty for WG2, one buffer), O[:, 0:256] += P V[:, 0:256].
+            FA3's overlap: S_j and P_{j-1} V_{j-1} are issued back to back and the softmax of S_j runs while the
+            P V wgmma does.
+  WG2       O[:, 256:512] *= alpha, += P V[:, 256:512], as WG1's P arrives; its P V runs while WG1 computes the
+            next S and softmax.
   V is the first 512 columns of the same cache tile, so each tile is read from HBM once and feeds three GEMMs.
   Each consumer holds a 64 x 256 float32 accumulator (128 registers a thread).
 
@@ -56,6 +58,39 @@ def _tile_mask(qk, n0, end, seqlen, row0, H, S_Q, BLOCK_M: tl.constexpr, BLOCK_N
     else:
         keep = (keys < end)[None, :]
     return tl.where(keep, qk, float("-inf"))
+
+
+@txl.jit
+def _softmax(qk, m_i, l_i, qk_scale, n0, end, seqlen, row0, H, S_Q, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+             CAUSAL: tl.constexpr):
+    # The online softmax of the scores of the tile at key n0 (masked where it reaches past the split's end or,
+    # CAUSAL, past a row's position): (P, new row max, new row sum, alpha = the rescale of what came before).
+    need = n0 + BLOCK_N > end
+    if CAUSAL:  # keys after the first query token's position
+        need = need | (n0 + BLOCK_N + S_Q - 1 > seqlen)
+    if need:
+        qk = _tile_mask(qk, n0, end, seqlen, row0, H, S_Q, BLOCK_M, BLOCK_N, CAUSAL)
+    m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    m_sub = m_new
+    if CAUSAL:  # a row that has seen no key yet: P = 0 and alpha = 0, not NaN
+        m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
+    p = tl.exp2(tl.fma(qk, qk_scale, -m_sub[:, None]))
+    alpha = tl.exp2(m_i - m_sub)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    return p, m_new, l_i, alpha
+
+
+@txl.jit
+def _hand_over(p_s, a_s, p_lo, alpha, p_full, p_empty, j):
+    # P and alpha of the j-th tile to WG2 (and P to WG1's own P V), once WG2 is done with the previous P
+    # (p_empty's parity starts at 1: no wait at j = 0) and WG1's P V of it has retired: generic stores,
+    # fence.proxy.async (wgmma reads P), each thread's arrival for WG2, a barrier of WG1's threads for WG1.
+    txl.mbar_wait(txl.get_buffer(p_empty, 0), (j & 1) ^ 1)
+    txl.smem_store(p_s, p_lo)
+    txl.smem_store(a_s, alpha)
+    txl.fence_proxy_async()
+    txl.mbar_arrive(txl.get_buffer(p_full, 0))
+    txl.bar_wait(11, 128)  # all of WG1 has stored P before its own wgmma reads it
 
 
 @txl.jit
@@ -155,44 +190,44 @@ def mla_decode_wgmma(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_
         acc = tl.zeros([BLOCK_M, COLS], tl.float32)
         s = 0
         phase = 0
-        # ---- WG1: scores, softmax, P and alpha for WG2, output columns 0 .. 255.
+        # ---- WG1: scores, softmax, P and alpha for WG2, output columns 0 .. 255. FA3's overlap: tile 0's S and
+        # softmax are peeled; each iteration issues S_j and O += P_{j-1} V_{j-1} back to back, waits for S_j only
+        # (dot_wait 1) and runs the softmax of S_j while the P V wgmma runs. P V reads P from shared memory, as
+        # WG2's does (P in registers, pinned under the running wgmma next to S and the accumulator, spilled).
         qk_scale = sm_scale * 1.44269504
         q = txl.get_buffer(bQ, 0)
         txl.mbar_wait(txl.get_buffer(q_full, 0), 0)
         m_i = tl.zeros([BLOCK_M], tl.float32) - float("inf")
         l_i = tl.zeros([BLOCK_M], tl.float32)
-        for j in range(0, n_tiles):
-            n0 = start + j * BLOCK_N
-            kt = txl.get_buffer(bK, s)
-            txl.mbar_wait(txl.get_buffer(k_full, s), phase)
-            qk = tl.dot(q, kt.T)
+        if n_tiles > 0:
+            txl.mbar_wait(txl.get_buffer(k_full, 0), 0)
+            qk = tl.dot(q, txl.get_buffer(bK, 0).T)
             txl.dot_wait(0)
-            need = n0 + BLOCK_N > end
-            if CAUSAL:  # keys after the first query token's position
-                need = need | (n0 + BLOCK_N + S_Q - 1 > seqlen)
-            if need:
-                qk = _tile_mask(qk, n0, end, seqlen, row0, H, S_Q, BLOCK_M, BLOCK_N, CAUSAL)
-            m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-            m_sub = m_new
-            if CAUSAL:  # a row that has seen no key yet: P = 0 and alpha = 0, not NaN
-                m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
-            p = tl.exp2(tl.fma(qk, qk_scale, -m_sub[:, None]))
-            alpha = tl.exp2(m_i - m_sub)
-            l_i = l_i * alpha + tl.sum(p, 1)
-            m_i = m_new
-            p_lo = p.to(dtype)
-            # Hand P_j and alpha_j over once WG2 is done with P_{j-1} (parity starts at 1: no wait at j = 0).
-            txl.mbar_wait(txl.get_buffer(p_empty, 0), (j & 1) ^ 1)
-            txl.smem_store(p_s, p_lo)
-            txl.smem_store(a_s, alpha)
-            txl.fence_proxy_async()
-            txl.mbar_arrive(txl.get_buffer(p_full, 0))
-            if n0 + BLOCK_N > seqlen:
-                txl.bar_wait(10, 256)  # WG2 has zeroed the keys past the end (V rows P = 0 meets)
-            acc = tl.dot(p_lo, txl.smem_slice(kt, 0, COLS, dim=1), acc * alpha[:, None])
-            txl.dot_wait(0)
-            txl.mbar_arrive(txl.get_buffer(k_empty, s))
+            p, m_i, l_i, alpha = _softmax(qk, m_i, l_i, qk_scale, start, end, seqlen, row0, H, S_Q, BLOCK_M,
+                                          BLOCK_N, CAUSAL)
+            _hand_over(p_s, a_s, p.to(dtype), alpha, p_full, p_empty, 0)
+            sv = 0  # the stage of the tile whose P V is pending
             s, phase = _advance(s, phase, NUM_STAGES)
+            for j in range(1, n_tiles):
+                n0 = start + j * BLOCK_N
+                txl.mbar_wait(txl.get_buffer(k_full, s), phase)
+                qk = tl.dot(q, txl.get_buffer(bK, s).T)
+                acc = tl.dot(p_s, txl.smem_slice(txl.get_buffer(bK, sv), 0, COLS, dim=1), acc)
+                txl.dot_wait(1)  # S_j retired; P_{j-1} V_{j-1} may still run
+                p, m_i, l_i, alpha = _softmax(qk, m_i, l_i, qk_scale, n0, end, seqlen, row0, H, S_Q, BLOCK_M,
+                                              BLOCK_N, CAUSAL)
+                txl.dot_wait(0)  # P_{j-1} V_{j-1} retired: its stage and (with WG2's) the P buffer are free
+                txl.mbar_arrive(txl.get_buffer(k_empty, sv))
+                _hand_over(p_s, a_s, p.to(dtype), alpha, p_full, p_empty, j)
+                acc = acc * alpha[:, None]
+                sv = s
+                s, phase = _advance(s, phase, NUM_STAGES)
+            # The last tile's P V, after WG2 has zeroed its keys past the sequence's end (if it holds the end).
+            if start + n_tiles * BLOCK_N > seqlen:
+                txl.bar_wait(10, 256)
+            acc = tl.dot(p_s, txl.smem_slice(txl.get_buffer(bK, sv), 0, COLS, dim=1), acc)
+            txl.dot_wait(0)
+            txl.mbar_arrive(txl.get_buffer(k_empty, sv))
         # l for WG2's normalisation, once WG2 has read the last alpha.
         txl.mbar_wait(txl.get_buffer(p_empty, 0), (n_tiles & 1) ^ 1)
         txl.smem_store(a_s, l_i)
