@@ -110,23 +110,24 @@ def _zero_tail(kt, n_valid, D_V: tl.constexpr, BLOCK_N: tl.constexpr):
 @txl.jit
 def _store_out(acc, m_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, W: tl.constexpr,
                COLS: tl.constexpr, D_V: tl.constexpr, BLOCK_M: tl.constexpr, NUM_SPLITS: tl.constexpr):
-    # This consumer's COLS output columns of the block's real rows (r < ROWS); consumer 0 also stores the LSE.
+    # This consumer's COLS output columns of the block's real rows (r < ROWS); consumer 0 also stores the LSE
+    # (m_i is None for consumer 1).
     seen = l_i > 0.0
-    out = acc * tl.where(seen, 1.0 / tl.where(seen, l_i, 1.0), 0.0)[:, None]
     rows = row0 + tl.arange(0, BLOCK_M)
     rmask = rows < ROWS
     g = b.to(tl.int64) * ROWS + rows
+    if W == 0:
+        lse = m_i + tl.log2(tl.where(seen, l_i, 1.0))
+        if NUM_SPLITS == 1:
+            tl.store(LSE + g, tl.where(seen, lse, float("inf")), mask=rmask)
+        else:
+            tl.store(PART_LSE + g * NUM_SPLITS + split, tl.where(seen, lse, float("-inf")), mask=rmask)
+    out = acc * tl.where(seen, 1.0 / tl.where(seen, l_i, 1.0), 0.0)[:, None]
     cols = W * COLS + tl.arange(0, COLS)
-    lse = m_i + tl.log2(tl.where(seen, l_i, 1.0))
     if NUM_SPLITS == 1:
         tl.store(O + g[:, None] * D_V + cols[None, :], out.to(O.dtype.element_ty), mask=rmask[:, None])
-        if W == 0:
-            tl.store(LSE + g, tl.where(seen, lse, float("inf")), mask=rmask)
     else:
-        part = g * NUM_SPLITS + split
-        tl.store(PART_O + part[:, None] * D_V + cols[None, :], out, mask=rmask[:, None])
-        if W == 0:
-            tl.store(PART_LSE + part, tl.where(seen, lse, float("-inf")), mask=rmask)
+        tl.store(PART_O + (g * NUM_SPLITS + split)[:, None] * D_V + cols[None, :], out, mask=rmask[:, None])
 
 
 @txl.jit(do_not_specialize=["ROWS", "H", "S_Q"])
@@ -257,7 +258,7 @@ def mla_decode_wgmma(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_
             s, phase = _advance(s, phase, NUM_STAGES)
         txl.mbar_wait(txl.get_buffer(l_full, 0), 0)
         l_i = txl.smem_load(a_s)
-        _store_out(acc, l_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 1, COLS, D_V, BLOCK_M,
+        _store_out(acc, None, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 1, COLS, D_V, BLOCK_M,
                    NUM_SPLITS)
 
 
