@@ -9,6 +9,10 @@ materialises the GQA-expanded keys: 37 GiB at (64, 16, 4096).)
     python3 bench/mla_decode.py              # every row
     python3 bench/mla_decode.py --compute    # the compute-bound rows (64+ query rows per sequence) only
 
+On the rows with fewer than 64 query rows per sequence (where the op runs the mma.sync kernel) the "wgmma pad"
+columns time the wgmma kernel too, its 64-row tile padded (mla_decode.WGMMA_ROWS lowered to 1 for that call),
+with its share of the copy bandwidth: the measurement for moving the op's threshold.
+
 Rows: (B, H, S_Q, cache length, page size); bf16, not causal. "kernel" says which kernel the op ran. Each output is
 checked against the float32 reference on the first two sequences before timing (ERR after the row otherwise;
 "!" after a peer's time). GB/s counts the bytes the kernel must read (the cached rows of every sequence, q) and
@@ -87,6 +91,18 @@ class Old:
         return self.o
 
 
+class Padded:
+    """The op with the wgmma kernel for any row count (mla_decode.WGMMA_ROWS lowered to 1 during the call)."""
+
+    def __call__(self, q, kv, bt, seqlens):
+        saved = mop.WGMMA_ROWS
+        mop.WGMMA_ROWS = 1
+        try:
+            return txl.ops.mla_decode(q, kv, bt, seqlens)
+        finally:
+            mop.WGMMA_ROWS = saved
+
+
 def txl_old_launch(q, kv, bt, seqlens, rows, splits, part_o, part_lse, o, lse):
     B = q.shape[0]
     cx = km.split_constexprs(kv.shape[1], splits)
@@ -133,9 +149,9 @@ def main():
             tk = triton_kernels()
         except Exception as e:  # noqa: BLE001
             print("triton: %s" % str(e).splitlines()[0][:200])
-    print("%-30s %6s %6s %8s %7s %7s %8s | %8s %7s %6s | %9s %7s" % (
+    print("%-30s %6s %6s %8s %7s %7s %8s | %8s %7s %6s | %9s %7s | %9s %6s" % (
         "shape (B,H,S_Q,len,page)", "kernel", "splits", "txl ms", "GB/s", "%copy", "TFLOP/s", "mma ms", "TFLOP/s",
-        "x mma", "triton ms", "x trit"))
+        "x mma", "triton ms", "x trit", "wgmma pad", "%copy"))
     for B, H, S_Q, lens, page in SHAPES:
         rows = S_Q * H
         if args.compute and rows < mop.WGMMA_ROWS:
@@ -168,9 +184,17 @@ def main():
                 trit = "%9s %7s" % ("fail", "-")
             else:
                 trit = "%8.3f%s %7.2f" % (tt, tnote or " ", tt / t)
-        print("%-30s %6s %6d %8.3f %7.0f %6.0f%% %8.1f | %s | %s%s" % (
+        pad = "%9s %6s" % ("-", "-")
+        if kernel == "mma" and page % 64 == 0:
+            tp, pnote = peer(Padded(), q3.view(B, 1, rows, 576), kv, bt, seqlens, ro2)
+            if tp == "fail":
+                print("wgmma pad %s: %s" % ((B, H, S_Q, lens, page), pnote))
+                pad = "%9s %6s" % ("fail", "-")
+            else:
+                pad = "%8.3f%s %5.0f%%" % (tp, pnote or " ", 100 * nbytes / (tp * 1e-3) / 1e9 / bw)
+        print("%-30s %6s %6d %8.3f %7.0f %6.0f%% %8.1f | %s | %s | %s%s" % (
             str((B, H, S_Q, lens, page)), kernel, splits, t, nbytes / (t * 1e-3) / 1e9,
-            100 * nbytes / (t * 1e-3) / 1e9 / bw, flops / (t * 1e-3) / 1e12, mma, trit,
+            100 * nbytes / (t * 1e-3) / 1e9 / bw, flops / (t * 1e-3) / 1e12, mma, trit, pad,
             "" if err < 1e-2 else "  ERR %.2e" % err))
 
 

@@ -70,7 +70,10 @@ def _check(torch, q, kv, bt, seqlens, sm_scale, num_splits, causal=False):
 
 
 _SMS = {}
-WGMMA_ROWS = 64  # query rows (S_Q * H) per sequence from which the wgmma kernel runs
+# Query rows (S_Q * H) per sequence from which the wgmma kernel runs: wgmma's M. Fewer rows pad its 64-row tile (the
+# kernel masks the rows past a sequence's own); bench/mla_decode.py times it that way too on the memory-bound rows
+# (setting this to 1 for those columns), the measurement that would move this threshold.
+WGMMA_ROWS = 64
 
 
 def _sms(device):

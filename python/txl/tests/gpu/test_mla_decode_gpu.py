@@ -161,3 +161,19 @@ def test_mla_decode_small_rows_several_tokens(causal):
     o, lse = mla_decode(q, kv, bt, seqlens, num_splits=3, return_lse=True, causal=causal)
     ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
     _check(o, lse, ro, rlse)
+
+
+@pytest.mark.parametrize("heads,s_q,causal,splits", [(16, 1, False, None), (20, 1, False, 2), (16, 2, True, 1)])
+def test_mla_decode_wgmma_padded_rows(monkeypatch, heads, s_q, causal, splits):
+    """The wgmma kernel on fewer than 64 query rows (its tile padded; what bench/mla_decode.py's "wgmma pad" column
+    times): the op's threshold lowered to 1."""
+    monkeypatch.setattr(mop, "WGMMA_ROWS", 1)
+    lens = [1, 777, 3001, 0, 130]
+    kv, bt, seqlens = cache(lens, 64, nan_tail=True)
+    q = torch.randn(len(lens), s_q, heads, 576, device="cuda", dtype=torch.bfloat16)
+    o, lse = mla_decode(q, kv, bt, seqlens, num_splits=splits, return_lse=True, causal=causal)
+    assert _ran_wgmma()
+    ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
+    if s_q == 1:
+        o, ro, rlse = o[:, 0], ro[:, 0], rlse[:, 0]
+    _check(o, lse, ro, rlse)
