@@ -225,3 +225,36 @@ def test_kernel_model_matches_reference(s_q, heads, page, splits, causal):
     live = torch.isfinite(rlse)
     assert torch.equal(torch.isinf(lse2), ~live)
     torch.testing.assert_close((lse2 * math.log(2.0)).float()[live], rlse[live], rtol=1e-4, atol=1e-4)
+
+
+def test_op_wiring_on_cpu(monkeypatch):
+    """mla_decode's host side on CPU tensors with the kernels replaced by _model (the device check and the SM
+    count bypassed): 3-D and 4-D q, the lse's shapes and natural-log units, causal passed through."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(1)
+    monkeypatch.setattr(mop, "_check", lambda *a: None)
+
+    def fake_op(q, kv, bt, seqlens, sm_scale, num_splits, causal):
+        assert q.dim() == 4 and kv.dim() == 3 and isinstance(causal, bool)
+        o, lse2 = _model(q.float(), kv.float(), bt, seqlens, sm_scale, num_splits, causal)
+        return o.to(q.dtype), lse2.float()
+
+    monkeypatch.setattr(mop, "_custom_op", lambda: fake_op)
+    lens = [5, 70, 0]
+    kv = torch.randn(6, 64, 576)
+    bt = torch.tensor([[0, 1], [2, 3], [4, 5]], dtype=torch.int32)
+    seqlens = torch.tensor(lens, dtype=torch.int32)
+    q3 = torch.randn(3, 64, 576)
+    o, lse = mop.mla_decode(q3, kv, bt, seqlens, num_splits=2, return_lse=True)
+    ro, rlse = mop.mla_reference(q3, kv, bt, seqlens)
+    assert o.shape == (3, 64, 512) and lse.shape == (3, 64)
+    torch.testing.assert_close(o, ro, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(lse, rlse)
+    q4 = torch.randn(3, 2, 32, 576)
+    o, lse = mop.mla_decode(q4, kv.unsqueeze(2), bt, seqlens, num_splits=1, return_lse=True, causal=True)
+    ro, rlse = mop.mla_reference(q4, kv, bt, seqlens, causal=True)
+    assert o.shape == (3, 2, 32, 512) and lse.shape == (3, 2, 32)
+    torch.testing.assert_close(o, ro, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(lse, rlse)
+    o1, lse1 = mop.mla_decode(q4[:, :1], kv, bt, seqlens, num_splits=3, return_lse=True)
+    assert o1.shape == (3, 1, 32, 512) and lse1.shape == (3, 32)  # one token: (B, H), as before S_Q existed

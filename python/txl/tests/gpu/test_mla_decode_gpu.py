@@ -106,18 +106,33 @@ def test_bad_arguments_on_cuda():
         mla_decode(q, kv, bt, seqlens, num_splits=0)
 
 
-def _ran_wgmma():
-    from txl.kernels import mla_decode_wgmma as kw
-    from txl.ops import attention
+@pytest.fixture
+def launched(monkeypatch):
+    """The kernels the op launches during the test (fast_launch recorded)."""
+    attention = importlib.import_module("txl.ops.attention")
+    real = attention.fast_launch
+    seen = []
 
-    return any(k[0] is kw.mla_decode_wgmma for k in attention._fast_launches)
+    def record(fn, *args, **kwargs):
+        seen.append(fn)
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(attention, "fast_launch", record)
+    return seen
+
+
+def _ran_wgmma(launched):
+    from txl.kernels import mla_decode as km
+    from txl.kernels import mla_decode_wgmma as kw
+
+    return kw.mla_decode_wgmma in launched and km.mla_decode_split not in launched
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
 @pytest.mark.parametrize("heads,s_q,causal", [(64, 1, False), (128, 1, False), (64, 2, False), (64, 2, True),
                                               (128, 2, True), (40, 2, True)])
 @pytest.mark.parametrize("page,splits", [(64, None), (64, 1), (64, 3), (128, 2)])
-def test_mla_decode_wgmma(dtype, heads, s_q, causal, page, splits):
+def test_mla_decode_wgmma(dtype, heads, s_q, causal, page, splits, launched):
     if dtype == torch.float16 and (page, splits) != (64, None):
         pytest.skip("fp16: the default splits only")
     lens = [1, 777, 3001, 4096, 0, 64]
@@ -125,7 +140,7 @@ def test_mla_decode_wgmma(dtype, heads, s_q, causal, page, splits):
     q = torch.randn(len(lens), s_q, heads, 576, device="cuda", dtype=dtype)
     assert mop.uses_wgmma(s_q * heads, page, kv.shape[0])
     o, lse = mla_decode(q, kv, bt, seqlens, num_splits=splits, return_lse=True, causal=causal)
-    assert _ran_wgmma()
+    assert _ran_wgmma(launched)
     assert o.shape == q.shape[:3] + (512,) and o.dtype == dtype
     assert lse.shape == ((len(lens), heads) if s_q == 1 else (len(lens), s_q, heads))
     ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
@@ -153,18 +168,21 @@ def test_mla_decode_wgmma_3d_and_scale():
 
 
 @pytest.mark.parametrize("causal", [False, True])
-def test_mla_decode_small_rows_several_tokens(causal):
+def test_mla_decode_small_rows_several_tokens(causal, launched):
     """2 tokens x 16 heads = 32 rows: the mma.sync kernel, with the causal rule."""
     lens = [1, 2, 777, 3001]
     kv, bt, seqlens = cache(lens, 16)
     q = torch.randn(4, 2, 16, 576, device="cuda", dtype=torch.bfloat16)
     o, lse = mla_decode(q, kv, bt, seqlens, num_splits=3, return_lse=True, causal=causal)
+    from txl.kernels import mla_decode as km
+
+    assert km.mla_decode_split in launched
     ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
     _check(o, lse, ro, rlse)
 
 
 @pytest.mark.parametrize("heads,s_q,causal,splits", [(16, 1, False, None), (20, 1, False, 2), (16, 2, True, 1)])
-def test_mla_decode_wgmma_padded_rows(monkeypatch, heads, s_q, causal, splits):
+def test_mla_decode_wgmma_padded_rows(monkeypatch, launched, heads, s_q, causal, splits):
     """The wgmma kernel on fewer than 64 query rows (its tile padded; what bench/mla_decode.py's "wgmma pad" column
     times): the op's threshold lowered to 1."""
     monkeypatch.setattr(mop, "WGMMA_ROWS", 1)
@@ -172,7 +190,7 @@ def test_mla_decode_wgmma_padded_rows(monkeypatch, heads, s_q, causal, splits):
     kv, bt, seqlens = cache(lens, 64, nan_tail=True)
     q = torch.randn(len(lens), s_q, heads, 576, device="cuda", dtype=torch.bfloat16)
     o, lse = mla_decode(q, kv, bt, seqlens, num_splits=splits, return_lse=True, causal=causal)
-    assert _ran_wgmma()
+    assert _ran_wgmma(launched)
     ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
     if s_q == 1:
         o, ro, rlse = o[:, 0], ro[:, 0], rlse[:, 0]
