@@ -74,9 +74,14 @@ class TypedAttr:
         return "%s : %s" % (self.literal, self.type)
 
 
+_SPECS = []
+
+
 def _specs():
-    from .dialects import SPECS
-    return SPECS
+    if not _SPECS:  # (dialects.py imports this module: bound on first use)
+        from .dialects import SPECS
+        _SPECS.append(SPECS)
+    return _SPECS[0]
 
 
 class Op:
