@@ -51,16 +51,12 @@ def given_layout(x, layout, what):
 
 
 def _relayout_op(t, attr):
-    """The one op this layer emits itself: ``txl.relayout %t {txl.layout = L} : T -> T`` (the builders of
-    txl.compiler.dialects where the frontend has them, else the op template of its IR builder)."""
-    b = S._b()
-    if hasattr(b, "insert"):
-        from ....compiler.dialects import txl as _d
-        op = _d.relayout(t.handle, result=t.type)
-        op.discardable["txl.layout"] = attr
-        return b.insert(op, pure=True)
-    return b.create("txl.relayout {o[0]} {{txl.layout = %s}} : {t[0]} -> {r[0]}" % attr, [t.handle], [t.type],
-                    pure=True)
+    """The one op this layer emits itself: ``txl.relayout %t {txl.layout = L} : T -> T`` (built by
+    txl.compiler.dialects' generated builder)."""
+    from ....compiler.dialects import txl as _d
+    op = _d.relayout(t.handle, result=t.type)
+    op.discardable["txl.layout"] = attr
+    return S._b().insert(op, pure=True)
 
 
 def _layout_rank(layout):
