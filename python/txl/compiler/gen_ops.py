@@ -11,8 +11,9 @@ array, string, enum and its cases, ...) and regions, named as in ODS, and its de
 frontend builds ops only through these builders (``dialects.txl.smem_index(src, index, result=ty)``); ``ir.py``
 checks arity and attribute kinds when an op is built and prints it from this description, so no op syntax is
 written by hand in Python and an op whose ODS changes changes the frontend with it. The output is committed (a
-checkout and the wheel have it without LLVM); CMake's ``txl-docs`` regenerates it and ``txl-docs-check`` (run by
-scripts/test.sh, hence CI) fails when it is stale, as for docs/generated/.
+checkout and the wheel have it without LLVM); every ``ninja txl-tools`` build runs ``--check`` (a stale file fails
+the build, naming this command), ``txl-docs-check`` (scripts/test.sh, hence CI) does too, ``ninja txl-docs``
+regenerates it, and scripts/build-wheel.sh checks it before packaging.
 
 Only the Python standard library: it runs wherever llvm-tblgen does.
 """
