@@ -167,7 +167,7 @@ def main():
         total = sum(ls)
         nbytes = total * 576 * 2 + q.numel() * 2 + B * rows * 512 * 2
         flops = 2.0 * rows * total * (576 + 512)
-        ro2 = ro.reshape(2, rows, 512)
+        ro2 = ro.reshape(ro.shape[0], rows, 512)
         s_old = old_splits(B, rows, capacity)
         q3 = q.view(B, rows, 576)
         tm, note = peer(Old(q3.view(B, 1, rows, 576), kv, bt, s_old, txl_old_launch), q3, kv, bt, seqlens, ro2)
