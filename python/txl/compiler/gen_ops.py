@@ -200,7 +200,8 @@ def op_specs(dialect, recs):
         else:
             fmt = " ".join(fmt.split())
         specs.append(dict(name=name, operands=operands, attrs=attrs, results=results, regions=regions,
-                          segments="AttrSizedOperandSegments" in traits, format=fmt,
+                          segments="AttrSizedOperandSegments" in traits,
+                          same_type="SameOperandsAndResultType" in traits, format=fmt,
                           summary=(r.get("summary") or "").strip()))
     return sorted(specs, key=lambda s: s["name"])
 
@@ -223,12 +224,13 @@ def render(all_specs):
            "",
            "# name -> {operands: [(name, single|optional|variadic, constraint)], results: [(name, kind)],",
            "#          attrs: [(name, kind, optional, default)], regions: [(name, kind)], segments: AttrSizedOperandSegments,",
+           "#          same_type: SameOperandsAndResultType,",
            "#          format: the declarative assembly format, None where the op has a C++ parser (generic form)}",
            "SPECS = {"]
     for dialect, td, where in SOURCES:
         for s in all_specs[dialect]:
             body = ", ".join("%r: %r" % (k, s[k]) for k in ("operands", "results", "attrs", "regions", "segments",
-                                                            "format"))
+                                                            "same_type", "format"))
             out.append("    %r: {%s}," % (s["name"], body))
     out.append("}")
     for dialect, td, where in SOURCES:

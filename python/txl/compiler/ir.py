@@ -194,6 +194,9 @@ def build_op(name, operands, results, attrs, regions):
             if t is None or isinstance(t, (list, tuple)):
                 raise OpBuildError("%s: result `%s` needs one type, got %r" % (name, rname, t))
             types.append(t)
+    if spec["same_type"] and len({str(t) for t in [v.type for v in flat] + types}) > 1:
+        raise OpBuildError("%s: operands and results must have one type (SameOperandsAndResultType), got %s -> %s"
+                           % (name, ", ".join(str(v.type) for v in flat), ", ".join(map(str, types))))
     props = {}
     for aname, kind, optional, _default in spec["attrs"]:
         v = attrs.get(aname)

@@ -154,6 +154,8 @@ def test_generic_form_has_properties_and_segment_sizes():
     (lambda: ods.txl.get_buffer(_val(core.mbar_type(2)), _val(core.int64), result=core.mbar_type(0)),
      "operand `index` must be 32-bit signless integer (i32), got i64"),
     (lambda: ods.arith.addf(_val(core.float32), _val(core.float32), result=None), "result `result` needs one type"),
+    (lambda: ods.arith.addi(_val(core.int32), _val(core.int64), result=core.int32),
+     "arith.addi: operands and results must have one type (SameOperandsAndResultType), got i32, i64 -> i32"),
     (lambda: ods.arith.addf(_val(core.float32), _val(core.float32), result=core.float32, fastmath="contract,fastt"),
      "attribute `fastmath` must be one of"),
 ])
