@@ -34,10 +34,10 @@ SHAPES = [  # B, H, H_KV, N, D, dtype
 ]
 QUICK = [(16, 32, 32, 4096, 128, BF16), (4, 32, 32, 8192, 64, BF16), (4, 16, 16, 8192, 256, BF16),
          (16, 32, 8, 4096, 128, BF16)]
-# Small MQA/GQA rows (issue 34: (2, 8, 1000, 64) fp16 MQA ran 0.16x cuDNN when one CTA per key block walked all 8
-# query heads): the dK/dV kernel splits each kv head's query heads over CTAs here (the split column).
+# Small rows, MQA/GQA and one MHA (issue 34: (2, 8, 1000, 64) fp16 MQA ran 0.16x cuDNN when one CTA per key block
+# walked all 8 query heads): the dK/dV kernel splits each key block's walk over CTAs here (the split column).
 SMALL = [(2, 8, 1, 1000, 64, FP16), (2, 8, 1, 1000, 64, BF16), (2, 8, 2, 1000, 128, BF16), (1, 8, 1, 777, 128, FP16),
-         (4, 16, 2, 1000, 64, BF16), (2, 16, 1, 128, 64, FP16), (2, 8, 2, 1000, 256, BF16)]
+         (4, 16, 2, 1000, 64, BF16), (2, 16, 1, 128, 64, FP16), (2, 8, 2, 1000, 256, BF16), (2, 8, 8, 1000, 128, BF16)]
 
 
 def _sdpa(backend, q, k, v, causal):
@@ -111,14 +111,14 @@ def main():
     ap.add_argument("--stages", type=int, help="Q/dO ring depth of the txl backward (default: its table)")
     ap.add_argument("--small", action="store_true", help="only the small MQA/GQA rows (the quick and full runs "
                     "include them)")
-    ap.add_argument("--no-split", action="store_true", help="txl without the query-head split (split_heads = 1)")
+    ap.add_argument("--no-split", action="store_true", help="txl without the split of the dK/dV walk (split_walk = 1)")
     ap.add_argument("--profile", action="store_true", help="also print each row's GPU time per kernel (torch "
                     "profiler) and wall time per backward call, txl and cuDNN")
     args = ap.parse_args()
     from txl.ops import _attention_bwd
 
     if args.no_split:
-        _attention_bwd.split_heads = lambda *a: 1
+        _attention_bwd.split_walk = lambda *a: 1
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     if args.stages:
         _attention_bwd.NUM_STAGES.update({d: args.stages for d in _attention_bwd.NUM_STAGES})
@@ -130,7 +130,7 @@ def main():
     shapes = SMALL if args.small else (QUICK if args.quick else SHAPES) + SMALL
     for (B, H, HK, N, D, dtype) in shapes:
         n_pad = -(-N // 128) * 128
-        split = _attention_bwd.split_heads(n_pad // (64 if D == 256 else 128), B * HK, H // HK, n_pad // 64, sms)
+        split = _attention_bwd.split_walk(n_pad // (64 if D == 256 else 128), B * HK, H // HK, n_pad // 64, sms)
         for causal in (False, True):
             q = torch.randn(B, H, N, D, device="cuda", dtype=dtype)
             k, v = (torch.randn(B, HK, N, D, device="cuda", dtype=dtype) for _ in range(2))

@@ -201,9 +201,7 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
     kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
         k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
         BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
-    q_base, q_x0, m_base, n_heads, part_y = _split_heads(q_base, q_gstride, q_x0, x_gstride, m_base, k_row, N_PAD,
-                                                         H_Q_PER_KV, SPLIT, VARLEN)
-    n_iter = per_head * n_heads
+    t_lo, t_hi, part_y = _split_walk(per_head * H_Q_PER_KV, k_row, N_PAD, SPLIT, VARLEN)
 
     bK = txl.smem_alloc([HALF_N, HEAD_DIM], dtype, num_stages=2)  # [W]: consumer W's keys
     bV = txl.smem_alloc([HALF_N, HEAD_DIM], dtype, num_stages=2)
@@ -225,19 +223,19 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
         txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, k_x], kb)
         txl.tma_load(txl.get_buffer(bV, 1), desc_v, [kv_y + HALF_N, k_x], kb)
         _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride,
-                     q_start, per_head, n_iter, BLOCK_M, NUM_STAGES, Q_BYTES)
+                     q_start, per_head, t_lo, t_hi, BLOCK_M, NUM_STAGES, Q_BYTES)
 
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
         if txl.is_warpgroup([1]):
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                       M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
-                      n_iter, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
+                      t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
                       NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
         else:
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                       M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
-                      n_iter, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
+                      t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
                       NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
 
 
@@ -297,25 +295,22 @@ def _bwd_block(k_row, off_bkv, N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WI
 
 
 @txl.jit
-def _split_heads(q_base, q_gstride, q_x0, x_gstride, m_base, k_row, N_PAD, H_Q_PER_KV: tl.constexpr,
-                 SPLIT: tl.constexpr, VARLEN: tl.constexpr):
-    # SPLIT > 1 (grid (key blocks, B * H_KV, SPLIT)): this CTA takes query heads s * H_Q_PER_KV / SPLIT .. of its
-    # kv head's group (s = program_id(2)), so the boxes and M/Delta rows of _bwd_block move by s's first head.
-    # Returns the moved q_base, q_x0, m_base, the heads to walk, and the first row of the CTA's partial dK/dV:
-    # partials are (SPLIT, B * H_KV, N_PAD, HEAD_DIM) f32, a key block's rows at (s * B * H_KV + bkv) * N_PAD +
-    # k_row (dense layout only: packed sequences are not split).
-    tl.static_assert(H_Q_PER_KV % SPLIT == 0, "SPLIT divides the group's query heads")
+def _split_walk(n_iter, k_row, N_PAD, SPLIT: tl.constexpr, VARLEN: tl.constexpr):
+    # The key block's walk is n_iter steps t (query head t // per_head of the group, its query block t % per_head).
+    # SPLIT > 1 (grid (key blocks, B * H_KV, SPLIT)): CTA s = program_id(2) walks steps s * n_iter / SPLIT ..
+    # (s + 1) * n_iter / SPLIT - 1 (whole query heads when SPLIT divides the group), and its partial dK/dV rows are
+    # those of (SPLIT, B * H_KV, N_PAD, HEAD_DIM) f32 at (s * B * H_KV + bkv) * N_PAD + k_row (dense layout only:
+    # packed sequences are not split). Returns (first step, end step, first partial row).
     tl.static_assert(SPLIT == 1 or not VARLEN, "packed sequences are not split")
-    n_heads: tl.constexpr = H_Q_PER_KV // SPLIT
+    t_lo = 0
+    t_hi = n_iter
     part_y = 0
     if SPLIT > 1:
         s = tl.program_id(2)
-        g0 = s * n_heads
-        q_base = q_base + g0 * q_gstride
-        q_x0 = q_x0 + g0 * x_gstride
-        m_base = m_base + g0 * N_PAD
+        t_lo = s * n_iter // SPLIT
+        t_hi = (s + 1) * n_iter // SPLIT
         part_y = (s * tl.num_programs(1) + tl.program_id(1)) * N_PAD + k_row
-    return q_base, q_x0, m_base, n_heads, part_y
+    return t_lo, t_hi, part_y
 
 
 @txl.jit
@@ -329,14 +324,14 @@ def _store_partial(acc, PART, y, x, ROWS: tl.constexpr, COLS: tl.constexpr, STRI
 
 @txl.jit
 def _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride, q_start,
-                 per_head, n_iter, BLOCK_M: tl.constexpr, NUM_STAGES: tl.constexpr, TILE_BYTES: tl.constexpr,
+                 per_head, t_lo, t_hi, BLOCK_M: tl.constexpr, NUM_STAGES: tl.constexpr, TILE_BYTES: tl.constexpr,
                  DO_BYTES: tl.constexpr = 0):
     # The producer's Q/dO ring: iteration t is query block q_start + t % per_head of query head t // per_head of
     # the kv head's group (boxes as _bwd_block says); a stage is refilled once both consumers released it
     # (qdo_empty, 256 arrivals). The parity starts at 1, so the first pass over the ring does not wait.
     s = 0
     phase = 1
-    for t in range(0, n_iter):
+    for t in range(t_lo, t_hi):
         g = t // per_head
         q_y = q_base + g * q_gstride + (q_start + t - g * per_head) * BLOCK_M
         q_x = q_x0 + g * x_gstride
@@ -384,8 +379,8 @@ def _mask_bwd_local(pT, key0, q0, len_q, len_k, left, right, n_sink, ROWS: tl.co
 
 @txl.jit
 def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv, M, Delta,
-              DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head, n_iter, out_stride,
-              part_y, WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+              DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head, t_lo, t_hi,
+              out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
               HALF_N: tl.constexpr, DQ_COLS: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr,
               EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr, SPLIT: tl.constexpr):
     dtype = desc_dk.dtype
@@ -399,7 +394,7 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
     dk = tl.zeros([HALF_N, HEAD_DIM], tl.float32)
     s = 0
     phase = 0
-    for t in range(0, n_iter):
+    for t in range(t_lo, t_hi):
         g = t // per_head
         q0 = (q_start + t - g * per_head) * BLOCK_M  # first query row of the block within its head
         m_y = m_base + g * N_PAD + q0  # the block's rows of M, Delta and the dQ accumulator
@@ -513,9 +508,7 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
     kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
         k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
         BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
-    q_base, q_x0, m_base, n_heads, part_y = _split_heads(q_base, q_gstride, q_x0, x_gstride, m_base, k_row, N_PAD,
-                                                         H_Q_PER_KV, SPLIT, VARLEN)
-    n_iter = per_head * n_heads
+    t_lo, t_hi, part_y = _split_walk(per_head * H_Q_PER_KV, k_row, N_PAD, SPLIT, VARLEN)
 
     bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
     bV = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
@@ -536,26 +529,27 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
         txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, k_x], kb)
         txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, k_x], kb)
         _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride,
-                     q_start, per_head, n_iter, BLOCK_M, NUM_STAGES, TILE_BYTES)
+                     q_start, per_head, t_lo, t_hi, BLOCK_M, NUM_STAGES, TILE_BYTES)
 
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
         if txl.is_warpgroup([1]):
             _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk,
                             desc_dv, M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k,
-                            q_start, per_head, n_iter, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM,
+                            q_start, per_head, t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM,
                             COLS, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
         else:
             _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk,
                             desc_dv, M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k,
-                            q_start, per_head, n_iter, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM,
+                            q_start, per_head, t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM,
                             COLS, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
 
 
 @txl.jit
 def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                     M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
-                    n_iter, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr,
+                    t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr,
+                    HEAD_DIM: tl.constexpr,
                     COLS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr,
                     CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr,
                     SPLIT: tl.constexpr):
@@ -570,7 +564,7 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
     dk = tl.zeros([BLOCK_N, COLS], tl.float32)
     s = 0
     phase = 0
-    for t in range(0, n_iter):
+    for t in range(t_lo, t_hi):
         g = t // per_head
         q0 = (q_start + t - g * per_head) * BLOCK_M
         m_y = m_base + g * N_PAD + q0  # the block's rows of M, Delta and the dQ accumulator

@@ -1,7 +1,7 @@
 """Flash attention backward with asymmetric head dims: Q and K of head dim HEAD_DIM (D), V, O and dO of HEAD_DIM_V
 (D_v < D; DeepSeek-V3's prefill is 192 / 128). dQ, dK are D wide, dV D_v wide. The forward's M and the
 preprocess's Delta are used as in ``flash_attention_bwd.py``, whose helpers (the key block's addressing, the
-Q/dO ring, the masks, the query-head split and its partial stores) this kernel shares.
+Q/dO ring, the masks, the split of the walk over CTAs and its partial stores) this kernel shares.
 
 The tiling is the head-dim-256 kernel's (``flash_attention_bwd_hd256``): a CTA owns BLOCK_N = 64 keys of one kv
 head (grid (N_PAD / 64, B * H_KV[, SPLIT])) and walks the query blocks of its GQA group; consumer 0 computes S^T =
@@ -21,7 +21,7 @@ import txl
 import txl.language as tl
 
 from txl.kernels._attention_common import _advance
-from txl.kernels.flash_attention_bwd import (_add_dq, _bwd_block, _mask_bwd, _split_heads, _store_partial,
+from txl.kernels.flash_attention_bwd import (_add_dq, _bwd_block, _mask_bwd, _split_walk, _store_partial,
                                              _stream_q_do)
 
 
@@ -50,9 +50,7 @@ def flash_attention_bwd_asym(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, 
     kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
         k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
         BLOCK_N, CAUSAL, H_Q_PER_KV, False, False)
-    q_base, q_x0, m_base, n_heads, part_y = _split_heads(q_base, q_gstride, q_x0, x_gstride, m_base, k_row, N_PAD,
-                                                         H_Q_PER_KV, SPLIT, False)
-    n_iter = per_head * n_heads
+    t_lo, t_hi, part_y = _split_walk(per_head * H_Q_PER_KV, k_row, N_PAD, SPLIT, False)
 
     bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
     bV = txl.smem_alloc([BLOCK_N, HEAD_DIM_V], dtype)
@@ -73,26 +71,26 @@ def flash_attention_bwd_asym(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, 
         txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, 0], kb)
         txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, 0], kb)
         _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride,
-                     q_start, per_head, n_iter, BLOCK_M, NUM_STAGES, Q_BYTES, DO_BYTES)
+                     q_start, per_head, t_lo, t_hi, BLOCK_M, NUM_STAGES, Q_BYTES, DO_BYTES)
 
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
         if txl.is_warpgroup([1]):
             _consumer_asym(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk,
                            desc_dv, M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, len_q, len_k, q_start,
-                           per_head, n_iter, part_y, 0, 0, DK0, 0, DV0, 0, NQ0, HEAD_DIM, HEAD_DIM_V, BLOCK_M,
+                           per_head, t_lo, t_hi, part_y, 0, 0, DK0, 0, DV0, 0, NQ0, HEAD_DIM, HEAD_DIM_V, BLOCK_M,
                            BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N, SPLIT)
         else:
             _consumer_asym(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk,
                            desc_dv, M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, len_q, len_k, q_start,
-                           per_head, n_iter, part_y, 1, DK0, HEAD_DIM - DK0, DV0, HEAD_DIM_V - DV0, NQ0, NQB,
+                           per_head, t_lo, t_hi, part_y, 1, DK0, HEAD_DIM - DK0, DV0, HEAD_DIM_V - DV0, NQ0, NQB,
                            HEAD_DIM, HEAD_DIM_V, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N, SPLIT)
 
 
 @txl.jit
 def _consumer_asym(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv, M,
-                   Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, len_q, len_k, q_start, per_head, n_iter,
-                   part_y, W: tl.constexpr, KX: tl.constexpr, KC: tl.constexpr, VX: tl.constexpr,
+                   Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, len_q, len_k, q_start, per_head, t_lo,
+                   t_hi, part_y, W: tl.constexpr, KX: tl.constexpr, KC: tl.constexpr, VX: tl.constexpr,
                    VC: tl.constexpr, QB0: tl.constexpr, QB1: tl.constexpr, HEAD_DIM: tl.constexpr,
                    HEAD_DIM_V: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, SPLIT: tl.constexpr):
@@ -108,7 +106,7 @@ def _consumer_asym(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_
     dk = tl.zeros([BLOCK_N, KC], tl.float32)
     s = 0
     phase = 0
-    for t in range(0, n_iter):
+    for t in range(t_lo, t_hi):
         g = t // per_head
         q0 = (q_start + t - g * per_head) * BLOCK_M
         m_y = m_base + g * N_PAD + q0  # the block's rows of M, Delta and the dQ accumulator

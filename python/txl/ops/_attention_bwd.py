@@ -34,36 +34,44 @@ ASYM_HEAD_DIMS = tuple(ASYM_PLANS)  # what txl.ops.attention.backward_unsupporte
 # Q/dO ring depth: shared memory is K 64 x D + V 64 x D_v + stages x 64 x (D + D_v) (bf16) + P^T, dS^T 32 KB + the
 # dQ staging D / 64 x 16 KB, of 227 KB: (192, 128) 200 KB with 2 stages, (256, 128) 192 KB with 1.
 ASYM_STAGES = {(192, 128): 2, (256, 128): 1}
-# Query-head split of the dK/dV kernel (split_heads): a CTA's fixed cost (K/V load, filling the Q/dO ring, the
-# epilogue) and the extra combine launch with its partial traffic, each counted in query-block steps (a step:
-# five 64 x 128 x D GEMMs per consumer). Estimates from the kernel's structure, not measured.
+# The split of the dK/dV kernel's walk (split_walk), in query-block steps (a step: five 64 x 128 x D GEMMs per
+# consumer, about 1.7 us at hd64 on the H200): a CTA's fixed cost (K/V load, filling the Q/dO ring, the epilogue),
+# the combine launch's, and its reading of the partials per (CTA, split): a key block's f32 dK + dV, 128 x 2D x 4
+# bytes, at about 2.5 TB/s, is 0.015 steps at any D. Estimates from the kernel's structure and the H200's
+# bandwidth; the combine measured about 5 us (2.5 steps) at (2, 8, 1000, 64) with S = 8.
 SPLIT_CTA_STEPS = 4
 SPLIT_COMBINE_STEPS = 4
+SPLIT_STEPS_PER_PARTIAL = 0.015
+MAX_SPLIT = 16  # bounds the f32 partials (S copies of dK and dV)
 COMBINE_CHUNK = 512  # elements per program of attention_bwd_dkv_combine: one 16-byte load per thread and split
 # (N_PAD * D is a multiple of 2048; at (2, 16, 1, 128, 64), split 16, chunks of 2048 made 8 programs and the
 # combine took 7 us, longer than the dK/dV kernel)
 _SMS = {}
 
 
-def split_heads(key_blocks, bkv, group, steps_per_head, sms):
-    """How many CTAs share a kv head's query heads in the dK/dV kernel (a divisor of ``group``).
+def split_walk(key_blocks, bkv, group, steps_per_head, sms):
+    """How many CTAs share each key block's walk in the dK/dV kernel (1 .. MAX_SPLIT).
 
-    A CTA owns one key block of one kv head and takes a whole SM (224 KB of shared memory), walking ``group *
-    steps_per_head`` query-block steps one after another. When key_blocks * bkv CTAs leave most of the ``sms``
-    SMs idle (the issue's (2, 8, 1000, 64) MQA row: 16 CTAs of 128 steps on 132 SMs), S CTAs per key block each
-    take group / S of the heads and write a partial dK/dV that a combine kernel sums. Time is modelled as
-    waves(S) * (group / S * steps_per_head + SPLIT_CTA_STEPS), plus SPLIT_COMBINE_STEPS for S > 1; the S of least
-    time wins, the smaller on a tie (fewer partial bytes). A grid that already fills the SMs is never split.
+    A CTA owns one key block of one kv head and takes a whole SM (224 KB of shared memory); it walks ``group *
+    steps_per_head`` query-block steps (every query block of every query head of the kv head's group) one after
+    another. When key_blocks * bkv CTAs leave SMs idle (the issue's (2, 8, 1000, 64) MQA row: 16 CTAs of 128 steps
+    on 132 SMs), S CTAs per key block each take a contiguous 1/S of the walk (whole query heads when S divides the
+    group, so GQA/MQA splits the group's heads first; MHA splits its query blocks) and write a partial dK/dV that
+    attention_bwd_dkv_combine sums. Modelled time: waves(S) * (ceil(walk / S) + SPLIT_CTA_STEPS), plus for S > 1
+    the combine, SPLIT_COMBINE_STEPS + SPLIT_STEPS_PER_PARTIAL * CTAs * S; the S of least time wins, the smaller
+    on a tie (fewer partial bytes). A grid that already fills the SMs is never split.
     ``steps_per_head``: query blocks a key block visits per head (the longest CTA's, under causal)."""
     ctas = key_blocks * bkv
-    if group == 1 or ctas >= sms:
+    walk = group * steps_per_head
+    if ctas >= sms or walk < 2:
         return 1
 
     def cost(s):
         waves = -(-ctas * s // sms)
-        return waves * (group // s * steps_per_head + SPLIT_CTA_STEPS) + (SPLIT_COMBINE_STEPS if s > 1 else 0)
+        combine = SPLIT_COMBINE_STEPS + SPLIT_STEPS_PER_PARTIAL * ctas * s if s > 1 else 0
+        return waves * (-(-walk // s) + SPLIT_CTA_STEPS) + combine
 
-    return min((s for s in range(1, group + 1) if group % s == 0), key=lambda s: (cost(s), s))
+    return min(range(1, min(MAX_SPLIT, walk) + 1), key=lambda s: (cost(s), s))
 
 
 def _num_sms(device):
@@ -120,7 +128,7 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
     rows = [_rows(t) for t in (q, k, v, o, do)] + [dq.view(B * H * N, D), dk.view(B * Hk * N, D),
                                                    dv.view(B * Hk * N, Dv)]
     block_n = 64 if D == 256 or Dv != D else BLOCK_N
-    split = split_heads(n_pad // block_n, B * Hk, H // Hk, n_pad // BLOCK_M, _num_sms(q.device))
+    split = split_walk(n_pad // block_n, B * Hk, H // Hk, n_pad // BLOCK_M, _num_sms(q.device))
     usable = q.is_cuda and m.is_contiguous() and m.data_ptr() % 16 == 0 and m.dtype == torch.float32
     key = (tuple(q.shape), tuple(k.shape), Dv, q.dtype, q.device, bool(causal), bool(deterministic), local, split)
     plan = _plans.get(key) if usable else None
@@ -241,8 +249,8 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     (B * H * N, D) rows, M (B * H, n_pad); packed (varlen = (cu_q, cu_k)): (total, heads * D) rows, M (H, n_pad)
     over the packed tokens. bh: the rows of M; key_blocks / query_blocks: the padded longest sequences.
     split > 1 (dense only): the dK/dV kernel's grid gets a third axis of ``split`` CTAs per key block, each over
-    H / Hk / split query heads, writing f32 partials that attention_bwd_dkv_combine sums in order (a fourth
-    launch; deterministic either way). Dv (dense only): V's, O's and dO's head dim when it differs from D
+    1 / split of its walk (split_walk), writing f32 partials that attention_bwd_dkv_combine sums in order (a
+    fourth launch; deterministic either way). Dv (dense only): V's, O's and dO's head dim when it differs from D
     (flash_attention_bwd_asym; rows of v2, o2, do2, dv2 are Dv wide). ``launch``: how to launch (default
     attention.fast_launch; _Plan records through it); ``allocs``: a dict that gets each scratch tensor allocated
     here by name, with its shape and dtype."""
@@ -311,7 +319,7 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
         cx = dict(kb.constexprs(D, bool(causal) and not mode, BLOCK_M, block_n, NUM_STAGES[D], even_n, H // Hk,
                                 split=split), **mode)
     if split > 1:
-        assert varlen is None and (H // Hk) % split == 0
+        assert varlen is None
         part_rows = bkv * n_pad
         dk_out, dv_out = scratch("dk_part", (split, part_rows, D)), scratch("dv_part", (split, part_rows, Dv))
         grid = (key_blocks // block_n, bkv, split)

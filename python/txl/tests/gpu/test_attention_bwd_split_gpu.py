@@ -1,8 +1,9 @@
-"""The attention backward on small MQA/GQA shapes, where the dK/dV kernel splits each kv head's query heads over
-several CTAs (``_attention_bwd.split_heads``) and a combine kernel sums their f32 partials: dQ, dK, dV against
-float32 torch autograd on fresh random data (H_KV 1 and 2, N 1000 / 777 / 128 / 64, head dims 64 / 128 / 256,
-fp16 / bf16, causal or not, deterministic or not), each case first checked to take the split path; and
-deterministic=True bit-identical from run to run through the split path."""
+"""The attention backward on small shapes (MQA/GQA and MHA), where the dK/dV kernel splits each key block's walk
+over the query heads and blocks among several CTAs (``_attention_bwd.split_walk``) and a combine kernel sums their
+f32 partials: dQ, dK, dV against float32 torch autograd on fresh random data (H_KV 1, 2 and MHA, N 1000 / 777 /
+128 / 64, head dims 64 / 128 / 256, fp16 / bf16, causal or not, deterministic or not), each case first checked to
+take the split path; deterministic=True bit-identical from run to run through the split path; repeated calls
+through the per-shape launch plan."""
 
 import pytest
 
@@ -36,7 +37,7 @@ def _split_of(B, H, HK, N, D):
     n_pad = padded_len(N)
     block_n = 64 if D == 256 else AB.BLOCK_N
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    return AB.split_heads(n_pad // block_n, B * HK, H // HK, n_pad // AB.BLOCK_M, sms)
+    return AB.split_walk(n_pad // block_n, B * HK, H // HK, n_pad // AB.BLOCK_M, sms)
 
 
 CASES = [  # B, H, H_KV, N, D, causal, dtype, deterministic
@@ -55,6 +56,9 @@ CASES = [  # B, H, H_KV, N, D, causal, dtype, deterministic
     (1, 8, 1, 64, 128, True, torch.bfloat16, True),
     (1, 4, 1, 333, 256, True, torch.bfloat16, False),
     (2, 8, 2, 1000, 256, False, torch.float16, True),
+    (1, 4, 2, 777, 128, True, torch.bfloat16, False),  # 7 CTAs per key block: splits fall inside a head
+    (1, 4, 4, 777, 128, False, torch.float16, False),  # MHA: a head's query blocks split
+    (2, 4, 4, 1000, 64, True, torch.bfloat16, True),
 ]
 
 
@@ -104,7 +108,7 @@ def test_split_matches_unsplit_kernel(monkeypatch):
     res = []
     for force in (None, 1):
         if force is not None:
-            monkeypatch.setattr(AB, "split_heads", lambda *a: force)
+            monkeypatch.setattr(AB, "split_walk", lambda *a: force)
         qt, kt, vt = (t.clone().requires_grad_() for t in (q, k, v))
         txl.ops.flash_attention(qt, kt, vt, deterministic=True).backward(do)
         res.append((qt.grad, kt.grad, vt.grad))
