@@ -30,9 +30,10 @@ CAUSAL (S_Q > 1, speculative decoding): query token t of the S_Q new ones is the
 and sees the keys up to it (FlashAttention's bottom-right alignment); a row that sees no key (seqlen < S_Q - t)
 gets O = 0 and LSE = +inf.
 
-Outputs, rows g = b * ROWS + r (ROWS = S_Q * H) for r < ROWS: NUM_SPLITS == 1: O (g, D_V) in q's dtype and LSE
-(g) float32 log2 units (+inf: no key). Otherwise the split's normalised partial PART_O ((g * NUM_SPLITS + split),
-D_V) float32 and PART_LSE (g * NUM_SPLITS + split) (-inf: no key), merged by mla_decode.mla_decode_combine with
+Outputs, rows g = b * ROWS + r (ROWS = S_Q * H) for r < ROWS: not PARTIAL (NUM_SPLITS == 1): O (g, D_V) in q's
+dtype and LSE (g) float32 log2 units (+inf: no key). PARTIAL: the split's normalised partial PART_O
+((g * NUM_SPLITS + split), D_V) float32 and PART_LSE (g * NUM_SPLITS + split) (-inf: no key), merged by
+mla_decode.mla_decode_combine with
 ROWS rows per sequence. Shared memory: Q 72 KB + 2 x 72 KB cache tiles + P 8 KB = 224 KB.
 """
 
@@ -109,7 +110,7 @@ def _zero_tail(kt, n_valid, D_V: tl.constexpr, BLOCK_N: tl.constexpr):
 
 @txl.jit
 def _store_out(acc, m_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, W: tl.constexpr,
-               COLS: tl.constexpr, D_V: tl.constexpr, BLOCK_M: tl.constexpr, NUM_SPLITS: tl.constexpr):
+               NUM_SPLITS, COLS: tl.constexpr, D_V: tl.constexpr, BLOCK_M: tl.constexpr, PARTIAL: tl.constexpr):
     # This consumer's COLS output columns of the block's real rows (r < ROWS); consumer 0 also stores the LSE
     # (m_i is None for consumer 1).
     seen = l_i > 0.0
@@ -118,21 +119,21 @@ def _store_out(acc, m_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, W:
     g = b.to(tl.int64) * ROWS + rows
     if W == 0:
         lse = m_i + tl.log2(tl.where(seen, l_i, 1.0))
-        if NUM_SPLITS == 1:
+        if not PARTIAL:
             tl.store(LSE + g, tl.where(seen, lse, float("inf")), mask=rmask)
         else:
             tl.store(PART_LSE + g * NUM_SPLITS + split, tl.where(seen, lse, float("-inf")), mask=rmask)
     out = acc * tl.where(seen, 1.0 / tl.where(seen, l_i, 1.0), 0.0)[:, None]
     cols = W * COLS + tl.arange(0, COLS)
-    if NUM_SPLITS == 1:
+    if not PARTIAL:
         tl.store(O + g[:, None] * D_V + cols[None, :], out.to(O.dtype.element_ty), mask=rmask[:, None])
     else:
         tl.store(PART_O + (g * NUM_SPLITS + split)[:, None] * D_V + cols[None, :], out, mask=rmask[:, None])
 
 
-@txl.jit(do_not_specialize=["ROWS", "H", "S_Q"])
+@txl.jit(do_not_specialize=["ROWS", "H", "S_Q", "NUM_SPLITS"])
 def mla_decode_wgmma(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_scale, ROWS, H, S_Q, bt_stride,
-                     D_V: tl.constexpr, D_PE: tl.constexpr, PAGE: tl.constexpr, NUM_SPLITS: tl.constexpr,
+                     NUM_SPLITS, D_V: tl.constexpr, D_PE: tl.constexpr, PAGE: tl.constexpr, PARTIAL: tl.constexpr,
                      CAUSAL: tl.constexpr = False, WG1_REGS: tl.constexpr = 256):
     tl.static_assert(PAGE % BLOCK_N == 0, "a 64-key tile lies in one page")
     tl.static_assert(D_V == 512, "two consumers of 256 output columns (wgmma's widest N)")
@@ -233,8 +234,8 @@ def mla_decode_wgmma(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_
         txl.mbar_wait(txl.get_buffer(p_empty, 0), (n_tiles & 1) ^ 1)
         txl.smem_store(a_s, l_i)
         txl.mbar_arrive(txl.get_buffer(l_full, 0))
-        _store_out(acc, m_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 0, COLS, D_V, BLOCK_M,
-                   NUM_SPLITS)
+        _store_out(acc, m_i, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 0, NUM_SPLITS, COLS, D_V,
+                   BLOCK_M, PARTIAL)
 
     if txl.is_warpgroup([2]):
         txl.reg_alloc(504 - PRODUCER_REGS - WG1_REGS)
@@ -258,8 +259,8 @@ def mla_decode_wgmma(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_
             s, phase = _advance(s, phase, NUM_STAGES)
         txl.mbar_wait(txl.get_buffer(l_full, 0), 0)
         l_i = txl.smem_load(a_s)
-        _store_out(acc, None, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 1, COLS, D_V, BLOCK_M,
-                   NUM_SPLITS)
+        _store_out(acc, None, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 1, NUM_SPLITS, COLS,
+                   D_V, BLOCK_M, PARTIAL)
 
 
 def signature(dtype="bf16"):
@@ -268,11 +269,14 @@ def signature(dtype="bf16"):
     return {"desc_q": "tensordesc<%s[%d, %d]>" % (dtype, BLOCK_M, d),
             "desc_kv": "tensordesc<%s[%d, %d]>" % (dtype, BLOCK_N, d),
             "BT": "*i32:16", "SEQLENS": "*i32:16", "O": "*%s:16" % dtype, "LSE": "*fp32:16", "PART_O": "*fp32:16",
-            "PART_LSE": "*fp32:16", "sm_scale": "fp32", "ROWS": "i32", "H": "i32", "S_Q": "i32", "bt_stride": "i32"}
+            "PART_LSE": "*fp32:16", "sm_scale": "fp32", "ROWS": "i32", "H": "i32", "S_Q": "i32", "bt_stride": "i32",
+            "NUM_SPLITS": "i32"}
 
 
 def constexprs(page_size, num_splits, causal=False, d_v=512, d_pe=64):
-    return dict(D_V=d_v, D_PE=d_pe, PAGE=page_size, NUM_SPLITS=num_splits, CAUSAL=causal)
+    """The constexprs of a launch with ``num_splits`` splits (a runtime argument: only one split or several is
+    compiled in, so a split count that changes as the block table grows compiles nothing new)."""
+    return dict(D_V=d_v, D_PE=d_pe, PAGE=page_size, PARTIAL=num_splits > 1, CAUSAL=causal)
 
 
 OPTIONS = {"num_warps": 4, "num_warpgroups": 3}

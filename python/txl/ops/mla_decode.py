@@ -145,7 +145,7 @@ def _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal):
             desc_kv = txl.TensorDescriptor(kv.view(-1, D_V + D_PE), block_shape=[kw.BLOCK_N, D_V + D_PE])
             fast_launch(kw.mla_decode_wgmma, (-(-rows // kw.BLOCK_M), B, num_splits),
                         (desc_q, desc_kv, bt, seqlens, o, lse, part_o, part_lse, float(sm_scale), rows, H, S_Q,
-                         bt.stride(0)), dict(kw.constexprs(page, num_splits, causal), **kw.OPTIONS))
+                         bt.stride(0), num_splits), dict(kw.constexprs(page, num_splits, causal), **kw.OPTIONS))
             if num_splits == 1:
                 return o, lse
         else:
