@@ -8,11 +8,12 @@ equal parts rounded to 64 keys), a 64-key tile at a time. A tile lies in one pag
 TMA load of 64 rows x 576 columns at row page * PAGE + offset of the cache viewed as (pages * PAGE, 576).
 
 num_warps=4, num_warpgroups=3:
-  WG0       producer (setmaxnreg 24): Q (64 x 576, once), then the cache tiles through a 2-stage ring
+  WG0       producer (setmaxnreg 24; WG1 256, WG2 224): Q (64 x 576, once), then the cache tiles through a 2-stage ring
             (k_full: 1 arrival + bytes; k_empty: 256 arrivals, both consumers). The page of a tile is a scalar
             load of the block table.
   WG1       S = Q K^T (64 x 64, K = 576, SS wgmma), the online softmax, P (bf16) and the rescale factor alpha
-            into shared memory for both consumers (p_full / p_empty for WG2, one buffer), O[:, 0:256] += P V[:, 0:256].
+            into shared memory for both consumers (p_full / p_empty for WG2, one buffer), O[:, 0:256] +=
+            P V[:, 0:256].
             FA3's overlap: S_j and P_{j-1} V_{j-1} are issued back to back and the softmax of S_j runs while the
             P V wgmma does.
   WG2       O[:, 256:512] *= alpha, += P V[:, 256:512], as WG1's P arrives; its P V runs while WG1 computes the
@@ -21,10 +22,10 @@ num_warps=4, num_warpgroups=3:
   Each consumer holds a 64 x 256 float32 accumulator (128 registers a thread).
 
 Keys past the sequence's end in its last tile: the cache may hold anything there (NaN included: a page's unused
-slots are never written), and P = 0 does not cancel NaN in P @ V, so each consumer zeroes its own 256 V columns
-of those rows in shared memory before its P @ V (generic stores, fence.proxy.async, a warpgroup barrier). The
-scores of those keys are masked to -inf; what WG1's S GEMM reads in the other half while WG2 zeroes it only
-feeds masked scores.
+slots are never written), and P = 0 does not cancel NaN in P @ V, so WG2 zeroes the 512 V columns of those rows in
+shared memory (generic stores, fence.proxy.async) and both consumers meet at named barrier 10 (256 threads) before
+that tile's P @ V. The scores of those keys are masked to -inf, so what WG1's S GEMM reads there meanwhile does
+not matter.
 
 CAUSAL (S_Q > 1, speculative decoding): query token t of the S_Q new ones is the cache's position seqlen - S_Q + t
 and sees the keys up to it (FlashAttention's bottom-right alignment); a row that sees no key (seqlen < S_Q - t)
@@ -33,8 +34,7 @@ gets O = 0 and LSE = +inf.
 Outputs, rows g = b * ROWS + r (ROWS = S_Q * H) for r < ROWS: not PARTIAL (NUM_SPLITS == 1): O (g, D_V) in q's
 dtype and LSE (g) float32 log2 units (+inf: no key). PARTIAL: the split's normalised partial PART_O
 ((g * NUM_SPLITS + split), D_V) float32 and PART_LSE (g * NUM_SPLITS + split) (-inf: no key), merged by
-mla_decode.mla_decode_combine with
-ROWS rows per sequence. Shared memory: Q 72 KB + 2 x 72 KB cache tiles + P 8 KB = 224 KB.
+mla_decode.mla_decode_combine with ROWS rows per sequence. Shared memory: Q 72 KB + 2 x 72 KB cache tiles + P 8 KB + alpha = 229,696 bytes (txlc).
 """
 
 import txl
