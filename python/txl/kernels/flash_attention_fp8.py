@@ -195,20 +195,22 @@ def _store_o(out, o_tile, desc_o, o_y):
 
 @txl.jit(do_not_specialize=["N"])
 def transpose_v(V, VT, N, NV, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
-    # VT[g, d, k] = V[g, c, d] for the kv head g = program_id(1), keys c < N, with k = KEY_PERM(c) inside each 32
-    # keys (_a_operand); VT's columns N .. NV - 1 get zeros. Bytes (u8): fp8 is copied, not converted. Rows are
-    # read whole (coalesced) in k order; the tile's transpose is a relayout through shared memory, so the stores
-    # run along k.
+    # VT[g, d, k] = V[g, c, d] for the kv head g = program_id(1), keys c < N, with k = key_perm(c) inside each 32
+    # keys (_a_operand); VT's columns N .. NV - 1 get zeros. Bytes (i8): fp8 is copied, not converted. Rows of V
+    # are read whole (16-byte loads) in k order; the tile goes through shared memory transposed (the register
+    # transpose is a rename, so its stores to shared memory are per byte), and VT's rows leave in 16-byte stores.
+    # (A transposed view of an unswizzled buffer, smem_load(buf.T), would read it untransposed: see
+    # docs/attention-fp8.md, "Compiler findings".)
     k = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     kk = k % 32
     c = (k - kk) + (kk & 1) + ((kk >> 2) & 1) * 2 + ((kk >> 3) & 1) * 4 + ((kk >> 1) & 1) * 8 + (kk & 16)
     d = tl.arange(0, HEAD_DIM)
     g = tl.program_id(1).to(tl.int64)
     x = tl.load(V + g * N * HEAD_DIM + c[:, None] * HEAD_DIM + d[None, :], mask=c[:, None] < N, other=0)
-    buf = txl.get_buffer(txl.smem_alloc([BLOCK, HEAD_DIM], tl.uint8), 0)
-    txl.smem_store(buf, x)
+    buf = txl.get_buffer(txl.smem_alloc([HEAD_DIM, BLOCK], tl.int8), 0)
+    txl.smem_store(buf, tl.trans(x))
     tl.debug_barrier()
-    xt = txl.smem_load(buf.T)
+    xt = txl.smem_load(buf)
     tl.store(VT + g * HEAD_DIM * NV + d[:, None] * NV + k[None, :], xt, mask=k[None, :] < NV)
 
 

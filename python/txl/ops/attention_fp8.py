@@ -159,8 +159,8 @@ def transpose_v(v):
 
     B, Hk, N, D = v.shape
     nv = -(-N // 32) * 32
-    vt = torch.empty((B * Hk * D, nv), dtype=torch.uint8, device=v.device)
-    v2 = _rows(v).view(torch.uint8)
+    vt = torch.empty((B * Hk * D, nv), dtype=torch.int8, device=v.device)
+    v2 = _rows(v).view(torch.int8)
     kernel[(-(-nv // TRANSPOSE_BLOCK), B * Hk)](v2, vt, N, nv, HEAD_DIM=D, BLOCK=TRANSPOSE_BLOCK, num_warps=4)
     return vt.view(torch.float8_e4m3fn)
 
@@ -289,7 +289,7 @@ def flash_attention_fp8(q, k, v, causal=False, sm_scale=None, descale_q=None, de
 # Precompiling (no torch, no GPU)
 # ---------------------------------------------------------------------------------------------------------------
 class _Meta(MetaTensor):
-    SIZES = dict(MetaTensor.SIZES, uint8=1)  # the transpose kernel's byte tensors
+    SIZES = dict(MetaTensor.SIZES, int8=1)  # the transpose kernel's byte tensors
 
 
 def precompile(head_dim, causal, n=4096, heads=2, kv_heads=None):
@@ -305,7 +305,8 @@ def precompile(head_dim, causal, n=4096, heads=2, kv_heads=None):
     from txl.kernels.flash_attention_fp8 import transpose_v as tkernel
 
     nv = -(-n // 32) * 32
-    out = [tkernel.warmup(_Meta((kv_heads * n, head_dim), "uint8"), _Meta((kv_heads * head_dim, nv), "uint8"), n, nv, grid=None, HEAD_DIM=head_dim, BLOCK=TRANSPOSE_BLOCK, num_warps=4)]
+    out = [tkernel.warmup(_Meta((kv_heads * n, head_dim), "int8"), _Meta((kv_heads * head_dim, nv), "int8"), n, nv,
+                          grid=None, HEAD_DIM=head_dim, BLOCK=TRANSPOSE_BLOCK, num_warps=4)]
     for bn, ns in CONFIGS[head_dim]:
         q2 = MetaTensor((heads * n, head_dim), "float8_e4m3fn")
         k2 = MetaTensor((kv_heads * n, head_dim), "float8_e4m3fn")

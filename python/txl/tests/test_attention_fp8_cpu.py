@@ -67,12 +67,14 @@ def test_p_reaches_the_pv_wgmma_in_registers(d):
 
 @pytest.mark.parametrize("d,block", [(64, F8.TRANSPOSE_BLOCK), (128, F8.TRANSPOSE_BLOCK), (256, F8.TRANSPOSE_BLOCK)])
 def test_transpose_kernel_moves_16_byte_vectors(d, block):
-    text = ir_of(K.transpose_v, {"V": "*u8:16", "VT": "*u8:16", "N": "i32", "NV": "i32:16"},
+    text = ir_of(K.transpose_v, {"V": "*i8:16", "VT": "*i8:16", "N": "i32", "NV": "i32:16"},
                  {"HEAD_DIM": d, "BLOCK": block}, num_warps=4)
     ptx, err = compile_ptx(text, emit="cubin")
     assert "spill" not in err.lower(), err
     acc = set(re.findall(r"(?:ld|st)\.global[.\w]*", ptx))
     assert acc == {"ld.global.v4.b32", "st.global.v4.b32"}, acc
+    # the transpose happens on the way into shared memory (byte stores along D), rows of VT come out whole
+    assert set(re.findall(r"(?:ld|st)\.shared[.\w]*", ptx)) == {"st.shared.b8", "ld.shared.v4.b32"}
 
 
 def _perm_by_rename(n):
