@@ -139,8 +139,13 @@ def _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal):
         part_o = torch.empty((B, rows, num_splits, D_V), dtype=torch.float32, device=q.device)
         part_lse = torch.empty((B, rows, num_splits), dtype=torch.float32, device=q.device)
     # Through the fast launch path: decoding kernels take tens of microseconds, the generic launch about as much.
+    # TMA needs 16-byte aligned bases: a misaligned q (a view into a larger buffer) is copied, a misaligned cache
+    # (too large to copy) takes the mma.sync kernel.
+    wgmma = uses_wgmma(rows, page, kv.shape[0]) and kv.data_ptr() % 16 == 0
+    if wgmma and q.data_ptr() % 16:
+        q = q.clone()
     with torch.cuda.device(q.device):
-        if uses_wgmma(rows, page, kv.shape[0]):
+        if wgmma:
             desc_q = txl.TensorDescriptor(q.view(B * rows, D_V + D_PE), block_shape=[kw.BLOCK_M, D_V + D_PE])
             desc_kv = txl.TensorDescriptor(kv.view(-1, D_V + D_PE), block_shape=[kw.BLOCK_N, D_V + D_PE])
             fast_launch(kw.mla_decode_wgmma, (-(-rows // kw.BLOCK_M), B, num_splits),

@@ -195,3 +195,27 @@ def test_mla_decode_wgmma_padded_rows(monkeypatch, launched, heads, s_q, causal,
     if s_q == 1:
         o, ro, rlse = o[:, 0], ro[:, 0], rlse[:, 0]
     _check(o, lse, ro, rlse)
+
+
+def test_misaligned_inputs(launched):
+    """Views into larger buffers whose first element is not 16-byte aligned: q is copied for the wgmma kernel's TMA;
+    a misaligned cache takes the mma.sync kernel."""
+    from txl.kernels import mla_decode as km
+    from txl.kernels import mla_decode_wgmma as kw
+
+    lens = [300, 1000]
+    kv, bt, seqlens = cache(lens, 64)
+    flat = torch.randn(2 * 64 * 576 + 1, device="cuda", dtype=torch.bfloat16)
+    q = flat[1:].view(2, 1, 64, 576)
+    assert q.data_ptr() % 16 != 0 and q.is_contiguous()
+    ro, rlse = mla_reference(q, kv, bt, seqlens)
+    o, lse = mla_decode(q, kv, bt, seqlens, return_lse=True)
+    assert kw.mla_decode_wgmma in launched
+    _check(o[:, 0], lse, ro[:, 0], rlse[:, 0])
+    pool = torch.empty(kv.numel() + 1, device="cuda", dtype=torch.bfloat16)
+    kv_off = pool[1:].view(kv.shape)
+    kv_off.copy_(kv)
+    launched.clear()
+    o, lse = mla_decode(q, kv_off, bt, seqlens, return_lse=True)
+    assert km.mla_decode_split in launched and kw.mla_decode_wgmma not in launched
+    _check(o[:, 0], lse, ro[:, 0], rlse[:, 0])
