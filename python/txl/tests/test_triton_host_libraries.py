@@ -434,8 +434,12 @@ def test_fla_style_signature_probe():
         "self", "fn", "arg_names", "configs", "key", "reset_to_zero", "restore_value"]
 
 
-def test_gluon_is_not_there():
-    # txl has no Gluon: `from triton.experimental import gluon` fails at import, as it would with a Triton
-    # without Gluon, so that libraries' guarded imports (try/except ImportError) take their other path.
-    with pytest.raises(ImportError):
-        import txl.experimental  # noqa: F401
+def test_gluon_is_there():
+    # txl compiles Gluon (txl.experimental.gluon, docs/gluon.md): the swapped `from triton.experimental import
+    # gluon` imports, with the names fla's Gluon modules use.
+    from txl.experimental import gluon
+    from txl.experimental.gluon import language as gl
+    from txl.experimental.gluon.language import extra
+    from txl.experimental.gluon.language.nvidia.ampere import async_copy as cp
+    assert callable(gluon.jit) and callable(gluon.constexpr_function) and gl.BlockedLayout and extra.libdevice
+    assert callable(cp.async_copy_global_to_shared)
