@@ -11,6 +11,7 @@ from txl.compiler.errors import CompilationError
 from txl.experimental import gluon  # noqa: F401
 from txl.experimental.gluon import language as gl
 from txl.experimental.gluon.language.nvidia import blackwell
+from txl.experimental.gluon.language.nvidia.ampere import async_copy as cp
 from txl.tests.dsl_helpers import check, compile_ptx, ir_of, run_opt
 from txl.tests.gpu import gluon_cases as G
 
@@ -129,6 +130,28 @@ def test_cp_async_wait_counts():
     text = _ir("cp_async")
     check(text, r"scf\.for", r"txl\.async_load", r"txl\.async_load_wait 1", r"txl\.smem_load")
     check(text, r"txl\.async_load_wait 0")
+
+
+@gluon.jit
+def _wait_group_kernel(x_ptr, N: gl.constexpr):
+    layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+    offs = gl.arange(0, 128, layout=layout)
+    smem = gl.allocate_shared_memory(gl.float32, [3, 128], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    cp.async_copy_global_to_shared(smem.index(0), x_ptr + offs)
+    cp.async_copy_global_to_shared(smem.index(1), x_ptr + offs)
+    cp.commit_group()
+    cp.async_copy_global_to_shared(smem.index(2), x_ptr + offs)
+    cp.commit_group()
+    cp.wait_group(N)
+    gl.store(x_ptr + offs, smem.index(0).load(layout))
+
+
+@pytest.mark.parametrize("n,k", [(0, 0), (1, 1), (2, 3), (5, 3)])
+def test_wait_group_in_straight_line_code(n, k):
+    """Two groups (2 copies, then 1): wait_group(n) leaves the copies of the n groups committed last in flight,
+    as txl.async_load_wait k (each txl copy is a group of its own)."""
+    text = ir_of(_wait_group_kernel, {"x_ptr": "*fp32"}, {"N": n})
+    check(text, r"txl\.async_load_wait %d\b" % k)
 
 
 def test_mixed_layouts_refused():

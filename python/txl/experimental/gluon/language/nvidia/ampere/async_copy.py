@@ -2,9 +2,10 @@
 
 txl commits every ``txl.async_load`` as a group of its own; Gluon groups the copies issued since the last
 ``commit_group``. ``wait_group(n)`` ("all but the n most recent committed groups are complete") becomes
-``txl.async_load_wait k`` with k the number of copies that certainly follow the n-th most recent ``commit_group``
-of the same block (copies inside an ``if`` or a loop there may not run, and count 0). Waiting for more than Gluon
-asks is always correct; k is exact for straight-line code, the usual pipeline prologue / loop body.
+``txl.async_load_wait k`` with k the number of copies that certainly follow the (n+1)-th most recent
+``commit_group`` of the same block (the copies of the n groups committed last, and any not committed yet), or the
+block's start when it has fewer (copies inside an ``if`` or a loop there may not run, and count 0). Waiting for
+more than Gluon asks is always correct; k is exact for straight-line code.
 """
 
 from ......compiler.errors import SemanticError
@@ -46,10 +47,12 @@ def wait_group(num_outstanding=0):
     blk = S._b().block
     k = 0
     if n > 0:
+        # The copies Gluon lets stay in flight: those of the n most recently committed groups (and any not
+        # committed yet), i.e. the copies after the (n+1)-th most recent commit_group; those of this block only.
         marks = _commits(blk)
         start = 0
-        if len(marks) >= n:
-            m = marks[-n]
+        if len(marks) >= n + 1:
+            m = marks[-(n + 1)]
             start = 0 if m is None else blk.ops.index(m) + 1 if m in blk.ops else len(blk.ops)
         k = sum(1 for op in blk.ops[start:] if op.name == "txl.async_load")
     _txl.async_load_wait(k)
