@@ -146,6 +146,30 @@ def _wait_group_kernel(x_ptr, N: gl.constexpr):
     gl.store(x_ptr + offs, smem.index(0).load(layout))
 
 
+@gluon.jit
+def _wait_after_loop_kernel(x_ptr, n_iter):
+    layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+    offs = gl.arange(0, 128, layout=layout)
+    smem = gl.allocate_shared_memory(gl.float32, [3, 128], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    cp.async_copy_global_to_shared(smem.index(0), x_ptr + offs)
+    cp.commit_group()
+    for i in range(n_iter):
+        if i % 2 == 0:
+            cp.async_copy_global_to_shared(smem.index(1), x_ptr + offs)
+        cp.commit_group()
+    cp.async_copy_global_to_shared(smem.index(2), x_ptr + offs)
+    cp.commit_group()
+    cp.wait_group(1)
+    gl.store(x_ptr + offs, smem.index(0).load(layout))
+
+
+def test_wait_group_after_a_loop_of_copies():
+    """The copy after the loop (the group committed last) may stay in flight; the loop's groups (a copy or none
+    each) and the first one must be complete: async_load_wait 1, not 2 (counting the first copy too would leave
+    it in flight when the loop's last group was empty)."""
+    check(ir_of(_wait_after_loop_kernel, {"x_ptr": "*fp32", "n_iter": "i32"}), r"txl\.async_load_wait 1\b")
+
+
 @pytest.mark.parametrize("n,k", [(0, 0), (1, 1), (2, 3), (5, 3)])
 def test_wait_group_in_straight_line_code(n, k):
     """Two groups (2 copies, then 1): wait_group(n) leaves the copies of the n groups committed last in flight,
