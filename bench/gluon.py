@@ -211,7 +211,15 @@ class Case:
 
 
 def _t(name):
-    return lambda env: env["tutorials"][name]
+    """The backend's tutorial module ``name`` (its import error, raised, when it did not import)."""
+    def get(env):
+        mod = env["tutorials"].get(name)
+        if mod is None:
+            raise FileNotFoundError("%s.py is not in %s" % (name, TUTORIALS))
+        if isinstance(mod, Exception):
+            raise mod
+        return mod
+    return get
 
 
 def _tutorial_cases(torch):
@@ -308,15 +316,23 @@ def _fla_cases(torch):
     def sk_inputs():
         return torch.randn(T, N, N, device=dev), torch.randn(T, N, N, device=dev)
 
+    def fla(env, name):
+        mod = env["fla"].get(name)
+        if mod is None:
+            raise FileNotFoundError("fla's %s is not in %s" % (FLA_FILES[name], FLA))
+        if isinstance(mod, Exception):
+            raise mod
+        return mod
+
     def sk_fwd(env, i):
-        k = env["fla"]["sinkhorn"].sinkhorn_fwd_kernel
+        k = fla(env, "sinkhorn").sinkhorn_fwd_kernel
         o = torch.empty_like(i[0])
         k[(cdiv(T, bt),)](x=i[0], o=o, T=T, scale=RCP_LN2, N=N, BN=p2(N), BT=bt, NUM_ITERS=ITERS, num_warps=4,
                            enable_fp_fusion=False)
         return o
 
     def sk_bwd(env, i):
-        k = env["fla"]["sinkhorn"].sinkhorn_bwd_kernel
+        k = fla(env, "sinkhorn").sinkhorn_bwd_kernel
         dx = torch.empty_like(i[0])
         k[(cdiv(T, bt),)](x=i[0], do=i[1], dx=dx, T=T, scale=RCP_LN2, N=N, BN=p2(N), BT=bt, NUM_ITERS=ITERS,
                            num_warps=4, enable_fp_fusion=False)
@@ -341,7 +357,7 @@ def _fla_cases(torch):
         return logits, target
 
     def ce_fwd(env, i):
-        k = env["fla"]["cross_entropy"].cross_entropy_fwd_kernel_gluon
+        k = fla(env, "cross_entropy").cross_entropy_fwd_kernel_gluon
         logits, target = i
         loss = torch.empty(n_rows, device=dev)
         lse, z_loss = torch.empty_like(loss), torch.empty_like(loss)
@@ -367,7 +383,7 @@ def _fla_cases(torch):
                 torch.randn(D, W, device=dev, dtype=torch.bfloat16), torch.randn(D, device=dev, dtype=torch.bfloat16))
 
     def cv_fwd(env, i):
-        k = env["fla"]["conv1d"].causal_conv1d_fwd_kernel
+        k = fla(env, "conv1d").causal_conv1d_fwd_kernel
         x, w, b = i
         y = torch.empty_like(x)
         bt, (bd, splits) = 64, ((32, 2) if B * L * D <= 1048576 else (64, 1))
