@@ -12,6 +12,7 @@ from txl.experimental import gluon  # noqa: F401
 from txl.experimental.gluon import language as gl
 from txl.experimental.gluon.language.nvidia import blackwell
 from txl.experimental.gluon.language.nvidia.ampere import async_copy as cp
+from txl.experimental.gluon.language.nvidia.hopper import mbarrier
 from txl.tests.dsl_helpers import check, compile_ptx, ir_of, run_opt
 from txl.tests.gpu import gluon_cases as G
 
@@ -235,14 +236,39 @@ def test_swizzled_layout_refused():
     assert "SwizzledSharedLayout(1, 1, 1" in str(e.value)
 
 
-def test_blackwell_refused():
+def test_blackwell_tcgen05_compiles_for_sm100():
+    """Blackwell (compile-checked): tensor memory, tcgen05_mma completing on an mbarrier, the accumulator read in
+    get_tmem_reg_layout's layout (tcgen05.ld 32x32b), to an sm_100a cubin."""
+    text = ir_of(G.tcgen05_matmul_kernel, {"a_desc": "tensordesc<fp16[128, 64], swizzle=128>",
+                                           "b_desc": "tensordesc<fp16[64, 128], swizzle=128>", "c_ptr": "*fp32",
+                                           "K": "i32"}, {"num_warps": 4}, target="sm_100a")
+    check(text, r"txl\.tmem_alloc : !txl\.tmem<128x128xf32", r"txl\.dotx .* use_d %\w+ mbars\(",
+          r"txl\.tmem_load", r"txl\.layout = #txl\.blocked<sizePerThread = \[1, 128\], threadsPerWarp = \[32, 1\], "
+          r"warpsPerCTA = \[4, 1\], order = \[0, 1\]>")
+    ptx, _ = compile_ptx(text, emit="cubin")
+    assert "tcgen05.mma" in ptx and "tcgen05.ld" in ptx
+
+
+def test_blackwell_refusals():
     @gluon.jit
     def k(x):
-        blackwell.allocate_tensor_memory(gl.float32, [128, 128], None)
+        bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+        mbarrier.init(bar, count=1)
+        blackwell.tcgen05_commit(bar)
 
     with pytest.raises(CompilationError) as e:
-        ir_of(k, {"x": "*fp32"})
-    assert "txl.tmem_alloc" in str(e.value)
+        ir_of(k, {"x": "*fp32"}, target="sm_100a")
+    assert "mbarriers=[barrier]" in str(e.value)
+    with pytest.raises(CompilationError) as e:
+        ir_of(_no_tmem_layout, {"x": "*fp32"}, target="sm_100a")
+    assert "TensorMemoryLayout" in str(e.value)
+    with pytest.raises(ValueError):
+        blackwell.get_tmem_reg_layout(gl.float32, [64, 64], blackwell.TensorMemoryLayout([64, 64]), 4)
+
+
+@gluon.jit
+def _no_tmem_layout(x):
+    blackwell.allocate_tensor_memory(gl.float32, [128, 128], None)
 
 
 def test_layout_rank_checked():

@@ -3,6 +3,7 @@ test_gluon.py and run against torch by test_gluon_gpu.py, with the same configur
 
 from txl.experimental import gluon
 from txl.experimental.gluon import language as gl
+from txl.experimental.gluon.language.nvidia import blackwell
 from txl.experimental.gluon.language.nvidia.ampere import async_copy as cp
 from txl.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                            warpgroup_mma_wait)
@@ -282,3 +283,36 @@ def _noop_partition(x_ptr):
 LINEAR_16x16 = gl.DistributedLinearLayout(reg_bases=[[0, 1], [0, 2], [8, 0]],
                                           lane_bases=[[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]],
                                           warp_bases=[], block_bases=[], shape=[16, 16])
+
+
+@gluon.jit
+def tcgen05_matmul_kernel(a_desc, b_desc, c_ptr, K, num_warps: gl.constexpr):
+    """C = A @ B for one [BLOCK_M, BLOCK_N] tile on Blackwell: TMA loads, tcgen05_mma into tensor memory completing
+    on an mbarrier, the accumulator read back in get_tmem_reg_layout's layout (compile-checked for sm_100a only)."""
+    BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
+    BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
+    BLOCK_N: gl.constexpr = b_desc.block_type.shape[1]
+    a_smem = gl.allocate_shared_memory(a_desc.dtype, [BLOCK_M, BLOCK_K], a_desc.layout)
+    b_smem = gl.allocate_shared_memory(b_desc.dtype, [BLOCK_K, BLOCK_N], b_desc.layout)
+    tma_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mma_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(tma_bar, count=1)
+    mbarrier.init(mma_bar, count=1)
+    tmem_layout: gl.constexpr = blackwell.TensorMemoryLayout([BLOCK_M, BLOCK_N], col_stride=1)
+    acc = blackwell.allocate_tensor_memory(gl.float32, [BLOCK_M, BLOCK_N], tmem_layout)
+    phase = 0
+    use_acc = False
+    for k in range(0, K, BLOCK_K):
+        mbarrier.expect(tma_bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(a_desc, [0, k], tma_bar, a_smem)
+        tma.async_copy_global_to_shared(b_desc, [k, 0], tma_bar, b_smem)
+        mbarrier.wait(tma_bar, phase)
+        blackwell.tcgen05_mma(a_smem, b_smem, acc, use_acc=use_acc, mbarriers=[mma_bar])
+        mbarrier.wait(mma_bar, phase)
+        use_acc = True
+        phase ^= 1
+    reg_layout: gl.constexpr = blackwell.get_tmem_reg_layout(gl.float32, [BLOCK_M, BLOCK_N], tmem_layout, num_warps)
+    c = acc.load(reg_layout)
+    rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, reg_layout))
+    cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, reg_layout))
+    gl.store(c_ptr + rows[:, None] * BLOCK_N + cols[None, :], c)
