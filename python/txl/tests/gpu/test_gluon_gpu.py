@@ -109,7 +109,9 @@ def test_linear_layout(seed):
     torch.testing.assert_close(y, x * 3.0, atol=0, rtol=0)
 
 
-@pytest.mark.parametrize("x,y", [(1024, 2000), (64, 64), (4096, 130)])
+# (4096, 132): a last column block that TMA clips; 132 f32 keeps the row stride a multiple of 16 bytes, as TMA
+# requires (130 was refused by the launch, as Triton refuses it)
+@pytest.mark.parametrize("x,y", [(1024, 2000), (64, 64), (4096, 132)])
 def test_warp_specialize_add(seed, x, y):
     """gl.warp_specialize: a TMA producer partition and an adding consumer partition over 3 slots (mbarrier
     hand-over both ways); compiled with a warpgroup per partition by itself."""
