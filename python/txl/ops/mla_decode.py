@@ -74,6 +74,10 @@ _SMS = {}
 # kernel masks the rows past a sequence's own); bench/mla_decode.py times it that way too on the memory-bound rows
 # (setting this to 1 for those columns), the measurement that would move this threshold.
 WGMMA_ROWS = 64
+# The wgmma kernel's schedule: "fa3" (txl/kernels/mla_decode_wgmma.py: WG1 computes every S and softmax, FA3's
+# intra-warpgroup overlap) or "seesaw" (txl/kernels/mla_decode_seesaw.py: the consumers take alternate tiles'
+# S and softmax, FlashMLA's schedule; experimental). bench/mla_decode.py --seesaw times both in one run.
+SCHEDULE = "fa3"
 
 
 def _sms(device):
@@ -123,6 +127,7 @@ def _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal):
 
     import txl
     from txl.kernels import mla_decode as km
+    from txl.kernels import mla_decode_seesaw as ks
     from txl.kernels import mla_decode_wgmma as kw
     from txl.ops.attention import fast_launch
 
@@ -148,7 +153,10 @@ def _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal):
         if wgmma:
             desc_q = txl.TensorDescriptor(q.view(B * rows, D_V + D_PE), block_shape=[kw.BLOCK_M, D_V + D_PE])
             desc_kv = txl.TensorDescriptor(kv.view(-1, D_V + D_PE), block_shape=[kw.BLOCK_N, D_V + D_PE])
-            fast_launch(kw.mla_decode_wgmma, (-(-rows // kw.BLOCK_M), B, num_splits),
+            if SCHEDULE not in ("fa3", "seesaw"):
+                raise ValueError("%s: mla_decode.SCHEDULE must be 'fa3' or 'seesaw', got %r" % (_WHERE, SCHEDULE))
+            kernel = ks.mla_decode_seesaw if SCHEDULE == "seesaw" else kw.mla_decode_wgmma
+            fast_launch(kernel, (-(-rows // kw.BLOCK_M), B, num_splits),
                         (desc_q, desc_kv, bt, seqlens, o, lse, part_o, part_lse, float(sm_scale), rows, H, S_Q,
                          bt.stride(0), num_splits), dict(kw.constexprs(page, num_splits, causal), **kw.OPTIONS))
             if num_splits == 1:

@@ -68,6 +68,25 @@ def test_wgmma_kernel_compiles(page, splits, causal, dtype):
     assert [p["block_shape"] for p in side["params"][:2]] == [[64, 64], [64, 64]]
 
 
+@pytest.mark.parametrize("page,splits,causal,dtype", [(64, 1, False, "bf16"), (64, 4, False, "bf16"),
+                                                      (64, 1, True, "bf16"), (64, 3, True, "fp16"),
+                                                      (256, 2, False, "bf16")])
+def test_seesaw_kernel_compiles(page, splits, causal, dtype):
+    """The seesaw variant (mla_decode.SCHEDULE = "seesaw"): no spills (its stage and Q indices vary per pair, so
+    LLVM cannot hoist the wgmma descriptors), each consumer's S (36 m64n64k16) and two P V halves (4 m64n256k16
+    each), shared memory within the H100's."""
+    from txl.kernels import mla_decode_seesaw as ks
+
+    text = ir_of(ks.mla_decode_seesaw, kw.signature(dtype), kw.constexprs(page, splits, causal), **kw.OPTIONS)
+    ptx, err = compile_ptx(text, emit="cubin")
+    assert "spill" not in err.lower(), err
+    assert not re.search(r"C751[23]", err), err
+    shapes = re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", ptx)
+    assert shapes.count("m64n64k16") == 2 * 36 and shapes.count("m64n256k16") == 4 * 4, shapes
+    side = _sidecar(text)
+    assert side["threads"][0] == 384 and side["shared_bytes"] <= H100_SMEM, side
+
+
 def test_wgmma_one_split_writes_o_directly():
     """With one split the kernel stores O in q's dtype and LSE itself (no partials, no combine)."""
     one = compile_ptx(ir_of(kw.mla_decode_wgmma, kw.signature(), kw.constexprs(64, 1), **kw.OPTIONS))[0]
@@ -258,3 +277,118 @@ def test_op_wiring_on_cpu(monkeypatch):
     torch.testing.assert_close(lse, rlse)
     o1, lse1 = mop.mla_decode(q4[:, :1], kv, bt, seqlens, num_splits=3, return_lse=True)
     assert o1.shape == (3, 1, 32, 512) and lse1.shape == (3, 32)  # one token: (B, H), as before S_Q existed
+
+
+def _model_seesaw(q, kv, bt, seqlens, scale, splits, causal):
+    """float64 model of mla_decode_seesaw's pairs (the max chain through bM, P_e rescaled to WG2's max, each
+    warpgroup's own l, an odd last tile's wholly masked stand-in) + the combine, as _model."""
+    import torch
+
+    B, S_Q, H, _ = q.shape
+    rows = S_Q * H
+    page = kv.shape[1]
+    q2 = q.reshape(B, rows, 576).double()
+    qk_scale = scale * 1.44269504
+    ninf = torch.tensor(-math.inf, dtype=torch.float64)
+    part_o = torch.zeros(B, rows, splits, 512, dtype=torch.float64)
+    part_lse = torch.zeros(B, rows, splits, dtype=torch.float64)
+
+    def fin(m):
+        return torch.where(m == -math.inf, 0.0, m) if causal else m
+
+    for b in range(B):
+        seqlen = int(seqlens[b])
+        per_split = -(-(-(-seqlen // splits)) // 64) * 64
+        for split in range(splits):
+            start = split * per_split
+            end = min(start + per_split, seqlen)
+            n_tiles = -(-max(end - start, 0) // 64)
+            for mb in range(-(-rows // 64)):
+                r = torch.arange(mb * 64, mb * 64 + 64)
+                qb = torch.zeros(64, 576, dtype=torch.float64)
+                qb[:min(64, rows - mb * 64)] = q2[b, mb * 64:(mb + 1) * 64]
+
+                def tile(n0):
+                    if n0 >= end:  # the stand-in for a missing o: finite, wholly masked
+                        return torch.zeros(64, 576, dtype=torch.float64)
+                    t = kv[int(bt[b, n0 // page]), n0 % page:n0 % page + 64].double().clone()
+                    if n0 + 64 > seqlen:
+                        t[seqlen - n0:, :512] = 0
+                    return t
+
+                def scores(kt, n0):
+                    qk = qb @ kt.T
+                    if n0 + 64 > end or (causal and n0 + 64 + S_Q - 1 > seqlen):
+                        keys = n0 + torch.arange(64)
+                        keep = (keys < end)[None, :].expand(64, 64)
+                        if causal:
+                            keep = keep & (keys[None, :] <= (seqlen - S_Q + r // H)[:, None])
+                        qk = torch.where(keep, qk, ninf)
+                    return qk, qk.max(1).values * qk_scale
+
+                m_run = torch.full((64,), -math.inf, dtype=torch.float64)
+                l1 = torch.zeros(64, dtype=torch.float64)
+                l2 = torch.zeros(64, dtype=torch.float64)
+                acc_l = torch.zeros(64, 256, dtype=torch.float64)
+                acc_r = torch.zeros(64, 256, dtype=torch.float64)
+                for i in range(-(-n_tiles // 2)):
+                    e0 = start + 2 * i * 64
+                    ke, ko = tile(e0), tile(e0 + 64)
+                    qk_e, mx_e = scores(ke, e0)  # WG1
+                    m_e = torch.maximum(m_run, mx_e)
+                    p_e = torch.exp2(qk_e * qk_scale - fin(m_e)[:, None])
+                    alpha = torch.exp2(m_run - fin(m_e))
+                    l1 = l1 * alpha + p_e.sum(1)
+                    acc_l = acc_l * alpha[:, None] + p_e @ ke[:, :256]
+                    qk_o, mx_o = scores(ko, e0 + 64)  # WG2
+                    m_o = torch.maximum(m_e, mx_o)
+                    alpha2 = torch.exp2(m_run - fin(m_o))
+                    p_o = torch.exp2(qk_o * qk_scale - fin(m_o)[:, None])
+                    l2 = l2 * alpha2 + p_o.sum(1)
+                    beta = torch.exp2(m_e - fin(m_o))
+                    acc_r = acc_r * alpha2[:, None] + p_o @ ko[:, 256:512] + (p_e * beta[:, None]) @ ke[:, 256:512]
+                    acc_l = acc_l * beta[:, None] + p_o @ ko[:, :256]
+                    l1 = l1 * beta
+                    m_run = m_o
+                ll = l1 + l2
+                acc = torch.cat([acc_l, acc_r], 1)
+                seen = ll > 0
+                out = acc * torch.where(seen, 1 / torch.where(seen, ll, 1.0), 0.0)[:, None]
+                lse = torch.where(seen, m_run + torch.log2(torch.where(seen, ll, 1.0)), -math.inf)
+                n = min(64, rows - mb * 64)
+                part_o[b, mb * 64:mb * 64 + n, split] = out[:n]
+                part_lse[b, mb * 64:mb * 64 + n, split] = lse[:n]
+    mx = part_lse.max(-1).values
+    m_use = torch.where(mx == -math.inf, 0.0, mx)
+    w = torch.exp2(part_lse - m_use[..., None])
+    total = w.sum(-1)
+    o = (part_o * w[..., None]).sum(-2) / torch.where(total > 0, total, 1.0)[..., None]
+    lse2 = torch.where(total > 0, m_use + torch.log2(torch.where(total > 0, total, 1.0)), math.inf)
+    return o.view(B, S_Q, H, 512), lse2.view(B, S_Q, H)
+
+
+@pytest.mark.parametrize("s_q,heads,page,splits,causal", [(1, 64, 64, 1, False), (1, 128, 64, 3, False),
+                                                          (2, 64, 128, 2, True), (2, 40, 64, 4, True)])
+def test_seesaw_model_matches_reference(s_q, heads, page, splits, causal):
+    """mla_decode_seesaw's algorithm (_model_seesaw) against the float32 reference, as
+    test_kernel_model_matches_reference (odd and even tile counts per split, NaN past every end)."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(s_q * 1000 + heads + page + splits + 7)
+    lens = [0, 1, 130, 777, 64, 200]
+    per = max(-(-n // page) for n in lens)
+    pages = len(lens) * per + 2
+    kv = torch.randn(pages, page, 576)
+    bt = torch.randperm(pages)[:len(lens) * per].view(len(lens), per).to(torch.int32)
+    for b, n in enumerate(lens):
+        flat = kv[bt[b].long()].reshape(-1, 576)
+        flat[n:] = float("nan")
+        kv[bt[b].long()] = flat.view(per, page, 576)
+    seqlens = torch.tensor(lens, dtype=torch.int32)
+    q = torch.randn(len(lens), s_q, heads, 576)
+    o, lse2 = _model_seesaw(q, kv, bt, seqlens, 576 ** -0.5, splits, causal)
+    ro, rlse = mop.mla_reference(q, kv, bt, seqlens, sm_scale=576 ** -0.5, causal=causal)
+    assert torch.isfinite(o).all()
+    torch.testing.assert_close(o.float(), ro, rtol=1e-4, atol=1e-4)
+    live = torch.isfinite(rlse)
+    assert torch.equal(torch.isinf(lse2), ~live)
+    torch.testing.assert_close((lse2 * math.log(2.0)).float()[live], rlse[live], rtol=1e-4, atol=1e-4)

@@ -7,7 +7,9 @@ errors on CUDA tensors; the custom op's registration (opcheck).
 The wgmma kernel (64+ query rows per sequence, pages of 64+ keys; txl/kernels/mla_decode_wgmma.py): h_q 64 / 128,
 s_q 1 / 2 (causal and not), lengths 0 / 1 / 777 / 3001 / 4096 with NaN in every cache slot past a sequence's end,
 pages 64 / 128, one split (O written by the kernel) and several (the combine), bf16 and fp16, rows that straddle
-a 64-row block (s_q 2 x 40 heads), checked to have run on that kernel; the mma.sync kernel with s_q 2, causal.
+a 64-row block (s_q 2 x 40 heads), checked to have run on that kernel; the same with the experimental seesaw
+schedule (test_mla_decode_seesaw; run it on its own first: -k seesaw); the wgmma kernel padded to fewer rows;
+misaligned inputs; the mma.sync kernel with s_q 2, causal.
 
     PYTHONPATH=python TXL_TXLC=... python3 -m pytest -q python/txl/tests/gpu/test_mla_decode_gpu.py
 """
@@ -219,3 +221,26 @@ def test_misaligned_inputs(launched):
     o, lse = mla_decode(q, kv_off, bt, seqlens, return_lse=True)
     assert km.mla_decode_split in launched and kw.mla_decode_wgmma not in launched
     _check(o[:, 0], lse, ro[:, 0], rlse[:, 0])
+
+
+@pytest.mark.parametrize("heads,s_q,causal", [(64, 1, False), (128, 1, False), (64, 2, True), (40, 2, True)])
+@pytest.mark.parametrize("page,splits", [(64, None), (64, 1), (64, 3), (128, 2)])
+def test_mla_decode_seesaw(monkeypatch, launched, heads, s_q, causal, page, splits):
+    """The experimental seesaw schedule (mla_decode.SCHEDULE = "seesaw", txl/kernels/mla_decode_seesaw.py) on the
+    wgmma shapes: odd and even tile counts per split (lengths 1 / 64 / 130 / 777 / 3001 / 4096 with NaN past each
+    end, 0), causal and not."""
+    from txl.kernels import mla_decode_seesaw as ks
+
+    monkeypatch.setattr(mop, "SCHEDULE", "seesaw")
+    lens = [1, 777, 3001, 4096, 0, 64, 130]
+    kv, bt, seqlens = cache(lens, page, nan_tail=True)
+    q = torch.randn(len(lens), s_q, heads, 576, device="cuda", dtype=torch.bfloat16)
+    o, lse = mla_decode(q, kv, bt, seqlens, num_splits=splits, return_lse=True, causal=causal)
+    assert ks.mla_decode_seesaw in launched
+    ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
+    if s_q == 1:
+        o, ro, rlse = o[:, 0], ro[:, 0], rlse[:, 0]
+    _check(o, lse, ro, rlse)
+    for b in range(len(lens)):
+        if lens[b]:
+            _check(o[b], lse[b], ro[b], rlse[b])
