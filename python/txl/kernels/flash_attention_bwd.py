@@ -91,7 +91,7 @@ def attention_bwd_dq_convert(DQ_ACC, DQ, sm_scale, N_CTX, N_PAD, HEAD_STRIDE, HE
 @txl.jit
 def attention_bwd_dkv_combine(DK_PART, DV_PART, DK, DV, N_CTX, N_PAD, DK_DIM: tl.constexpr, DV_DIM: tl.constexpr,
                               SPLIT: tl.constexpr, CHUNK: tl.constexpr):
-    # dK, dV of a backward whose dK/dV kernel split each group's query heads over SPLIT CTAs: the sum of the SPLIT
+    # dK, dV of a backward whose dK/dV kernel split each key block's walk over SPLIT CTAs: the sum of the SPLIT
     # f32 partials (dK's already scaled by sm_scale), added in split order (so bit-identical from run to run), in
     # dK's dtype, padded rows dropped. DK_PART is (SPLIT, B * H_KV, N_PAD, DK_DIM) f32, dK (B * H_KV, N_CTX,
     # DK_DIM) (DV likewise with DV_DIM <= DK_DIM): a kv head's rows are contiguous in both, so a program takes
@@ -230,13 +230,13 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
         if txl.is_warpgroup([1]):
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                       M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
-                      t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
-                      NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
+                      t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 0, HEAD_DIM, BLOCK_M, HALF_N,
+                      DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
         else:
             _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv,
                       M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
-                      t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM, BLOCK_M, HALF_N, DQ_COLS,
-                      NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
+                      t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM, BLOCK_M, HALF_N,
+                      DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
 
 
 @txl.jit
@@ -380,9 +380,9 @@ def _mask_bwd_local(pT, key0, q0, len_q, len_k, left, right, n_sink, ROWS: tl.co
 @txl.jit
 def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, desc_dq, desc_dk, desc_dv, M, Delta,
               DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head, t_lo, t_hi,
-              out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-              HALF_N: tl.constexpr, DQ_COLS: tl.constexpr, NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr,
-              EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr, SPLIT: tl.constexpr):
+              out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, W: tl.constexpr, HEAD_DIM: tl.constexpr,
+              BLOCK_M: tl.constexpr, HALF_N: tl.constexpr, DQ_COLS: tl.constexpr, NUM_STAGES: tl.constexpr,
+              CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr, SPLIT: tl.constexpr):
     dtype = desc_dk.dtype
     qk_scale = sm_scale * 1.44269504  # exp(x * sm_scale) = exp2(x * qk_scale)
     key0 = k_row + W * HALF_N  # this consumer's first key within the head
@@ -465,7 +465,7 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
     # Epilogue: dV_W through V_W's buffer (read by this warpgroup only), dK_W through K_W's once the other
     # consumer's last dQ wgmma (which reads K_W's columns) has retired.
     if SPLIT > 1:
-        # A share of the group's query heads: this CTA's partial dV_W, dK_W (f32) go to its own rows of the
+        # A share of the key block's walk: this CTA's partial dV_W, dK_W (f32) go to its own rows of the
         # partial buffers (DV, DK), which attention_bwd_dkv_combine sums in split order. The rows are padded to
         # N_PAD, so no mask; from registers, so K_W's buffer is not reused and barrier 9 is not needed.
         _store_partial(dv, DV, part_y + W * HALF_N, 0, HALF_N, HEAD_DIM, HEAD_DIM)
@@ -626,7 +626,7 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
     # Epilogue: once both consumers' last GEMMs have retired (consumer 0's S^T reads all of K, consumer 1's dP^T
     # all of V), dV and dK of this consumer's columns go out through its column block of V's and K's buffers.
     if SPLIT > 1:
-        # This CTA's share of the group's query heads: f32 partials from registers (see flash_attention_bwd).
+        # This CTA's share of the key block's walk: f32 partials from registers (see flash_attention_bwd).
         _store_partial(dv, DV, part_y, W * COLS, BLOCK_N, COLS, HEAD_DIM)
         _store_partial(dk * sm_scale, DK, part_y, W * COLS, BLOCK_N, COLS, HEAD_DIM)
     else:

@@ -155,7 +155,7 @@ def _consumer_asym(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_
         s, phase = _advance(s, phase, NUM_STAGES)
 
     if SPLIT > 1:
-        # a share of the group's query heads: f32 partials from registers (see flash_attention_bwd)
+        # a share of the key block's walk: f32 partials from registers (see flash_attention_bwd)
         _store_partial(dv, DV, part_y, VX, BLOCK_N, VC, HEAD_DIM_V)
         _store_partial(dk * sm_scale, DK, part_y, KX, BLOCK_N, KC, HEAD_DIM)
     else:
