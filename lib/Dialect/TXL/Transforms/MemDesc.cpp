@@ -39,11 +39,33 @@ int64_t elemBytes(SmemType t) {
   return std::max<int64_t>(1, getElementBitWidth(t.getElementType()) / 8);
 }
 
+/// Whether `order` reorders dimensions of `src` of size > 1 (a transposition
+/// that only moves unit dimensions leaves every element where it was).
+bool movesData(ArrayRef<int32_t> order, SmemType src) {
+  SmallVector<int32_t> big;
+  for (int32_t d : order)
+    if (src.getDimSize(d) > 1)
+      big.push_back(d);
+  return !llvm::is_sorted(big);
+}
+
 /// Views whose address is their source's.
 template <typename OpTy> struct SameAddress : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if constexpr (std::is_same_v<OpTy, SmemTransOp>) {
+      // Only an nvmma_shared encoding records a transposition (its `transposed`
+      // flag, set by txl-smem-allocs); a view of a buffer without one would be
+      // read and written as if untransposed.
+      SmemType src = op.getSrc().getType();
+      if (!isa_and_nonnull<NVMMASharedAttr>(src.getEncoding()) && movesData(op.getOrder(), src))
+        return op.emitOpError()
+               << "transposes a view of a shared-memory buffer that has no swizzled layout (no "
+                  "wgmma or TMA user gave it one), so nothing would record the order and loads "
+                  "and stores would see the buffer untransposed; store the tile transposed "
+                  "instead (smem_store(buf, tl.trans(x)))";
+    }
     if constexpr (std::is_same_v<OpTy, SmemReshapeOp>) {
       SmemType src = op.getSrc().getType(), dst = op.getType();
       // A swizzled tile keeps its layout only if the contiguous dimension stays.
