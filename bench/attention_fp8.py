@@ -52,6 +52,12 @@ def precompile(cache_dir):
             for even in (True, False):
                 for group in (1, 2, 4, 8):
                     n += len(F8.precompile(d, causal, n=4096 if even else 1000, heads=8, kv_heads=8 // group))
+    # P in its natural order (RENAME_P = False): the GPU test's test_fp8_both_p_orders shapes
+    for d in F8.HEAD_DIMS:
+        for causal in (False, True):
+            for even, group in ((True, 1), (False, 4)):
+                n += len(F8.precompile(d, causal, n=4096 if even else 1000, heads=8, kv_heads=8 // group,
+                                       rename_p=False))
     for d, causal in sorted({(D, c) for _, _, _, D, c in ROWS}):
         n += len(A.precompile("fa3", d, causal, "bfloat16", n=4096))
     print("compiled %d kernels in %.0f s into %s" % (n, time.time() - t0, cache_dir))

@@ -32,7 +32,8 @@ LOG2E = 1.44269504
 def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_scale, N_CTX, N_PAD,
                         DESCALE_STRIDE, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
-                        H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240):
+                        H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240,
+                        RENAME_P: tl.constexpr = True):
     tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
     tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
     HALF_M: tl.constexpr = BLOCK_M // 2
@@ -118,7 +119,7 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
         m_i = tl.max(qk, 1) * qk_scale
         p = tl.exp2(tl.fma(qk, qk_scale, -m_i[:, None]))
         l_i = tl.sum(p, 1)
-        p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N)
+        p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N, RENAME_P)
 
         acc = tl.zeros([HALF_M, HEAD_DIM], tl.float32)
         for j in range(1, n_tiles):
@@ -139,7 +140,7 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
             if CAUSAL or not EVEN_N:
                 qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
             p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
-            p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N)
+            p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N, RENAME_P)
             txl.dot_wait(0)  # PV of tile j - 1 retired: its VT stage can be refilled
             txl.mbar_arrive(txl.get_buffer(v_empty, sv))
             acc = acc * alpha[:, None]
@@ -173,16 +174,20 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
 
 
 @txl.jit
-def _a_operand(p8, ROWS: tl.constexpr, BLOCK_N: tl.constexpr):
+def _a_operand(p8, ROWS: tl.constexpr, BLOCK_N: tl.constexpr, RENAME: tl.constexpr):
     # P (fp8, in the wgmma accumulator layout of S) renamed into the fp8 A-operand layout with no data movement.
     # Within each 32 columns, thread t of a quad holds S columns {2t, 2t+1} + 8i (i = 0..3): column bits c0 and
     # c3, c4 in registers, c1, c2 in the lane; the e4m3 A fragment (k32) wants k bits k0, k1 (byte in a register)
     # and k4 in registers, k2, k3 in the lane. Column c becomes k = c0 + 2 c3 + 4 c1 + 8 c2 + 16 c4, a coordinate
     # rename (reshape + permute, moved through the layout) that leaves every element where it is; VT's keys are
-    # permuted the same way (the op's transpose, KEY_PERM), so P' VT' = P V.
-    x = tl.reshape(p8, [ROWS, BLOCK_N // 32, 2, 2, 2, 2, 2])  # (row, block, c4, c3, c2, c1, c0)
-    x = tl.permute(x, [0, 1, 2, 4, 5, 3, 6])  # (row, block, k4 = c4, k3 = c2, k2 = c1, k1 = c3, k0 = c0)
-    return tl.reshape(x, [ROWS, BLOCK_N])
+    # permuted the same way (transpose_v with PERMUTE, key_perm), so P' VT' = P V. RENAME=False keeps P's column
+    # order (then the compiler relayouts P through shared memory, and VT must not be permuted).
+    out = p8
+    if RENAME:
+        x = tl.reshape(p8, [ROWS, BLOCK_N // 32, 2, 2, 2, 2, 2])  # (row, block, c4, c3, c2, c1, c0)
+        x = tl.permute(x, [0, 1, 2, 4, 5, 3, 6])  # (row, block, k4 = c4, k3 = c2, k2 = c1, k1 = c3, k0 = c0)
+        out = tl.reshape(x, [ROWS, BLOCK_N])
+    return out
 
 
 @txl.jit
@@ -194,7 +199,7 @@ def _store_o(out, o_tile, desc_o, o_y):
 
 
 @txl.jit(do_not_specialize=["N"])
-def transpose_v(V, VT, N, NV, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
+def transpose_v(V, VT, N, NV, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr, PERMUTE: tl.constexpr = True):
     # VT[g, d, k] = V[g, c, d] for the kv head g = program_id(1), keys c < N, with k = key_perm(c) inside each 32
     # keys (_a_operand); VT's columns N .. NV - 1 get zeros. Bytes (i8): fp8 is copied, not converted. Rows of V
     # are read whole (16-byte loads) in k order; the tile goes through shared memory transposed (the register
@@ -204,6 +209,8 @@ def transpose_v(V, VT, N, NV, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
     k = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     kk = k % 32
     c = (k - kk) + (kk & 1) + ((kk >> 2) & 1) * 2 + ((kk >> 3) & 1) * 4 + ((kk >> 1) & 1) * 8 + (kk & 16)
+    if not PERMUTE:  # plain transpose (for the kernel with RENAME_P=False)
+        c = k
     d = tl.arange(0, HEAD_DIM)
     g = tl.program_id(1).to(tl.int64)
     x = tl.load(V + g * N * HEAD_DIM + c[:, None] * HEAD_DIM + d[None, :], mask=c[:, None] < N, other=0)
@@ -231,9 +238,10 @@ def signature(head_dim=128, block_n=128):
     }
 
 
-def constexprs(head_dim=128, causal=False, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1, consumer_regs=240):
+def constexprs(head_dim=128, causal=False, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1, consumer_regs=240,
+               rename_p=True):
     return {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": block_n, "NUM_STAGES": num_stages, "CAUSAL": causal,
-            "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv, "CONSUMER_REGS": consumer_regs}
+            "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv, "CONSUMER_REGS": consumer_regs, "RENAME_P": rename_p}
 
 
 OPTIONS = {"num_warps": 4, "num_warpgroups": 3}

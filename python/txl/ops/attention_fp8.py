@@ -26,11 +26,18 @@ from txl.compiler.meta import MetaTensor
 BLOCK = 128  # query block (BLOCK_M); M's rows per head are padded to a multiple of it
 HEAD_DIMS = (64, 128, 256)
 # head dim -> [(BLOCK_N, NUM_STAGES), ...]. Shared memory (bytes): Q 2 x 64 x D (fp8) + O 2 x 64 x D (bf16) +
-# NUM_STAGES x 2 x BLOCK_N x D (K and VT, fp8) + P's relayout scratch 2 x 64 x (BLOCK_N + 16): hd128 with
-# BLOCK_N 128 and 4 stages is 213 KB of the 227 available; hd256 fits BLOCK_N 128 with 1 stage only, so it
-# takes 64-key tiles.
+# NUM_STAGES x 2 x BLOCK_N x D (K and V^T, fp8): hd128 with BLOCK_N 128 and 4 stages is 180368 of the 232448 a
+# CTA may use (217232 with RENAME_P = False, whose relayout of P adds a scratch). hd256 with BLOCK_N 128 and 2
+# stages fits (229456) but spills 16 bytes in its causal / odd-N variants, so hd256 takes 64-key tiles. No config
+# spills (test_attention_fp8_cpu.py).
 CONFIGS = {64: [(128, 2), (128, 3), (128, 4)], 128: [(128, 2), (128, 3), (128, 4)], 256: [(64, 2), (64, 3)]}
+
+
 WHERE = "txl.ops.flash_attention_fp8"
+# P enters the P V wgmma with its columns renamed into the e4m3 A fragment (no data movement) and V^T's keys
+# permuted to match (docs/attention-fp8.md). False: P in its natural order, which the compiler relayouts through
+# shared memory, and a plain V^T (slower; the GPU tests run both).
+RENAME_P = True
 
 _tuners = {}
 
@@ -50,9 +57,9 @@ def _pre_hook(block_n, head_dim):
     return hook
 
 
-def get_tuner(head_dim, causal):
+def get_tuner(head_dim, causal, rename_p=True):
     """The txl.autotune wrapper of the FP8 kernel for one head dim and masking, keyed on (N bucket, D, causal)."""
-    key = (head_dim, bool(causal))
+    key = (head_dim, bool(causal), bool(rename_p))
     t = _tuners.get(key)
     if t is not None:
         return t
@@ -60,14 +67,14 @@ def get_tuner(head_dim, causal):
     from txl.autotune import Autotuner
     from txl.kernels.flash_attention_fp8 import OPTIONS, flash_attention_fp8
 
-    configs = [txl.Config({"BLOCK_M": BLOCK, "BLOCK_N": bn, "NUM_STAGES": ns}, pre_hook=_pre_hook(bn, head_dim),
-                          **OPTIONS) for bn, ns in CONFIGS[head_dim]]
+    cfgs = [txl.Config({"BLOCK_M": BLOCK, "BLOCK_N": bn, "NUM_STAGES": ns, "RENAME_P": bool(rename_p)},
+                       pre_hook=_pre_hook(bn, head_dim), **OPTIONS) for bn, ns in CONFIGS[head_dim]]
 
     class _Fp8Tuner(Autotuner):
         def _key_of(self, nargs):
-            return (n_bucket(nargs["N_CTX"]), nargs["HEAD_DIM"], bool(nargs["CAUSAL"]), "fp8e4m3")
+            return (n_bucket(nargs["N_CTX"]), nargs["HEAD_DIM"], bool(nargs["CAUSAL"]), "fp8e4m3", bool(rename_p))
 
-    t = _tuners[key] = _Fp8Tuner(flash_attention_fp8, configs, key=["N_CTX", "HEAD_DIM", "CAUSAL"], warmup=10,
+    t = _tuners[key] = _Fp8Tuner(flash_attention_fp8, cfgs, key=["N_CTX", "HEAD_DIM", "CAUSAL"], warmup=10,
                                  rep=50, verbose=False)
     return t
 
@@ -149,7 +156,7 @@ def _rows(t):
     return t.view(B * H * N, D)
 
 
-def transpose_v(v):
+def transpose_v(v, permute=True):
     """V (B, H_KV, N, D) fp8 -> VT (B * H_KV * D, N_V) fp8, each kv head's V transposed (K-major for the P V
     wgmma) with its keys permuted inside every 32 (kernels.flash_attention_fp8.key_perm: P enters that wgmma with
     its columns renamed, not moved), N_V = N rounded up to 32; the columns of keys past N are zero (P is 0 there,
@@ -161,7 +168,8 @@ def transpose_v(v):
     nv = -(-N // 32) * 32
     vt = torch.empty((B * Hk * D, nv), dtype=torch.int8, device=v.device)
     v2 = _rows(v).view(torch.int8)
-    kernel[(-(-nv // TRANSPOSE_BLOCK), B * Hk)](v2, vt, N, nv, HEAD_DIM=D, BLOCK=TRANSPOSE_BLOCK, num_warps=4)
+    kernel[(-(-nv // TRANSPOSE_BLOCK), B * Hk)](v2, vt, N, nv, HEAD_DIM=D, BLOCK=TRANSPOSE_BLOCK, PERMUTE=permute,
+                                                num_warps=4)
     return vt.view(torch.float8_e4m3fn)
 
 
@@ -180,10 +188,10 @@ def _one(device):
     return t
 
 
-def _forward(q, k, v, causal, sm_scale, descales, vt=None):
+def _forward(q, k, v, causal, sm_scale, descales, vt=None, rename_p=None):
     """(o (B, H, N, D) bf16, m (B * H, N_PAD) float32 base-2 log-sum-exp) of validated inputs; ``descales``: three
     (tensor or None, stride) pairs; ``vt``: transpose_v(v) when the caller made it already (bench/attention_fp8.py
-    times the kernel without the transpose)."""
+    times the kernel without the transpose); ``rename_p``: RENAME_P when None."""
     import torch
     import txl
     from txl.ops.attention import fast_launch
@@ -192,7 +200,8 @@ def _forward(q, k, v, causal, sm_scale, descales, vt=None):
     Hk = k.shape[1]
     n_pad = -(-N // BLOCK) * BLOCK
     q2, k2 = _rows(q), _rows(k)
-    vt = transpose_v(v) if vt is None else vt
+    rename_p = RENAME_P if rename_p is None else bool(rename_p)
+    vt = transpose_v(v, rename_p) if vt is None else vt
     o2 = torch.empty((B * H * N, D), dtype=torch.bfloat16, device=q.device)
     m = torch.empty((B * H, n_pad), dtype=torch.float32, device=q.device)
     # One stride for the three: a per-tensor descale beside per-head ones is expanded to (B, H_KV).
@@ -213,14 +222,14 @@ def _forward(q, k, v, causal, sm_scale, descales, vt=None):
 
     grid = (n_pad // BLOCK, B * H)
     kwargs = dict(HEAD_DIM=D, CAUSAL=bool(causal), EVEN_N=(N == n_pad), H_Q_PER_KV=H // Hk)
-    key = (D, bool(causal), n_bucket(N), q.device)
+    key = (D, bool(causal), n_bucket(N), q.device, rename_p)
     config = _configs.get(key)
     if config is None:
         if torch.cuda.is_current_stream_capturing():
             raise RuntimeError("%s: the first call for shape %s autotunes and compiles, which cannot run inside CUDA "
                                "graph capture: call it once with this shape before capturing" % (WHERE,
                                                                                                   tuple(q.shape)))
-        tuner = get_tuner(D, causal)
+        tuner = get_tuner(D, causal, rename_p)
         tuner[lambda meta: grid](*descs(128), m, o2, *scales, float(sm_scale), N, n_pad, stride, **kwargs)
         config = _configs[key] = tuner.best_config
     bn = config.kwargs["BLOCK_N"]
@@ -259,14 +268,14 @@ def _custom_op():
     return _op
 
 
-def _call(q, k, v, causal, sm_scale, descale_q, descale_k, descale_v):
+def _call(q, k, v, causal, sm_scale, descale_q, descale_k, descale_v, rename_p=None):
     import torch
 
     B, H, N, D = q.shape
     Hk = k.shape[1]
     descales = [_check_descale(torch, name, d, B, Hk, q.device)
                 for name, d in (("descale_q", descale_q), ("descale_k", descale_k), ("descale_v", descale_v))]
-    o, m = _forward(q, k, v, causal, sm_scale, descales)
+    o, m = _forward(q, k, v, causal, sm_scale, descales, rename_p=rename_p)
     lse = m.view(B, H, -1)[:, :, :N] * math.log(2.0)
     return o, lse.contiguous()
 
@@ -292,7 +301,7 @@ class _Meta(MetaTensor):
     SIZES = dict(MetaTensor.SIZES, int8=1)  # the transpose kernel's byte tensors
 
 
-def precompile(head_dim, causal, n=4096, heads=2, kv_heads=None):
+def precompile(head_dim, causal, n=4096, heads=2, kv_heads=None, rename_p=True):
     """Compile every autotuning config of one call shape (through the cache) without launching: returns the
     CompiledKernels. Only the head dim, causal, whether n is a multiple of 128 and heads // kv_heads matter."""
     import txl
@@ -306,7 +315,7 @@ def precompile(head_dim, causal, n=4096, heads=2, kv_heads=None):
 
     nv = -(-n // 32) * 32
     out = [tkernel.warmup(_Meta((kv_heads * n, head_dim), "int8"), _Meta((kv_heads * head_dim, nv), "int8"), n, nv,
-                          grid=None, HEAD_DIM=head_dim, BLOCK=TRANSPOSE_BLOCK, num_warps=4)]
+                          grid=None, HEAD_DIM=head_dim, BLOCK=TRANSPOSE_BLOCK, PERMUTE=bool(rename_p), num_warps=4)]
     for bn, ns in CONFIGS[head_dim]:
         q2 = MetaTensor((heads * n, head_dim), "float8_e4m3fn")
         k2 = MetaTensor((kv_heads * n, head_dim), "float8_e4m3fn")
@@ -321,5 +330,5 @@ def precompile(head_dim, causal, n=4096, heads=2, kv_heads=None):
         out.append(flash_attention_fp8.warmup(*descs, m, o2, sc, sc, sc, 1.0, n, n_pad, 0, grid=None,
                                               HEAD_DIM=head_dim, BLOCK_M=BLOCK, BLOCK_N=bn, NUM_STAGES=ns,
                                               CAUSAL=bool(causal), EVEN_N=(n == n_pad),
-                                              H_Q_PER_KV=heads // kv_heads, **OPTIONS))
+                                              H_Q_PER_KV=heads // kv_heads, RENAME_P=bool(rename_p), **OPTIONS))
     return out

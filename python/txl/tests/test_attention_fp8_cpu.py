@@ -18,26 +18,28 @@ from txl.ops import attention_fp8 as F8
 from .dsl_helpers import compile_ptx, ir_of, run_opt
 
 SMEM_LIMIT = 232448  # bytes of shared memory a CTA may use on sm_90
+# txlc's stages up to the scratch buffers (a relayout's included in the shared-memory plan)
+UP_TO_SCRATCH = ("--txl-schedule-loops", "--txl-expand-loops", "--txl-lower-tile-copies", "--txl-partition-warpgroups",
+                 "--txl-assign-layouts", "--txl-remove-layout-conversions", "--loop-invariant-code-motion",
+                 "--txl-allocate-scratch")
 
 
 def _variants():
-    out = []
-    for d, cfgs in F8.CONFIGS.items():
-        for bn, ns in cfgs:
-            out.append((d, bn, ns))
-    return out
+    return [(d, bn, ns) for d in F8.HEAD_DIMS for bn, ns in F8.CONFIGS[d]]
 
 
-def _text(d, bn, ns, causal, even_n, group):
-    return ir_of(K.flash_attention_fp8, K.signature(d, bn), K.constexprs(d, causal, bn, ns, even_n, group),
-                 **K.OPTIONS)
+def _text(d, bn, ns, causal, even_n, group, rename_p=True):
+    return ir_of(K.flash_attention_fp8, K.signature(d, bn),
+                 K.constexprs(d, causal, bn, ns, even_n, group, rename_p=rename_p), **K.OPTIONS)
 
 
 @pytest.mark.parametrize("d,block_n,num_stages", _variants())
-@pytest.mark.parametrize("causal,even_n,group", [(False, True, 1), (True, False, 4), (False, False, 8),
-                                                 (True, True, 2)])
-def test_fp8_configs_compile_without_spills(d, block_n, num_stages, causal, even_n, group):
-    text = _text(d, block_n, num_stages, causal, even_n, group)
+@pytest.mark.parametrize("causal,even_n,group,rename_p", [(False, True, 1, True), (True, False, 4, True),
+                                                          (False, False, 8, True), (True, True, 2, True),
+                                                          (True, False, 4, False)])
+def test_fp8_configs_compile_without_spills(d, block_n, num_stages, causal, even_n, group, rename_p):
+    # rename_p=False (P relayouted through shared memory, ops.attention_fp8.RENAME_P's fallback) compiles too
+    text = _text(d, block_n, num_stages, causal, even_n, group, rename_p)
     ptx, err = compile_ptx(text, emit="cubin")
     assert "spill" not in err.lower(), err
     wgmma = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k\d+)\.f32\.(\w+)\.(\w+)", ptx))
@@ -45,7 +47,7 @@ def test_fp8_configs_compile_without_spills(d, block_n, num_stages, causal, even
     assert wgmma == {("m64n%dk32" % block_n, "e4m3", "e4m3"), ("m64n%dk32" % d, "e4m3", "e4m3")}, wgmma
     # peeled S + loop S: D / 32 k-steps each; loop PV + last PV: BLOCK_N / 32 each
     assert len(re.findall(r"wgmma\.mma_async", ptx)) == 2 * (d // 32) + 2 * (block_n // 32)
-    shared = int(re.search(r"txl\.shared_bytes = (\d+)", run_opt(text, "--txl-smem-allocs")).group(1))
+    shared = int(re.search(r"txl\.shared_bytes = (\d+)", run_opt(text, *UP_TO_SCRATCH, "--txl-smem-allocs")).group(1))
     assert shared <= SMEM_LIMIT, shared
 
 
@@ -55,9 +57,7 @@ def test_p_reaches_the_pv_wgmma_in_registers(d):
     # rename of _a_operand makes it a no-op, so there is none, and the only shared stores are O's staging.
     bn = F8.CONFIGS[d][0][0]
     text = _text(d, bn, 2, True, False, 2)
-    out = run_opt(text, "--txl-schedule-loops", "--txl-expand-loops", "--txl-lower-tile-copies",
-                  "--txl-partition-warpgroups", "--txl-assign-layouts", "--txl-remove-layout-conversions",
-                  "--loop-invariant-code-motion", "--txl-allocate-scratch")
+    out = run_opt(text, *UP_TO_SCRATCH)
     assert "scratch(" not in out
     ptx, _ = compile_ptx(text)
     assert "ld.shared" not in ptx  # P never comes back from shared memory
@@ -65,10 +65,11 @@ def test_p_reaches_the_pv_wgmma_in_registers(d):
     assert len(re.findall(r"cvt\.rn\.satfinite\.e4m3x2\.f32", ptx)) == 2 * (64 * bn // 2) // 128
 
 
-@pytest.mark.parametrize("d,block", [(64, F8.TRANSPOSE_BLOCK), (128, F8.TRANSPOSE_BLOCK), (256, F8.TRANSPOSE_BLOCK)])
-def test_transpose_kernel_moves_16_byte_vectors(d, block):
+@pytest.mark.parametrize("d", F8.HEAD_DIMS)
+@pytest.mark.parametrize("permute", [True, False])
+def test_transpose_kernel_moves_16_byte_vectors(d, permute):
     text = ir_of(K.transpose_v, {"V": "*i8:16", "VT": "*i8:16", "N": "i32", "NV": "i32:16"},
-                 {"HEAD_DIM": d, "BLOCK": block}, num_warps=4)
+                 {"HEAD_DIM": d, "BLOCK": F8.TRANSPOSE_BLOCK, "PERMUTE": permute}, num_warps=4)
     ptx, err = compile_ptx(text, emit="cubin")
     assert "spill" not in err.lower(), err
     acc = set(re.findall(r"(?:ld|st)\.global[.\w]*", ptx))
@@ -187,3 +188,4 @@ def test_precompile_every_head_dim():
     for d in F8.HEAD_DIMS:
         ks = F8.precompile(d, causal=True, n=1000, heads=4, kv_heads=2)
         assert len(ks) == 1 + len(F8.CONFIGS[d])  # the transpose and every config
+    assert len(F8.precompile(256, causal=False, n=4096, rename_p=False)) == 1 + len(F8.CONFIGS[256])

@@ -16,7 +16,7 @@ if not torch.cuda.is_available():  # pragma: no cover - depends on the machine
     pytest.skip("no CUDA GPU (torch.cuda.is_available() is false)", allow_module_level=True)
 
 import txl.ops  # noqa: E402
-from txl.ops.attention_fp8 import flash_attention_fp8  # noqa: E402
+from txl.ops.attention_fp8 import _call, flash_attention_fp8  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -73,11 +73,14 @@ def _inputs(B, H, Hk, N, D, per_head, seed, scale=1.0):
     return (q8, k8, v8), (dq, dk, dv)
 
 
-def _check(B, H, Hk, N, D, causal, per_head, seed=0, scale=1.0):
+def _check(B, H, Hk, N, D, causal, per_head, seed=0, scale=1.0, rename_p=None):
     (q8, k8, v8), (dq, dk, dv) = _inputs(B, H, Hk, N, D, per_head, seed, scale)
     sm_scale = 1.0 / math.sqrt(D)
-    o, lse = flash_attention_fp8(q8, k8, v8, causal=causal, descale_q=dq, descale_k=dk, descale_v=dv,
-                                 return_lse=True)
+    if rename_p is None:  # the public entry point (RENAME_P)
+        o, lse = flash_attention_fp8(q8, k8, v8, causal=causal, descale_q=dq, descale_k=dk, descale_v=dv,
+                                     return_lse=True)
+    else:
+        o, lse = _call(q8, k8, v8, causal, sm_scale, dq, dk, dv, rename_p=rename_p)
     torch.cuda.synchronize()
     assert o.dtype == torch.bfloat16 and o.shape == (B, H, N, D)
     assert lse.dtype == torch.float32 and lse.shape == (B, H, N)
@@ -88,9 +91,10 @@ def _check(B, H, Hk, N, D, causal, per_head, seed=0, scale=1.0):
     abs_rmse = err.pow(2).mean().sqrt().item()
     max_rel = (err.abs().max() / ref.abs().max()).item()
     lse_err = ((lse - ref_lse).abs() / (1 + ref_lse.abs())).max().item()
-    print("fp8 B=%d H=%d H_kv=%d N=%d D=%d causal=%s per_head=%s: relative RMSE %.2e (RMSE %.2e), max |err| / max "
-          "|ref| %.2e, lse max err / (1 + |lse|) %.2e" % (B, H, Hk, N, D, causal, per_head, rmse, abs_rmse, max_rel,
-                                                          lse_err))
+    tag = "" if rename_p is None else " rename_p=%s" % rename_p
+    print("fp8%s B=%d H=%d H_kv=%d N=%d D=%d causal=%s per_head=%s: relative RMSE %.2e (RMSE %.2e), max |err| / max "
+          "|ref| %.2e, lse max err / (1 + |lse|) %.2e" % (tag, B, H, Hk, N, D, causal, per_head, rmse, abs_rmse,
+                                                          max_rel, lse_err))
     assert torch.isfinite(o.float()).all()
     assert rmse < RMSE_BOUND, rmse
     assert max_rel < 0.1, max_rel
@@ -101,17 +105,19 @@ def _check(B, H, Hk, N, D, causal, per_head, seed=0, scale=1.0):
 
 
 @pytest.mark.parametrize("N,D", [(1000, 128), (64, 64), (333, 256), (4096, 128)])
-def test_transpose_v_bytes(N, D):
-    # VT[g, d, key_perm(c)] = V[g, c, d], zero columns for the keys past N (the P V wgmma's K-major B)
+@pytest.mark.parametrize("permute", [True, False])
+def test_transpose_v_bytes(N, D, permute):
+    # VT[g, d, key_perm(c)] = V[g, c, d] (permute=False: VT[g, d, c]), zero columns for the keys past N (the P V
+    # wgmma's K-major B)
     from txl.kernels.flash_attention_fp8 import key_perm
     from txl.ops.attention_fp8 import transpose_v
 
     B, Hk = 2, 3
     v = torch.randn(B, Hk, N, D, device="cuda").to(FP8)
     nv = -(-N // 32) * 32
-    got = transpose_v(v).view(torch.uint8).view(B * Hk, D, nv)
+    got = transpose_v(v, permute).view(torch.uint8).view(B * Hk, D, nv)
     want = torch.zeros(B * Hk, D, nv, dtype=torch.uint8, device="cuda")
-    perm = torch.tensor([key_perm(c) for c in range(N)], device="cuda")
+    perm = torch.tensor([key_perm(c) if permute else c for c in range(N)], device="cuda")
     want[:, :, perm] = v.view(torch.uint8).reshape(B * Hk, N, D).transpose(1, 2)
     assert torch.equal(got, want)
 
@@ -133,6 +139,15 @@ def test_fp8_dense(D, causal):
 ])
 def test_fp8_shapes(B, H, Hk, N, D, causal, per_head):
     _check(B, H, Hk, N, D, causal, per_head)
+
+
+@pytest.mark.parametrize("rename_p", [True, False])
+@pytest.mark.parametrize("B,H,Hk,N,D,causal", [(2, 4, 4, 1024, 128, False), (2, 8, 2, 1000, 64, True),
+                                               (1, 4, 1, 333, 256, True)])
+def test_fp8_both_p_orders(B, H, Hk, N, D, causal, rename_p):
+    # P renamed into the A fragment with V^T's keys permuted (the default), and P in its natural order with a plain
+    # V^T (relayout through shared memory): both are attention
+    _check(B, H, Hk, N, D, causal, per_head=True, rename_p=rename_p)
 
 
 def test_fp8_large_scores():
