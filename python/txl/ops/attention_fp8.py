@@ -138,6 +138,10 @@ def _check_inputs(torch, q, k, v, causal, sm_scale, return_lse):
     if H % Hk:
         raise ValueError("%s: q has %d heads and k/v %d: the query head count must be a multiple of the kv head "
                          "count (GQA)" % (WHERE, H, Hk))
+    if B * H * (-(-N // BLOCK) * BLOCK) >= 1 << 31:
+        raise ValueError("%s: q has %d rows (batch x heads x sequence, padded to %d) and the kernel addresses rows "
+                         "with 32-bit indices; split the batch into calls of fewer than 2^31 rows"
+                         % (WHERE, B * H * N, BLOCK))
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.device.type != "cuda":
             raise ValueError("%s: %s is on %s: the kernel runs on a CUDA GPU; move it with .cuda()"

@@ -170,6 +170,9 @@ def test_argument_errors(torch):
         F8.flash_attention_fp8(q[0], kv, kv)
     with pytest.raises(ValueError, match="sm_scale must be"):
         F8.flash_attention_fp8(q, kv, kv, sm_scale=-1.0)
+    big = torch.empty(1, 2, 1 << 30, 64, dtype=fp8, device="meta")  # 2^31 rows: refused before the device
+    with pytest.raises(ValueError, match="32-bit indices; split the batch"):
+        F8.flash_attention_fp8(big, big, big)
     with pytest.raises(ValueError, match="the kernel runs on a CUDA GPU"):
         F8.flash_attention_fp8(q, kv, kv)
     # descales: (1,) or (B, H_KV), float
