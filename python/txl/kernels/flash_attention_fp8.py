@@ -6,17 +6,19 @@ epilogue (per query row the same factor, so it commutes with the softmax).
 
 Layout (the op, ops/attention_fp8.py, builds it):
   Q (B * H * N, D) fp8 rows, K (B * H_KV * N, D) fp8 rows (as the bf16 kernel reads them, in place);
-  VT (B * H_KV * D, N_V) fp8: V transposed per kv head (row d of head g holds V[g, :, d]; N_V >= N, a multiple
-  of 16 for TMA, columns N .. N_V - 1 zero). FP8 wgmma (k32) reads B only K-major: for O += P V, K is the key
-  dimension, so a V tile must be contiguous along keys in shared memory: the (D, BLOCK_N) box of VT, used as
-  its transpose (docs/attention-fp8.md: why the transpose is not done in the kernel yet);
+  VT (B * H_KV * D, N_V) fp8: V transposed per kv head by transpose_v below (row d of head g holds V[g, :, d],
+  with RENAME_P its keys permuted inside every 32 by key_perm; N_V = N rounded up to 32, the columns of keys past N
+  zero). FP8 wgmma (k32) reads B only K-major: for O += P V, K is the key dimension, so a V tile must be contiguous
+  along keys in shared memory: the (D, BLOCK_N) box of VT, used as its transpose (docs/attention-fp8.md: the
+  transpose is one pass of its own, not yet in the kernel);
   O (B * H * N, D) bf16; M (B * H, N_PAD) f32 (base-2 log-sum-exp, as the bf16 kernel).
   DQ, DK, DV: f32 descales read at (kv head index) * DESCALE_STRIDE (0: one per tensor, 1: (B, H_KV) per head).
 
 Work split and pipeline as the bf16 fa3 kernel (one CTA per (128-row query block, head)): WG0 is the TMA producer
 (Q halves, K and VT tiles through NUM_STAGES-deep rings), WG1/WG2 consume 64 query rows each with ping-pong on
 named barriers 8/9 and S_j issued before P_{j-1} VT_{j-1} (softmax overlaps the PV wgmma). P is rounded to e4m3
-(P in [0, 1]; FA3 does the same) and is the PV wgmma's register A operand. O is staged in its own bf16 buffer (Q's
+(P in [0, 1]; FA3 does the same) and is the PV wgmma's register A operand, its columns renamed into the A
+fragment's order with no data movement (_a_operand; RENAME_P). O is staged in its own bf16 buffer (Q's
 fp8 tile is half its size).
 """
 
