@@ -170,8 +170,14 @@ def _custom_op():
                 if err is not None:
                     raise err
                 # M includes the sinks: the kernels' dq, dk, dv need nothing new for them.
-                dq, dk, dv = varlen_backward_op(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale,
-                                                *local, deterministic)
+                if torch.compiler.is_compiling():
+                    dq, dk, dv = varlen_backward_op(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q, max_k,
+                                                    sm_scale, *local, deterministic)
+                else:  # eager: the kernels directly, without the custom op's dispatch (~260 us a call, H200)
+                    from txl.ops import _attention_bwd
+
+                    dq, dk, dv = _attention_bwd.backward_varlen(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q,
+                                                                max_k, sm_scale, deterministic, local)
             if sink_logits is not None and ctx.needs_input_grad[12]:
                 dsink = sink_grad(do, o, m[:, :q.shape[0]], sink_logits, packed=True)
             return dq, dk, dv, None, None, None, None, None, None, None, None, None, dsink
