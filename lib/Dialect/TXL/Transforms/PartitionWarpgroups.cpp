@@ -12,10 +12,13 @@
 // value), so that every later stage sees the roles. Then it checks and
 // completes the structure:
 //   - every region guarded by a top-level is_warpgroup starts with a register
-//     budget: the kernel's own reg_alloc/reg_dealloc if it wrote one,
-//     otherwise the default (TXL's heuristic): the producer warpgroup 0 gives
-//     registers back, the others take them, within the 64K-register file
-//     (2 warpgroups: 56/256, 3: 40/232, 4 or more: 32/160);
+//     budget: the kernel's own reg_alloc/reg_dealloc if it wrote one (first
+//     in the region, or in role branches nested in it), otherwise the default
+//     (TXL's heuristic): the producer warpgroup 0 gives registers back, the
+//     others take them, within the 64K-register file (2 warpgroups: 56/256,
+//     3: 40/232, 4 or more: 32/160);
+//   - on one path a reg_alloc only raises the count and a reg_dealloc only
+//     lowers it (setmaxnreg.inc/.dec the other way is undefined in PTX);
 //   - named barriers 1..7 are reserved for the compiler (warpgroup syncs
 //     after TMA stores use 1 + warpgroup id), so kernel barriers must use
 //     0 or 8..15, as in TXL;
@@ -141,7 +144,7 @@ struct PartitionWarpgroupsPass : txl::impl::TXLPartitionWarpgroupsBase<Partition
       if (Block *elseBlock = ifOp.elseBlock())
         insertBudget(elseBlock, !producer, warpgroups, ifOp.getLoc());
     }
-    if (failed(checkUnpartitionedBudgets(func, warps)))
+    if (failed(checkUnpartitionedBudgets(func, warps)) || failed(checkBudgetOrder(func)))
       return failure();
     // A kernel of 1 or 2 warps has the whole register file per thread.
     return warpgroups ? checkRegisterFile(func, warpgroups) : success();
@@ -173,11 +176,61 @@ struct PartitionWarpgroupsPass : txl::impl::TXLPartitionWarpgroupsBase<Partition
     return failure(result.wasInterrupted());
   }
 
-  /// The register budget (setmaxnreg op) a region starts with, if any.
-  static Operation *budgetOf(Block *block) {
-    if (block && !block->empty() && isa<RegAllocOp, RegDeallocOp>(block->front()))
+  /// The register budget (setmaxnreg op) warpgroup `wg` gets in a region:
+  /// the one the region starts with, else the one of the nested role branch
+  /// `wg` runs (`if is_warpgroup([1]): ... else: ...` inside a region of
+  /// warpgroups 1 and 2).
+  static Operation *budgetOf(Block *block, int64_t wg) {
+    if (!block || block->empty())
+      return nullptr;
+    if (isa<RegAllocOp, RegDeallocOp>(block->front()))
       return &block->front();
+    for (Operation &op : *block) {
+      auto ifOp = dyn_cast<scf::IfOp>(op);
+      auto role = ifOp ? ifOp.getCondition().getDefiningOp<IsWarpgroupOp>() : nullptr;
+      if (!role)
+        continue;
+      bool named = llvm::is_contained(role.getIds(), int32_t(wg));
+      if (Operation *budget = budgetOf(named ? ifOp.thenBlock() : ifOp.elseBlock(), wg))
+        return budget;
+    }
     return nullptr;
+  }
+
+  /// The budget in effect where `op` runs: the nearest reg_alloc /
+  /// reg_dealloc before it in its block or an enclosing one.
+  static Operation *budgetBefore(Operation *op) {
+    for (Operation *at = op; at && !isa<func::FuncOp>(at); at = at->getParentOp())
+      for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
+        if (isa<RegAllocOp, RegDeallocOp>(prev))
+          return prev;
+    return nullptr;
+  }
+
+  /// setmaxnreg.inc must not lower the count and .dec must not raise it (PTX
+  /// leaves both undefined): a reg_alloc after a larger budget, or a
+  /// reg_dealloc after a smaller one, on the same path is an error.
+  LogicalResult checkBudgetOrder(func::FuncOp func) {
+    WalkResult result = func.walk([&](Operation *op) {
+      if (!isa<RegAllocOp, RegDeallocOp>(op))
+        return WalkResult::advance();
+      Operation *prev = budgetBefore(op);
+      if (!prev)
+        return WalkResult::advance();
+      int64_t now = budgetRegs(op), before = budgetRegs(prev);
+      bool inc = isa<RegAllocOp>(op);
+      if (inc ? now >= before : now <= before)
+        return WalkResult::advance();
+      InFlightDiagnostic diag = op->emitOpError();
+      diag << (inc ? "asks for " : "gives back down to ") << now << " registers after "
+           << prev->getName() << " " << before << " set them: setmaxnreg."
+           << (inc ? "inc cannot lower" : "dec cannot raise")
+           << " the count (undefined in PTX); use " << (inc ? "txl.reg_dealloc " : "txl.reg_alloc ")
+           << now << ", or set each warpgroup's budget once, first in its branch";
+      diag.attachNote(prev->getLoc()) << "the budget in effect is set here";
+      return WalkResult::interrupt();
+    });
+    return failure(result.wasInterrupted());
   }
 
   static int64_t budgetRegs(Operation *op) {
@@ -199,7 +252,7 @@ struct PartitionWarpgroupsPass : txl::impl::TXLPartitionWarpgroupsBase<Partition
         continue;
       for (int64_t wg = 0; wg < warpgroups; ++wg) {
         bool named = llvm::is_contained(role.getIds(), int32_t(wg));
-        if (Operation *budget = budgetOf(named ? ifOp.thenBlock() : ifOp.elseBlock())) {
+        if (Operation *budget = budgetOf(named ? ifOp.thenBlock() : ifOp.elseBlock(), wg)) {
           regs[wg] = budgetRegs(budget);
           setBy[wg] = budget;
         }
@@ -227,8 +280,18 @@ struct PartitionWarpgroupsPass : txl::impl::TXLPartitionWarpgroupsBase<Partition
   }
 
   void insertBudget(Block *block, bool producer, int64_t warpgroups, Location loc) {
-    if (!block->empty() && isa<RegAllocOp, RegDeallocOp>(block->front()))
-      return; // the kernel chose its own budget
+    // The kernel chose its own budget: first in the region, or in nested
+    // role branches (`if is_warpgroup([1]): reg_alloc 256 else: reg_alloc
+    // 224` inside `if is_warpgroup([1, 2])`), where a default before them
+    // would make their setmaxnreg.inc lower the count (undefined in PTX).
+    bool own = false;
+    for (Operation &op : *block)
+      own |= op.walk([](Operation *o) {
+                 return isa<RegAllocOp, RegDeallocOp>(o) ? WalkResult::interrupt()
+                                                         : WalkResult::advance();
+               }).wasInterrupted();
+    if (own)
+      return;
     auto [low, high] = defaultBudget(warpgroups);
     OpBuilder b = OpBuilder::atBlockBegin(block);
     if (producer)

@@ -298,3 +298,78 @@ module {
     return
   }
 }
+
+// -----
+
+// Budgets in role branches nested in a region (FlashMLA's split: warpgroup 1
+// takes 240, warpgroup 2 224): the region gets no default before them (a
+// default 232 would make the nested setmaxnreg.inc 224 lower the count), and
+// the register file check counts each warpgroup's nested budget:
+// 40 + 240 + 224 registers x 128 threads = 64512.
+// CHECK-LABEL: func.func @nested_budgets
+// CHECK: scf.if
+// CHECK-NEXT: txl.reg_dealloc 40
+// CHECK: scf.if
+// CHECK-NEXT: %{{.*}} = txl.is_warpgroup [1]
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: txl.reg_alloc 240
+// CHECK: else
+// CHECK-NEXT: txl.reg_alloc 224
+// OPT-LABEL: func.func @nested_budgets
+// OPT: txl.reg_dealloc 40
+// OPT: txl.reg_alloc 240
+// OPT: txl.reg_alloc 224
+module {
+  func.func @nested_budgets() attributes {txl.kernel, txl.num_warps = 12 : i32} {
+    %p = txl.is_warpgroup [0]
+    scf.if %p {
+      txl.reg_dealloc 40
+    }
+    %c = txl.is_warpgroup [1, 2]
+    scf.if %c {
+      %w1 = txl.is_warpgroup [1]
+      scf.if %w1 {
+        txl.reg_alloc 240
+      } else {
+        txl.reg_alloc 224
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// A reg_alloc after a larger budget on the same path would lower the count
+// with setmaxnreg.inc, which PTX leaves undefined.
+module {
+  func.func @alloc_lowers_budget() attributes {txl.kernel, txl.num_warps = 12 : i32} {
+    %c = txl.is_warpgroup [1, 2]
+    scf.if %c {
+      // expected-note @+1 {{the budget in effect is set here}}
+      txl.reg_alloc 232
+      %w1 = txl.is_warpgroup [1]
+      scf.if %w1 {
+        // expected-error @+1 {{'txl.reg_alloc' op asks for 224 registers after txl.reg_alloc 232 set them: setmaxnreg.inc cannot lower the count (undefined in PTX); use txl.reg_dealloc 224, or set each warpgroup's budget once, first in its branch}}
+        txl.reg_alloc 224
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// ... and a reg_dealloc after a smaller budget would raise it with .dec.
+module {
+  func.func @dealloc_raises_budget() attributes {txl.kernel, txl.num_warps = 8 : i32} {
+    %p = txl.is_warpgroup [0]
+    scf.if %p {
+      // expected-note @+1 {{the budget in effect is set here}}
+      txl.reg_dealloc 40
+      // expected-error @+1 {{'txl.reg_dealloc' op gives back down to 56 registers after txl.reg_dealloc 40 set them: setmaxnreg.dec cannot raise the count (undefined in PTX); use txl.reg_alloc 56, or set each warpgroup's budget once, first in its branch}}
+      txl.reg_dealloc 56
+    }
+    return
+  }
+}
