@@ -600,7 +600,12 @@ def compile(fn, signature=None, constexprs=None, *, num_warps=4, num_warpgroups=
         options["num_ctas"] = int(num_ctas)
     if isinstance(fn, str):
         ir = fn
-        if "\n" not in fn and fn.endswith(".mlir") and os.path.exists(fn):
+        if "\n" not in fn and fn.endswith(".mlir"):
+            # One line ending in .mlir is a path, never IR text: a missing file is said as such, instead of
+            # txlc parsing the path ("expected operation name in quotes").
+            if not os.path.isfile(fn):
+                raise FileNotFoundError("txl.compile: no txl IR file %r (a string ending in .mlir on one line is "
+                                        "read as a path; pass the IR text itself, or an existing .mlir file)" % fn)
             with open(fn) as f:
                 ir = f.read()
         kname = where = _ir_kernel_name(ir)

@@ -218,6 +218,10 @@ def test_compile_ir_text_and_file(env, tmp_path):
     p.write_text(ir)
     b = txl.compile(str(p))
     assert b.key == a.key and len(env.runs) == 1
+    # a missing file is said as such (it was parsed as IR text: "expected operation name in quotes")
+    with pytest.raises(FileNotFoundError, match="no txl IR file .*missing.mlir"):
+        txl.compile(str(tmp_path / "missing.mlir"))
+    assert len(env.runs) == 1
 
 
 def test_frontend_gets_the_options(env):
