@@ -19,7 +19,7 @@ calls after warm-up, autotuning excluded):
   fp8 SDPA  torch SDPA on the fp8 tensors (cuDNN backend), "n/a" when torch refuses fp8 inputs (the reason is
             printed once).
 Before timing, every fp8 cell is checked against a float32 reference of the dequantized inputs over the first and
-last (batch, head): relative RMSE < 3e-2 (FAIL otherwise); bf16 cells < 1e-2.
+last (batch, head): relative RMSE < 4e-2 (FAIL otherwise); bf16 cells < 1e-2.
 """
 import argparse
 import math
@@ -149,7 +149,7 @@ def run(args):
 
         o = fp8_call()
         err = rel_rmse(torch, torch.stack([o[b, h] for b, h in heads]), ref)
-        if not (err < 3e-2) or bool(torch.isnan(o).any().item()):
+        if not (err < 4e-2) or bool(torch.isnan(o).any().item()):
             ok_all = False
             print("  fp8 %s: FAIL (rel rmse %.3g)" % ((B, H, N, D, causal), err))
             cells["fp8"] = cells["fp8 kern"] = "FAIL"

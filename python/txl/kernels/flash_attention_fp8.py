@@ -17,7 +17,8 @@ Layout (the op, ops/attention_fp8.py, builds it):
 Work split and pipeline as the bf16 fa3 kernel (one CTA per (128-row query block, head)): WG0 is the TMA producer
 (Q halves, K and VT tiles through NUM_STAGES-deep rings), WG1/WG2 consume 64 query rows each with ping-pong on
 named barriers 8/9 and S_j issued before P_{j-1} VT_{j-1} (softmax overlaps the PV wgmma). P is rounded to e4m3
-(P in [0, 1]; FA3 does the same) and is the PV wgmma's register A operand, its columns renamed into the A
+scaled by 2^P_SHIFT (256: P in (0, 256], clear of e4m3's subnormals below 2^-6 where FA3's unscaled P in [0, 1]
+loses precision; l carries the same factor) and is the PV wgmma's register A operand, its columns renamed into the A
 fragment's order with no data movement (_a_operand; RENAME_P). O is staged in its own bf16 buffer (Q's
 fp8 tile is half its size).
 """
@@ -25,7 +26,7 @@ fp8 tile is half its size).
 import txl
 import txl.language as tl
 
-from txl.kernels._attention_common import _advance, _mask_tile, _softmax_step
+from txl.kernels._attention_common import _advance, _mask_tile
 
 LOG2E = 1.44269504
 
@@ -35,7 +36,7 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
                         DESCALE_STRIDE, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
                         H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240,
-                        RENAME_P: tl.constexpr = True):
+                        RENAME_P: tl.constexpr = True, P_SHIFT: tl.constexpr = 8.0):
     tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
     tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
     HALF_M: tl.constexpr = BLOCK_M // 2
@@ -118,8 +119,10 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
         sk, phk = _advance(sk, phk, NUM_STAGES)
         if CAUSAL or not EVEN_N:
             qk = _mask_tile(qk, 0, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
+        # P is computed as 2^P_SHIFT * softmax numerator (l too, so O = acc / l is unchanged; M subtracts it):
+        # values in (0, 2^P_SHIFT], below e4m3's largest (448), keep 8 more binades above its subnormals (2^-6)
         m_i = tl.max(qk, 1) * qk_scale
-        p = tl.exp2(tl.fma(qk, qk_scale, -m_i[:, None]))
+        p = tl.exp2(tl.fma(qk, qk_scale, (P_SHIFT - m_i)[:, None]))
         l_i = tl.sum(p, 1)
         p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N, RENAME_P)
 
@@ -141,7 +144,7 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
                 txl.bar_arrive(8, 256)
             if CAUSAL or not EVEN_N:
                 qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
-            p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
+            p, m_new, l_i, alpha = _softmax_step_shifted(qk, m_i, l_i, qk_scale, P_SHIFT)
             p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N, RENAME_P)
             txl.dot_wait(0)  # PV of tile j - 1 retired: its VT stage can be refilled
             txl.mbar_arrive(txl.get_buffer(v_empty, sv))
@@ -156,7 +159,7 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
         txl.mbar_arrive(txl.get_buffer(v_empty, sv))
 
         # Epilogue: O = acc * dv / l (bf16), M = m + log2(l).
-        tl.store(M + off_hz * N_PAD + q_row + tl.arange(0, HALF_M), m_i + tl.log2(l_i))
+        tl.store(M + off_hz * N_PAD + q_row + tl.arange(0, HALF_M), m_i + tl.log2(l_i) - P_SHIFT)
         out = (acc * (v_scale / l_i)[:, None]).to(desc_o.dtype)
         o_y = off_hz * N_CTX + q_row
         o_tile = txl.get_buffer(bO, qi)
@@ -173,6 +176,18 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
                 tl.store(base + rows[:, None] * HEAD_DIM + cols[None, :], out, mask=rows[:, None] < n_valid)
         if txl.is_warpgroup([1]):
             txl.bar_wait(8, 256)  # consume WG2's last hand-back: the barrier is left complete at exit
+
+
+@txl.jit
+def _softmax_step_shifted(qk, m_i, l_i, qk_scale, P_SHIFT: tl.constexpr):
+    # _attention_common._softmax_step with P (and so l) scaled by 2^P_SHIFT: P = exp2(S * scale - m + P_SHIFT),
+    # one fma per element as there (the shift joins the per-row term). Rows always see a key here (no local masks),
+    # so m is finite.
+    m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    p = tl.exp2(tl.fma(qk, qk_scale, (P_SHIFT - m_new)[:, None]))
+    alpha = tl.exp2(m_i - m_new)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    return p, m_new, l_i, alpha
 
 
 @txl.jit

@@ -4,7 +4,7 @@ GQA/MQA, odd N, head dims 64/128/256, per-tensor and per-head descales (skipped 
 
 Error measure: relative RMSE, ||o - ref||_2 / ||ref||_2 over the whole output, printed for each case (run with -s).
 What remains after dequantization is P rounded to e4m3 (3 mantissa bits, relative step 2^-4 at worst) and O rounded
-to bf16; the bound RMSE_BOUND is a few times what the H100 measured (docs/attention-fp8.md), and a reference-level
+to bf16; the bound RMSE_BOUND is above what the H200 measured (docs/attention-fp8.md), and a reference-level
 check (max abs error against the scale of the output) catches a wrong tile or mask that an average could hide."""
 
 import math
@@ -20,7 +20,8 @@ from txl.ops.attention_fp8 import _call, flash_attention_fp8  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
-RMSE_BOUND = 0.03  # relative RMSE against the float32 reference of the dequantized inputs
+RMSE_BOUND = 0.04  # relative RMSE against the float32 reference of the dequantized inputs (2.1e-2 .. 2.7e-2 measured
+# with unscaled P, docs/attention-fp8.md; a wrong tile or permutation gives ~1.4)
 FP8 = torch.float8_e4m3fn
 
 
