@@ -16,9 +16,9 @@ changed, by the rewrite table of bench/triton_tutorials.py (REWRITES, imported) 
 forms these libraries use beyond the tutorials. Every rewritten line is printed as ``file:line: old -> new``. An
 import of triton that no rule covers is an error (the table grows on purpose), and so is one that does not start a
 line (``if x: import triton``, ``importlib.import_module("triton...")``). A few forms are kept unchanged on purpose
-(KEPT): Triton's Gluon dialect and Ascend NPU modules, which txl does not replace, in the files of those backends
-only (by path); they are printed as ``kept``. --run makes the copies again when they are missing or older than
-their sources.
+(KEPT): the Ascend NPU modules, which txl does not replace, in the files of that backend only (by path); they are
+printed as ``kept``. Gluon imports go to txl.experimental.gluon like every other triton import. --run makes the
+copies again when they are missing or older than their sources.
 
 --run. For each op, in one subprocess per op and backend (a hang or a fault poisons only that op):
   (a) tests: the op's library tests with pytest, a selection written below as data (OPS: files, -k, at most
@@ -85,16 +85,17 @@ LIBRARY_REWRITES = {
     "from triton.runtime.autotuner import Autotuner": "from txl.runtime.autotuner import Autotuner",
     "from triton.runtime.autotuner import autotune as original_autotune":
         "from txl.runtime.autotuner import autotune as original_autotune",
+    # fla's Gluon kernels (fused cross-entropy, causal conv1d, sinkhorn, attention residuals): txl.experimental.gluon
+    "from triton.experimental import gluon": "from txl.experimental import gluon",
+    "from triton.experimental.gluon import language as gl": "from txl.experimental.gluon import language as gl",
+    "from triton.experimental.gluon.language import extra": "from txl.experimental.gluon.language import extra",
+    "from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp":
+        "from txl.experimental.gluon.language.nvidia.ampere import async_copy as cp",
 }
 
 # Forms kept unchanged on purpose: (files they may appear in, why). Anywhere else they are refused.
 _OTHER_BACKENDS = r"(ascend|_npu|npu_|gluon|cann)"
 KEPT = {
-    "from triton.experimental import gluon": (r"gluon", "Triton's Gluon dialect (a backend of its own)"),
-    "from triton.experimental.gluon import language as gl": (r"gluon", "Triton's Gluon dialect"),
-    "from triton.experimental.gluon.language import extra": (r"gluon", "Triton's Gluon dialect"),
-    "from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp": (r"gluon",
-                                                                                      "Triton's Gluon dialect"),
     "from triton.language.extra.cann.extension import extract_slice": (_OTHER_BACKENDS, "Ascend NPU"),
     "from triton.language.extra.cann.extension import insert_slice": (_OTHER_BACKENDS, "Ascend NPU"),
     "from triton.language.extra.cann.extension import extract_slice, insert_slice": (_OTHER_BACKENDS, "Ascend NPU"),

@@ -84,11 +84,18 @@ def test_other_lines_untouched(lib):
 
 
 def test_kept_forms_only_in_their_backends_files(lib):
-    line = "from triton.experimental import gluon\n"
-    new, changes, kept = lib.rewrite_source(line, "fla/ops/utils/sinkhorn/gluon.py")
+    line = "from triton.language.extra.cann.extension import extract_slice\n"
+    new, changes, kept = lib.rewrite_source(line, "fla/ops/utils/npu_ops.py")
     assert new == line and changes == [] and kept and kept[0][0] == 1
     with pytest.raises(lib.RewriteError):
         lib.rewrite_source(line, "fla/ops/gla/chunk.py")
+
+
+def test_gluon_imports_go_to_txl(lib):
+    # txl.experimental.gluon exists: Gluon is swapped like the rest of triton, in any file
+    line = "from triton.experimental.gluon import language as gl\n"
+    new, changes, kept = lib.rewrite_source(line, "fla/modules/fused_cross_entropy/gluon.py")
+    assert new == "from txl.experimental.gluon import language as gl\n" and kept == [] and len(changes) == 1
 
 
 def test_selection_data(lib):
