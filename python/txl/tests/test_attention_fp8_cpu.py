@@ -192,3 +192,123 @@ def test_precompile_every_head_dim():
         ks = F8.precompile(d, causal=True, n=1000, heads=4, kv_heads=2)
         assert len(ks) == 1 + len(F8.CONFIGS[d])  # the transpose and every config
     assert len(F8.precompile(256, causal=False, n=4096, rename_p=False)) == 1 + len(F8.CONFIGS[256])
+
+
+# ---- the renamed P, register by register -----------------------------------------------------------------------
+class _LlvmTrace:
+    """Follows values of the kernel's unoptimised LLVM IR (txlc --emit=llvm -O 0) back from a P V wgmma's A
+    registers to the S wgmma outputs they hold: i32 <- <4 x i8> <- cvt.e4m3x2 pair <- softmax <- S element."""
+
+    def __init__(self, text):
+        self.defs = {}
+        for line in text.split("\n"):
+            m = re.match(r"\s*(%[\w.]+) = (.*)$", line)
+            if m:
+                self.defs[m.group(1)] = m.group(2)
+
+    @staticmethod
+    def call_args(d, ty):
+        return re.findall(ty + r" (%[\w.]+)", d.split('"(')[-1])
+
+    def element(self, struct, i):
+        d = self.defs[struct]
+        m = re.match(r"insertvalue \{[^}]*\} (\S+), \w+ (%[\w.]+), (\d+)$", d)
+        if m:
+            return m.group(2) if int(m.group(3)) == i else self.element(m.group(1), i)
+        m = re.match(r"phi \{[^}]*\} \[ (%[\w.]+), ", d)
+        assert m, "element %d of %s: %s" % (i, struct, d[:120])
+        return self.element(m.group(1), i)
+
+    def register_bytes(self, v):
+        d = self.defs[v]
+        m = re.match(r"extractvalue \{[^}]*\} (%[\w.]+), (\d+)$", d)
+        if m:  # a register pinned by an asm with tied operands: output i is input i
+            return self.register_bytes(self.call_args(self.defs[m.group(1)], "i32")[int(m.group(2))])
+        m = re.match(r"bitcast <4 x i8> (%[\w.]+) to i32", d)
+        assert m, "A register %s: %s" % (v, d[:120])
+        out, cur = [None] * 4, m.group(1)
+        while True:
+            m = re.match(r"insertelement <4 x i8> (\S+), i8 (%[\w.]+), i32 (\d+)", self.defs.get(cur, ""))
+            if not m:
+                break
+            if out[int(m.group(3))] is None:
+                out[int(m.group(3))] = self.byte(m.group(2))
+            cur = m.group(1)
+        return out
+
+    def byte(self, v):
+        d = self.defs[v]
+        m = re.match(r"extractvalue \{[^}]*\} (%[\w.]+), (\d+)$", d)
+        if m:
+            return self.byte(self.element(m.group(1), int(m.group(2))))
+        m = re.match(r"phi i8 \[ (%[\w.]+), ", d)
+        if m:
+            return self.byte(m.group(1))
+        m = re.match(r"trunc i16 (%[\w.]+) to i8", d)
+        assert m, "P byte %s: %s" % (v, d[:120])
+        x, high = m.group(1), False
+        m = re.match(r"lshr i16 (%[\w.]+), 8", self.defs[x])
+        if m:
+            x, high = m.group(1), True
+        m = re.match(r"call i16 @llvm\.nvvm\.ff\.to\.e4m3x2\.rn\(float (%[\w.]+), float (%[\w.]+)\)", self.defs[x])
+        assert m, "P pair %s: %s" % (x, self.defs[x][:120])
+        return self.s_element(m.group(1) if high else m.group(2))  # cvt a, b: a -> high byte
+
+    def s_element(self, f, depth=0):
+        assert depth < 30, f
+        d = self.defs[f]
+        m = re.match(r"extractvalue \{[^}]*\} (%[\w.]+), (\d+)$", d)
+        if m:
+            src, i = m.group(1), int(m.group(2))
+            sd = self.defs[src]
+            if "wait_group" in sd:  # dot_wait: tied accumulators
+                return self.s_element(self.call_args(sd, "float")[i], depth + 1)
+            if "mma_async" in sd:
+                return (src, re.search(r"m64n\d+k\d+", sd).group(0), i)
+            return self.s_element(self.element(src, i), depth + 1)
+        m = (re.match(r"call (?:\w+ )*float @llvm\.[\w.]+\(float (%[\w.]+)", d)
+             or re.match(r"(?:fmul|fadd|fsub)(?: \w+)* float (%[\w.]+), ", d))
+        if m:
+            return self.s_element(m.group(1), depth + 1)
+        m = re.match(r"select i1 \S+, float (\S+), float (\S+)", d)
+        if m:
+            return self.s_element(m.group(1) if m.group(1).startswith("%") else m.group(2), depth + 1)
+        m = re.match(r"phi float \[ (%[\w.]+), ", d)
+        assert m, "softmax value %s: %s" % (f, d[:120])
+        return self.s_element(m.group(1), depth + 1)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_renamed_p_is_the_a_fragment(causal):
+    # Each P V wgmma (k-step s of 32 keys) must read, in its four A registers (bytes 0..3), the S accumulator
+    # elements d[16 s + {0, 1, 4, 5}], d[16 s + {2, 3, 6, 7}], d[16 s + {8, 9, 12, 13}], d[16 s + {10, 11, 14, 15}]
+    # (accumulator d_i: row g + 8 ((i >> 1) & 1), column 8 (i >> 2) + 2t + (i & 1); A register r, byte j: row
+    # g + 8 (r & 1), k 16 (r >> 1) + 4t + j), which is S column c at k = key_perm(c): what V^T's permutation assumes.
+    import subprocess
+    import tempfile
+
+    from .dsl_helpers import TXLC, _need
+
+    _need(TXLC)
+    d, bn = 64, 128
+    text = _text(d, bn, 2, causal, True, 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = tmp + "/k.mlir"
+        with open(src, "w") as f:
+            f.write(text)
+        r = subprocess.run([TXLC, src, "--emit=llvm", "-O", "0", "-o", tmp + "/k.ll"], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        with open(tmp + "/k.ll") as f:
+            ll = f.read()
+    trace = _LlvmTrace(ll)
+    pv = [line for line in ll.split("\n") if "m64n%dk32.f32.e4m3.e4m3" % d in line and "{$32,$33,$34,$35}" in line]
+    assert len(pv) == 2 * bn // 32, len(pv)  # the loop's P V and the last one, BLOCK_N / 32 k-steps each
+    want = [[0, 1, 4, 5], [2, 3, 6, 7], [8, 9, 12, 13], [10, 11, 14, 15]]
+    for n, line in enumerate(pv):
+        s = n % (bn // 32)
+        regs = re.findall(r"i32 (%[\w.]+)", line.split('"(')[-1])[:4]
+        got = [trace.register_bytes(a) for a in regs]
+        sources = {(src, shape) for reg in got for src, shape, _ in reg}
+        assert len(sources) == 1 and next(iter(sources))[1] == "m64n%dk32" % bn, sources  # one S wgmma's outputs
+        assert [[i for _, _, i in reg] for reg in got] == [[16 * s + i for i in w] for w in want], (n, got)
