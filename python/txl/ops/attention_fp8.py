@@ -279,7 +279,11 @@ def _call(q, k, v, causal, sm_scale, descale_q, descale_k, descale_v, rename_p=N
     Hk = k.shape[1]
     descales = [_check_descale(torch, name, d, B, Hk, q.device)
                 for name, d in (("descale_q", descale_q), ("descale_k", descale_k), ("descale_v", descale_v))]
-    o, m = _forward(q, k, v, causal, sm_scale, descales, rename_p=rename_p)
+    if q.get_device() != torch.cuda.current_device():  # launches (and the transpose) go to the current device
+        with torch.cuda.device(q.device):
+            o, m = _forward(q, k, v, causal, sm_scale, descales, rename_p=rename_p)
+    else:
+        o, m = _forward(q, k, v, causal, sm_scale, descales, rename_p=rename_p)
     lse = m.view(B, H, -1)[:, :, :N] * math.log(2.0)
     return o, lse.contiguous()
 
