@@ -16,8 +16,9 @@ calls after warm-up, autotuning excluded):
   vT ms     the transpose alone (ms);
   bf16 txl  txl.ops.flash_attention (fa3) on the same values in bf16;
   cuDNN     torch SDPA, cuDNN backend, bf16;
-  fp8 SDPA  torch SDPA on the fp8 tensors (cuDNN backend), "n/a" when torch refuses fp8 inputs (the reason is
-            printed once).
+  fp8 SDPA  torch's FP8 attention where this torch has one that runs (torch_fp8_sdpa: the experimental
+            _scaled_dot_product_attention_quantized, per-tensor / cuDNN or per-head / FA3, then plain SDPA on fp8
+            tensors); "n/a" otherwise, with the reasons printed once.
 Before timing, every fp8 cell is checked against a float32 reference of the dequantized inputs over the first and
 last (batch, head): relative RMSE < 4e-2 (FAIL otherwise); bf16 cells < 1e-2.
 """
@@ -125,9 +126,9 @@ def run(args):
     fp8 = torch.float8_e4m3fn
     rows = ROWS[: args.rows] if args.rows else ROWS
     names = ["fp8", "fp8 kern", "vT ms", "bf16 txl", "cuDNN", "fp8 SDPA"]
-    print("TFLOP/s (causal counts half the FLOPs); fp8/cuDNN and fp8/bf16 txl: ratios of the fp8 column, same run")
-    print("%-18s %-6s" % ("B,H,N,D", "causal") + "".join("%10s" % n for n in names) + "%12s%13s%10s"
-          % ("fp8/cuDNN", "fp8/bf16txl", "fp8 rmse"))
+    print("TFLOP/s (causal counts half the FLOPs); fp8/...: ratios of the fp8 column to the others, same run")
+    print("%-18s %-6s" % ("B,H,N,D", "causal") + "".join("%10s" % n for n in names) + "%12s%13s%13s%10s"
+          % ("fp8/cuDNN", "fp8/bf16txl", "fp8/fp8SDPA", "fp8 rmse"))
     ok_all = True
     sdpa_fp8_reason = None
     for B, H, N, D, causal in rows:
@@ -173,32 +174,73 @@ def run(args):
                     ok_all = False
                 continue
             cells[name] = flops / time_ms(torch, fn) / 1e9
-        # torch's FP8 SDPA: no scale arguments in SDPA, so it is timed on the fp8 tensors as they are (the
-        # values do not change the time); "n/a" with the reason when torch refuses fp8 inputs.
-        try:
-            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                F.scaled_dot_product_attention(q8, k8, v8, is_causal=causal)
-            torch.cuda.synchronize()
-            cells["fp8 SDPA"] = flops / time_ms(torch, lambda: _sdpa(F, sdpa_kernel, SDPBackend, q8, k8, v8,
-                                                                    causal)) / 1e9
-        except Exception as e:  # torch's refusal (RuntimeError / NotImplementedError / TypeError)
-            sdpa_fp8_reason = sdpa_fp8_reason or "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200])
+        # torch's FP8 attention, where this torch has one that runs (torch_fp8_sdpa: the experimental quantized
+        # SDPA, per-tensor (cuDNN) or per-head (FA3) descales, then plain SDPA on fp8 tensors); checked like ours.
+        fn, why, scaled = torch_fp8_sdpa(torch, F, sdpa_kernel, SDPBackend, q8, k8, v8, causal, dq, dk, dv)
+        if fn is None:
+            sdpa_fp8_reason = sdpa_fp8_reason or why
             cells["fp8 SDPA"] = "n/a"
+        else:
+            o = fn()
+            want = ref if scaled else reference(torch, q8.float(), k8.float(), v8.float(), causal, scale, heads)
+            e = rel_rmse(torch, torch.stack([o[b, h].float() for b, h in heads]), want)
+            del o
+            cells["fp8 SDPA"] = flops / time_ms(torch, fn) / 1e9 if e < 4e-2 else "FAIL"
         line = "%-18s %-6s" % ("%d,%d,%d,%d" % (B, H, N, D), "yes" if causal else "no")
         line += "".join("%10s" % ("%.1f" % cells[n] if isinstance(cells.get(n), float) else cells.get(n, "-"))
                         for n in names)
         f8 = cells.get("fp8")
-        for other in ("cuDNN", "bf16 txl"):
+        for other, width in (("cuDNN", 12), ("bf16 txl", 13), ("fp8 SDPA", 13)):
             c = cells.get(other)
-            line += "%12s" % ("%.2f" % (f8 / c) if isinstance(f8, float) and isinstance(c, float) else "-")
+            line += "%*s" % (width, "%.2f" % (f8 / c) if isinstance(f8, float) and isinstance(c, float) else "-")
         line += "%10.2e" % err
         print(line, flush=True)
         q8 = k8 = v8 = qb = kb = vb = ref = None  # (free before the next row's tensors)
         torch.cuda.empty_cache()
     if sdpa_fp8_reason:
-        print("torch FP8 SDPA (cuDNN backend) refused fp8 inputs: %s" % sdpa_fp8_reason)
+        print("torch FP8 SDPA: n/a in torch %s: %s" % (torch.__version__, sdpa_fp8_reason))
     print("ALL PASS" if ok_all else "FAIL")
     return 0 if ok_all else 1
+
+
+def torch_fp8_sdpa(torch, F, sdpa_kernel, SDPBackend, q8, k8, v8, causal, dq, dk, dv):
+    """(a call of torch's FP8 attention on these inputs, None, whether it applies the descales) or (None, why torch
+    has none that runs, None). Tried in
+    order: torch.nn.attention.experimental._scaled_dot_product_attention_quantized with per-tensor descales (cuDNN,
+    where its DescaleType has PER_TENSOR) and with per-head (B, H_KV) descales (FA3, after
+    activate_flash_attention_impl("FA3") where that exists), then F.scaled_dot_product_attention on the fp8
+    tensors under the cuDNN backend (no descales: checked against a reference of the raw fp8 values)."""
+    reasons = []
+    try:
+        from torch.nn.attention.experimental import _scaled_dot_product_attention_quantized as mod
+        quantized, kinds = mod._scaled_dot_product_attention_quantized, mod.DescaleType
+    except (ImportError, AttributeError) as e:
+        quantized, kinds = None, None
+        reasons.append("no torch.nn.attention.experimental._scaled_dot_product_attention_quantized (%s)"
+                       % type(e).__name__)
+    B, Hk = k8.shape[:2]
+    attempts = []
+    if quantized is not None:
+        if hasattr(kinds, "PER_TENSOR"):
+            t = [d.reshape(1, 1, 1, 1) for d in (dq, dk, dv)]
+            attempts.append(("quantized SDPA, per-tensor", True, lambda: quantized(
+                q8, k8, v8, is_causal=causal, q_descale=t[0], k_descale=t[1], v_descale=t[2],
+                q_descale_type=kinds.PER_TENSOR, k_descale_type=kinds.PER_TENSOR, v_descale_type=kinds.PER_TENSOR)))
+        ph = [d.reshape(1, 1).expand(B, Hk).contiguous() for d in (dq, dk, dv)]
+        attempts.append(("quantized SDPA, per-head (FA3)", True, lambda: quantized(
+            q8, k8, v8, is_causal=causal, q_descale=ph[0], k_descale=ph[1], v_descale=ph[2])))
+    attempts.append(("SDPA cuDNN on fp8 tensors", False,
+                     lambda: _sdpa(F, sdpa_kernel, SDPBackend, q8, k8, v8, causal)))
+    for name, scaled, fn in attempts:
+        try:
+            if "FA3" in name and hasattr(torch.nn.attention, "activate_flash_attention_impl"):
+                torch.nn.attention.activate_flash_attention_impl("FA3")
+            fn()
+            torch.cuda.synchronize()
+            return fn, None, scaled
+        except Exception as e:  # torch's refusal: RuntimeError, NotImplementedError, ValueError, ModuleNotFoundError
+            reasons.append("%s: %s: %s" % (name, type(e).__name__, (str(e).splitlines() or [""])[0][:160]))
+    return None, "; ".join(reasons), None
 
 
 def _sdpa(F, sdpa_kernel, SDPBackend, q, k, v, causal):
