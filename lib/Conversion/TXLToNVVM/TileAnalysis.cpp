@@ -491,7 +491,7 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
              ReduceOp, ScanOp, SortOp, FlipOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp,
-             AtomicCASOp, PrintOp, AssertOp>(op);
+             AtomicCASOp, PrintOp, AssertOp, ElementwiseInlineAsmOp>(op);
 }
 
 LogicalResult mlir::txl::checkTileOp(Operation *op) {
@@ -499,6 +499,11 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
     if (op->getNumResults() != 1)
       return op->emitError() << "'" << op->getName()
                              << "' on register tiles has several results; not supported yet";
+    SmallVector<Value> values(op->getOperands());
+    llvm::append_range(values, op->getResults());
+    return checkSameLayouts(op, values, "operands and results");
+  }
+  if (isa<ElementwiseInlineAsmOp>(op)) {
     SmallVector<Value> values(op->getOperands());
     llvm::append_range(values, op->getResults());
     return checkSameLayouts(op, values, "operands and results");

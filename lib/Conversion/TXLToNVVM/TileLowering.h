@@ -227,6 +227,9 @@ void populateReductionPatterns(const TXLTypeConverter &converter, RewritePattern
 /// txl.print, txl.assert (TilePrint.cpp).
 void populatePrintPatterns(const TXLTypeConverter &converter, RewritePatternSet &patterns,
                            PatternBenefit benefit);
+/// txl.elementwise_inline_asm, tiles and scalars (TileInlineAsm.cpp).
+void populateInlineAsmPatterns(const TXLTypeConverter &converter, RewritePatternSet &patterns,
+                               PatternBenefit benefit);
 
 } // namespace mlir::txl::tile
 

@@ -956,4 +956,5 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
   patterns.add<StoreLowering>(converter, ctx, benefit, uniformScalars);
   populateReductionPatterns(converter, patterns, benefit);
   populatePrintPatterns(converter, patterns, benefit);
+  populateInlineAsmPatterns(converter, patterns, benefit);
 }

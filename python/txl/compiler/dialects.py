@@ -29,6 +29,7 @@ SPECS = {
     'txl.dot': {'operands': [('a', 'single', 'shared-memory view (one stage) or ranked tensor of any type values'), ('b', 'single', 'shared-memory view (one stage) or ranked tensor of any type values'), ('acc', 'single', 'ranked tensor of any type values'), ('useAcc', 'optional', '1-bit signless integer')], 'results': [('result', 'single')], 'attrs': [('async', ('unit',), True, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$a `,` $b `,` $acc (`use_acc` $useAcc^)? attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($acc))'},
     'txl.dot_wait': {'operands': [('inputs', 'variadic', 'variadic of any type')], 'results': [('outputs', 'variadic')], 'attrs': [('pendings', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$pendings (`,` $inputs^ `:` qualified(type($inputs)))? attr-dict'},
     'txl.dotx': {'operands': [('a', 'single', 'shared-memory view (one stage) or tensor-memory view (one stage)'), ('b', 'single', 'shared-memory view (one stage)'), ('c', 'single', 'tensor-memory view (one stage) or ranked tensor of any type values'), ('useD', 'optional', '1-bit signless integer'), ('pred', 'optional', '1-bit signless integer'), ('mbars', 'variadic', 'variadic of one mbarrier (!txl.mbar)'), ('mbarPreds', 'variadic', 'variadic of 1-bit signless integer')], 'results': [('result', 'optional')], 'attrs': [('two_ctas', ('unit',), True, None)], 'regions': [], 'segments': True, 'same_type': False, 'format': '$a `,` $b `,` $c (`use_d` $useD^)? (`pred` $pred^)? (`mbars` `(` $mbars^ `)`)? (`preds` `(` $mbarPreds^ `)`)? attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c)) (`->` qualified(type($result))^)?'},
+    'txl.elementwise_inline_asm': {'operands': [('srcs', 'variadic', 'variadic of any type')], 'results': [('results', 'variadic')], 'attrs': [('asm_string', ('str',), False, None), ('constraints', ('str',), False, None), ('pure', ('bool',), False, None), ('packed_element', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$asm_string `,` $constraints `(` $srcs `)` attr-dict `:` functional-type($srcs, $results)'},
     'txl.expand_dims': {'operands': [('src', 'single', 'ranked tensor of any type values')], 'results': [('result', 'single')], 'attrs': [('axis', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src `,` $axis attr-dict `:` qualified(type($src)) `->` qualified(type($result))'},
     'txl.extern_elementwise': {'operands': [('srcs', 'variadic', 'variadic of any type')], 'results': [('result', 'single')], 'attrs': [('symbol', ('str',), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$symbol `(` $srcs `)` attr-dict `:` functional-type($srcs, $result)'},
     'txl.fence_proxy_async': {'operands': [], 'results': [], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': 'attr-dict'},
@@ -282,6 +283,11 @@ class txl:
     def dotx(a, b, c, useD=None, pred=None, mbars=_REQUIRED, mbarPreds=_REQUIRED, *, result, two_ctas=None):
         "tcgen05 MMA (sm_100a) with completion mbarriers."
         return _build('txl.dotx', [a, b, c, useD, pred, mbars, mbarPreds], [result], {'two_ctas': two_ctas}, [])
+
+    @staticmethod
+    def elementwise_inline_asm(srcs, *, results, asm_string, constraints, pure, packed_element):
+        "user PTX applied to the elements of tiles (tl.inline_asm_elementwise)."
+        return _build('txl.elementwise_inline_asm', [srcs], [results], {'asm_string': asm_string, 'constraints': constraints, 'pure': pure, 'packed_element': packed_element}, [])
 
     @staticmethod
     def expand_dims(src, *, result, axis):

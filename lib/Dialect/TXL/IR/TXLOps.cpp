@@ -1263,3 +1263,88 @@ LogicalResult IntToPtrOp::verify() {
 LogicalResult PtrToIntOp::verify() {
   return verifyAddressCast(*this, getType(), getSrc().getType());
 }
+
+//===----------------------------------------------------------------------===//
+// ElementwiseInlineAsmOp
+//===----------------------------------------------------------------------===//
+
+int64_t ElementwiseInlineAsmOp::elementsPerRegister(Type elt, int64_t packed) {
+  unsigned bits = elt.isIntOrFloat() ? elt.getIntOrFloatBitWidth() : 64;
+  return bits < 32 ? std::min<int64_t>(32 / bits, packed) : 1;
+}
+
+LogicalResult ElementwiseInlineAsmOp::verify() {
+  int64_t packed = getPackedElement();
+  if (packed < 1)
+    return emitOpError() << "packed_element must be at least 1, got " << packed;
+  if (getSrcs().empty())
+    return emitOpError() << "needs at least one operand (Triton's inline_asm_elementwise takes "
+                            "its shape from its arguments)";
+  if (getResults().empty())
+    return emitOpError() << "needs at least one result";
+  bool tiles = isa<RankedTensorType>(getSrcs().front().getType());
+  // The asm's registers per call: each value passes `packed` elements in
+  // packed / elementsPerRegister registers.
+  auto registers = [&](Type type, StringRef what, size_t i, int64_t &count) -> LogicalResult {
+    if (isa<RankedTensorType>(type) != tiles)
+      return emitOpError() << what << " " << i << " is " << type << " but "
+                           << (tiles ? "operand 0 is a tile" : "operand 0 is a scalar")
+                           << ": operands and results are all tiles of one shape or all scalars "
+                              "(splat a scalar to the tiles' shape)";
+    Type elt = getElementTypeOrSelf(type);
+    bool ok = (elt.isIntOrFloat() && !elt.isInteger(1)) || (what == "operand" && isa<PtrType>(elt));
+    if (!ok)
+      return emitOpError() << what << " " << i << " has elements of type " << elt
+                           << "; inline asm takes integers and floats of 8 to 64 bits"
+                           << (what == "operand" ? " and pointers" : "")
+                           << (elt.isInteger(1) ? " (cast booleans to int8 or int32)" : "");
+    int64_t perReg = elementsPerRegister(elt, packed);
+    if (packed % perReg)
+      return emitOpError() << what << " " << i << " (" << elt << ") packs " << perReg
+                           << " elements in a 32-bit register, which does not divide "
+                              "packed_element = "
+                           << packed << "; use a multiple of " << perReg;
+    count += packed / perReg;
+    return success();
+  };
+  int64_t outputs = 0, inputs = 0;
+  for (auto [i, t] : llvm::enumerate(getResultTypes()))
+    if (failed(registers(t, "result", i, outputs)))
+      return failure();
+  for (auto [i, t] : llvm::enumerate(getSrcs().getTypes()))
+    if (failed(registers(t, "operand", i, inputs)))
+      return failure();
+  // LLVM checks the constraint string only when the module is translated,
+  // with a message that does not point here: count its entries now.
+  int64_t outs = 0, ins = 0;
+  SmallVector<StringRef> entries;
+  StringRef constraints = getConstraints();
+  if (!constraints.trim().empty())
+    constraints.split(entries, ',');
+  for (StringRef e : entries) {
+    e = e.trim();
+    if (e.starts_with("="))
+      ++outs;
+    else if (!e.starts_with("~"))
+      ++ins;
+  }
+  if (outs != outputs || ins != inputs)
+    return emitOpError() << "constraints \"" << getConstraints() << "\" name " << outs
+                         << " output and " << ins << " input registers, but the asm has " << outputs
+                         << " output and " << inputs
+                         << " input registers per call (packed_element = " << packed
+                         << "; elements narrower than 32 bits share a register): list one '=' "
+                            "constraint per result register, then one per operand register";
+  return success();
+}
+
+void ElementwiseInlineAsmOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getPure())
+    return;
+  // Impure asm may read and write anything: keep it, in order.
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
+  effects.emplace_back(MemoryEffects::Read::get(), SharedMemoryResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), SharedMemoryResource::get());
+}

@@ -1222,4 +1222,45 @@ def TXL_AtomicCASOp : TXL_Op<"atomic_cas", [AllTypesMatch<["cmp", "value", "resu
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Inline assembly
+//===----------------------------------------------------------------------===//
+
+def TXL_ElementwiseInlineAsmOp : TXL_Op<"elementwise_inline_asm", [Elementwise,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "user PTX applied to the elements of tiles (tl.inline_asm_elementwise)";
+  let description = [{
+    Runs `asm_string` (PTX with LLVM's `$N` operand references) once per
+    `packed_element` elements a thread holds, as Triton's
+    `tt.elementwise_inline_asm`: operands and results are all tiles of one
+    shape (one layout) or all scalars. Per call, an operand or result whose
+    elements are narrower than 32 bits passes min(packed_element,
+    32 / bits) of them in one 32-bit register (a vector), so `constraints`
+    lists, in order, the results' registers (`=r`, ...) and then the
+    operands' (`r`, `l`, `f`, ... or a tied `0`), then `~{...}` clobbers.
+    Without `pure` the asm may have side effects (it is kept and not
+    merged). A thread whose register count is not a multiple of
+    `packed_element` runs its last call with the chunk's first element
+    repeated in the missing places (the extra results are dropped).
+
+    ```mlir
+    %y = txl.elementwise_inline_asm "ex2.approx.f32 $0, $1;", "=f,f" (%x)
+        {packed_element = 1 : i32, pure = true}
+        : (tensor<128xf32>) -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints, BoolAttr:$pure,
+                       I32Attr:$packed_element, Variadic<AnyType>:$srcs);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $asm_string `,` $constraints `(` $srcs `)` attr-dict `:` functional-type($srcs, $results)
+  }];
+  let extraClassDeclaration = [{
+    /// Elements of type `elt` one asm register carries per call: 32 / bits
+    /// for types narrower than 32 bits (at most `packed`), else 1.
+    static int64_t elementsPerRegister(::mlir::Type elt, int64_t packed);
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TXL_OPS_TD
