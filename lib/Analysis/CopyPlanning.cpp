@@ -4,14 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
+#include "txl/Analysis/CopyPlanning.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "txl/Analysis/LoweringUtils.h"
 #include "txl/Dialect/TXL/IR/TXLOps.h"
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 
 using namespace mlir;
 using namespace mlir::txl;

@@ -1,6 +1,6 @@
 //===- LoweringUtils.cpp - shared helpers of the lowering stages ----------===//
 
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+#include "txl/Analysis/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

@@ -11,8 +11,8 @@
 // what is aligned.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TXL_DIALECT_TXL_TRANSFORMS_AXISINFO_H
-#define TXL_DIALECT_TXL_TRANSFORMS_AXISINFO_H
+#ifndef TXL_ANALYSIS_AXISINFO_H
+#define TXL_ANALYSIS_AXISINFO_H
 
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
@@ -66,4 +66,4 @@ int64_t getAlignedRun(AxisAnalysis &axes, Value ptrs, int64_t dim = -1);
 
 } // namespace mlir::txl
 
-#endif // TXL_DIALECT_TXL_TRANSFORMS_AXISINFO_H
+#endif // TXL_ANALYSIS_AXISINFO_H

@@ -9,8 +9,8 @@
 //     number of times it ran: mbarrier phases and ring slots derive from it).
 //
 //===----------------------------------------------------------------------===//
-#ifndef TXL_TRANSFORMS_COPYPLANNING_H
-#define TXL_TRANSFORMS_COPYPLANNING_H
+#ifndef TXL_ANALYSIS_COPYPLANNING_H
+#define TXL_ANALYSIS_COPYPLANNING_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
@@ -82,4 +82,4 @@ FailureOr<Value> carryCounter(RewriterBase &rewriter, Operation *site, Value ini
 
 } // namespace mlir::txl
 
-#endif // TXL_TRANSFORMS_COPYPLANNING_H
+#endif // TXL_ANALYSIS_COPYPLANNING_H

@@ -5,8 +5,8 @@
 // warpgroup's leader predicate).
 //
 //===----------------------------------------------------------------------===//
-#ifndef TXL_DIALECT_TXL_TRANSFORMS_LOWERINGUTILS_H
-#define TXL_DIALECT_TXL_TRANSFORMS_LOWERINGUTILS_H
+#ifndef TXL_ANALYSIS_LOWERINGUTILS_H
+#define TXL_ANALYSIS_LOWERINGUTILS_H
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -224,4 +224,4 @@ constexpr StringLiteral kSharedBytesAttrName = "txl.shared_bytes";
 
 } // namespace mlir::txl
 
-#endif // TXL_DIALECT_TXL_TRANSFORMS_LOWERINGUTILS_H
+#endif // TXL_ANALYSIS_LOWERINGUTILS_H

@@ -27,7 +27,7 @@
 #include "txl/Conversion/Passes.h"
 
 #include "TilePatterns.h"
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+#include "txl/Analysis/LoweringUtils.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"

@@ -13,7 +13,7 @@
 #ifndef TXL_LIB_CONVERSION_TXLTONVVM_TILEPATTERNS_H
 #define TXL_LIB_CONVERSION_TXLTONVVM_TILEPATTERNS_H
 
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+#include "txl/Analysis/LoweringUtils.h"
 
 #include "llvm/ADT/StringSet.h"
 

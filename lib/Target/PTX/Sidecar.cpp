@@ -19,8 +19,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "txl/Analysis/LoweringUtils.h"
 #include "txl/Dialect/TXL/IR/TXLDialect.h"
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"

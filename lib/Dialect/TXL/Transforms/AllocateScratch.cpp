@@ -45,7 +45,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+#include "txl/Analysis/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

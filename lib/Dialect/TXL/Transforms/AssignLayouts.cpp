@@ -40,7 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "txl/Dialect/TXL/Transforms/AxisInfo.h"
+#include "txl/Analysis/AxisInfo.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -48,9 +48,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "txl/Analysis/LoweringUtils.h"
 #include "txl/Dialect/TXL/IR/LinearLayout.h"
 #include "txl/Dialect/TXL/IR/TXLOps.h"
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 

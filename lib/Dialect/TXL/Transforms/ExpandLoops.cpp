@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
+#include "txl/Analysis/CopyPlanning.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -63,8 +63,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "txl/Dialect/TXL/Transforms/AxisInfo.h"
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+#include "txl/Analysis/AxisInfo.h"
+#include "txl/Analysis/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

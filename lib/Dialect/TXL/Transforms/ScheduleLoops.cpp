@@ -64,9 +64,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "txl/Dialect/TXL/Transforms/AxisInfo.h"
-#include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+#include "txl/Analysis/AxisInfo.h"
+#include "txl/Analysis/CopyPlanning.h"
+#include "txl/Analysis/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -2,11 +2,15 @@
 //
 // 1. Encodings. A txl.smem_alloc without an encoding takes one from its users,
 //    found through its views (get_buffer, smem_index, smem_subslice,
-//    smem_trans, smem_reshape): the swizzle of a TMA descriptor that reads or
-//    writes it wins; otherwise, if a wgmma reads it, the widest NVMMA swizzle
-//    its rows allow; otherwise none. A kernel-argument descriptor without an
-//    encoding is given the buffer's, so the host encodes the same swizzle.
-//    Conflicting requirements are an error.
+//    smem_trans, smem_reshape) and through structured control flow (a buffer
+//    yielded by scf.if / scf.for / scf.while: the values it is joined with
+//    must have one type, so every allocation that reaches one of them gets
+//    one encoding): the swizzle of a TMA descriptor that reads or writes it
+//    wins; otherwise, if a wgmma reads it, the widest NVMMA swizzle its rows
+//    allow; otherwise none. A kernel-argument descriptor without an encoding
+//    is given the buffer's, so the host encodes the same swizzle.
+//    Conflicting requirements are an error. The frontend prints no swizzle
+//    unless the user named one (Gluon's shared layouts).
 // 2. Planning. Every buffer (smem_alloc), mbarrier array (mbar_alloc) and
 //    TMEM address slot (tmem_alloc) gets a byte offset in the kernel's one
 //    shared array. Buffers at the kernel's top level have a live range (from
@@ -24,12 +28,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "txl/Dialect/TXL/Transforms/CopyPlanning.h"
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
+#include "txl/Analysis/CopyPlanning.h"
+#include "txl/Analysis/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+
+#include <numeric>
 
 namespace mlir::txl {
 #define GEN_PASS_DEF_TXLSMEMALLOCS
@@ -46,6 +54,50 @@ bool isViewOp(Operation *op) {
   return isa<GetBufferOp, SmemIndexOp, SmemSubsliceOp, SmemTransOp, SmemReshapeOp>(op);
 }
 
+/// Shared-memory values that structured control flow joins (an scf.if or
+/// scf.for/scf.while result, the region arguments and the values yielded to
+/// them, a loop's initial value): the verifiers require one type for all of
+/// them, so they get one encoding.
+class FlowClasses {
+public:
+  explicit FlowClasses(func::FuncOp func) {
+    func.walk([&](Operation *op) {
+      if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+        Operation *parent = yield->getParentOp();
+        if (auto ifOp = dyn_cast<scf::IfOp>(parent)) {
+          joinRange(yield.getOperands(), ifOp.getResults());
+        } else if (auto forOp = dyn_cast<scf::ForOp>(parent)) {
+          joinRange(yield.getOperands(), forOp.getRegionIterArgs());
+          joinRange(yield.getOperands(), forOp.getResults());
+          joinRange(forOp.getInitArgs(), forOp.getResults());
+        } else if (auto whileOp = dyn_cast<scf::WhileOp>(parent)) {
+          joinRange(yield.getOperands(), whileOp.getBeforeArguments());
+          joinRange(whileOp.getInits(), whileOp.getBeforeArguments());
+        }
+      } else if (auto cond = dyn_cast<scf::ConditionOp>(op)) {
+        auto whileOp = cast<scf::WhileOp>(cond->getParentOp());
+        joinRange(cond.getArgs(), whileOp.getAfterArguments());
+        joinRange(cond.getArgs(), whileOp.getResults());
+      }
+    });
+  }
+
+  /// The values joined with `v` (`v` itself included).
+  SmallVector<Value> members(Value v) const {
+    if (!classes.contains(v))
+      return {v};
+    return llvm::to_vector(classes.members(v));
+  }
+
+private:
+  template <typename A, typename B> void joinRange(A a, B b) {
+    for (auto [x, y] : llvm::zip(a, b))
+      if (isa<SmemType>(x.getType()) && isa<SmemType>(y.getType()))
+        classes.unionSets(Value(x), Value(y));
+  }
+  llvm::EquivalenceClasses<Value> classes;
+};
+
 /// Calls `fn` on every (user, operand) of `root` and of the views derived from it.
 void forEachUse(Value root, function_ref<void(OpOperand &)> fn) {
   SmallVector<Value> work{root};
@@ -59,22 +111,60 @@ void forEachUse(Value root, function_ref<void(OpOperand &)> fn) {
   }
 }
 
-/// Recomputes the types of the views derived from `v` after its type changed.
-void refreshViewTypes(Value v) {
-  for (Operation *user : llvm::make_early_inc_range(v.getUsers())) {
-    if (!isViewOp(user) || user->getOperand(0) != v)
-      continue;
-    auto src = cast<SmemType>(v.getType());
-    auto old = cast<SmemType>(user->getResult(0).getType());
-    Attribute enc = src.getEncoding();
-    if (auto trans = dyn_cast<SmemTransOp>(user); trans && enc) {
-      auto nv = cast<NVMMASharedAttr>(enc);
-      enc = NVMMASharedAttr::get(v.getContext(), nv.getSwizzle(), !nv.getTransposed());
-    }
-    user->getResult(0).setType(
-        SmemType::get(v.getContext(), old.getShape(), old.getElementType(), 0, enc));
-    refreshViewTypes(user->getResult(0));
+/// The type of the view `user` makes of `v` once `v` has its type.
+Type viewType(Value v, Operation *user) {
+  auto src = cast<SmemType>(v.getType());
+  auto old = cast<SmemType>(user->getResult(0).getType());
+  Attribute enc = src.getEncoding();
+  if (auto trans = dyn_cast<SmemTransOp>(user); trans && enc) {
+    auto nv = cast<NVMMASharedAttr>(enc);
+    enc = NVMMASharedAttr::get(v.getContext(), nv.getSwizzle(), !nv.getTransposed());
   }
+  return SmemType::get(v.getContext(), old.getShape(), old.getElementType(), 0, enc);
+}
+
+/// After the types of `starts` changed: recomputes the types of the views
+/// derived from them and gives the values control flow joins with any of
+/// them the same type.
+void propagateTypes(ArrayRef<Value> starts, const FlowClasses &flow) {
+  SmallVector<Value> work(starts);
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Value m : flow.members(v)) {
+      if (m.getType() != v.getType()) {
+        m.setType(v.getType());
+        work.push_back(m);
+      }
+    }
+    for (Operation *user : v.getUsers()) {
+      if (!isViewOp(user) || user->getOperand(0) != v)
+        continue;
+      Type t = viewType(v, user);
+      if (user->getResult(0).getType() != t) {
+        user->getResult(0).setType(t);
+        work.push_back(user->getResult(0));
+      }
+    }
+  }
+}
+
+/// Every value the buffer `root` reaches: its views and the values control
+/// flow joins with any of them (`root` first).
+SmallVector<Value> reachedValues(Value root, const FlowClasses &flow) {
+  SmallVector<Value> out, work{root};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    out.push_back(v);
+    for (Value m : flow.members(v))
+      work.push_back(m);
+    for (OpOperand &use : v.getUses())
+      if (isViewOp(use.getOwner()))
+        work.push_back(use.getOwner()->getResult(0));
+  }
+  return out;
 }
 
 /// Gives a kernel argument descriptor an encoding.
@@ -88,55 +178,63 @@ void setDescriptorEncoding(BlockArgument arg, Attribute enc) {
   }
 }
 
-LogicalResult chooseEncoding(SmemAllocOp alloc) {
-  SmemType type = alloc.getType();
-  MLIRContext *ctx = alloc.getContext();
+/// Chooses one encoding for `allocs`, the allocations whose buffers reach
+/// the values `reached` (views, and the values control flow joins them
+/// with), and gives it to all of them.
+LogicalResult chooseEncoding(ArrayRef<SmemAllocOp> allocs, ArrayRef<Value> reached,
+                             const FlowClasses &flow) {
+  SmemAllocOp first = allocs.front();
+  MLIRContext *ctx = first.getContext();
   Attribute fromTma;
   Operation *tmaUser = nullptr;
   SmallVector<BlockArgument> unencodedDescs;
   bool readByMma = false;
   LogicalResult result = success();
-  forEachUse(alloc.getResult(), [&](OpOperand &use) {
-    Operation *user = use.getOwner();
-    Value desc;
-    if (auto l = dyn_cast<TmaLoadOp>(user))
-      desc = l.getDesc();
-    else if (auto s = dyn_cast<TmaStoreOp>(user))
-      desc = s.getDesc();
-    else if (auto g = dyn_cast<TmaGatherOp>(user))
-      desc = g.getDesc();
-    else if (isa<DotOp, DotXOp>(user))
-      readByMma = true;
-    if (!desc)
-      return;
-    Attribute enc = cast<TensorDescType>(desc.getType()).getEncoding();
-    if (!enc) {
-      if (auto arg = dyn_cast<BlockArgument>(desc))
-        unencodedDescs.push_back(arg);
-      return;
+  for (Value v : reached) {
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      Value desc;
+      if (auto l = dyn_cast<TmaLoadOp>(user))
+        desc = l.getDesc();
+      else if (auto s = dyn_cast<TmaStoreOp>(user))
+        desc = s.getDesc();
+      else if (auto g = dyn_cast<TmaGatherOp>(user))
+        desc = g.getDesc();
+      else if (isa<DotOp, DotXOp>(user))
+        readByMma = true;
+      if (!desc || failed(result))
+        continue;
+      Attribute enc = cast<TensorDescType>(desc.getType()).getEncoding();
+      if (!enc) {
+        if (auto arg = dyn_cast<BlockArgument>(desc))
+          unencodedDescs.push_back(arg);
+        continue;
+      }
+      if (fromTma && fromTma != enc) {
+        result = user->emitOpError()
+                 << "uses descriptor encoding " << enc << " but " << *tmaUser << " uses " << fromTma
+                 << " on the same buffer; give both descriptors one swizzle";
+        continue;
+      }
+      fromTma = enc;
+      tmaUser = user;
     }
-    if (fromTma && fromTma != enc) {
-      result = user->emitOpError()
-               << "uses descriptor encoding " << enc << " but " << *tmaUser << " uses " << fromTma
-               << " on the same buffer; give both descriptors one swizzle";
-      return;
-    }
-    fromTma = enc;
-    tmaUser = user;
-  });
+  }
   if (failed(result))
     return failure();
-  // A buffer with an encoding keeps it; descriptors without one take it, so
-  // the host encodes the swizzle the kernel reads.
-  if (Attribute own = type.getEncoding()) {
-    if (fromTma && fromTma != own)
-      return tmaUser->emitOpError()
-             << "uses descriptor encoding " << fromTma << " on a buffer encoded " << own;
-    for (BlockArgument arg : unencodedDescs)
-      setDescriptorEncoding(arg, own);
-    return success();
-  }
-  Attribute enc = fromTma;
+  // A buffer with an encoding (one the user named) keeps it; descriptors
+  // without one take it, so the host encodes the swizzle the kernel reads.
+  // Buffers that control flow joins have one type (the scf verifiers), so
+  // they name one encoding or none.
+  Attribute own;
+  for (SmemAllocOp alloc : allocs)
+    if (!own)
+      own = alloc.getType().getEncoding();
+  if (own && fromTma && fromTma != own)
+    return tmaUser->emitOpError() << "uses descriptor encoding " << fromTma
+                                  << " on a buffer encoded " << own;
+  SmemType type = first.getType();
+  Attribute enc = own ? own : fromTma;
   if (!enc && readByMma)
     enc =
         NVMMASharedAttr::get(ctx, getWidestSwizzle(type.getShape(), type.getElementType()), false);
@@ -144,15 +242,66 @@ LogicalResult chooseEncoding(SmemAllocOp alloc) {
     enc = NVMMASharedAttr::get(ctx, 0, false);
   if (!enc)
     return success();
-  auto diag = [&] { return alloc.emitOpError(); };
-  if (failed(
-          SmemType::verify(diag, type.getShape(), type.getElementType(), type.getNumStages(), enc)))
-    return failure();
-  alloc.getResult().setType(
-      SmemType::get(ctx, type.getShape(), type.getElementType(), type.getNumStages(), enc));
-  refreshViewTypes(alloc.getResult());
+  SmallVector<Value> changed;
+  for (SmemAllocOp alloc : allocs) {
+    SmemType t = alloc.getType();
+    if (t.getEncoding() == enc)
+      continue;
+    auto diag = [&] { return alloc.emitOpError(); };
+    if (failed(SmemType::verify(diag, t.getShape(), t.getElementType(), t.getNumStages(), enc)))
+      return failure();
+    alloc.getResult().setType(
+        SmemType::get(ctx, t.getShape(), t.getElementType(), t.getNumStages(), enc));
+    changed.push_back(alloc.getResult());
+  }
+  propagateTypes(changed, flow);
   for (BlockArgument arg : unencodedDescs)
     setDescriptorEncoding(arg, enc);
+  return success();
+}
+
+/// Gives every allocation of `func` its encoding: allocations whose buffers
+/// control flow joins are chosen for together.
+LogicalResult chooseEncodings(func::FuncOp func) {
+  FlowClasses flow(func);
+  SmallVector<SmemAllocOp> allocs;
+  func.walk([&](SmemAllocOp alloc) { allocs.push_back(alloc); });
+  // Group the allocations that reach a common value (first-come order, so the
+  // diagnostics are deterministic).
+  SmallVector<SmallVector<Value>> reached;
+  SmallVector<unsigned> group(allocs.size());
+  DenseMap<Value, unsigned> owner;
+  std::iota(group.begin(), group.end(), 0u);
+  auto find = [&](unsigned i) {
+    while (group[i] != i)
+      i = group[i] = group[group[i]];
+    return i;
+  };
+  for (auto [i, alloc] : llvm::enumerate(allocs)) {
+    reached.push_back(reachedValues(alloc.getResult(), flow));
+    for (Value v : reached.back()) {
+      auto [it, inserted] = owner.try_emplace(v, i);
+      if (!inserted)
+        group[find(i)] = find(it->second);
+    }
+  }
+  for (unsigned i = 0; i < allocs.size(); ++i) {
+    if (find(i) != i)
+      continue;
+    SmallVector<SmemAllocOp> members;
+    SmallVector<Value> values;
+    DenseSet<Value> seen;
+    for (unsigned j = 0; j < allocs.size(); ++j) {
+      if (find(j) != i)
+        continue;
+      members.push_back(allocs[j]);
+      for (Value v : reached[j])
+        if (seen.insert(v).second)
+          values.push_back(v);
+    }
+    if (failed(chooseEncoding(members, values, flow)))
+      return failure();
+  }
   return success();
 }
 
@@ -301,13 +450,8 @@ struct SmemAllocsPass : txl::impl::TXLSmemAllocsBase<SmemAllocsPass> {
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      bool failedEncoding = false;
-      func.walk([&](SmemAllocOp alloc) {
-        if (failed(chooseEncoding(alloc)))
-          failedEncoding = true;
-      });
       int64_t total = 0, shared = 0;
-      if (failedEncoding || failed(plan(func, total, shared)))
+      if (failed(chooseEncodings(func)) || failed(plan(func, total, shared)))
         return signalPassFailure();
       numShared += shared;
     }

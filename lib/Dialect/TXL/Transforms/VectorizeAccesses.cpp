@@ -23,9 +23,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "txl/Analysis/AxisInfo.h"
+#include "txl/Analysis/LoweringUtils.h"
 #include "txl/Dialect/TXL/IR/LinearLayout.h"
-#include "txl/Dialect/TXL/Transforms/AxisInfo.h"
-#include "txl/Dialect/TXL/Transforms/LoweringUtils.h"
 #include "txl/Dialect/TXL/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
