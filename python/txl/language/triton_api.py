@@ -109,8 +109,9 @@ LANGUAGE = {
     "floor": ok(), "ceil": ok(), "fma": ok(), "sigmoid": ok(), "softmax": ok(), "fdiv": ok(), "div_rn": ok(),
     "umulhi": ok(), "swizzle2d": ok(),
     "erf": ok("CUDA libdevice's erf (needs libdevice.10.bc when compiling)"),
-    "inline_asm_elementwise": no("the txl dialect has no inline-assembly operation yet",
-                                 "use the tl / libdevice functions txl provides"),
+    "inline_asm_elementwise": ok("txl.elementwise_inline_asm: the PTX once per `pack` elements of a thread, narrow "
+                                 "elements packed in 32-bit registers, as Triton; the constraint string is checked "
+                                 "against that register count"),
     "map_elementwise": no("txl has no per-element function mapping yet",
                           "call a @txl.jit function on the whole tiles (elementwise ops apply to tiles)"),
     # -- reductions and scans -------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ One module per topic, each importing only from the modules listed before it (one
 * ``shapes``: indexing, ``trans``, ``reshape``, ``join`` / ``split``, ``cat``, ``interleave``
 * ``sort``: ``sort_or_flip``, ``topk``
 * ``dots``: ``tl.dot`` (wgmma, the FMA dot of fp32 tiles), ``txl.dot_wait``, ``finalize_dots``
+* ``inline_asm``: ``tl.inline_asm_elementwise`` (``elementwise_inline_asm``)
 
 Other modules use ``from txl.language import semantic`` and ``semantic.<name>``: the package re-exports every
 module's public names and the private helpers the builtins share (``_b``, ``_static_int``...).
@@ -43,3 +44,4 @@ from .reductions import reduce_arg, reduce_fn, reduce_named, scan_fn, scan_named
 from .shapes import cat, interleave, join, reshape, split, subscript, trans
 from .sort import sort_or_flip, topk
 from .dots import dot, dot_wait, finalize_dots
+from .inline_asm import elementwise_inline_asm
