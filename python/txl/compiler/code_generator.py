@@ -593,10 +593,8 @@ class CodeGenerator(ast.NodeVisitor):
             b = materialize(b, a, block_b)
         if isinstance(a.type, smem_type) and isinstance(b.type, smem_type) and type(a.type) is type(b.type):
             if a.type.shape == b.type.shape and a.type.element_ty == b.type.element_ty:
+                # One type on both paths; the swizzle (unless the user named one) is txl-smem-allocs' choice.
                 a.type.cell.merge(b.type.cell, "`%s` selects between two shared-memory buffers" % name)
-                if a.type.cell.find().swizzle is None:
-                    a.type.cell.set_swizzle(core.default_swizzle(a.type.shape, a.type.element_ty),
-                                            "control flow")
         if a.type != b.type:
             raise self.error(node, "`%s` has type %s in %s but %s in the other" % (name, a.type,
                                                                                   where.split(" and ")[0], b.type),

@@ -10,8 +10,8 @@ declarative assembly format where ODS has one, else in MLIR's generic form (``"s
 
 Keeping a tree (rather than appending strings) lets the frontend
 
-* finish types late: a shared-memory buffer's swizzle is only known once a TMA load into it has been seen, and
-  types print lazily, so every use of the buffer shows the final encoding;
+* finish types late: types print lazily, so a swizzle the user names for a buffer (Gluon's shared layouts) shows
+  on every use of it and of the buffers control flow joins with it (any other swizzle is txl-smem-allocs' choice);
 * hoist scalar constants and allocations to the top of the kernel and drop the unused ones;
 * mark a ``txl.dot`` asynchronous once it is known that a ``txl.dot_wait`` follows it.
 """

@@ -3,8 +3,9 @@ compute with, and the ``@builtin`` marker for functions that only exist inside a
 
 Types print as their MLIR spelling (``str(tl.bfloat16) == "bf16"``, ``str(block_type(fp32, [64, 128])) ==
 "tensor<64x128xf32>"``); the frontend's IR (``txl.compiler.ir``) stores them directly and prints them lazily.
-Shared-memory types share an ``EncodingCell`` per allocation so that the swizzle chosen once the kernel has
-been read (from the TMA descriptors that fill the buffer) shows on every view of it.
+Shared-memory types share an ``EncodingCell`` per allocation so that a swizzle the user named (Gluon's shared
+layouts) shows on every view of it and on every buffer control flow joins with it. A buffer the user gave no
+swizzle prints none: txl-smem-allocs chooses it (the TMA descriptor's, else the widest a wgmma allows).
 """
 
 import functools
@@ -163,7 +164,9 @@ class block_type:
 
 
 class EncodingCell:
-    """The shared-memory swizzle of one allocation (and of every buffer merged with it through control flow).
+    """The shared-memory swizzle the user named for one allocation (and every buffer merged with it through
+    control flow), or None: then the buffer prints no encoding and txl-smem-allocs chooses one for it and for
+    every buffer control flow joins with it.
 
     A union-find node: ``merge`` makes two allocations print the same encoding, which ``scf.if``/``scf.for``
     need when a kernel selects one of two buffers at run time."""

@@ -5,7 +5,7 @@ txl-opt and (for sm_90a) compile to PTX with txlc."""
 import txl
 import txl.language as tl
 
-from .dsl_helpers import check, check_not, compile_ptx, ir_of, lower_tiles, verify
+from .dsl_helpers import check, check_not, compile_ptx, ir_of, lower_tiles, run_opt, verify
 
 
 @txl.jit
@@ -74,9 +74,10 @@ PIPE_SIG = {"a_desc": "tensordesc<bf16[64, 64]>", "b_desc": "tensordesc<bf16[128
 
 def test_ws_pipeline_builtins():
     text = ir_of(_pipeline, PIPE_SIG, {"NUM_STAGES": 2}, num_warps=4, num_warpgroups=3)
-    check(text, r"%a_ring = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>",
-          r"%b_ring = txl.smem_alloc : !txl.smem<128x64xbf16, stages = 2, #txl.nvmma_shared<swizzle = 128>>",
-          r"%c_buf = txl.smem_alloc : !txl.smem<64x128xbf16, stages = 1, #txl.nvmma_shared<swizzle = 128>>",
+    # The frontend says which buffers the kernel uses, not their swizzle (txl-smem-allocs chooses it below).
+    check(text, r"%a_ring = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 2>",
+          r"%b_ring = txl.smem_alloc : !txl.smem<128x64xbf16, stages = 2>",
+          r"%c_buf = txl.smem_alloc : !txl.smem<64x128xbf16, stages = 1>",
           r"%p_buf = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1>",
           r"%rows = txl.smem_alloc : !txl.smem<64xf32, stages = 1>",
           r"%full = txl.mbar_alloc count 1 : !txl.mbar<2>", r"%empty = txl.mbar_alloc count 256 : !txl.mbar<2>",
@@ -85,18 +86,16 @@ def test_ws_pipeline_builtins():
           r"txl.get_buffer %empty\[%s_\d+\] : !txl.mbar<2>", r"txl.mbar_wait .*, %phase_\d+ : i32",
           r"txl.mbar_expect %f, 24576",
           r"txl.tma_load %a_desc\[%c0, .*\], .*, %f : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>,"
-          r" !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>",
+          r" !txl.smem<64x64xbf16>",
           r"arith.remsi .*, %c2 : i32",
           r"txl.is_warpgroup \[1, 2\]", r"txl.reg_alloc 232",
-          r"txl.smem_trans .* \[1, 0\] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> "
-          r"!txl.smem<64x128xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>",
-          r"txl.dot %a, .* \{async\} : !txl.smem<64x64xbf16, .*tensor<64x128xf32>",
+          r"txl.smem_trans .* \[1, 0\] : !txl.smem<128x64xbf16> -> !txl.smem<64x128xbf16>",
+          r"txl.dot %a, .* \{async\} : !txl.smem<64x64xbf16>, .*tensor<64x128xf32>",
           r"txl.dot_wait 0, %acc_\d+ : tensor<64x128xf32>", r"txl.mbar_arrive",
           r"txl.is_warpgroup \[1\]", r"txl.bar_arrive 8, 256", r"\}, \{", r"txl.bar_wait 8, 256",
           r"txl.smem_store .*, .* : tensor<64x64xbf16>, !txl.smem<64x64xbf16>", r"txl.fence_proxy_async",
-          r"txl.smem_subslice .* \[64, 0\] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> "
-          r"!txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>",
-          r"%pv = txl.dot %\w+, .* : tensor<64x64xbf16>, !txl.smem<64x64xbf16, .*transposed = true>>, tensor<64x64xf32>",
+          r"txl.smem_subslice .* \[64, 0\] : !txl.smem<128x64xbf16> -> !txl.smem<64x64xbf16>",
+          r"%pv = txl.dot %\w+, .* : tensor<64x64xbf16>, !txl.smem<64x64xbf16>, tensor<64x64xf32>",
           r"txl.reduce .* axis 1", r"arith.maxnumf", r"txl.reduce .* axis 1", r"arith.addf",
           r"txl.frag_smem_store .* : tensor<64x1xf32>, !txl.smem<64xf32>",
           r"txl.frag_smem_load .* : !txl.smem<64xf32> -> tensor<64x128xf32>",
@@ -107,6 +106,16 @@ def test_ws_pipeline_builtins():
           r"\{txl.kernel, txl.num_stages = 3 : i32, txl.num_warps = 12 : i32\}")
     # The register-A dot is synchronous: no dot_wait follows it.
     check_not(text, r"%pv = txl.dot .*\{async\}")
+    # txl-smem-allocs gives the TMA-filled rings the descriptors' swizzle 128 (their views and the transposed
+    # view of B included); the score buffer p_buf, which only a register dot's B reads, the widest its rows allow.
+    check(run_opt(text, "--txl-smem-allocs"),
+          r"txl.tma_load .* : !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>,"
+          r" !txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>",
+          r"txl.smem_trans .* \[1, 0\] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> "
+          r"!txl.smem<64x128xbf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>",
+          r"txl.smem_subslice .* \[64, 0\] : !txl.smem<128x64xbf16, #txl.nvmma_shared<swizzle = 128>> -> "
+          r"!txl.smem<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>",
+          r"txl.dot .* : tensor<64x64xbf16>, !txl.smem<64x64xbf16, .*transposed = true>>, tensor<64x64xf32>")
     # Explicit TXL copies are the user's: the tile passes (loop pipeliner, txl-lower-tile-copies) add no ring,
     # staging buffer, mbarrier or sync to this warp-specialized kernel.
     low = lower_tiles(text)

@@ -22,7 +22,7 @@ from txl.jit import JITFunction
 from txl.tests import txl_port_kernels as K
 from txl.tests.txl_fakes import FakeTensor
 
-from .dsl_helpers import check, check_not, ir_of
+from .dsl_helpers import check, check_not, ir_of, run_opt
 
 
 def _need_txlc():
@@ -523,8 +523,11 @@ def test_port_role_split_ring_k_steps_and_halves_compile(private_cache):
     # the ring's phase is carried through the loop although only an `if` on the slot changes it
     check(text, r'%slot, %phase = "scf.for"\(.*, %c0, %c1\) \(\{\n\s*\^bb0\(%\w+: i32, %slot_\d+: i32, %phase_\d+: i32\)',
           r"arith.xori %phase_")
-    check(text, r"txl.dot .*\{async\} : !txl.smem<128x32xf16, #txl.nvmma_shared<swizzle = 128>>, "
-                r"!txl.smem<32x128xf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>, tensor<128x128xf32>")
+    check(text, r"txl.dot .*\{async\} : !txl.smem<128x32xf16>, !txl.smem<32x128xf16>, tensor<128x128xf32>")
+    # the K-step views of the TMA-filled rings get the descriptors' swizzle in txl-smem-allocs
+    check(run_opt(text, "--txl-smem-allocs"),
+          r"txl.dot .*\{async\} : !txl.smem<128x32xf16, #txl.nvmma_shared<swizzle = 128>>, "
+          r"!txl.smem<32x128xf16, #txl.nvmma_shared<swizzle = 128, transposed = true>>, tensor<128x128xf32>")
     check(text, r"txl.frag_smem_store .* \{slicedDim = 1 : i32\}")
     _need_txlc()
     k = txl.compile(K.role_split_kernel, sig, consts, num_warps=4, num_warpgroups=3)

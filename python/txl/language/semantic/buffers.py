@@ -127,7 +127,6 @@ def tma_load(dst, desc, offsets, mbar):
     idx = _offsets(offsets, len(desc.type.block_shape), "txl.tma_load")
     if not isinstance(view.type, smem_type):
         raise SemanticError("txl.tma_load writes a shared-memory buffer, got %s" % view.type)
-    view.type.cell.set_swizzle(desc.type.swizzle, "a TMA load")
     _b().insert(ods.txl.tma_load(desc.handle, [i.handle for i in idx], view.handle, bar.handle))
 
 
@@ -141,7 +140,6 @@ def tma_store(src, desc, offsets, reduce=None):
     if reduce is not None and (not isinstance(reduce, str) or reduce not in TMA_REDUCE_KINDS):
         raise SemanticError("txl.tma_store(reduce=%r): the TMA reductions are %s" % (reduce, ", ".join(
             map(repr, TMA_REDUCE_KINDS))))
-    view.type.cell.set_swizzle(desc.type.swizzle, "a TMA store")
     _b().insert(ods.txl.tma_store(view.handle, desc.handle, [i.handle for i in idx], reduce=reduce or None))
 
 

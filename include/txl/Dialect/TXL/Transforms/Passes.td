@@ -207,7 +207,9 @@ def TXLSmemAllocs : Pass<"txl-smem-allocs", "mlir::ModuleOp"> {
   let description = [{
     Chooses the encoding of each txl.smem_alloc without one from its users (a
     TMA descriptor's swizzle wins, then the widest swizzle a wgmma operand
-    allows), plans one shared-memory layout for the kernel (1024-byte
+    allows), found through its views and through the scf.if / scf.for /
+    scf.while values it flows into (buffers control flow joins get one
+    encoding; the frontend prints none unless the user named one), plans one shared-memory layout for the kernel (1024-byte
     alignment for swizzled buffers; buffers at the kernel's top level whose
     live ranges do not overlap share bytes; mbarriers and TMEM address slots
     get their offsets here too) and lowers smem_alloc to an address in the
