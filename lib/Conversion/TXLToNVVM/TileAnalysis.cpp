@@ -491,7 +491,7 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
              ReduceOp, ScanOp, SortOp, FlipOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp,
-             AtomicCASOp, PrintOp, AssertOp, ElementwiseInlineAsmOp>(op);
+             AtomicCASOp, PrintOp, AssertOp, ElementwiseInlineAsmOp, GatherOp>(op);
 }
 
 LogicalResult mlir::txl::checkTileOp(Operation *op) {
@@ -507,6 +507,15 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
     SmallVector<Value> values(op->getOperands());
     llvm::append_range(values, op->getResults());
     return checkSameLayouts(op, values, "operands and results");
+  }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    for (Value v : {gather.getSrc(), gather.getIndex()})
+      if (failed(layoutOf(v.getType())))
+        return op->emitError() << "'txl.gather' uses a register tile without a usable layout ("
+                               << v.getType() << ")";
+    if (!gather.getScratch())
+      return op->emitError() << "'txl.gather' has no scratch; run --txl-allocate-scratch first";
+    return checkSameLayouts(op, {gather.getIndex(), gather.getResult()}, "index and result");
   }
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
     auto type = dyn_cast<RankedTensorType>(cst.getType());

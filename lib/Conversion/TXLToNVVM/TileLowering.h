@@ -230,6 +230,9 @@ void populatePrintPatterns(const TXLTypeConverter &converter, RewritePatternSet 
 /// txl.elementwise_inline_asm, tiles and scalars (TileInlineAsm.cpp).
 void populateInlineAsmPatterns(const TXLTypeConverter &converter, RewritePatternSet &patterns,
                                PatternBenefit benefit);
+/// txl.gather (TileGather.cpp).
+void populateGatherPatterns(const TXLTypeConverter &converter, RewritePatternSet &patterns,
+                            PatternBenefit benefit);
 
 } // namespace mlir::txl::tile
 

@@ -957,4 +957,5 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
   populateReductionPatterns(converter, patterns, benefit);
   populatePrintPatterns(converter, patterns, benefit);
   populateInlineAsmPatterns(converter, patterns, benefit);
+  populateGatherPatterns(converter, patterns, benefit);
 }

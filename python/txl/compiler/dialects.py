@@ -36,6 +36,7 @@ SPECS = {
     'txl.flip': {'operands': [('src', 'single', 'ranked tensor of any type values'), ('scratch', 'optional', 'shared-memory view (one stage)')], 'results': [('result', 'single')], 'attrs': [('axis', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src `axis` $axis (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:` qualified(type($src))'},
     'txl.frag_smem_load': {'operands': [('src', 'single', 'shared-memory view (one stage)'), ('other', 'optional', 'ranked tensor of any type values'), ('pred', 'optional', '1-bit signless integer')], 'results': [('result', 'single')], 'attrs': [('ctaId', ('int', 'i32'), True, -1)], 'regions': [], 'segments': True, 'same_type': False, 'format': '$src (`other` $other^)? (`pred` $pred^)? attr-dict `:` qualified(type($src)) `->` qualified(type($result))'},
     'txl.frag_smem_store': {'operands': [('value', 'single', 'ranked tensor of any type values'), ('dst', 'single', 'shared-memory view (one stage)'), ('mbar', 'optional', 'one mbarrier (!txl.mbar)'), ('pred', 'optional', '1-bit signless integer')], 'results': [], 'attrs': [('ctaId', ('int', 'i32'), True, -1), ('slicedDim', ('int', 'i32'), True, -1)], 'regions': [], 'segments': True, 'same_type': False, 'format': '$value `,` $dst (`mbar` $mbar^)? (`pred` $pred^)? attr-dict `:` qualified(type($value)) `,` qualified(type($dst))'},
+    'txl.gather': {'operands': [('src', 'single', 'ranked tensor of any type values'), ('index', 'single', 'ranked tensor of any type values'), ('scratch', 'optional', 'shared-memory view (one stage)')], 'results': [('result', 'single')], 'attrs': [('axis', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src `[` $index `]` `axis` $axis (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:` qualified(type($src)) `,` qualified(type($index)) `->` qualified(type($result))'},
     'txl.get_buffer': {'operands': [('src', 'single', 'shared-memory buffer or tensor-memory buffer or mbarrier'), ('index', 'single', '32-bit signless integer')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src `[` $index `]` attr-dict `:` qualified(type($src))'},
     'txl.int_to_ptr': {'operands': [('src', 'single', 'any type')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src attr-dict `:` type($src) `->` type($result)'},
     'txl.is_warp': {'operands': [], 'results': [('result', 'single')], 'attrs': [('ids', ('array', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$ids attr-dict'},
@@ -318,6 +319,11 @@ class txl:
     def frag_smem_store(value, dst, mbar=None, pred=None, *, ctaId=None, slicedDim=None):
         "predicated, partial shared-memory store (optionally signalling an mbarrier)."
         return _build('txl.frag_smem_store', [value, dst, mbar, pred], [], {'ctaId': ctaId, 'slicedDim': slicedDim}, [])
+
+    @staticmethod
+    def gather(src, index, scratch=None, *, result, axis):
+        "elements of a tile picked along `axis` by a tile of indices (tl.gather)."
+        return _build('txl.gather', [src, index, scratch], [result], {'axis': axis}, [])
 
     @staticmethod
     def get_buffer(src, index, *, result):

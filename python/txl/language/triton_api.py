@@ -84,8 +84,8 @@ LANGUAGE = {
     "reshape": ok("to () (a one-element tile to Triton's 0-d tensor) gives a scalar"), "view": ok(), "ravel": ok(), "trans": ok(), "permute": ok(), "split": ok(), "join": ok(),
     "interleave": ok(), "cat": ok("keeps input's elements first (Triton may reorder)"),
     "flip": ok("any dimension (Triton: the last)"),
-    "gather": no("the txl dialect has no gather of register tiles yet",
-                 "gather from memory: tl.load(ptr + index_tile) (or txl.tma_gather for rows)"),
+    "gather": ok("txl.gather: the source through shared memory; out-of-range indices (undefined in Triton) read "
+                 "the element at the index modulo the axis size"),
     "histogram": no("the txl dialect has no histogram operation of register tiles",
                    "tl.atomic_add(hist_ptr + x, 1) into a zeroed global buffer, or torch.bincount"),
     # -- linear algebra -------------------------------------------------------------------------------------

@@ -1348,3 +1348,43 @@ void ElementwiseInlineAsmOp::getEffects(
   effects.emplace_back(MemoryEffects::Read::get(), SharedMemoryResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), SharedMemoryResource::get());
 }
+
+//===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  auto src = getSrc().getType(), index = getIndex().getType(), result = getType();
+  int64_t rank = src.getRank();
+  int64_t axis = static_cast<int32_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range for a rank-" << rank << " tile";
+  if (index.getRank() != rank)
+    return emitOpError() << "index must have the source's rank (" << rank << "), got " << index;
+  if (!index.getElementType().isInteger() || index.getElementType().isInteger(1))
+    return emitOpError() << "index must hold integers, got " << index.getElementType();
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && index.getDimSize(d) != src.getDimSize(d))
+      return emitOpError() << "index dimension " << d << " (" << index.getDimSize(d)
+                           << ") must match the source's (" << src.getDimSize(d)
+                           << "): only the gather axis " << axis << " may differ";
+  if (result.getShape() != index.getShape() || result.getElementType() != src.getElementType())
+    return emitOpError() << "result must have the index's shape and the source's element type ("
+                         << RankedTensorType::get(index.getShape(), src.getElementType())
+                         << "), got " << result;
+  if (auto scratch = getScratch()) {
+    auto view = cast<SmemType>(scratch.getType());
+    if (view.getShape() != src.getShape())
+      return emitOpError() << "scratch must have the source's shape, got " << view;
+  }
+  return success();
+}
+
+void GatherOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  addScratchEffects(getScratch(), effects);
+}
+
+Speculation::Speculatability GatherOp::getSpeculatability() {
+  return getScratch() ? Speculation::NotSpeculatable : Speculation::Speculatable;
+}

@@ -242,6 +242,8 @@ public:
             [&](Value v) { flip.getScratchMutable().assign(v); }, numScratch);
       else if (isa<AtomicRMWOp, AtomicCASOp>(op))
         done = visitAtomic(op, numScratch);
+      else if (auto gather = dyn_cast<GatherOp>(op))
+        done = visitGather(gather, numScratch);
       return failed(done) ? WalkResult::interrupt() : WalkResult::advance();
     });
     return failure(result.wasInterrupted());
@@ -250,6 +252,27 @@ public:
 private:
   func::FuncOp func;
   int64_t kernelWarps = 4;
+
+  /// A gather reads elements other threads hold: its source goes through a
+  /// scratch of the source's shape (unpadded), synchronized over the warps
+  /// of the source and index layouts.
+  LogicalResult visitGather(GatherOp op, Pass::Statistic &numScratch) {
+    if (op.getScratch())
+      return success();
+    auto srcType = op.getSrc().getType(), indexType = op.getIndex().getType();
+    auto src = LinearLayout::get(srcType.getShape(), srcType.getEncoding());
+    auto index = LinearLayout::get(indexType.getShape(), indexType.getEncoding());
+    if (failed(src) || failed(index))
+      return success(); // convert-txl-to-nvvm reports tiles without layouts
+    Type storage = storageType(srcType.getElementType());
+    if (!storage)
+      return op.emitOpError() << "cannot move " << srcType.getElementType()
+                              << " elements through shared memory";
+    auto view = SmemType::get(op.getContext(), srcType.getShape(), storage, 0, Attribute());
+    ++numScratch;
+    return allocate(op, view, std::max(src->getNumWarps(), index->getNumWarps()),
+                    [&](Value v) { op.getScratchMutable().assign(v); });
+  }
 
   LogicalResult visitRelayout(RelayoutOp op, Pass::Statistic &numScratch) {
     if (op.getScratch())

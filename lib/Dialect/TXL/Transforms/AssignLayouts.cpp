@@ -301,6 +301,10 @@ private:
             first = v;
         }
       }
+      // A gather's result is element for element its index (its source is
+      // read through shared memory, in any layout).
+      if (auto gather = dyn_cast<GatherOp>(op))
+        unite(gather.getIndex(), gather.getResult());
       if (auto dot = dyn_cast<DotOp>(op))
         unite(dot.getAcc(), dot.getResult());
       if (auto wait = dyn_cast<DotWaitOp>(op))

@@ -25,6 +25,7 @@ One module per topic, each importing only from the modules listed before it (one
 * ``sort``: ``sort_or_flip``, ``topk``
 * ``dots``: ``tl.dot`` (wgmma, the FMA dot of fp32 tiles), ``txl.dot_wait``, ``finalize_dots``
 * ``inline_asm``: ``tl.inline_asm_elementwise`` (``elementwise_inline_asm``)
+* ``gather``: ``tl.gather`` of register tiles (``gather_tile``)
 
 Other modules use ``from txl.language import semantic`` and ``semantic.<name>``: the package re-exports every
 module's public names and the private helpers the builtins share (``_b``, ``_static_int``...).
@@ -45,3 +46,4 @@ from .shapes import cat, interleave, join, reshape, split, subscript, trans
 from .sort import sort_or_flip, topk
 from .dots import dot, dot_wait, finalize_dots
 from .inline_asm import elementwise_inline_asm
+from .gather import gather_tile

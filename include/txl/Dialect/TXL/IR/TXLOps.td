@@ -1263,4 +1263,37 @@ def TXL_ElementwiseInlineAsmOp : TXL_Op<"elementwise_inline_asm", [Elementwise,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Gather
+//===----------------------------------------------------------------------===//
+
+def TXL_GatherOp : TXL_Op<"gather", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
+  let summary = "elements of a tile picked along `axis` by a tile of indices (tl.gather)";
+  let description = [{
+    Triton's `tt.gather`: `result[i][j] = src[index[i][j]][j]` for axis 0
+    (and likewise for any axis). `index` has `src`'s rank and its size in
+    every dimension but `axis`; the result has `index`'s shape (and layout)
+    and `src`'s element type. The lowering goes through `scratch`, a view of
+    `src`'s shape that `--txl-allocate-scratch` adds: every thread stores
+    its `src` registers, the warps of the layouts synchronize, every thread
+    reads its elements at the indices it holds. Indices are taken modulo
+    the axis size (out-of-range indices are undefined in Triton; here they
+    cannot read outside the scratch).
+
+    ```mlir
+    %g = txl.gather %src[%idx] axis 0 : tensor<64x32xf32>, tensor<16x32xi32> -> tensor<16x32xf32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$src, TXL_Tile:$index, I32Attr:$axis,
+                       Optional<TXL_SmemView>:$scratch);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = [{
+    $src `[` $index `]` `axis` $axis
+    (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:`
+    qualified(type($src)) `,` qualified(type($index)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TXL_OPS_TD
