@@ -491,7 +491,7 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
              ReduceOp, ScanOp, SortOp, FlipOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp,
-             AtomicCASOp, PrintOp, AssertOp, ElementwiseInlineAsmOp, GatherOp>(op);
+             AtomicCASOp, PrintOp, AssertOp, ElementwiseInlineAsmOp, GatherOp, HistogramOp>(op);
 }
 
 LogicalResult mlir::txl::checkTileOp(Operation *op) {
@@ -516,6 +516,22 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
     if (!gather.getScratch())
       return op->emitError() << "'txl.gather' has no scratch; run --txl-allocate-scratch first";
     return checkSameLayouts(op, {gather.getIndex(), gather.getResult()}, "index and result");
+  }
+  if (auto hist = dyn_cast<HistogramOp>(op)) {
+    for (Value v : {hist.getSrc(), hist.getResult()}) {
+      auto l = layoutOf(v.getType());
+      if (failed(l))
+        return op->emitError() << "'txl.histogram' uses a register tile without a usable layout ("
+                               << v.getType() << ")";
+      if (v == hist.getSrc() && failed(atomicOwners(*l)))
+        return op->emitError() << "'txl.histogram' counts a tile whose layout "
+                               << layoutName(v.getType())
+                               << " holds elements in several places other than by zero bases; "
+                                  "relayout it to a blocked layout first";
+    }
+    if (!hist.getScratch())
+      return op->emitError() << "'txl.histogram' has no scratch; run --txl-allocate-scratch first";
+    return checkSameLayouts(op, {hist.getSrc(), hist.getMask()}, "source and mask");
   }
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
     auto type = dyn_cast<RankedTensorType>(cst.getType());

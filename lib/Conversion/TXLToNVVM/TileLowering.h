@@ -233,6 +233,9 @@ void populateInlineAsmPatterns(const TXLTypeConverter &converter, RewritePattern
 /// txl.gather (TileGather.cpp).
 void populateGatherPatterns(const TXLTypeConverter &converter, RewritePatternSet &patterns,
                             PatternBenefit benefit);
+/// txl.histogram (TileHistogram.cpp).
+void populateHistogramPatterns(const TXLTypeConverter &converter, RewritePatternSet &patterns,
+                               PatternBenefit benefit);
 
 } // namespace mlir::txl::tile
 

@@ -958,4 +958,5 @@ void mlir::txl::populateTileToLLVMPatterns(const TXLTypeConverter &converter,
   populatePrintPatterns(converter, patterns, benefit);
   populateInlineAsmPatterns(converter, patterns, benefit);
   populateGatherPatterns(converter, patterns, benefit);
+  populateHistogramPatterns(converter, patterns, benefit);
 }

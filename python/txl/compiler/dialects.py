@@ -38,6 +38,7 @@ SPECS = {
     'txl.frag_smem_store': {'operands': [('value', 'single', 'ranked tensor of any type values'), ('dst', 'single', 'shared-memory view (one stage)'), ('mbar', 'optional', 'one mbarrier (!txl.mbar)'), ('pred', 'optional', '1-bit signless integer')], 'results': [], 'attrs': [('ctaId', ('int', 'i32'), True, -1), ('slicedDim', ('int', 'i32'), True, -1)], 'regions': [], 'segments': True, 'same_type': False, 'format': '$value `,` $dst (`mbar` $mbar^)? (`pred` $pred^)? attr-dict `:` qualified(type($value)) `,` qualified(type($dst))'},
     'txl.gather': {'operands': [('src', 'single', 'ranked tensor of any type values'), ('index', 'single', 'ranked tensor of any type values'), ('scratch', 'optional', 'shared-memory view (one stage)')], 'results': [('result', 'single')], 'attrs': [('axis', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src `[` $index `]` `axis` $axis (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:` qualified(type($src)) `,` qualified(type($index)) `->` qualified(type($result))'},
     'txl.get_buffer': {'operands': [('src', 'single', 'shared-memory buffer or tensor-memory buffer or mbarrier'), ('index', 'single', '32-bit signless integer')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src `[` $index `]` attr-dict `:` qualified(type($src))'},
+    'txl.histogram': {'operands': [('src', 'single', 'ranked tensor of any type values'), ('mask', 'optional', 'ranked tensor of any type values'), ('scratch', 'optional', 'shared-memory view (one stage)')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': True, 'same_type': False, 'format': '$src (`mask` $mask^ `:` qualified(type($mask)))? (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:` qualified(type($src)) `->` qualified(type($result))'},
     'txl.int_to_ptr': {'operands': [('src', 'single', 'any type')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src attr-dict `:` type($src) `->` type($result)'},
     'txl.is_warp': {'operands': [], 'results': [('result', 'single')], 'attrs': [('ids', ('array', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$ids attr-dict'},
     'txl.is_warpgroup': {'operands': [], 'results': [('result', 'single')], 'attrs': [('ids', ('array', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$ids attr-dict'},
@@ -329,6 +330,11 @@ class txl:
     def get_buffer(src, index, *, result):
         "one stage of a shared-memory, tensor-memory or mbarrier allocation."
         return _build('txl.get_buffer', [src, index], [result], {}, [])
+
+    @staticmethod
+    def histogram(src, mask=None, scratch=None, *, result):
+        "counts of the values 0 .. num_bins - 1 in a 1-D tile (tl.histogram)."
+        return _build('txl.histogram', [src, mask, scratch], [result], {}, [])
 
     @staticmethod
     def int_to_ptr(src, *, result):

@@ -86,8 +86,8 @@ LANGUAGE = {
     "flip": ok("any dimension (Triton: the last)"),
     "gather": ok("txl.gather: the source through shared memory; out-of-range indices (undefined in Triton) read "
                  "the element at the index modulo the axis size"),
-    "histogram": no("the txl dialect has no histogram operation of register tiles",
-                   "tl.atomic_add(hist_ptr + x, 1) into a zeroed global buffer, or torch.bincount"),
+    "histogram": ok("txl.histogram: shared-memory atomics in a num_bins scratch; values outside [0, num_bins) are "
+                    "not counted; num_bins a power of two (a tile size)"),
     # -- linear algebra -------------------------------------------------------------------------------------
     "dot": ok("fp32/fp64 register tiles multiply on the CUDA cores (Triton's FMA dot) whatever input_precision "
               "says"),

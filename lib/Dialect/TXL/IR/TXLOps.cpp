@@ -1388,3 +1388,36 @@ void GatherOp::getEffects(
 Speculation::Speculatability GatherOp::getSpeculatability() {
   return getScratch() ? Speculation::NotSpeculatable : Speculation::Speculatable;
 }
+
+//===----------------------------------------------------------------------===//
+// HistogramOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult HistogramOp::verify() {
+  auto src = getSrc().getType(), result = getType();
+  if (src.getRank() != 1 || !src.getElementType().isInteger() || src.getElementType().isInteger(1))
+    return emitOpError() << "counts a 1-D tile of integers, got " << src;
+  if (result.getRank() != 1 || !result.getElementType().isInteger(32))
+    return emitOpError() << "result must be a 1-D tile of i32 counts (num_bins), got " << result;
+  if (auto mask = getMask()) {
+    auto m = cast<RankedTensorType>(mask.getType());
+    if (m.getShape() != src.getShape() || !m.getElementType().isInteger(1))
+      return emitOpError() << "mask must be an i1 tile of the source's shape, got " << m;
+  }
+  if (auto scratch = getScratch()) {
+    auto view = cast<SmemType>(scratch.getType());
+    if (view.getShape() != result.getShape() || !view.getElementType().isInteger(32))
+      return emitOpError() << "scratch must hold the " << result.getDimSize(0)
+                           << " i32 counts, got " << view;
+  }
+  return success();
+}
+
+void HistogramOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  addScratchEffects(getScratch(), effects);
+}
+
+Speculation::Speculatability HistogramOp::getSpeculatability() {
+  return getScratch() ? Speculation::NotSpeculatable : Speculation::Speculatable;
+}

@@ -244,6 +244,8 @@ public:
         done = visitAtomic(op, numScratch);
       else if (auto gather = dyn_cast<GatherOp>(op))
         done = visitGather(gather, numScratch);
+      else if (auto hist = dyn_cast<HistogramOp>(op))
+        done = visitHistogram(hist, numScratch);
       return failed(done) ? WalkResult::interrupt() : WalkResult::advance();
     });
     return failure(result.wasInterrupted());
@@ -271,6 +273,23 @@ private:
     auto view = SmemType::get(op.getContext(), srcType.getShape(), storage, 0, Attribute());
     ++numScratch;
     return allocate(op, view, std::max(src->getNumWarps(), index->getNumWarps()),
+                    [&](Value v) { op.getScratchMutable().assign(v); });
+  }
+
+  /// A histogram counts in shared memory: num_bins i32, synchronized over
+  /// the warps of the source and result layouts.
+  LogicalResult visitHistogram(HistogramOp op, Pass::Statistic &numScratch) {
+    if (op.getScratch())
+      return success();
+    auto srcType = op.getSrc().getType(), dstType = op.getType();
+    auto src = LinearLayout::get(srcType.getShape(), srcType.getEncoding());
+    auto dst = LinearLayout::get(dstType.getShape(), dstType.getEncoding());
+    if (failed(src) || failed(dst))
+      return success(); // convert-txl-to-nvvm reports tiles without layouts
+    auto view = SmemType::get(op.getContext(), dstType.getShape(), dstType.getElementType(), 0,
+                              Attribute());
+    ++numScratch;
+    return allocate(op, view, std::max(src->getNumWarps(), dst->getNumWarps()),
                     [&](Value v) { op.getScratchMutable().assign(v); });
   }
 

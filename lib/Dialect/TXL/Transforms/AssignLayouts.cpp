@@ -305,6 +305,9 @@ private:
       // read through shared memory, in any layout).
       if (auto gather = dyn_cast<GatherOp>(op))
         unite(gather.getIndex(), gather.getResult());
+      // A histogram's mask is element for element its source.
+      if (auto hist = dyn_cast<HistogramOp>(op); hist && hist.getMask())
+        unite(hist.getSrc(), hist.getMask());
       if (auto dot = dyn_cast<DotOp>(op))
         unite(dot.getAcc(), dot.getResult());
       if (auto wait = dyn_cast<DotWaitOp>(op))

@@ -26,6 +26,7 @@ One module per topic, each importing only from the modules listed before it (one
 * ``dots``: ``tl.dot`` (wgmma, the FMA dot of fp32 tiles), ``txl.dot_wait``, ``finalize_dots``
 * ``inline_asm``: ``tl.inline_asm_elementwise`` (``elementwise_inline_asm``)
 * ``gather``: ``tl.gather`` of register tiles (``gather_tile``)
+* ``histogram``: ``tl.histogram`` of a 1-D integer tile (``histogram_tile``)
 
 Other modules use ``from txl.language import semantic`` and ``semantic.<name>``: the package re-exports every
 module's public names and the private helpers the builtins share (``_b``, ``_static_int``...).
@@ -47,3 +48,4 @@ from .sort import sort_or_flip, topk
 from .dots import dot, dot_wait, finalize_dots
 from .inline_asm import elementwise_inline_asm
 from .gather import gather_tile
+from .histogram import histogram_tile

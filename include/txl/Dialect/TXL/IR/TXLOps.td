@@ -1296,4 +1296,35 @@ def TXL_GatherOp : TXL_Op<"gather", [DeclareOpInterfaceMethods<MemoryEffectsOpIn
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Histogram
+//===----------------------------------------------------------------------===//
+
+def TXL_HistogramOp : TXL_Op<"histogram", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
+  let summary = "counts of the values 0 .. num_bins - 1 in a 1-D tile (tl.histogram)";
+  let description = [{
+    Triton's `tt.histogram`: `result[b]` is the number of elements of `src`
+    (where `mask` is set) equal to `b`, for `b` in [0, num_bins); other
+    values are not counted. The lowering counts in `scratch`, a
+    `num_bins` x i32 view that `--txl-allocate-scratch` adds: zeroed, one
+    shared-memory atomic add per element (each element once, however many
+    threads its layout copies it to), then read back in the result's layout.
+
+    ```mlir
+    %h = txl.histogram %x : tensor<1024xi32> -> tensor<64xi32>
+    %m = txl.histogram %x mask %keep : tensor<1024xi32> -> tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins TXL_Tile:$src, Optional<TXL_Tile>:$mask, Optional<TXL_SmemView>:$scratch);
+  let results = (outs TXL_Tile:$result);
+  let assemblyFormat = [{
+    $src (`mask` $mask^ `:` qualified(type($mask)))?
+    (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:`
+    qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TXL_OPS_TD
