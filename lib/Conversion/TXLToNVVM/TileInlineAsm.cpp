@@ -35,7 +35,7 @@ struct ElementwiseInlineAsmLowering : OpConversionPattern<ElementwiseInlineAsmOp
     SmallVector<SmallVector<Value>> regs;
     for (Value v : adaptor.getSrcs())
       regs.push_back(tiles ? unpack(rewriter, loc, v) : SmallVector<Value>{v});
-    int64_t numRegs = regs.front().size();
+    int64_t numRegs = regs.empty() ? 1 : regs.front().size(); // no operands: scalars
     for (auto &r : regs)
       if (int64_t(r.size()) != numRegs)
         return rewriter.notifyMatchFailure(op, "operand tiles differ in registers");

@@ -115,6 +115,15 @@ def safe_dot_kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     tl.store(C + rm * N + rn, c)
 
 
+@txl.jit
+def pdl_kernel(X, Y, BLOCK: tl.constexpr):
+    """fla's cyfa/fused_recurrent.py PDL hint: asm without arguments (a scalar result nothing reads, impure)."""
+    tl.inline_asm_elementwise('griddepcontrol.launch_dependents; // dummy $0', '=r', [], dtype=tl.int32,
+                              is_pure=False, pack=1)
+    offs = tl.arange(0, BLOCK)
+    tl.store(Y + offs, tl.load(X + offs) + 1.0)
+
+
 # (kernel, signature, constexprs, an instruction of the asm, its lines in the PTX: calls per thread (of 128) times
 # its lines per call). A thread holds 8 u32, 16 u8 (16 bytes: 1024 u8 or 512 pointers to u8 (copies) by the
 # default layout), 16 fp16, 16 fp32 of the 32 x 64 tile.
@@ -128,6 +137,7 @@ CASES = {
     "broadcast": (broadcast_kernel, {"X": "*fp32", "Z": "*fp32", "scale": "fp32"}, {"M": 32, "N": 64},
                   "fma.rn.f32", 16),
     "half_pack": (half_pack_kernel, {"X": "*fp16", "Z": "*fp16"}, {"BLOCK": 2048}, "neg.f16x2", 4),
+    "pdl": (pdl_kernel, {"X": "*fp32", "Y": "*fp32"}, {"BLOCK": 256}, "griddepcontrol.launch_dependents;", 1),
     "safe_dot": (safe_dot_kernel, {"A": "*fp16", "B": "*fp16", "C": "*fp32"}, {"M": 64, "N": 64, "K": 32},
                  "mov.f32", None),
 }

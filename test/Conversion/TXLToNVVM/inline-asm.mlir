@@ -64,3 +64,11 @@ func.func @scalar(%a: i32) -> i32 {
   %y = txl.elementwise_inline_asm "mul.lo.u32 $0, $1, 3;", "=r,r" (%a) {packed_element = 1 : i32, pure = false} : (i32) -> i32
   return %y : i32
 }
+
+// No operands: one call.
+// CHECK-LABEL: llvm.func @no_operands
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.launch_dependents; // dummy $0", "=r"  : () -> i32
+func.func @no_operands() -> i32 {
+  %y = txl.elementwise_inline_asm "griddepcontrol.launch_dependents; // dummy $0", "=r" () {packed_element = 1 : i32, pure = false} : () -> i32
+  return %y : i32
+}

@@ -25,3 +25,11 @@ func.func @packed(%x: tensor<64x64xi8>) -> tensor<64x64xf16> {
   %y = txl.elementwise_inline_asm "prmt.b32 $0, $2, 0, 0x5140; prmt.b32 $1, $2, 0, 0x7362;", "=r,=r,r" (%x) {packed_element = 4 : i32, pure = true} : (tensor<64x64xi8>) -> tensor<64x64xf16>
   return %y : tensor<64x64xf16>
 }
+
+// No operands (fla's PDL hint): a scalar result, impure.
+// CHECK-LABEL: func.func @no_operands
+// CHECK: txl.elementwise_inline_asm "griddepcontrol.launch_dependents; // dummy $0", "=r"() {packed_element = 1 : i32, pure = false} : () -> i32
+func.func @no_operands() -> i32 {
+  %y = txl.elementwise_inline_asm "griddepcontrol.launch_dependents; // dummy $0", "=r" () {packed_element = 1 : i32, pure = false} : () -> i32
+  return %y : i32
+}

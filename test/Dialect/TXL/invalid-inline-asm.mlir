@@ -2,9 +2,11 @@
 
 // Verifier rules of txl.elementwise_inline_asm (tl.inline_asm_elementwise).
 
-func.func @no_operands() {
-  // expected-error @+1 {{'txl.elementwise_inline_asm' op needs at least one operand}}
-  %y = txl.elementwise_inline_asm "mov.b32 $0, 0;", "=r" () {packed_element = 1 : i32, pure = true} : () -> i32
+// Without operands the results are scalars (Triton takes the shape from the
+// arguments).
+func.func @no_operands_tile_result() {
+  // expected-error @+1 {{'txl.elementwise_inline_asm' op if a result is non-scalar, then at least one operand must be non-scalar}}
+  %y = txl.elementwise_inline_asm "mov.b32 $0, 0;", "=r" () {packed_element = 1 : i32, pure = true} : () -> tensor<64xi32>
   return
 }
 

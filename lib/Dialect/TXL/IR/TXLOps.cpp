@@ -1277,12 +1277,12 @@ LogicalResult ElementwiseInlineAsmOp::verify() {
   int64_t packed = getPackedElement();
   if (packed < 1)
     return emitOpError() << "packed_element must be at least 1, got " << packed;
-  if (getSrcs().empty())
-    return emitOpError() << "needs at least one operand (Triton's inline_asm_elementwise takes "
-                            "its shape from its arguments)";
   if (getResults().empty())
     return emitOpError() << "needs at least one result";
-  bool tiles = isa<RankedTensorType>(getSrcs().front().getType());
+  // Without operands (fla's `griddepcontrol` asm) the results are scalars:
+  // Triton takes the shape from the arguments (the Elementwise trait has
+  // refused tile results then).
+  bool tiles = !getSrcs().empty() && isa<RankedTensorType>(getSrcs().front().getType());
   // The asm's registers per call: each value passes `packed` elements in
   // packed / elementsPerRegister registers.
   auto registers = [&](Type type, StringRef what, size_t i, int64_t &count) -> LogicalResult {

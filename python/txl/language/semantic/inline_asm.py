@@ -57,10 +57,7 @@ def elementwise_inline_asm(asm, constraints, args, dtype_, is_pure, pack):
     args = _unwrap(args)
     if isinstance(args, tensor) or not isinstance(args, (list, tuple)):
         args = [args]
-    if not args:
-        raise SemanticError("tl.inline_asm_elementwise needs at least one argument (its result takes their shape)",
-                            "pass the tensors the asm reads as args=[x, ...]")
-    args = [to_tensor(a) for a in args]
+    args = [to_tensor(a) for a in args]  # none: scalar results (fla's `griddepcontrol` hint), as in Triton
     dtypes, many = _dtypes(dtype_)
     shape = []
     for a in args:

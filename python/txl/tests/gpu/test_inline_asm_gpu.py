@@ -83,6 +83,14 @@ def test_fp16_two_per_register():
     torch.testing.assert_close(z, -x, rtol=0, atol=0)
 
 
+def test_asm_without_arguments():
+    # fla's PDL hint (griddepcontrol.launch_dependents) before ordinary work: the kernel still computes y = x + 1.
+    x = torch.randn(256, device=DEV)
+    y = torch.empty_like(x)
+    K.pdl_kernel[(1,)](x, y, BLOCK=256)
+    torch.testing.assert_close(y, x + 1.0, rtol=0, atol=0)
+
+
 def test_fla_safe_dot():
     m, n, k = 64, 64, 32
     a = torch.randn(m, k, device=DEV, dtype=torch.float16)
