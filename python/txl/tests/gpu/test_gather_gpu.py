@@ -43,3 +43,13 @@ def test_gather_row_broadcast_method():
     y = torch.empty_like(x)
     K.gather_row_broadcast[(1,)](x, p, y, BV=bv, BK=bk)
     torch.testing.assert_close(y, x[:, p.long()], rtol=0, atol=0)
+
+
+def test_gather_previous_row_after_scan():
+    bt, bs = 64, 64
+    x = torch.randn(bt, bs, device=DEV)
+    y = torch.empty_like(x)
+    K.gather_prev_row[(1,)](x, y, BT=bt, BS=bs)
+    z = torch.cumsum(x.double(), 0)
+    prev = torch.clamp(torch.arange(bt, device=DEV) - 1, min=0)
+    torch.testing.assert_close(y.double(), z[prev], rtol=1e-5, atol=1e-5)
