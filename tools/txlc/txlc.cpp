@@ -42,6 +42,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -49,6 +50,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -124,6 +127,47 @@ static cl::opt<std::string> dumpStagesDir(
     cl::value_desc("dir"), cl::cat(txlcCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3, default 3)"),
                                   cl::Prefix, cl::init(3), cl::cat(txlcCategory));
+static cl::opt<bool>
+    timePhases("time-phases",
+               cl::desc("Print to stderr the wall seconds of each phase: parse, the txl passes, "
+                        "the schedule trial's passes, LLVM (translation, O3, NVPTX) and waiting "
+                        "for ptxas (bench/compile_time.py reads this line)"),
+               cl::cat(txlcCategory));
+
+static cl::opt<bool> compareSchedules(
+    "compare-schedules",
+    cl::desc("Assemble both schedules of the async P @ V trial even where the async one "
+             "cannot lose (checks the shortcut: the PTX must be the same; its old cost)"),
+    cl::Hidden, cl::cat(txlcCategory));
+
+namespace {
+/// Wall seconds per phase for --time-phases. The phases do not overlap in
+/// this thread; ptxas runs in its own process, so "ptxas" is only the time
+/// txlc waits for it (not the part hidden behind a translation).
+struct PhaseTimes {
+  double parse = 0, passes = 0, trialPasses = 0, llvm = 0, ptxas = 0;
+} phaseTimes;
+
+/// Adds the wall time of its scope to one phase.
+class PhaseTimer {
+public:
+  explicit PhaseTimer(double &phase) : phase(phase), start(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer() {
+    phase += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+private:
+  double &phase;
+  std::chrono::steady_clock::time_point start;
+};
+
+void printPhaseTimes() {
+  llvm::errs() << llvm::format("txlc-phases: parse %.3f passes %.3f trial-passes %.3f llvm %.3f "
+                               "ptxas %.3f\n",
+                               phaseTimes.parse, phaseTimes.passes, phaseTimes.trialPasses,
+                               phaseTimes.llvm, phaseTimes.ptxas);
+}
+} // namespace
 
 namespace {
 /// One file to produce: written only once every output has been computed.
@@ -489,6 +533,7 @@ static FailureOr<std::vector<char>> finish(mlir::txl::PtxasRun &run, mlir::txl::
     warnings.push_back(diag.str());
     return success();
   });
+  PhaseTimer timer(phaseTimes.ptxas);
   return mlir::txl::finishPtxas(run, &info);
 }
 
@@ -525,6 +570,7 @@ struct Translated {
 };
 
 static FailureOr<Translated> translate(ModuleOp module, StringRef arch) {
+  PhaseTimer timer(phaseTimes.llvm);
   FailureOr<std::string> ptx =
       mlir::txl::translateToPTX(module, arch, ptxVersionOpt, optLevel, libdeviceOpt);
   if (failed(ptx))
@@ -657,6 +703,16 @@ static int64_t ctasPerSM(int64_t registers, int64_t numWarps, int64_t sharedByte
   return std::min({byRegisters, byShared, byWarps, int64_t(32)});
 }
 
+/// CTAs of kernel `name` in `m` (lowered) that fit on one SM whatever its
+/// register count: the bound of ctasPerSM from its shared memory and warps.
+static int64_t ctasPerSMBound(ModuleOp m, StringRef name, int64_t numWarps) {
+  int64_t shared = 0;
+  if (Operation *fn = SymbolTable::lookupSymbolIn(m, name))
+    if (auto bytes = fn->getAttrOfType<IntegerAttr>(mlir::txl::kSharedBytesAttrName))
+      shared = bytes.getInt();
+  return ctasPerSM(/*registers=*/1, numWarps, shared);
+}
+
 /// txl-schedule-loops made attention's P @ V async (retired by the next
 /// iteration, after the next QK^T): faster where the registers of P that it
 /// holds one iteration longer are free, slower where they cost a CTA per SM
@@ -666,6 +722,14 @@ static int64_t ctasPerSM(int64_t registers, int64_t numWarps, int64_t sharedByte
 /// chosen schedule's machine code (and makes `module` that schedule's), or
 /// nothing when either schedule fails to compile: the caller then reports
 /// the first one's errors as usual.
+///
+/// The synchronous schedule is only assembled when it could win: when the
+/// async one spills nothing and already has as many CTAs per SM as the
+/// synchronous one's shared memory and warps allow, no register count can
+/// make the synchronous one better (more CTAs or fewer spills), so the choice
+/// is the one comparing both would make, without the second ptxas run. (Its
+/// LLVM back end runs anyway, while the first ptxas does: waiting for the
+/// first ptxas before translating would cost more where both are needed.)
 static std::optional<MachineCode> chooseSchedule(MLIRContext &ctx, OwningOpRef<ModuleOp> &module,
                                                  OwningOpRef<ModuleOp> withoutRescale,
                                                  mlir::txl::PipelineOptions options, StringRef arch,
@@ -677,26 +741,22 @@ static std::optional<MachineCode> chooseSchedule(MLIRContext &ctx, OwningOpRef<M
       warnings.push_back(diag.str());
     return success();
   });
-  options.rescaledAsync = false;
-  SmallVector<mlir::txl::PipelineStage> stages = mlir::txl::getTXLPipelineStages(options);
-  SmallVector<Output> unused;
-  if (failed(runPipeline(ctx, *withoutRescale, stages, stages.size(), guard, unused)))
-    return std::nullopt;
-  guard.setStage("the LLVM translation and NVPTX back end (comparing schedules)");
   struct Compiled {
     MachineCode code;
     int64_t ctas, spillBytes;
   };
-  // Both candidates are translated first, then assembled by two ptxas
-  // processes at once.
-  auto start = [&](ModuleOp m,
-                   std::optional<Translated> &t) -> std::unique_ptr<mlir::txl::PtxasRun> {
+  auto translateOne = [&](ModuleOp m, std::optional<Translated> &t) {
+    guard.setStage("the LLVM translation and NVPTX back end (comparing schedules)");
     warnings.clear();
     FailureOr<Translated> translated = translate(m, arch);
     if (failed(translated))
-      return nullptr;
+      return;
     t = std::move(*translated);
     t->code.warnings = warnings; // the translation's own (LLVM's) warnings
+  };
+  auto assemble = [&](std::optional<Translated> &t) -> std::unique_ptr<mlir::txl::PtxasRun> {
+    if (!t)
+      return nullptr;
     FailureOr<std::unique_ptr<mlir::txl::PtxasRun>> run =
         mlir::txl::startPtxas(t->code.ptx, arch, t->loc);
     return succeeded(run) ? std::move(*run) : nullptr;
@@ -713,10 +773,33 @@ static std::optional<MachineCode> chooseSchedule(MLIRContext &ctx, OwningOpRef<M
     return Compiled{std::move(t->code), ctasPerSM(info.registers, kernel.numWarps, shared),
                     info.spillBytes};
   };
+  // The async schedule is assembled while the trial's passes and its LLVM
+  // back end run; the synchronous one is assembled only if it could win.
   std::optional<Translated> asyncT, syncT;
-  std::unique_ptr<mlir::txl::PtxasRun> asyncRun = start(*module, asyncT);
-  std::unique_ptr<mlir::txl::PtxasRun> syncRun = start(*withoutRescale, syncT);
-  std::optional<Compiled> async = finishOne(*module, asyncT, asyncRun);
+  translateOne(*module, asyncT);
+  std::unique_ptr<mlir::txl::PtxasRun> asyncRun = assemble(asyncT);
+  options.rescaledAsync = false;
+  SmallVector<mlir::txl::PipelineStage> stages = mlir::txl::getTXLPipelineStages(options);
+  SmallVector<Output> unused;
+  {
+    PhaseTimer timer(phaseTimes.trialPasses);
+    if (failed(runPipeline(ctx, *withoutRescale, stages, stages.size(), guard, unused)))
+      return std::nullopt;
+  }
+  translateOne(*withoutRescale, syncT);
+  std::optional<Compiled> async;
+  if (!compareSchedules) {
+    async = finishOne(*module, asyncT, asyncRun);
+    if (!async)
+      return std::nullopt;
+    if (async->spillBytes == 0 &&
+        async->ctas >= ctasPerSMBound(*withoutRescale, kernel.name, kernel.numWarps))
+      return std::move(async->code);
+  }
+  // With --compare-schedules both ptxas run at once, as before the shortcut.
+  std::unique_ptr<mlir::txl::PtxasRun> syncRun = assemble(syncT);
+  if (!async)
+    async = finishOne(*module, asyncT, asyncRun);
   std::optional<Compiled> sync = finishOne(*withoutRescale, syncT, syncRun);
   if (!async || !sync)
     return std::nullopt;
@@ -742,7 +825,11 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::Cras
   Request req;
   if (failed(readRequest(stages, cliLoc, req)))
     return 1;
-  OwningOpRef<ModuleOp> module = parseInput(ctx, sourceMgr, guard);
+  OwningOpRef<ModuleOp> module;
+  {
+    PhaseTimer timer(phaseTimes.parse);
+    module = parseInput(ctx, sourceMgr, guard);
+  }
   if (!module)
     return 1;
   FailureOr<std::string> arch = resolveArch(*module, cliLoc);
@@ -752,13 +839,19 @@ static int compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr, mlir::txl::Cras
   SmallVector<Output> outputs; // the stage dumps first, written with the rest
   bool machineCode = req.emit == "ptx" || req.emit == "cubin";
   OwningOpRef<ModuleOp> input = machineCode ? module->clone() : nullptr;
-  if (failed(runPipeline(ctx, *module, stages, req.numStages, guard, outputs)))
-    return 1;
+  {
+    PhaseTimer timer(phaseTimes.passes);
+    if (failed(runPipeline(ctx, *module, stages, req.numStages, guard, outputs)))
+      return 1;
+  }
   std::optional<MachineCode> compiled;
   if ((*module)->removeAttr(mlir::txl::kRescaledAsyncAttrName) && machineCode && !kernels.empty())
     compiled = chooseSchedule(ctx, module, std::move(input), pipelineOptions, *arch,
                               kernels.front(), guard);
-  return emitResults(ctx, *module, req, *arch, kernels, guard, outputs, std::move(compiled));
+  int rc = emitResults(ctx, *module, req, *arch, kernels, guard, outputs, std::move(compiled));
+  if (timePhases)
+    printPhaseTimes();
+  return rc;
 }
 
 int main(int argc, char **argv) {
