@@ -70,6 +70,7 @@ from . import semantic  # noqa: E402
 from .semantic.inline_asm import inline_asm_elementwise  # noqa: E402
 from .semantic.gather import gather  # noqa: E402
 from .semantic.histogram import histogram  # noqa: E402
+from .semantic.map_elementwise import map_elementwise  # noqa: E402
 
 semantic.TXLSemantic = TXLSemantic  # importable as txl.language.semantic.TXLSemantic, TXL's spelling
 

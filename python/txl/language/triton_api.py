@@ -112,8 +112,9 @@ LANGUAGE = {
     "inline_asm_elementwise": ok("txl.elementwise_inline_asm: the PTX once per `pack` elements of a thread, narrow "
                                  "elements packed in 32-bit registers, as Triton; the constraint string is checked "
                                  "against that register count"),
-    "map_elementwise": no("txl has no per-element function mapping yet",
-                          "call a @txl.jit function on the whole tiles (elementwise ops apply to tiles)"),
+    "map_elementwise": ok("the @jit function applied to the whole broadcast tiles: Triton's values for functions "
+                          "without data-dependent control flow; an `if` on an element is a located error (tl.where "
+                          "computes both sides); pack > 1 is refused"),
     # -- reductions and scans -------------------------------------------------------------------------------
     "max": ok("Triton 3.6's dtypes: bf16 and every type narrower than 32 bits widen (to fp32 / int32) first"),
     "min": ok("Triton 3.6's dtypes, as tl.max"),

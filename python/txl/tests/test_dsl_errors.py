@@ -128,11 +128,11 @@ def test_multistage_buffer_needs_get_buffer():
 
 
 @txl.jit
-def _map_elementwise(x_ptr, M):
-    tl.store(x_ptr + tl.arange(0, 64), tl.map_elementwise(tl.load(x_ptr + tl.arange(0, 64)), 8))
+def _bitonic_merge(x_ptr, M):
+    tl.store(x_ptr + tl.arange(0, 64), tl.bitonic_merge(tl.load(x_ptr + tl.arange(0, 64)), 8))
 
 
-@pytest.mark.parametrize("fn,sig,what", [(_map_elementwise, {"x_ptr": "*fp32", "M": "i32"}, "tl.map_elementwise")])
+@pytest.mark.parametrize("fn,sig,what", [(_bitonic_merge, {"x_ptr": "*fp32", "M": "i32"}, "tl.bitonic_merge")])
 def test_unsupported_constructs(fn, sig, what):
     e, _ = _error(fn, sig)
     assert what in e.message and "not supported yet" in e.message

@@ -27,6 +27,7 @@ One module per topic, each importing only from the modules listed before it (one
 * ``inline_asm``: ``tl.inline_asm_elementwise`` (``elementwise_inline_asm``)
 * ``gather``: ``tl.gather`` of register tiles (``gather_tile``)
 * ``histogram``: ``tl.histogram`` of a 1-D integer tile (``histogram_tile``)
+* ``map_elementwise``: ``tl.map_elementwise`` over whole tiles (``map_elementwise_tiles``)
 
 Other modules use ``from txl.language import semantic`` and ``semantic.<name>``: the package re-exports every
 module's public names and the private helpers the builtins share (``_b``, ``_static_int``...).
@@ -49,3 +50,4 @@ from .dots import dot, dot_wait, finalize_dots
 from .inline_asm import elementwise_inline_asm
 from .gather import gather_tile
 from .histogram import histogram_tile
+from .map_elementwise import map_elementwise_tiles
