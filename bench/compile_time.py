@@ -17,7 +17,6 @@ and FP8 forward. Needs txlc (TXL_TXLC or build/bin/txlc) and ptxas (TXL_PTXAS, P
 """
 
 import argparse
-import inspect
 import os
 import re
 import subprocess
@@ -31,24 +30,12 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 from txl.compiler.code_generator import ast_to_ir  # noqa: E402
 from txl.compiler.compiler import find_ptxas, find_txlc  # noqa: E402
 
-# Pointer parameters of the decode kernels, as their launches specialise them (16-byte aligned).
-_PTRS = {"Q": "*bf16:16", "K": "*bf16:16", "V": "*bf16:16", "O": "*bf16:16", "BT": "*i32:16",
-         "SEQLENS": "*i32:16", "LSE": "*fp32:16", "PART_O": "*fp32:16", "PART_LSE": "*fp32:16"}
-
-
-def _decode_signature(fn, cx):
-    """The signature a paged-cache launch on contiguous tensors specialises: the caches' strides divisible by 16."""
-    sig = {}
-    for name in inspect.signature(fn.fn).parameters:
-        if name in cx:
-            continue
-        if name in _PTRS:
-            sig[name] = _PTRS[name]
-        elif name == "sm_scale":
-            sig[name] = "fp32"
-        else:
-            sig[name] = "i32:16" if re.fullmatch(r"s[kv]_(page|tok|head)", name) else "i32"
-    return sig
+# The paged KV-cache kernel's runtime parameters as a launch on contiguous bf16 tensors specialises them: pointers
+# 16-byte aligned, the caches' strides divisible by 16 (test_kvcache_cpu.py builds the same from the parameter names).
+_KVCACHE_SIGNATURE = dict(
+    {p: "*bf16:16" for p in ("Q", "K", "V", "O")}, BT="*i32:16", SEQLENS="*i32:16", LSE="*fp32:16",
+    PART_O="*fp32:16", PART_LSE="*fp32:16", sm_scale="fp32", H="i32", cap="i32", n_pages="i32", bt_stride="i32",
+    **{s: "i32:16" for s in ("sk_page", "sk_tok", "sk_head", "sv_page", "sv_tok", "sv_head")})
 
 
 def kernels():
@@ -82,8 +69,7 @@ def kernels():
                 f8.constexprs(128, False, bn, ns, True, 1), f8.OPTIONS))
     out.append(("mla decode (wgmma)", mw.mla_decode_wgmma, mw.signature(), mw.constexprs(64, 2), mw.OPTIONS))
     cx = kk.split_constexprs(128, 4, 1, 64, 2, False)
-    out.append(("kvcache decode hd128", kk.kvcache_decode_split, _decode_signature(kk.kvcache_decode_split, cx),
-                cx, {"num_warps": 4}))
+    out.append(("kvcache decode hd128", kk.kvcache_decode_split, _KVCACHE_SIGNATURE, cx, {"num_warps": 4}))
     return out
 
 
