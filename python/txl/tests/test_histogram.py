@@ -48,7 +48,8 @@ def test_histogram_compiles_with_ptxas(name):
     got = [ln for ln in ptx.splitlines() if ln.strip().startswith("atom.shared.add")]
     assert len(got) == atoms, got
     assert ptx.count("bar.sync") >= 3
-    compile_ptx(text, emit="cubin")
+    _, log = compile_ptx(text, emit="cubin")  # through ptxas, without spills
+    assert "spill" not in log.lower(), log
 
 
 def _located(fn, sig, consts, match):

@@ -158,7 +158,8 @@ def test_inline_asm_compiles_with_ptxas(name):
     ptx, _ = compile_ptx(text)
     if calls is not None:
         assert len(_asm_calls(ptx, instr)) == calls, ptx
-    compile_ptx(text, emit="cubin")  # ptxas accepts the asm as txl placed it
+    _, log = compile_ptx(text, emit="cubin")  # ptxas accepts the asm as txl placed it
+    assert "spill" not in log.lower(), log
 
 
 def test_pure_asm_results_unused_are_dropped_impure_kept():
@@ -286,4 +287,5 @@ def test_fla_softplus_compiles_under_txl(tmp_path):
     _need(TXLC)
     ptx, _ = compile_ptx(text)
     assert ptx.count("setp.gt.f32  p,") == 16  # fla's asm, one line per call: 8 elements per thread, two functions
-    compile_ptx(text, emit="cubin")
+    _, log = compile_ptx(text, emit="cubin")  # through ptxas, without spills
+    assert "spill" not in log.lower(), log
