@@ -30,6 +30,9 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
   TXLMbarsOptions mbars;
   mbars.debugHangs = options.debugHangs;
   return {
+      // One copy of a 1-D index vector per expand_dims, before the
+      // pipeliner splits loops into stages and layouts are assigned.
+      {"txl-rematerialize-expanded-ranges", [] { return createTXLRematerializeExpandedRanges(); }},
       // Triton-style loads and dots: the loop pipeliner first (rings of
       // buffers issued ahead), then how the remaining tiles travel.
       {"txl-schedule-loops", [schedule] { return createTXLScheduleLoops(schedule); }},

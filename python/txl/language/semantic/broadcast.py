@@ -1,7 +1,7 @@
 """Broadcasting: splat, expand_dims, broadcast_to and the NumPy-style shape rule every elementwise operation applies
 (shapes are aligned from the right)."""
 
-from ...compiler import dialects as ods, ir
+from ...compiler import dialects as ods
 from ...compiler.errors import SemanticError, ShapeMismatchError
 from ..core import block_type, dtype, tensor
 from .context import _b
@@ -25,37 +25,8 @@ def splat(t, shape):
     return tensor(op.result, ty)
 
 
-_REMAT = ("txl.make_range", "txl.splat", "arith.", "math.")
-
-
-def _rematerialize(t, depth=6):
-    """A fresh copy of the cheap, pure computation producing the 1-D tile ``t`` (make_range, splat, constants and
-    elementwise ops on them). ``offs[:, None]`` and ``offs[None, :]`` of one ``offs`` need the values in two
-    different register layouts; the compiler cannot convert between them yet (cross-thread relayout), so each
-    expand_dims gets its own copy, as Triton's layout rematerialization would produce."""
-    owner = t.handle.owner
-    if depth == 0 or not isinstance(owner, ir.Op) or not owner.pure or owner.regions \
-            or not owner.name.startswith(_REMAT) or len(owner.results) != 1:
-        return None
-    operands = []
-    for v in owner.operands:
-        if isinstance(v.type, block_type):
-            c = _rematerialize(tensor(v, v.type), depth - 1)
-            if c is None:
-                return None
-            operands.append(c.handle)
-        else:
-            operands.append(v)
-    op = _b().insert(ir.clone(owner, operands, [t.type]), pure=True, attrs=dict(owner.attrs))
-    op.result.hint = t.handle.hint
-    return tensor(op.result, t.type)
-
-
 def expand_dims(t, axis):
     t = to_tensor(t)
-    if isinstance(t.type, block_type) and len(t.type.shape) == 1:
-        copy = _rematerialize(t)
-        t = t if copy is None else copy
     axis = _static_int(axis, "expand_dims axis")
     if isinstance(t.type, dtype) and axis in (0, -1):
         return splat(t, [1])  # a scalar is Triton's 0-d tensor: expand_dims gives a 1-element tile

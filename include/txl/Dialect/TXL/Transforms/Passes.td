@@ -125,6 +125,26 @@ def TXLAssignLayouts : Pass<"txl-assign-layouts", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::txl::TXLDialect"];
 }
 
+def TXLRematerializeExpandedRanges : Pass<"txl-rematerialize-expanded-ranges", "mlir::ModuleOp"> {
+  let summary = "Give each expand_dims of a 1-D index vector its own copy of the vector's computation";
+  let description = [{
+    Runs first. Every txl.expand_dims of a 1-D tile computed only from
+    txl.make_range, txl.splat and arith / math ops without side effects (at
+    most 6 ops deep) reads its own copy of that computation, built right
+    before it; the original goes when nothing else reads it. `offs[:, None]`
+    and `offs[None, :]` of one `offs` need it in two register layouts, and
+    computing it twice costs a few integer ops where moving it between
+    threads costs a relayout (Triton's rematerialization); a copy beside each
+    use also keeps the loop pipeliner from carrying one shared vector
+    between a loop's stages.
+
+    Before: `%o = arith.addi %s, %r` (`%r = txl.make_range`, `%s = txl.splat`),
+            `%a = txl.expand_dims %o, 1`, `%b = txl.expand_dims %o, 0`.
+    After:  each expand_dims reads its own make_range, splat and addi.
+  }];
+  let dependentDialects = ["::mlir::txl::TXLDialect"];
+}
+
 def TXLRemoveLayoutConversions : Pass<"txl-remove-layout-conversions", "mlir::ModuleOp"> {
   let summary = "Fold redundant txl.relayout ops and rematerialize cheap tiles in place";
   let description = [{
