@@ -258,13 +258,22 @@ private:
   /// A gather reads elements other threads hold: its source goes through a
   /// scratch of the source's shape (unpadded), synchronized over the warps
   /// of the source and index layouts.
+  /// The warps a scratch buffer shared by two tiles is synchronized over
+  /// (the more of the two layouts'); none while either has no layout.
+  static std::optional<int64_t> warpsOfBoth(RankedTensorType a, RankedTensorType b) {
+    auto la = LinearLayout::get(a.getShape(), a.getEncoding());
+    auto lb = LinearLayout::get(b.getShape(), b.getEncoding());
+    if (failed(la) || failed(lb))
+      return std::nullopt;
+    return std::max<int64_t>(la->getNumWarps(), lb->getNumWarps());
+  }
+
   LogicalResult visitGather(GatherOp op, Pass::Statistic &numScratch) {
     if (op.getScratch())
       return success();
-    auto srcType = op.getSrc().getType(), indexType = op.getIndex().getType();
-    auto src = LinearLayout::get(srcType.getShape(), srcType.getEncoding());
-    auto index = LinearLayout::get(indexType.getShape(), indexType.getEncoding());
-    if (failed(src) || failed(index))
+    auto srcType = op.getSrc().getType();
+    std::optional<int64_t> warps = warpsOfBoth(srcType, op.getIndex().getType());
+    if (!warps)
       return success(); // convert-txl-to-nvvm reports tiles without layouts
     Type storage = storageType(srcType.getElementType());
     if (!storage)
@@ -272,8 +281,7 @@ private:
                               << " elements through shared memory";
     auto view = SmemType::get(op.getContext(), srcType.getShape(), storage, 0, Attribute());
     ++numScratch;
-    return allocate(op, view, std::max(src->getNumWarps(), index->getNumWarps()),
-                    [&](Value v) { op.getScratchMutable().assign(v); });
+    return allocate(op, view, *warps, [&](Value v) { op.getScratchMutable().assign(v); });
   }
 
   /// A histogram counts in shared memory: num_bins i32, synchronized over
@@ -281,16 +289,14 @@ private:
   LogicalResult visitHistogram(HistogramOp op, Pass::Statistic &numScratch) {
     if (op.getScratch())
       return success();
-    auto srcType = op.getSrc().getType(), dstType = op.getType();
-    auto src = LinearLayout::get(srcType.getShape(), srcType.getEncoding());
-    auto dst = LinearLayout::get(dstType.getShape(), dstType.getEncoding());
-    if (failed(src) || failed(dst))
+    auto dstType = op.getType();
+    std::optional<int64_t> warps = warpsOfBoth(op.getSrc().getType(), dstType);
+    if (!warps)
       return success(); // convert-txl-to-nvvm reports tiles without layouts
     auto view = SmemType::get(op.getContext(), dstType.getShape(), dstType.getElementType(), 0,
                               Attribute());
     ++numScratch;
-    return allocate(op, view, std::max(src->getNumWarps(), dst->getNumWarps()),
-                    [&](Value v) { op.getScratchMutable().assign(v); });
+    return allocate(op, view, *warps, [&](Value v) { op.getScratchMutable().assign(v); });
   }
 
   LogicalResult visitRelayout(RelayoutOp op, Pass::Statistic &numScratch) {
