@@ -47,7 +47,8 @@ from .runtime.driver import env_flag
 
 # runtime dtype name -> signature element type (Triton's spelling)
 SIG_DTYPES = {"bf16": "bf16", "f16": "fp16", "f32": "fp32", "f64": "fp64", "f8e4m3": "fp8e4nv", "f8e5m2": "fp8e5",
-              "i1": "i1", "i8": "i8", "u8": "u8", "i16": "i16", "i32": "i32", "i64": "i64"}
+              "i1": "i1", "i8": "i8", "u8": "u8", "i16": "i16", "i32": "i32", "i64": "i64", "u16": "u16",
+              "u32": "u32", "u64": "u64"}
 LAUNCH_OPTIONS = ("num_warps", "num_warpgroups", "num_stages", "debug_hangs", "stream")
 _OPTION_DEFAULTS = {"num_warps": 4, "num_warpgroups": 1, "num_stages": None, "debug_hangs": None, "stream": None}
 DIFF_MODES = ("txl",)

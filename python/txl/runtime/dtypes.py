@@ -4,7 +4,9 @@ The runtime never imports torch itself. It reads tensors through duck typing: a 
 ``shape``, ``stride()``, ``dtype``, ``device``) or any object with ``__cuda_array_interface__`` (CuPy, Numba, ...).
 Tests use small fake classes with the same attributes.
 
-Canonical dtype names are the sidecar's: ``bf16 f16 f32 f64 f8e4m3 f8e5m2 i1 i8 u8 i16 i32 i64``.
+Canonical dtype names are the sidecar's: ``bf16 f16 f32 f64 f8e4m3 f8e5m2 i1 i8 u8 i16 i32 i64``, and ``u16 u32 u64``
+(torch's unsigned tensors, which kernels take as Triton does: the JIT specializes on them; a compiled param names
+the signless width).
 """
 
 import numbers
@@ -25,6 +27,9 @@ DTYPES = {
     "i16": (2, _U16),
     "i32": (4, _I32),
     "i64": (8, _I64),
+    "u16": (2, _U16),
+    "u32": (4, _U32),
+    "u64": (8, _U64),
 }
 
 # dtypes the sidecar may name (params); the rest of DTYPES is accepted for TensorDescriptor only.
@@ -44,6 +49,9 @@ _ALIASES = {
     "int16": "i16", "short": "i16", "i16": "i16", "<i2": "i16",
     "int32": "i32", "int": "i32", "i32": "i32", "<i4": "i32",
     "int64": "i64", "long": "i64", "i64": "i64", "<i8": "i64",
+    "uint16": "u16", "u16": "u16", "<u2": "u16",
+    "uint32": "u32", "u32": "u32", "<u4": "u32",
+    "uint64": "u64", "u64": "u64", "<u8": "u64",
 }
 
 # canonical -> how torch spells it (for messages)
@@ -51,7 +59,18 @@ TORCH_NAMES = {
     "bf16": "torch.bfloat16", "f16": "torch.float16", "f32": "torch.float32", "f64": "torch.float64",
     "f8e4m3": "torch.float8_e4m3fn", "f8e5m2": "torch.float8_e5m2", "i1": "torch.bool", "i8": "torch.int8",
     "u8": "torch.uint8", "i16": "torch.int16", "i32": "torch.int32", "i64": "torch.int64",
+    "u16": "torch.uint16", "u32": "torch.uint32", "u64": "torch.uint64",
 }
+
+# Integer elements of one width: a pointer param's dtype in the sidecar is the signless MLIR width (i8 for a kernel
+# the JIT compiled for a uint8 tensor), and the signedness lives in the kernel's code, chosen by the JIT's
+# specialization on the tensor's dtype (as Triton's). So the launcher accepts either signedness of the width.
+_INT_WIDTH = {"i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32, "u32": 32, "i64": 64, "u64": 64}
+
+
+def same_bits(got, want):
+    """Whether a tensor of canonical dtype ``got`` fits a pointer param of canonical dtype ``want``."""
+    return got == want or (got in _INT_WIDTH and _INT_WIDTH.get(want) == _INT_WIDTH[got])
 
 
 def canonical_dtype(dt):

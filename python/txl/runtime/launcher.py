@@ -426,7 +426,7 @@ class Kernel:
         if not info.is_cuda:
             raise ValueError("%s got a tensor on %s: the kernel reads GPU memory; move it with .cuda()"
                              % (where, info.device_type))
-        if p.dtype is not None and info.dtype != p.dtype:
+        if p.dtype is not None and not _dt.same_bits(info.dtype, p.dtype):
             raise TypeError("%s got a %s tensor: convert it with .to(%s)" % (where, info.dtype_str,
                                                                             _dt.TORCH_NAMES.get(p.dtype, p.dtype)))
         # Any strides: the kernel gets the address of element 0 and indexes through the strides it is given, as in

@@ -56,7 +56,7 @@ class FakeTensor:
     """Looks like a torch.Tensor to the runtime (data_ptr, shape, stride, dtype, device, element_size)."""
 
     SIZES = {"bfloat16": 2, "float16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1, "int32": 4,
-             "int64": 8, "bool": 1, "float8_e4m3fn": 1, "complex64": 8, "int16": 2}
+             "int64": 8, "bool": 1, "float8_e4m3fn": 1, "complex64": 8, "int16": 2, "uint16": 2, "uint32": 4, "uint64": 8}
 
     def __init__(self, shape, dtype="bfloat16", device="cuda", strides=None, ptr=0x7F0000000000):
         self.shape = tuple(shape)
@@ -322,6 +322,23 @@ def test_arg_errors(over, exc, needle, no_driver):
     k = Kernel(_meta())
     with pytest.raises(exc, match=needle):
         k[(1,)](*_args(**over))
+
+
+@pytest.mark.parametrize("param, tensor, ok", [("i8", "uint8", True), ("i8", "int8", True), ("i32", "uint32", True),
+                                               ("i64", "uint64", True), ("i16", "uint16", True),
+                                               ("i8", "int16", False), ("i32", "float32", False)])
+def test_integer_pointer_params_take_either_signedness(param, tensor, ok, no_driver):
+    # A kernel the JIT compiled for a uint8 tensor names its param i8 (MLIR's signless width); its code already
+    # treats the bytes as unsigned, so the launcher checks the width, not the sign.
+    meta = _meta()
+    meta["params"][1]["dtype"] = param
+    k = Kernel(meta)
+    a = _args(c=FakeTensor((4,), tensor))
+    if ok:
+        assert k.check_args(*a).values[1][1].value == 0x7F0000000000
+    else:
+        with pytest.raises(TypeError, match="param 'c_ptr'.*convert it with"):
+            k.check_args(*a)
 
 
 def test_pointer_params_take_strided_views(no_driver):
