@@ -61,6 +61,43 @@ def dense_sink_reference(q, k, v, sinks, causal=False, sm_scale=None, window=(-1
                           None if sinks is None else sinks.to(dtype))
 
 
+def dense_sink_grads_given_output(q, k, v, sinks, do, o, causal=False, sm_scale=None, window=(-1, -1),
+                                  num_sink_tokens=0):
+    """(dq, dk, dv, dsinks) in float32 of the dense sink attention, by the backward formula every flash backward
+    uses (FA2/FA3 and txl's kernels): dS = P * (dO V^T - Delta), Delta_i = dO_i . O_i, dsink_h = -sum_i
+    P_sink,i Delta_i, with Delta computed from the given ``o`` (the output as stored, e.g. in bf16) instead of the
+    exact one. Against the exact float32 gradients this measures what storing O in 16 bits costs by itself: where
+    a row's keys carry almost all its mass next to the sink (P close to 1), dO.V - Delta cancels and O's rounding
+    (2^-9 relative) comes back amplified by P / (1 - P), in any kernel that reads O to form Delta."""
+    import torch
+
+    f = [t.detach().float() for t in (q, k, v, do, o)]
+    q, k, v, do, o = f
+    H, D = q.shape[1], q.shape[-1]
+    group = H // k.shape[1]
+    kx, vx = (t.repeat_interleave(group, 1) for t in (k, v))
+    scale = sm_scale if sm_scale is not None else 1.0 / math.sqrt(D)
+    mask = visible_mask(q.shape[-2], k.shape[-2], window, num_sink_tokens, causal, device=q.device)
+    s = (q @ kx.transpose(-1, -2)) * scale
+    s = s.masked_fill(~mask, float("-inf"))
+    col = sinks.detach().float().view(H, 1, 1).expand(s.shape[:-1] + (1,))
+    full = torch.cat([s, col], -1)
+    lse = torch.logsumexp(full, -1, keepdim=True)
+    live = torch.isfinite(lse)
+    p = torch.exp(full - torch.where(live, lse, torch.zeros_like(lse))) * live
+    pk, ps = p[..., :-1], p[..., -1]
+    delta = (do * o).sum(-1, keepdim=True)
+    ds = pk * (do @ vx.transpose(-1, -2) - delta)
+    dq = scale * ds @ kx
+    dk = scale * ds.transpose(-1, -2) @ q
+    dv = pk.transpose(-1, -2) @ do
+    B, Hk = k.shape[0], k.shape[1]
+    dk = dk.view(B, Hk, group, *dk.shape[2:]).sum(2)
+    dv = dv.view(B, Hk, group, *dv.shape[2:]).sum(2)
+    dsinks = -(ps * delta[..., 0]).sum((0, 2))
+    return dq, dk, dv, dsinks
+
+
 def varlen_sink_reference(q, k, v, cu_seqlens_q, cu_seqlens_k, sinks, causal=False, sm_scale=None,
                           window=(-1, -1), num_sink_tokens=0, dtype=None):
     """(o (total_q, H, D_v), lse (H, total_q)) of ``txl.ops.flash_attention_varlen(..., sinks=)`` on packed

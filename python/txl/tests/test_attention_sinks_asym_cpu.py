@@ -236,6 +236,31 @@ def test_sink_grad_matches_autograd(torch):
     assert (A.sink_grad(do, o.detach(), m_inf, sinks.detach()) == 0).all()
 
 
+def test_grads_given_output_match_autograd(torch):
+    # With the exact output, the flash backward formula of dense_sink_grads_given_output is autograd's gradient
+    # (GQA, window, sink tokens, causal); with a bf16-rounded output it is not, most where the sink is weak.
+    from .attention_sinks_ref import dense_sink_grads_given_output, dense_sink_reference
+
+    torch.manual_seed(2)
+    B, H, HK, N, D = 1, 4, 2, 40, 16
+    q, k, v = (torch.randn(B, h, N, D, dtype=torch.float64, requires_grad=True) for h in (H, HK, HK))
+    sinks = torch.tensor([6.0, -4.0, 0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    o, _ = dense_sink_reference(q, k, v, sinks, True, None, (6, 0), 2, dtype=torch.float64)
+    do = torch.randn_like(o)
+    want = torch.autograd.grad(o, (q, k, v, sinks), do)
+    got = dense_sink_grads_given_output(q, k, v, sinks, do, o.detach(), True, None, (6, 0), 2)
+    for g, w in zip(got, want):
+        assert torch.allclose(g.double(), w, rtol=1e-4, atol=1e-5)
+    q0, k0, v0 = (torch.randn(1, 2, 30, D, dtype=torch.float64) for _ in range(3))
+    s0 = torch.tensor([6.0, -4.0], dtype=torch.float64)
+    o0, _ = dense_sink_reference(q0, k0, v0, s0, False, None, (0, 0), 0, dtype=torch.float64)
+    do0 = torch.randn_like(o0)
+    exact = dense_sink_grads_given_output(q0, k0, v0, s0, do0, o0, False, None, (0, 0), 0)
+    rounded = dense_sink_grads_given_output(q0, k0, v0, s0, do0, o0.bfloat16(), False, None, (0, 0), 0)
+    err = ((rounded[0] - exact[0]).norm() / exact[0].norm()).item()
+    assert err > 1e-3, err  # the cancellation the GPU test's bound allows for
+
+
 # ---- the custom ops' autograd on CPU, with float64 models of the kernels ------------------------------------------
 def _mask_of(local, causal, lq, lk):
     from .attention_variants_ref import visible_mask

@@ -22,7 +22,8 @@ import txl  # noqa: E402,F401
 import txl.ops  # noqa: E402
 from txl.ops import attention as A  # noqa: E402
 
-from ..attention_sinks_ref import dense_sink_reference, varlen_sink_reference  # noqa: E402
+from ..attention_sinks_ref import (dense_sink_grads_given_output, dense_sink_reference,  # noqa: E402
+                                  varlen_sink_reference)
 from ..attention_variants_ref import varlen_dead_rows  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -126,11 +127,15 @@ def test_dense_sinks_match_float32_reference(B, H, HK, N, D, causal, window, tok
     assert o.dtype == dtype and o.shape == q.shape
     _check("o", o, ref, O_TOL)
     _check_lse(lse, ref_lse)
-    for name, g, r in (("dq", qt.grad, qr.grad), ("dk", kt.grad, kr.grad), ("dv", vt.grad, vr.grad)):
-        assert g.dtype == dtype
-        _check(name, g, r, GRAD_TOL)
-    assert st.grad.dtype == torch.float32
-    _check("dsinks", st.grad, sr.grad, GRAD_TOL)
+    # What the 16-bit output costs any flash backward by itself (Delta = dO . O read from the stored O): the
+    # exact-math gradients with Delta from the reference output rounded to `dtype`. Where a row's keys hold almost
+    # all its mass next to the sink, dO.V - Delta cancels and that alone exceeds GRAD_TOL (the w0,0 case: dq
+    # 0.045; dsinks 0.025 at 777 w100,100); the kernel may be off by at most twice that, never by more.
+    rounded = dense_sink_grads_given_output(q, k, v, sinks, do, ref.detach().to(dtype), causal, None, window, toks)
+    for name, g, r, inh in (("dq", qt.grad, qr.grad, rounded[0]), ("dk", kt.grad, kr.grad, rounded[1]),
+                            ("dv", vt.grad, vr.grad, rounded[2]), ("dsinks", st.grad, sr.grad, rounded[3])):
+        assert g.dtype == (torch.float32 if name == "dsinks" else dtype)
+        _check(name, g, r, max(GRAD_TOL, 2 * _rel(inh, r)))
     # the sinks matter: the output differs from attention without them
     assert _rel(o, txl.ops.flash_attention(q, k, v, causal=causal, window=window, num_sink_tokens=toks)) > 1e-2
 
