@@ -10,7 +10,8 @@ dQ may differ in its last bits from run to run; ``deterministic=True`` instead r
 """
 
 
-from txl.ops.attention import BLOCK, padded_len
+from txl.ops import _launch
+from txl.ops._launch import BIG, BLOCK, _dummy_i32, padded_len
 
 BLOCK_M = 64  # query rows per step of the dK/dV kernel
 BLOCK_N = 128  # keys per CTA (two consumer warpgroups of 64)
@@ -138,9 +139,7 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
     launches, allocs = [], {}
 
     def record(fn, grid, args, kwargs):
-        from txl.ops.attention import fast_launch
-
-        fast_launch(fn, grid, args, kwargs)
+        _launch.fast_launch(fn, grid, args, kwargs)
         launches.append((fn, grid, args, kwargs))
 
     _run(rows, m, sm_scale, deterministic, causal, local, None, D=D, H=H, Hk=Hk, n_ctx=N, n_pad=n_pad, bh=B * H,
@@ -160,7 +159,7 @@ _plans = {}
 
 class _Plan:
     """The launches of backward() for one static description (shapes, dtype, device, masking, determinism, split):
-    built from the first call's launches, which went through attention.fast_launch (validating, compiling); a
+    built from the first call's launches, which went through _launch.fast_launch (validating, compiling); a
     later call allocates the scratch tensors and launches each kernel through its runtime.FastLaunch with the
     call's tensors, skipping the per-launch fingerprint and the seven TensorDescriptor objects (at (2, 8, 1000,
     64) the host took ~230 us of Python per backward against ~45 us of GPU time; TMA encodings are cached by
@@ -174,7 +173,6 @@ class _Plan:
     def build(cls, launches, rows, m, allocs, dev):
         import torch
         import txl
-        from txl.ops.attention import _dummy_i32
         from txl.runtime.launcher import FastLaunch
 
         dummy = _dummy_i32(m)
@@ -252,15 +250,13 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     1 / split of its walk (split_walk), writing f32 partials that attention_bwd_dkv_combine sums in order (a
     fourth launch; deterministic either way). Dv (dense only): V's, O's and dO's head dim when it differs from D
     (flash_attention_bwd_asym; rows of v2, o2, do2, dv2 are Dv wide). ``launch``: how to launch (default
-    attention.fast_launch; _Plan records through it); ``allocs``: a dict that gets each scratch tensor allocated
+    _launch.fast_launch; _Plan records through it); ``allocs``: a dict that gets each scratch tensor allocated
     here by name, with its shape and dtype."""
     import torch
     import txl
     from txl.kernels import flash_attention_bwd as kb
-    from txl.ops import attention
 
-    BIG, _dummy_i32 = attention.BIG, attention._dummy_i32
-    _launch = launch or attention.fast_launch
+    launch = launch or _launch.fast_launch  # (looked up per call: tests record launches by replacing it)
     allocs = {} if allocs is None else allocs
 
     def scratch(name, shape):
@@ -280,10 +276,10 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     dq_acc = scratch("dq_acc", (BLOCK_M if deterministic else bh * n_pad, D))
     # O and dO rows are Dv wide (dense; asymmetric head dims are dense only)
     o_head_stride, o_row_stride = (n_ctx * Dv, Dv) if asym else (head_stride, row_stride)
-    _launch(kb.attention_bwd_preprocess, (n_pad // PRE_BLOCK, bh),
-            (o2, do2, delta, dq_acc, n_ctx, n_pad, o_head_stride),
-            dict(HEAD_DIM=Dv, BLOCK=PRE_BLOCK, ROW_STRIDE=o_row_stride, ZERO_DQ=not deterministic,
-                 **(dict(DQ_DIM=D) if asym else {})))
+    launch(kb.attention_bwd_preprocess, (n_pad // PRE_BLOCK, bh),
+           (o2, do2, delta, dq_acc, n_ctx, n_pad, o_head_stride),
+           dict(HEAD_DIM=Dv, BLOCK=PRE_BLOCK, ROW_STRIDE=o_row_stride, ZERO_DQ=not deterministic,
+                **(dict(DQ_DIM=D) if asym else {})))
     cu_q, cu_k = varlen if varlen is not None else (_dummy_i32(m), _dummy_i32(m))
     left, right, sinks = local if local is not None else (BIG, BIG, 0)
     masks = (cu_q, cu_k, H, left, right, sinks)
@@ -326,18 +322,18 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     else:
         dk_out, dv_out = dk2, dv2
         grid = (key_blocks // block_n, bkv)
-    _launch(kernel, grid, (*descs, m, delta, dk_out, dv_out, float(sm_scale), n_ctx_k, n_pad, *masks),
-            dict(cx, DQ=not deterministic, **kb.OPTIONS))
+    launch(kernel, grid, (*descs, m, delta, dk_out, dv_out, float(sm_scale), n_ctx_k, n_pad, *masks),
+           dict(cx, DQ=not deterministic, **kb.OPTIONS))
     if split > 1:
-        _launch(kb.attention_bwd_dkv_combine, (n_pad * D // COMBINE_CHUNK, bkv), (dk_out, dv_out, dk2, dv2, n_ctx,
-                                                                                  n_pad),
-                dict(DK_DIM=D, DV_DIM=Dv, SPLIT=split, CHUNK=COMBINE_CHUNK))
+        launch(kb.attention_bwd_dkv_combine, (n_pad * D // COMBINE_CHUNK, bkv), (dk_out, dv_out, dk2, dv2, n_ctx,
+                                                                                 n_pad),
+               dict(DK_DIM=D, DV_DIM=Dv, SPLIT=split, CHUNK=COMBINE_CHUNK))
     if deterministic:
-        _launch(kb.attention_bwd_dq, (query_blocks // DQ_BLOCK, batch * H if varlen is not None else bh),
-                (q2, k2, v2, do2, dq2, m, delta, float(sm_scale), n_ctx_k, n_pad, *masks),
-                dict(HEAD_DIM=D, BLOCK_M=DQ_BLOCK, BLOCK_N=DQ_BLOCK_N[D], CAUSAL=bool(causal) and not mode,
-                     H_Q_PER_KV=H // Hk, num_warps=4, num_stages=2, **mode))
+        launch(kb.attention_bwd_dq, (query_blocks // DQ_BLOCK, batch * H if varlen is not None else bh),
+               (q2, k2, v2, do2, dq2, m, delta, float(sm_scale), n_ctx_k, n_pad, *masks),
+               dict(HEAD_DIM=D, BLOCK_M=DQ_BLOCK, BLOCK_N=DQ_BLOCK_N[D], CAUSAL=bool(causal) and not mode,
+                    H_Q_PER_KV=H // Hk, num_warps=4, num_stages=2, **mode))
         return
-    _launch(kb.attention_bwd_dq_convert, (n_pad // CONVERT_BLOCK, bh),
-            (dq_acc, dq2, float(sm_scale), n_ctx, n_pad, head_stride),
-            dict(HEAD_DIM=D, BLOCK=CONVERT_BLOCK, ROW_STRIDE=row_stride, **(dict(COL_BLOCK=64) if asym else {})))
+    launch(kb.attention_bwd_dq_convert, (n_pad // CONVERT_BLOCK, bh),
+           (dq_acc, dq2, float(sm_scale), n_ctx, n_pad, head_stride),
+           dict(HEAD_DIM=D, BLOCK=CONVERT_BLOCK, ROW_STRIDE=row_stride, **(dict(COL_BLOCK=64) if asym else {})))

@@ -39,9 +39,10 @@ import math
 import typing
 
 from txl.compiler.meta import MetaTensor
+# BLOCK, BIG, padded_len, _dummy_i32 and fast_launch live in _launch, below this module and the ones it imports
+# (_attention_bwd, rope); they stay importable from here, as txl.ops.attention.fast_launch etc.
+from txl.ops._launch import BIG, BLOCK, _dummy_i32, fast_launch, padded_len  # noqa: F401
 
-BLOCK = 128  # N is padded to a multiple of this (every kernel's BLOCK_M and BLOCK_N divide it)
-BIG = 1 << 30  # an unbounded side of a sliding window, as the kernels take it
 HEAD_DIMS = (64, 128, 256)
 # (q/k head dim, v head dim) pairs with D_v < D (kernel "fa3"): D a multiple of 16 (TMA rows of whole 32-byte
 # swizzle spans), D_v a power of two (the O accumulator is a register tile: txl-assign-layouts distributes only
@@ -99,10 +100,6 @@ KERNEL_CONSTEXPRS = {"pingpong": {"PINGPONG": True}}
 def n_bucket(n):
     """The autotuning bucket of a sequence length: the next power of two, at least 128, at most 16384."""
     return min(max(1 << max(int(n) - 1, 0).bit_length(), 128), 16384)
-
-
-def padded_len(n):
-    return -(-int(n) // BLOCK) * BLOCK
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -219,73 +216,6 @@ def _launch_args(kernel, q2, k2, v2, o2, m, sm_scale, n, n_pad, bh, head_dim, ca
         return (n_pad // meta["BLOCK_M"], bh)
 
     return grid, args, kwargs
-
-
-_dummies = {}
-
-
-def _dummy_i32(like):
-    """A 2-element int32 tensor on ``like``'s device: the cu_seqlens arguments of a launch without packed
-    sequences (read by no code path)."""
-    if isinstance(like, MetaTensor):
-        return MetaTensor((2,), "int32")
-    t = _dummies.get(like.device)
-    if t is None:
-        import torch
-
-        t = _dummies[like.device] = torch.zeros(2, dtype=torch.int32, device=like.device)
-    return t
-
-
-_fast_launches = {}
-
-
-def fast_launch(fn, grid, args, kwargs):
-    """``fn[grid](*args, **kwargs)`` through runtime.FastLaunch: the first launch of a specialisation compiles it
-    (the JIT's rules: dtypes, 16-byte alignment of pointers, ints == 1 or divisible by 16, the constexprs); later
-    ones only pack the arguments (a backward is three or four launches per call, whose generic launch path cost
-    more host time than the kernels' GPU time at (2, 16, 4096, 128)). ``args``: the kernel's runtime arguments
-    in parameter order (descriptors as txl.TensorDescriptor), ``kwargs``: constexprs and launch options, and
-    tensors of runtime parameters that follow the constexprs (the fa3 kernel's SINK_LOGITS)."""
-    import torch
-    import txl
-    from txl.runtime.launcher import FastLaunch
-
-    def kind(v):
-        if isinstance(v, txl.TensorDescriptor):
-            return ("d", v.base.dtype, tuple(v.block_shape), v.base.data_ptr() % 16 == 0, v.base.stride(-1))
-        if isinstance(v, torch.Tensor):
-            return ("t", v.dtype, v.data_ptr() % 16 == 0, v.is_contiguous())
-        if isinstance(v, int):
-            return ("i", v == 1, v % 16 == 0, -0x80000000 <= v <= 0x7FFFFFFF)
-        return (type(v).__name__,)
-
-    dev = torch.cuda.current_device()
-    tensors = {n: v for n, v in kwargs.items() if isinstance(v, (torch.Tensor, txl.TensorDescriptor))}
-    key = (fn, dev, tuple(sorted((n, kind(v) if n in tensors else v) for n, v in kwargs.items())),
-           tuple(kind(a) for a in args))
-    entry = _fast_launches.get(key)
-    if entry is None:
-        compiled = fn.warmup(*args, grid=None, **kwargs)
-        launcher = compiled.launcher()
-        # The sidecar names its params after the kernel's (txl.name) or, unnamed, lists the runtime arguments in
-        # order; either way without the ints that specialisation folded into constants (== 1).
-        names = [p.name for p in launcher.params]
-        if not all(n in fn.arg_names for n in names):
-            bound = fn.bind(args, {n: v for n, v in kwargs.items() if n in fn.arg_names})
-            names = list(fn.specialize(bound)[0])
-        runtime = fn.arg_names[:len(args)] + list(tensors)
-        if not all(n in runtime for n in names):
-            raise TypeError("fast_launch(%s): the compiled kernel's params %s are not among the runtime arguments %s"
-                            % (fn.where, names, runtime))
-        entry = (FastLaunch(launcher, dev), names)
-        if len(_fast_launches) > 256:
-            _fast_launches.clear()
-        _fast_launches[key] = entry
-    fast, names = entry
-    by_name = dict(zip(fn.arg_names, args), **tensors)
-    vals = [by_name[n].base if isinstance(by_name[n], txl.TensorDescriptor) else by_name[n] for n in names]
-    fast(tuple(grid) + (1,) * (3 - len(grid)), vals)
 
 
 def local_masks(window, num_sink_tokens, causal, where="txl.ops.flash_attention"):

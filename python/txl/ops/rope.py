@@ -23,7 +23,7 @@
 """
 
 from txl.compiler.meta import MetaTensor
-from txl.ops.attention import _dummy_i32
+from txl.ops._launch import _dummy_i32
 
 DTYPES = ("bfloat16", "float16")
 COS_DTYPES = ("float32", "bfloat16", "float16")
