@@ -23,6 +23,7 @@ from .errors import (  # noqa: F401
 )
 from .driver import CudaDriver, TensorDescriptor, TensorMapPlan, get_driver, plan_tensor_map  # noqa: F401
 from .driver import GPUTarget  # noqa: F401
+from . import active_driver  # noqa: F401,E402 (fills txl.runtime.driver.active / default)
 from ._allocation import set_allocator  # noqa: F401
 from .launcher import Kernel, KernelMeta, Param, load_kernel, normalize_grid, parse_sidecar  # noqa: F401
 

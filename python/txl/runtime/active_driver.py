@@ -9,21 +9,13 @@ and stream are torch's when torch is loaded, as for txl's own launches. Without 
 raises ``TxlDriverNotFoundError`` / ``TxlNoDeviceError`` saying so; ``get_active_torch_device()`` needs torch.
 """
 
-import dataclasses
 import sys
 import threading
 
+from . import driver as _drv
 from . import dtypes as _dt
-
-
-@dataclasses.dataclass(frozen=True)
-class GPUTarget:
-    """Triton's ``triton.backends.compiler.GPUTarget``: ``backend`` ("cuda"), ``arch`` (compute capability as an
-    int: 90 on an H100) and ``warp_size``."""
-
-    backend: str
-    arch: object
-    warp_size: int
+from .driver import GPUTarget  # noqa: F401 (defined in driver.py, which this module builds on; importable here too)
+from .errors import TxlRuntimeError
 
 
 def _ordinal(device, driver):
@@ -54,8 +46,6 @@ class CudaUtils:
         """Triton's dict of device ``device``'s properties (cuDeviceGetAttribute): ``max_shared_mem`` (bytes a block
         can opt in to), ``max_num_regs`` (registers per block), ``multiprocessor_count``, ``warpSize``,
         ``sm_clock_rate`` and ``mem_clock_rate`` (kHz), ``mem_bus_width`` (bits)."""
-        from . import driver as _drv
-
         ordinal = _ordinal(device, self._driver)
         cache = self._driver._properties
         hit = cache.get(ordinal)
@@ -91,9 +81,6 @@ class CudaDriver:
     @staticmethod
     def is_active():
         """Whether an NVIDIA driver and a GPU are there (txl's libcuda wrapper loads)."""
-        from . import driver as _drv
-        from .errors import TxlRuntimeError
-
         try:
             _drv.get_driver()
             return True
@@ -114,22 +101,16 @@ class CudaDriver:
         if torch is not None:
             torch.cuda.set_device(ordinal)
         else:
-            from . import driver as _drv
-
             _drv.get_driver().set_device(ordinal)  # checks the ordinal
         self._local.device = ordinal
 
     def get_current_stream(self, device=None):
         """The CUstream handle (an int) launches on ``device`` go to: torch's current stream when torch is loaded,
         else the legacy default stream (0)."""
-        from . import driver as _drv
-
         return _drv.current_stream(_ordinal(device, self))
 
     def get_device_capability(self, device=None):
         """(major, minor) compute capability of ``device`` (default: the current one): (9, 0) on an H100."""
-        from . import driver as _drv
-
         ordinal = _ordinal(device, self)
         cc = self._capability.get(ordinal)
         if cc is None:
@@ -174,3 +155,8 @@ class CudaDriver:
 
     def __repr__(self):
         return "<txl CudaDriver (txl.runtime.driver.active)>"
+
+
+# txl.runtime.driver.active / default (Triton's driver.active): this module's object, put into driver.py's names
+# here rather than created there, so that driver.py, which this module builds on, imports nothing of it.
+_drv.default = _drv.active = CudaDriver()  # creating it touches neither torch nor the GPU

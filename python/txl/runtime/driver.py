@@ -12,6 +12,7 @@ a ValueError that says what is wrong and how to fix it rather than ``CUDA_ERROR_
 """
 
 import ctypes
+import dataclasses
 import os
 import sys
 import threading
@@ -663,11 +664,21 @@ class TensorDescriptor:
 # ---------------------------------------------------------------------------------------------------------------
 # Triton's triton.runtime.driver.active (host queries: device, stream, target, properties; active_driver.py)
 # ---------------------------------------------------------------------------------------------------------------
-from .active_driver import CudaDriver as _ActiveCudaDriver  # noqa: E402
-from .active_driver import GPUTarget  # noqa: E402,F401
+@dataclasses.dataclass(frozen=True)
+class GPUTarget:
+    """Triton's ``triton.backends.compiler.GPUTarget``: ``backend`` ("cuda"), ``arch`` (compute capability as an
+    int: 90 on an H100) and ``warp_size``."""
 
-default = _ActiveCudaDriver()  # creating it touches neither torch nor the GPU
-active = default
+    backend: str
+    arch: object
+    warp_size: int
+
+
+# The object is active_driver.CudaDriver, whose queries are built on this module. active_driver puts it here when
+# it is imported, which txl.runtime's __init__ does right after importing this module: the import runs one way
+# (active_driver -> driver), and both names hold it before anything outside the package can read them.
+default = None
+active = None
 
 
 def set_active(d):
