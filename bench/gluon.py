@@ -423,6 +423,13 @@ def torch_isfinite(t):
     return torch.isfinite(t)
 
 
+def last_frames(e, frames=8, limit=4000):
+    """The last ``frames`` frames of ``e``'s traceback and its message (chained causes' last frames first), as text:
+    kept in the JSON and the log so that a failure on the GPU host can be diagnosed from the results alone."""
+    text = "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-frames))
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
 def run_case(case, env, reps, seed=0):
     import torch
     import triton as real_triton
@@ -434,7 +441,7 @@ def run_case(case, env, reps, seed=0):
     except Exception as e:
         if os.environ.get("GLUON_BENCH_TRACEBACK"):
             traceback.print_exc()
-        return {"ok": False, "error": first_line(e)}
+        return {"ok": False, "error": first_line(e), "traceback": last_frames(e)}
     ref = case.ref(inputs)
     err = _err(out, ref)
     res = {"ok": err <= case.tol, "err": err}
@@ -444,6 +451,7 @@ def run_case(case, env, reps, seed=0):
         res["ms"] = real_triton.testing.do_bench(lambda: case.run(env, inputs), rep=reps)
     except Exception as e:
         res["timing_error"] = first_line(e)
+        res["timing_traceback"] = last_frames(e)
     return res
 
 
@@ -507,7 +515,10 @@ def table(results):
             ratio = "%.2fx" % ratios[-1]
 
         def cell(x):
-            return ("ok (err %.2g)" % x["err"]) if x.get("ok") else "FAIL: " + x.get("error", "?").replace("|", "/")
+            if x.get("ok"):
+                return "ok (err %.2g)" % x["err"] + ("; timing failed: " + x["timing_error"].replace("|", "/")
+                                                     if x.get("timing_error") else "")
+            return "FAIL: " + x.get("error", "?").replace("|", "/")
         lines.append("| %s | %s | %s | %s | %s | %s |" % (name, cell(a), cell(b), fmt_ms(a), fmt_ms(b), ratio))
     gm = math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else float("nan")
     passed = sum(1 for _, r in results if r["txl"].get("ok"))
@@ -564,6 +575,10 @@ def main():
             for b in BACKENDS:
                 if not r[b].get("ok"):
                     print("    %s: %s" % (b, r[b].get("error")))
+                for key in ("traceback", "timing_traceback"):
+                    if r[b].get(key):
+                        print("    %s %s:\n%s" % (b, key.replace("_", " "), "\n".join(
+                            "      " + ln for ln in r[b][key].rstrip().splitlines())))
             results.append((case.name, r))
         tests = run_tests(envs, args.tests) if args.tests else {}
         text = "device: %s\n\n%s" % (torch.cuda.get_device_name(), table(results))

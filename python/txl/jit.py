@@ -60,6 +60,9 @@ _I32 = (-(2**31), 2**31 - 1)
 _I64 = (-(2**63), 2**63 - 1)
 
 
+_DESCRIPTOR_TYPES = set()  # TensorDescriptor and its subclasses (Gluon's): the fast path's descriptor types
+
+
 class TensorDescriptor:
     """A TMA descriptor argument of a ``@txl.jit`` kernel: a CUDA tensor and the tile the kernel moves through it.
 
@@ -104,6 +107,10 @@ class TensorDescriptor:
         self.padding = padding or "zero"
         self._encoded = {}  # padding="nan": (box, swizzle, l2 promotion) -> the encoded descriptor
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _DESCRIPTOR_TYPES.add(cls)  # gluon.nvidia.hopper.TensorDescriptor launches on the fast path too
+
     def launch_value(self, param):
         """What the launcher gets for kernel parameter ``param``: the tensor, which it encodes with the compiled
         kernel's box (zero fill), or, for padding="nan", a NaN-filling descriptor encoded here with that same box,
@@ -135,6 +142,9 @@ class TensorDescriptor:
     def __repr__(self):
         return "txl.TensorDescriptor(block_shape=%s%s)" % (self.block_shape, "" if self.swizzle is None else
                                                            ", swizzle=%d" % self.swizzle)
+
+
+_DESCRIPTOR_TYPES.add(TensorDescriptor)
 
 
 def _view(base, info, shape, strides):
@@ -595,7 +605,7 @@ def _arg_fingerprint(v, kind):
     types_ = _TENSOR_TYPES or _tensor_types()
     if t in types_ or isinstance(v, types_):  # torch.nn.Parameter and other tensor subclasses too
         return (v.dtype, v.get_device(), v.is_contiguous(), v.data_ptr() % 16 == 0)
-    if t is TensorDescriptor and type(v.base) in types_ and v.padding != "nan":  # NaN fill: encoded on the slow path
+    if t in _DESCRIPTOR_TYPES and type(v.base) in types_ and v.padding != "nan":  # NaN fill: encoded on the slow path
         b = v.base
         return ("D", b.dtype, b.get_device(), b.stride()[-1] == 1, tuple(v.block_shape), v.swizzle)
     raise _NoFastPath
@@ -617,13 +627,13 @@ class _FastEntry:
         vals = []
         for how, x in self.sources:
             v = args[x] if how == "a" else kwargs[x] if how == "k" else x
-            if type(v) is TensorDescriptor:
+            if type(v) in _DESCRIPTOR_TYPES:
                 v = v.base
             vals.append(v)
         return vals
 
     def __call__(self, grid, args, kwargs, stream):
-        if self.in_order and TensorDescriptor not in map(type, args):
+        if self.in_order and _DESCRIPTOR_TYPES.isdisjoint(map(type, args)):
             vals = args if len(args) == len(self.sources) else args[:len(self.sources)]
         else:
             vals = self._values(args, kwargs)

@@ -40,6 +40,9 @@ class GluonJITFunction(JITFunction):
 
     is_gluon = True
 
+    def __repr__(self):
+        return "GluonJITFunction(%s:%s)" % (self.__module__, self.__qualname__)
+
     def run(self, *args, grid, _launch=True, **kwargs):
         for o in _IGNORED_LAUNCH_OPTIONS:
             if o not in self.arg_names:
@@ -54,11 +57,19 @@ class GluonJITFunction(JITFunction):
         return sig, consts
 
     def _fingerprint(self, args, kwargs, options):
+        """txl's fingerprint (whose first item must stay the launch options: ``JITFunction._remember_fast`` reads
+        them, and num_ctas, from ``fkey[0]``) with the descriptors' global shapes appended. A Gluon layout passed
+        as a constexpr (tutorial 02's ``layout``) is fingerprinted by its repr (the layout dataclasses are not
+        hashable; the slow path's cache key is their repr too), so such launches take the fast path as well."""
+        kinds = self._kind_of
+        args = tuple(_layout_key(v) if i < len(self.arg_names) and kinds[self.arg_names[i]] == "c" else v
+                     for i, v in enumerate(args))
+        kwargs = {k: _layout_key(v) if kinds.get(k) == "c" else v for k, v in kwargs.items()}
         fp = super()._fingerprint(args, kwargs, options)
         if fp is None:
             return None
         shapes = tuple(tuple(v.shape) for v in list(args) + list(kwargs.values()) if isinstance(v, TxlDescriptor))
-        return (fp, shapes)
+        return fp + ((_SHAPE_KEY, shapes),) if shapes else fp
 
     def _compile(self, sig, consts, options):
         from .language._core import NeedsWarpgroups
@@ -71,6 +82,12 @@ class GluonJITFunction(JITFunction):
                 compiled = super()._compile(sig, consts, dict(options, num_warpgroups=e.n))
         check_outside_partitions(compiled.asm.get("txl", ""), self.where)
         return compiled
+
+
+def _layout_key(v):
+    """A Gluon layout constexpr as a hashable fingerprint item (its repr names the class and every field)."""
+    from ...language.layouts import _Layout
+    return "__gluon_layout__" + repr(v) if isinstance(v, _Layout) else v
 
 
 # What a warp-specialized kernel may do outside its partitions (txl runs that code in every warpgroup): compute,
@@ -118,9 +135,6 @@ def descriptor_shapes(shapes):
         yield
     finally:
         _compiling.shapes = saved
-
-    def __repr__(self):
-        return "GluonJITFunction(%s:%s)" % (self.__module__, self.__qualname__)
 
 
 def jit(fn=None, **options):

@@ -18,6 +18,38 @@ def copy_kernel(in_ptr, out_ptr, xnumel, XBLOCK: gl.constexpr, layout: gl.conste
 
 
 @gluon.jit
+def copy_scalar_kernel(in_ptr, out_ptr):
+    """Tutorial 01's first kernel: two parameters, launched with num_warps=1 (its fast-path fingerprint has 3 items,
+    which the H200 run's IndexError came from)."""
+    gl.store(out_ptr, gl.load(in_ptr))
+
+
+@gluon.jit
+def scalar_loop_copy_kernel(in_ptr, out_ptr, xnumel, XBLOCK: gl.constexpr):
+    """Tutorial 01's memcpy: a scalar loop over the program's block."""
+    pid = gl.program_id(0)
+    start = pid * XBLOCK
+    end = min(start + XBLOCK, xnumel)
+    for i in range(start, end):
+        gl.store(out_ptr + i, gl.load(in_ptr + i))
+
+
+@gluon.jit
+def add2d_kernel(a_ptr, b_ptr, c_ptr, xnumel, ynumel, xstride_a, ystride_a, xstride_b, ystride_b, xstride_c,
+                 ystride_c, XBLOCK: gl.constexpr, YBLOCK: gl.constexpr):
+    """Tutorial 03's elementwise_add shape: many runtime ints, a 1-D grid of row blocks, a loop over columns."""
+    pid = gl.program_id(0)
+    layout: gl.constexpr = gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    xs = pid * XBLOCK + gl.arange(0, XBLOCK, gl.SliceLayout(1, layout))
+    ys = gl.arange(0, YBLOCK, gl.SliceLayout(0, layout))
+    for yoff in range(0, ynumel, YBLOCK):
+        m = (xs < xnumel)[:, None] & ((yoff + ys) < ynumel)[None, :]
+        a = gl.load(a_ptr + xstride_a * xs[:, None] + ystride_a * (yoff + ys)[None, :], mask=m)
+        b = gl.load(b_ptr + xstride_b * xs[:, None] + ystride_b * (yoff + ys)[None, :], mask=m)
+        gl.store(c_ptr + xstride_c * xs[:, None] + ystride_c * (yoff + ys)[None, :], a + b, mask=m)
+
+
+@gluon.jit
 def row_softmax_kernel(x_ptr, y_ptr, n_rows, n_cols, BM: gl.constexpr, BN: gl.constexpr, layout: gl.constexpr):
     """Rows of a matrix: offsets in SliceLayouts of a 2-D BlockedLayout, a max and a sum over axis 1 (their results
     are slices of it), broadcast back."""

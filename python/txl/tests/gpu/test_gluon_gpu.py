@@ -121,3 +121,50 @@ def test_warp_specialize_add(seed, x, y):
     da, db = (TensorDescriptor(t, list(t.shape), list(t.stride()), [32, 64], layout) for t in (a, b))
     G.ws_add_kernel[(x // 32,)](da, db, c, y, XBLOCK=32, YBLOCK=64, NBUF=3)
     torch.testing.assert_close(c, a + b, atol=0, rtol=0)
+
+
+# Launched twice: the second launch takes the JIT's fast path (H200 run 7: tutorial 01's copy_scalar / memcpy and
+# 03's memcpy_1d_cpasync failed their first launch with IndexError, and kernels of more arguments passed a tuple
+# grid to cuLaunchKernel on their second; test_gluon_launch_cpu.py is the CPU check).
+def test_copy_scalar_twice(seed):
+    for _ in range(2):
+        x = torch.randn(1, device=DEV)
+        y = torch.full_like(x, float("nan"))
+        G.copy_scalar_kernel[(1,)](x, y, num_warps=1)
+        torch.testing.assert_close(y, x, atol=0, rtol=0)
+    assert G.copy_scalar_kernel._fast
+
+
+@pytest.mark.parametrize("n", [40, 500, 1 << 16])
+def test_scalar_loop_copy_twice(seed, n):
+    for _ in range(2):
+        x = torch.randn(n, device=DEV)
+        y = torch.full_like(x, float("nan"))
+        G.scalar_loop_copy_kernel[(cdiv(n, 64),)](x, y, n, 64, num_warps=1)
+        torch.testing.assert_close(y, x, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("x,y", [(1000, 2000), (37, 77)])
+def test_add2d_twice(seed, x, y):
+    for _ in range(2):
+        a, b = torch.randn(x, y, device=DEV), torch.randn(x, y, device=DEV)
+        c = torch.full_like(a, float("nan"))
+        G.add2d_kernel[(cdiv(x, 32),)](a, b, c, x, y, *a.stride(), *b.stride(), *c.stride(), 32, 64)
+        torch.testing.assert_close(c, a + b, atol=0, rtol=0)
+    assert G.add2d_kernel._fast
+
+
+def test_layout_constexpr_and_descriptors_twice(seed):
+    """A layout constexpr and Gluon TensorDescriptors: both launches right, the second on the fast path."""
+    for _ in range(2):
+        x = torch.randn(5000, device=DEV)
+        y = torch.full_like(x, float("nan"))
+        G.copy_kernel[(5,)](x, y, 5000, XBLOCK=1024, layout=gl.BlockedLayout([4], [32], [4], [0]))
+        torch.testing.assert_close(y, x, atol=0, rtol=0)
+        a, b = torch.randn(1000, 2000, device=DEV), torch.randn(1000, 2000, device=DEV)
+        c = torch.full_like(a, float("nan"))
+        layout = gl.NVMMASharedLayout.get_default_for([32, 64], gl.float32)
+        descs = [TensorDescriptor(t, list(t.shape), list(t.stride()), [32, 64], layout) for t in (a, b, c)]
+        G.tma_add_kernel[(cdiv(1000, 32),)](*descs, 2000, XBLOCK=32, YBLOCK=64, NBUF=2)
+        torch.testing.assert_close(c, a + b, atol=0, rtol=0)
+    assert G.copy_kernel._fast and G.tma_add_kernel._fast
