@@ -362,6 +362,25 @@ def _mask_bwd(pT, key0, q0, N_CTX, ROWS: tl.constexpr, COLS: tl.constexpr, CAUSA
 
 
 @txl.jit
+def _mask_tile(pT, key0, q0, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, ROWS: tl.constexpr, COLS: tl.constexpr,
+               CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, LOCAL: tl.constexpr):
+    # pT (keys key0.. as rows, queries q0.. as columns) under the kernel's masks: the local masks, or causal and
+    # the sequence's end, applied only when some element of the tile is masked (the scalar tests cost less than
+    # the elementwise mask).
+    if LOCAL:
+        pT = _mask_bwd_local(pT, key0, q0, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, ROWS, COLS)
+    else:
+        need_mask = False
+        if CAUSAL:
+            need_mask = key0 + ROWS - 1 > q0  # some key of the tile is after some query
+        if not EVEN_N:
+            need_mask = need_mask | (q0 + COLS > len_q) | (key0 + ROWS > len_q)
+        if need_mask:
+            pT = _mask_bwd(pT, key0, q0, len_q, ROWS, COLS, CAUSAL, EVEN_N)
+    return pT
+
+
+@txl.jit
 def _mask_bwd_local(pT, key0, q0, len_q, len_k, left, right, n_sink, ROWS: tl.constexpr, COLS: tl.constexpr):
     # pT (keys key0.. as rows, queries q0.. as columns) under the local masks (the forward's _mask_local,
     # transposed), queries >= len_q (the next sequence's, or padding) too; the rest gets P = 0. The scalar tests
@@ -412,16 +431,7 @@ def _consumer(bK, bV, bQ, bdO, bdS, bdQ, kv_full, q_full, do_full, qdo_empty, de
         # mask's indices, past the 240 a consumer has.
         m = tl.load(M + cols)
         pT = tl.exp2(sT * qk_scale - m[None, :])
-        if LOCAL:
-            pT = _mask_bwd_local(pT, key0, q0, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, HALF_N, BLOCK_M)
-        else:
-            need_mask = False
-            if CAUSAL:
-                need_mask = key0 + HALF_N - 1 > q0  # some key of the tile is after some query
-            if not EVEN_N:
-                need_mask = need_mask | (q0 + BLOCK_M > len_q) | (key0 + HALF_N > len_q)
-            if need_mask:
-                pT = _mask_bwd(pT, key0, q0, len_q, HALF_N, BLOCK_M, CAUSAL, EVEN_N)
+        pT = _mask_tile(pT, key0, q0, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, HALF_N, BLOCK_M, CAUSAL, EVEN_N, LOCAL)
         delta = tl.load(Delta + cols)
         txl.dot_wait(0)  # dP^T retired
         dsT = (pT * (dpT - delta[None, :])).to(dtype)
@@ -510,26 +520,14 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
         BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
     t_lo, t_hi, part_y = _split_walk(per_head * H_Q_PER_KV, k_row, N_PAD, SPLIT, VARLEN)
 
-    bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
-    bV = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
-    bQ = txl.smem_alloc([BLOCK_M, HEAD_DIM], dtype, num_stages=NUM_STAGES)
-    bdO = txl.smem_alloc([BLOCK_M, HEAD_DIM], dtype, num_stages=NUM_STAGES)
-    bP = txl.smem_alloc([BLOCK_N, BLOCK_M], dtype, num_stages=2)  # P^T by parity
-    bdS = txl.smem_alloc([BLOCK_N, BLOCK_M], dtype, num_stages=2)  # dS^T by parity
-    bdQ = txl.smem_alloc([BLOCK_M, COLS], tl.float32, num_stages=2)  # [W]: dQ staging
-    kv_full = txl.mbar_alloc(1)
-    q_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
-    do_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
-    qdo_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty = _column_split_buffers(
+        dtype, HEAD_DIM, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES, COLS, 2)  # bdQ[W]: dQ staging
 
     if txl.is_warpgroup([0]):
         txl.reg_dealloc(PRODUCER_REGS)
-        kb = txl.get_buffer(kv_full, 0)
-        txl.mbar_expect(kb, 2 * TILE_BYTES)
-        txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, k_x], kb)
-        txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, k_x], kb)
-        _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride,
-                     q_start, per_head, t_lo, t_hi, BLOCK_M, NUM_STAGES, TILE_BYTES)
+        _column_split_producer(bK, bV, bQ, bdO, kv_full, q_full, do_full, qdo_empty, desc_q, desc_k, desc_v, desc_do,
+                               kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, q_start, per_head, t_lo, t_hi,
+                               2 * TILE_BYTES, TILE_BYTES, TILE_BYTES, BLOCK_M, NUM_STAGES)
 
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
@@ -543,6 +541,43 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
                             desc_dv, M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k,
                             q_start, per_head, t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM,
                             COLS, BLOCK_M, BLOCK_N, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
+
+
+@txl.jit
+def _column_split_buffers(dtype, HEAD_DIM: tl.constexpr, HEAD_DIM_V: tl.constexpr, BLOCK_M: tl.constexpr,
+                          BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, DQ_COLS: tl.constexpr,
+                          DQ_TILES: tl.constexpr):
+    # The shared memory and barriers of a CTA whose consumers split the columns (head dim 256, asymmetric head
+    # dims): K, V of the key block, the Q/dO ring, P^T and dS^T by parity, DQ_TILES dQ staging tiles of DQ_COLS f32
+    # columns; K/V loaded (kv_full), Q_s and dO_s loaded (q_full, do_full) and released by both consumers
+    # (qdo_empty).
+    bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
+    bV = txl.smem_alloc([BLOCK_N, HEAD_DIM_V], dtype)
+    bQ = txl.smem_alloc([BLOCK_M, HEAD_DIM], dtype, num_stages=NUM_STAGES)
+    bdO = txl.smem_alloc([BLOCK_M, HEAD_DIM_V], dtype, num_stages=NUM_STAGES)
+    bP = txl.smem_alloc([BLOCK_N, BLOCK_M], dtype, num_stages=2)  # P^T by parity
+    bdS = txl.smem_alloc([BLOCK_N, BLOCK_M], dtype, num_stages=2)  # dS^T by parity
+    bdQ = txl.smem_alloc([BLOCK_M, DQ_COLS], tl.float32, num_stages=DQ_TILES)
+    kv_full = txl.mbar_alloc(1)
+    q_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    do_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    qdo_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    return bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty
+
+
+@txl.jit
+def _column_split_producer(bK, bV, bQ, bdO, kv_full, q_full, do_full, qdo_empty, desc_q, desc_k, desc_v, desc_do,
+                           kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, q_start, per_head, t_lo, t_hi,
+                           KV_BYTES: tl.constexpr, Q_BYTES: tl.constexpr, DO_BYTES: tl.constexpr,
+                           BLOCK_M: tl.constexpr, NUM_STAGES: tl.constexpr):
+    # The producer of a column-split CTA: K and V of the key block (one box each, KV_BYTES in all), then the Q/dO
+    # ring (_stream_q_do).
+    kb = txl.get_buffer(kv_full, 0)
+    txl.mbar_expect(kb, KV_BYTES)
+    txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, k_x], kb)
+    txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, k_x], kb)
+    _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride, q_start,
+                 per_head, t_lo, t_hi, BLOCK_M, NUM_STAGES, Q_BYTES, DO_BYTES)
 
 
 @txl.jit
@@ -565,48 +600,10 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
     s = 0
     phase = 0
     for t in range(t_lo, t_hi):
-        g = t // per_head
-        q0 = (q_start + t - g * per_head) * BLOCK_M
-        m_y = m_base + g * N_PAD + q0  # the block's rows of M, Delta and the dQ accumulator
-        cols = m_y + tl.arange(0, BLOCK_M)
-        q_s = txl.get_buffer(bQ, s)
-        do_s = txl.get_buffer(bdO, s)
-        p_s = txl.get_buffer(bP, t % 2)
-        ds_s = txl.get_buffer(bdS, t % 2)
-        if W == 0:
-            # S^T and P^T (masked) into shared memory for both consumers.
-            txl.mbar_wait(txl.get_buffer(q_full, s), phase)
-            sT = tl.dot(k_all, q_s.T)
-            txl.dot_wait(0)
-            m = tl.load(M + cols)
-            pT = tl.exp2(sT * qk_scale - m[None, :])
-            if LOCAL:
-                pT = _mask_bwd_local(pT, k_row, q0, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, BLOCK_N, BLOCK_M)
-            else:
-                need_mask = False
-                if CAUSAL:
-                    need_mask = k_row + BLOCK_N - 1 > q0
-                if not EVEN_N:
-                    need_mask = need_mask | (q0 + BLOCK_M > len_q) | (k_row + BLOCK_N > len_q)
-                if need_mask:
-                    pT = _mask_bwd(pT, k_row, q0, len_q, BLOCK_N, BLOCK_M, CAUSAL, EVEN_N)
-            txl.smem_store(p_s, pT.to(dtype))
-            txl.fence_proxy_async()
-            txl.bar_wait(8, 256)  # P^T written
-            txl.mbar_wait(txl.get_buffer(do_full, s), phase)
-            txl.bar_wait(9, 256)  # dS^T written
-        else:
-            # dP^T, then dS^T = P^T (dP^T - Delta) with consumer 0's P^T.
-            txl.mbar_wait(txl.get_buffer(do_full, s), phase)
-            dpT = tl.dot(v_all, do_s.T)
-            txl.dot_wait(0)
-            delta = tl.load(Delta + cols)
-            txl.bar_wait(8, 256)  # P^T written
-            pT = txl.smem_load(p_s).to(tl.float32)
-            txl.smem_store(ds_s, (pT * (dpT - delta[None, :])).to(dtype))
-            txl.fence_proxy_async()
-            txl.mbar_wait(txl.get_buffer(q_full, s), phase)
-            txl.bar_wait(9, 256)  # dS^T written
+        m_y, q_s, do_s, p_s, ds_s = _column_split_step(
+            t, s, phase, bQ, bdO, bP, bdS, k_all, v_all, q_full, do_full, M, Delta, qk_scale, m_base, N_PAD, k_row,
+            q_start, per_head, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, dtype, W, BLOCK_M, BLOCK_N, CAUSAL, EVEN_N,
+            LOCAL)
         # This consumer's columns of dV, dK and dQ.
         dv = tl.dot(p_s, txl.smem_slice(do_s, W * COLS, COLS, dim=1), dv)
         dk = tl.dot(ds_s, txl.smem_slice(q_s, W * COLS, COLS, dim=1), dk)
@@ -637,6 +634,53 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
         _store_rows((dk * sm_scale).to(dtype), txl.smem_slice(k_all, W * COLS, COLS, dim=1), desc_dk, DK, kv_y,
                     k_x + W * COLS, out_stride, n_valid, BLOCK_N, COLS, EVEN_N)
     txl.tma_store_wait(0)
+
+
+@txl.jit
+def _column_split_step(t, s, phase, bQ, bdO, bP, bdS, k_all, v_all, q_full, do_full, M, Delta, qk_scale, m_base,
+                       N_PAD, k_row, q_start, per_head, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, dtype,
+                       W: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+                       EVEN_N: tl.constexpr, LOCAL: tl.constexpr):
+    # Step t (ring stage s) of a CTA whose consumers split the columns, not the keys (head dim 256, asymmetric
+    # head dims): consumer 0 puts S^T = K Q^T's P^T (masked) into the parity's P^T tile, consumer 1 dP^T = V dO^T's
+    # dS^T = P^T (dP^T - Delta) into its dS^T tile; named barriers 8 (P^T written) and 9 (dS^T written) order the
+    # hand-over. On return both tiles are written and both consumers have waited for Q_s and dO_s. Returns the
+    # block's first row of M, Delta and the dQ accumulator, and the tiles Q_s, dO_s, P^T, dS^T.
+    g = t // per_head
+    q0 = (q_start + t - g * per_head) * BLOCK_M
+    m_y = m_base + g * N_PAD + q0  # the block's rows of M, Delta and the dQ accumulator
+    cols = m_y + tl.arange(0, BLOCK_M)
+    q_s = txl.get_buffer(bQ, s)
+    do_s = txl.get_buffer(bdO, s)
+    p_s = txl.get_buffer(bP, t % 2)
+    ds_s = txl.get_buffer(bdS, t % 2)
+    if W == 0:
+        # S^T and P^T (masked) into shared memory for both consumers.
+        txl.mbar_wait(txl.get_buffer(q_full, s), phase)
+        sT = tl.dot(k_all, q_s.T)
+        txl.dot_wait(0)
+        m = tl.load(M + cols)
+        pT = tl.exp2(sT * qk_scale - m[None, :])
+        pT = _mask_tile(pT, k_row, q0, len_q, len_k, WIN_LEFT, WIN_RIGHT, N_SINK, BLOCK_N, BLOCK_M, CAUSAL, EVEN_N,
+                        LOCAL)
+        txl.smem_store(p_s, pT.to(dtype))
+        txl.fence_proxy_async()
+        txl.bar_wait(8, 256)  # P^T written
+        txl.mbar_wait(txl.get_buffer(do_full, s), phase)
+        txl.bar_wait(9, 256)  # dS^T written
+    else:
+        # dP^T, then dS^T = P^T (dP^T - Delta) with consumer 0's P^T.
+        txl.mbar_wait(txl.get_buffer(do_full, s), phase)
+        dpT = tl.dot(v_all, do_s.T)
+        txl.dot_wait(0)
+        delta = tl.load(Delta + cols)
+        txl.bar_wait(8, 256)  # P^T written
+        pT = txl.smem_load(p_s).to(tl.float32)
+        txl.smem_store(ds_s, (pT * (dpT - delta[None, :])).to(dtype))
+        txl.fence_proxy_async()
+        txl.mbar_wait(txl.get_buffer(q_full, s), phase)
+        txl.bar_wait(9, 256)  # dS^T written
+    return m_y, q_s, do_s, p_s, ds_s
 
 
 @txl.jit

@@ -21,8 +21,8 @@ import txl
 import txl.language as tl
 
 from txl.kernels._attention_common import _advance
-from txl.kernels.flash_attention_bwd import (_add_dq, _bwd_block, _mask_bwd, _split_walk, _store_partial,
-                                             _stream_q_do)
+from txl.kernels.flash_attention_bwd import (_add_dq, _bwd_block, _column_split_buffers, _column_split_producer,
+                                             _column_split_step, _split_walk, _store_partial)
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD", "NUM_HEADS", "WIN_LEFT", "WIN_RIGHT", "N_SINK"])
@@ -52,26 +52,14 @@ def flash_attention_bwd_asym(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, 
         BLOCK_N, CAUSAL, H_Q_PER_KV, False, False)
     t_lo, t_hi, part_y = _split_walk(per_head * H_Q_PER_KV, k_row, N_PAD, SPLIT, False)
 
-    bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype)
-    bV = txl.smem_alloc([BLOCK_N, HEAD_DIM_V], dtype)
-    bQ = txl.smem_alloc([BLOCK_M, HEAD_DIM], dtype, num_stages=NUM_STAGES)
-    bdO = txl.smem_alloc([BLOCK_M, HEAD_DIM_V], dtype, num_stages=NUM_STAGES)
-    bP = txl.smem_alloc([BLOCK_N, BLOCK_M], dtype, num_stages=2)  # P^T by parity
-    bdS = txl.smem_alloc([BLOCK_N, BLOCK_M], dtype, num_stages=2)  # dS^T by parity
-    bdQ = txl.smem_alloc([BLOCK_M, 64], tl.float32, num_stages=NQB)  # [j]: dQ staging of column block j
-    kv_full = txl.mbar_alloc(1)
-    q_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
-    do_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
-    qdo_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty = _column_split_buffers(
+        dtype, HEAD_DIM, HEAD_DIM_V, BLOCK_M, BLOCK_N, NUM_STAGES, 64, NQB)  # bdQ[j]: dQ staging of column block j
 
     if txl.is_warpgroup([0]):
         txl.reg_dealloc(PRODUCER_REGS)
-        kb = txl.get_buffer(kv_full, 0)
-        txl.mbar_expect(kb, BLOCK_N * (HEAD_DIM + HEAD_DIM_V) * 2)
-        txl.tma_load(txl.get_buffer(bK, 0), desc_k, [kv_y, 0], kb)
-        txl.tma_load(txl.get_buffer(bV, 0), desc_v, [kv_y, 0], kb)
-        _stream_q_do(bQ, bdO, q_full, do_full, qdo_empty, desc_q, desc_do, q_base, q_gstride, q_x0, x_gstride,
-                     q_start, per_head, t_lo, t_hi, BLOCK_M, NUM_STAGES, Q_BYTES, DO_BYTES)
+        _column_split_producer(bK, bV, bQ, bdO, kv_full, q_full, do_full, qdo_empty, desc_q, desc_k, desc_v, desc_do,
+                               kv_y, 0, q_base, q_gstride, q_x0, x_gstride, q_start, per_head, t_lo, t_hi,
+                               BLOCK_N * (HEAD_DIM + HEAD_DIM_V) * 2, Q_BYTES, DO_BYTES, BLOCK_M, NUM_STAGES)
 
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
@@ -107,43 +95,9 @@ def _consumer_asym(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_
     s = 0
     phase = 0
     for t in range(t_lo, t_hi):
-        g = t // per_head
-        q0 = (q_start + t - g * per_head) * BLOCK_M
-        m_y = m_base + g * N_PAD + q0  # the block's rows of M, Delta and the dQ accumulator
-        cols = m_y + tl.arange(0, BLOCK_M)
-        q_s = txl.get_buffer(bQ, s)
-        do_s = txl.get_buffer(bdO, s)
-        p_s = txl.get_buffer(bP, t % 2)
-        ds_s = txl.get_buffer(bdS, t % 2)
-        if W == 0:
-            txl.mbar_wait(txl.get_buffer(q_full, s), phase)
-            sT = tl.dot(k_all, q_s.T)
-            txl.dot_wait(0)
-            m = tl.load(M + cols)
-            pT = tl.exp2(sT * qk_scale - m[None, :])
-            need_mask = False
-            if CAUSAL:
-                need_mask = k_row + BLOCK_N - 1 > q0
-            if not EVEN_N:
-                need_mask = need_mask | (q0 + BLOCK_M > len_q) | (k_row + BLOCK_N > len_q)
-            if need_mask:
-                pT = _mask_bwd(pT, k_row, q0, len_q, BLOCK_N, BLOCK_M, CAUSAL, EVEN_N)
-            txl.smem_store(p_s, pT.to(dtype))
-            txl.fence_proxy_async()
-            txl.bar_wait(8, 256)  # P^T written
-            txl.mbar_wait(txl.get_buffer(do_full, s), phase)
-            txl.bar_wait(9, 256)  # dS^T written
-        else:
-            txl.mbar_wait(txl.get_buffer(do_full, s), phase)
-            dpT = tl.dot(v_all, do_s.T)
-            txl.dot_wait(0)
-            delta = tl.load(Delta + cols)
-            txl.bar_wait(8, 256)  # P^T written
-            pT = txl.smem_load(p_s).to(tl.float32)
-            txl.smem_store(ds_s, (pT * (dpT - delta[None, :])).to(dtype))
-            txl.fence_proxy_async()
-            txl.mbar_wait(txl.get_buffer(q_full, s), phase)
-            txl.bar_wait(9, 256)  # dS^T written
+        m_y, q_s, do_s, p_s, ds_s = _column_split_step(
+            t, s, phase, bQ, bdO, bP, bdS, k_all, v_all, q_full, do_full, M, Delta, qk_scale, m_base, N_PAD, k_row,
+            q_start, per_head, len_q, len_k, 0, 0, 0, dtype, W, BLOCK_M, BLOCK_N, CAUSAL, EVEN_N, False)
         dv = tl.dot(p_s, txl.smem_slice(do_s, VX, VC, dim=1), dv)
         dk = tl.dot(ds_s, txl.smem_slice(q_s, KX, KC, dim=1), dk)
         txl.dot_wait(0)
