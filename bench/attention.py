@@ -25,6 +25,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
+from _common import reference_rows, time_ms  # noqa: E402 (bench/_common.py: this script's folder is on sys.path)
+
 KERNELS = ("fa3", "pingpong", "ws", "1wg")
 # (dtype, B, H, N, D, causal)
 ROWS = [(dt, B, H, N, D, c) for (dt, B, H, N, D) in [
@@ -87,42 +89,10 @@ def reference_error(torch, q, k, v, o, causal, scale):
     B, H, N, D = q.shape
     num = den = 0.0
     for b, h in {(0, 0), (B - 1, H - 1)}:
-        kf, vf = k[b, h].float(), v[b, h].float()
-        for r0 in range(0, N, 2048):
-            r1 = min(N, r0 + 2048)
-            s = (q[b, h, r0:r1].float() @ kf.T) * scale
-            if causal:
-                rows = torch.arange(r0, r1, device=s.device)[:, None]
-                s = s.masked_fill(torch.arange(N, device=s.device)[None, :] > rows, float("-inf"))
-            ref = torch.softmax(s, dim=-1) @ vf
+        for r0, r1, ref in reference_rows(torch, q, k, v, b, h, causal, scale):
             num += (o[b, h, r0:r1].float() - ref).pow(2).sum().item()
             den += ref.pow(2).sum().item()
     return math.sqrt(num / den)
-
-
-def time_ms(torch, fn, target_ms=300.0):
-    """Median GPU time of one call. Calls are queued back to back (no synchronisation between them, as in
-    triton.testing.do_bench), so host launch overhead overlaps the previous call instead of being timed: the
-    same rule for our kernels and for torch SDPA."""
-    fn()
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    fn()
-    b.record()
-    b.synchronize()
-    est = max(a.elapsed_time(b), 1e-3)
-    n = int(min(50, max(5, target_ms / est)))
-    for _ in range(min(3, n)):
-        fn()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
-    for a, b in events:
-        a.record()
-        fn()
-        b.record()
-    torch.cuda.synchronize()
-    ts = sorted(a.elapsed_time(b) for a, b in events)
-    return ts[len(ts) // 2]
 
 
 def run(args):

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import torch  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
+from _common import median_ms  # noqa: E402 (bench/_common.py: this script's folder is on sys.path)
 from txl.runtime.launcher import load_kernel  # noqa: E402
 
 # name -> (head dim, causal)
@@ -64,19 +65,11 @@ def check(kernel, D, causal, B, H, N, magnitude=1.0):
 
 
 def time_ms(fn, iters=20):
-    """Median GPU time of one call: calls are queued back to back (no synchronisation between them, as in
-    triton.testing.do_bench), so the host's launch overhead overlaps the previous call instead of being timed."""
+    """Median GPU time of one call (_common.median_ms: calls queued back to back), after 3 warm-up calls."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
-    for a, b in events:
-        a.record()
-        fn()
-        b.record()
-    torch.cuda.synchronize()
-    ts = sorted(a.elapsed_time(b) for a, b in events)
-    return ts[len(ts) // 2]
+    return median_ms(torch, fn, iters)
 
 
 def main():

@@ -30,6 +30,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
+from _common import reference_rows, time_ms  # noqa: E402 (bench/_common.py: this script's folder is on sys.path)
+
 ROWS = [(B, H, N, D, c) for (B, H, N, D) in [(16, 16, 4096, 128), (4, 16, 16384, 128), (8, 16, 4096, 64),
                                              (4, 16, 8192, 256)] for c in (False, True)]
 
@@ -71,43 +73,8 @@ def rel_rmse(torch, o, ref):
 
 def reference(torch, q, k, v, causal, scale, heads):
     """float32 attention of the (batch, head) pairs ``heads`` of dequantized (float32) q, k, v: stacked outputs."""
-    N = q.shape[2]
-    outs = []
-    for b, h in heads:
-        kf, vf = k[b, h], v[b, h]
-        rows = []
-        for r0 in range(0, N, 2048):
-            r1 = min(N, r0 + 2048)
-            s = (q[b, h, r0:r1] @ kf.T) * scale
-            if causal:
-                ri = torch.arange(r0, r1, device=s.device)[:, None]
-                s = s.masked_fill(torch.arange(N, device=s.device)[None, :] > ri, float("-inf"))
-            rows.append(torch.softmax(s, dim=-1) @ vf)
-        outs.append(torch.cat(rows))
-    return torch.stack(outs)
-
-
-def time_ms(torch, fn, target_ms=300.0):
-    """Median GPU time of one call, calls queued back to back (bench/attention.py's rule)."""
-    fn()
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    fn()
-    b.record()
-    b.synchronize()
-    est = max(a.elapsed_time(b), 1e-3)
-    n = int(min(50, max(5, target_ms / est)))
-    for _ in range(min(3, n)):
-        fn()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
-    for a, b in events:
-        a.record()
-        fn()
-        b.record()
-    torch.cuda.synchronize()
-    ts = sorted(a.elapsed_time(b) for a, b in events)
-    return ts[len(ts) // 2]
+    return torch.stack([torch.cat([rows for _, _, rows in reference_rows(torch, q, k, v, b, h, causal, scale)])
+                        for b, h in heads])
 
 
 def run(args):
