@@ -1,5 +1,8 @@
 """What the attention benchmarks share (bench/attention.py, attention_fp8.py, attention_check.py import it; they run
-as scripts, so this folder is on sys.path): GPU timing by CUDA events and the float32 reference rows."""
+as scripts, so this folder is on sys.path): GPU timing by CUDA events, the float32 reference rows and the command
+line of a benchmark that can also only precompile."""
+
+import argparse
 
 
 def median_ms(torch, fn, n):
@@ -44,3 +47,19 @@ def reference_rows(torch, q, k, v, b, h, causal, scale, chunk=2048):
             rows = torch.arange(r0, r1, device=s.device)[:, None]
             s = s.masked_fill(torch.arange(N, device=s.device)[None, :] > rows, float("-inf"))
         yield r0, r1, torch.softmax(s, dim=-1) @ vf
+
+
+def precompile_or_run(doc, precompile, run, add_args=None):
+    """The command line of a table benchmark: --precompile DIR (compile what the run would use into a cache, no GPU:
+    ``precompile(DIR)``), else ``run(args)`` with --cache DIR and --rows ROWS (and what ``add_args(parser)`` adds).
+    Returns their exit status."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--precompile", metavar="DIR", help="compile every kernel/config the run uses into cache DIR")
+    ap.add_argument("--cache", metavar="DIR", help="the kernel cache to use (TXL_CACHE_DIR)")
+    ap.add_argument("--rows", type=int, default=0, help="only the first ROWS rows")
+    if add_args is not None:
+        add_args(ap)
+    args = ap.parse_args()
+    if args.precompile:
+        return precompile(args.precompile)
+    return run(args)

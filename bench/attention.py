@@ -16,7 +16,6 @@ to cuDNN in the same run. Our kernels are autotuned (txl.autotune) on their firs
 not part of the timing. Compile times (DSL -> PTX + cubin, all autotuning configs of a kernel for one row's
 specialisation): cold = into an empty cache with txlc (measured by --precompile), cached = the same from the cache.
 """
-import argparse
 import json
 import math
 import os
@@ -25,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
-from _common import reference_rows, time_ms  # noqa: E402 (bench/_common.py: this script's folder is on sys.path)
+from _common import precompile_or_run, reference_rows, time_ms  # noqa: E402 (bench/_common.py: this script's folder is on sys.path)
 
 KERNELS = ("fa3", "pingpong", "ws", "1wg")
 # (dtype, B, H, N, D, causal)
@@ -194,15 +193,8 @@ def run(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--precompile", metavar="DIR", help="compile every kernel/config the run uses into cache DIR")
-    ap.add_argument("--cache", metavar="DIR", help="the kernel cache to use (TXL_CACHE_DIR)")
-    ap.add_argument("--rows", type=int, default=0, help="only the first ROWS rows")
-    ap.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated subset of %s" % ",".join(KERNELS))
-    args = ap.parse_args()
-    if args.precompile:
-        return precompile(args.precompile)
-    return run(args)
+    return precompile_or_run(__doc__, precompile, run, lambda ap: ap.add_argument(
+        "--kernels", default=",".join(KERNELS), help="comma-separated subset of %s" % ",".join(KERNELS)))
 
 
 if __name__ == "__main__":

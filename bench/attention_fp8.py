@@ -22,7 +22,6 @@ calls after warm-up, autotuning excluded):
 Before timing, every fp8 cell is checked against a float32 reference of the dequantized inputs over the first and
 last (batch, head): relative RMSE < 4e-2 (FAIL otherwise); bf16 cells < 1e-2.
 """
-import argparse
 import math
 import os
 import sys
@@ -30,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
-from _common import reference_rows, time_ms  # noqa: E402 (bench/_common.py: this script's folder is on sys.path)
+from _common import precompile_or_run, reference_rows, time_ms  # noqa: E402 (bench/_common.py: this script's folder is on sys.path)
 
 ROWS = [(B, H, N, D, c) for (B, H, N, D) in [(16, 16, 4096, 128), (4, 16, 16384, 128), (8, 16, 4096, 64),
                                              (4, 16, 8192, 256)] for c in (False, True)]
@@ -216,14 +215,7 @@ def _sdpa(F, sdpa_kernel, SDPBackend, q, k, v, causal):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--precompile", metavar="DIR", help="compile every kernel/config the run uses into cache DIR")
-    ap.add_argument("--cache", metavar="DIR", help="the kernel cache to use (TXL_CACHE_DIR)")
-    ap.add_argument("--rows", type=int, default=0, help="only the first ROWS rows")
-    args = ap.parse_args()
-    if args.precompile:
-        return precompile(args.precompile)
-    return run(args)
+    return precompile_or_run(__doc__, precompile, run)
 
 
 if __name__ == "__main__":
