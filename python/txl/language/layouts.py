@@ -102,8 +102,13 @@ class NVMMASharedLayout(_Layout):
         shape = [int(_unwrap(s)) for s in block_shape]
         if transposed:
             shape = shape[1:] + shape[:1]
-        return NVMMASharedLayout(default_swizzle(shape, dtype), dtype.primitive_bitwidth, len(shape), transposed,
-                                 fp4_padded)
+        swizzle = default_swizzle(shape, dtype)
+        outer = 1
+        for s in shape[:-1]:
+            outer *= s
+        if len(shape) < 2 or outer < 8:  # Triton's rule: no swizzle for a rank-1 tile or fewer than 8 rows (a 1-D
+            swizzle = 0                  # TMA box then moves the whole tile in one copy, not one per 128 bytes)
+        return NVMMASharedLayout(swizzle, dtype.primitive_bitwidth, len(shape), transposed, fp4_padded)
 
     def to_ir(self):
         return "#txl.nvmma_shared<swizzle = %d%s>" % (self.swizzle_byte_width,

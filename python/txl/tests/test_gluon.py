@@ -335,3 +335,17 @@ def test_barriers_of_the_tma_pipeline():
     loop = ops[ops.index("scf.for"):]
     assert loop == ["scf.for", "txl.bar_wait", "txl.tma_load", "txl.tma_load", "txl.mbar_wait", "txl.smem_load",
                     "txl.smem_load", "txl.bar_wait", "txl.smem_store", "txl.bar_wait", "txl.tma_store"], loop
+
+
+def test_nvmma_default_swizzle_is_tritons():
+    """gl.NVMMASharedLayout.get_default_for picks Triton's swizzle: none for a rank-1 tile or fewer than 8 rows
+    (tutorial 04's 1-D TMA memcpy: one 1 KiB copy, not eight 128-byte boxes), else the largest of 128/64/32 bytes
+    that the inner dimension fills."""
+    d = gl.NVMMASharedLayout.get_default_for
+    assert d([256], gl.float32).swizzle_byte_width == 0
+    assert d([4, 64], gl.float32).swizzle_byte_width == 0
+    assert d([8, 64], gl.float32).swizzle_byte_width == 128
+    assert d([64, 32], gl.float16).swizzle_byte_width == 64
+    assert d([64, 16], gl.float16).swizzle_byte_width == 32
+    assert d([64, 8], gl.float16).swizzle_byte_width == 0
+    assert d([64, 128], gl.float16, transposed=True).swizzle_byte_width == 128

@@ -19,6 +19,7 @@ from ...compiler.errors import SemanticError
 from ...jit import JITFunction
 from ...jit import TensorDescriptor as TxlDescriptor
 from ...language.core import constexpr, tensor, tensordesc_type
+from ...language.layouts import _Layout
 
 # Triton launch options txl accepts for Gluon kernels and does not act on (see the module docstring).
 _IGNORED_LAUNCH_OPTIONS = ("enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "launch_pdl")
@@ -62,13 +63,17 @@ class GluonJITFunction(JITFunction):
         as a constexpr (tutorial 02's ``layout``) is fingerprinted by its repr (the layout dataclasses are not
         hashable; the slow path's cache key is their repr too), so such launches take the fast path as well."""
         kinds = self._kind_of
-        args = tuple(_layout_key(v) if i < len(self.arg_names) and kinds[self.arg_names[i]] == "c" else v
-                     for i, v in enumerate(args))
-        kwargs = {k: _layout_key(v) if kinds.get(k) == "c" else v for k, v in kwargs.items()}
+        if any(isinstance(v, _Layout) for v in args):
+            args = tuple(_layout_key(v) if i < len(self.arg_names) and kinds[self.arg_names[i]] == "c" else v
+                         for i, v in enumerate(args))
+        if kwargs and any(isinstance(v, _Layout) for v in kwargs.values()):
+            kwargs = {k: _layout_key(v) if kinds.get(k) == "c" else v for k, v in kwargs.items()}
         fp = super()._fingerprint(args, kwargs, options)
         if fp is None:
             return None
-        shapes = tuple(tuple(v.shape) for v in list(args) + list(kwargs.values()) if isinstance(v, TxlDescriptor))
+        shapes = tuple(tuple(v.shape) for v in args if isinstance(v, TxlDescriptor))
+        if kwargs:
+            shapes += tuple(tuple(v.shape) for v in kwargs.values() if isinstance(v, TxlDescriptor))
         return fp + ((_SHAPE_KEY, shapes),) if shapes else fp
 
     def _compile(self, sig, consts, options):
@@ -86,7 +91,6 @@ class GluonJITFunction(JITFunction):
 
 def _layout_key(v):
     """A Gluon layout constexpr as a hashable fingerprint item (its repr names the class and every field)."""
-    from ...language.layouts import _Layout
     return "__gluon_layout__" + repr(v) if isinstance(v, _Layout) else v
 
 
