@@ -110,9 +110,11 @@ def check_supported(q, where="txl.ops.flash_attention backward", v=None):
                                   % (where, D, ", ".join(map(str, BWD_HEAD_DIMS))))
 
 
-def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=None):
+def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=None, return_delta=False):
     """(dq, dk, dv) for o = flash_attention(q, k, v, causal, sm_scale) with m its (B * H, N_PAD) base-2 LSE;
-    ``local``: the forward's local masks (attention.local_masks()) or None."""
+    ``local``: the forward's local masks (attention.local_masks()) or None. ``return_delta``: also the
+    preprocess's Delta = rowsum(dO * O) ((B * H, N_PAD) float32, products in float32), which the learnable sinks'
+    gradient needs (attention.sink_grad_from_delta) and would otherwise read dO and O again for."""
     import torch
 
     check_supported(q, v=v)
@@ -134,8 +136,8 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
     key = (tuple(q.shape), tuple(k.shape), Dv, q.dtype, q.device, bool(causal), bool(deterministic), local, split)
     plan = _plans.get(key) if usable else None
     if plan is not None:
-        plan(rows, m, float(sm_scale))
-        return dq, dk, dv
+        scratch = plan(rows, m, float(sm_scale))
+        return (dq, dk, dv, scratch["delta"]) if return_delta else (dq, dk, dv)
     launches, allocs = [], {}
 
     def record(fn, grid, args, kwargs):
@@ -151,7 +153,7 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
             if len(_plans) > 64:
                 _plans.clear()
             _plans[key] = plan
-    return dq, dk, dv
+    return (dq, dk, dv, allocs["delta"][0]) if return_delta else (dq, dk, dv)
 
 
 _plans = {}
@@ -217,11 +219,13 @@ class _Plan:
                 vals.append(rows[src[1]] if kind == "row" else m if kind == "m" else scratch[src[1]]
                             if kind == "scratch" else sm_scale if kind == "scale" else src[1])
             fast(grid, vals)
+        return scratch
 
 
-def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deterministic, local):
+def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deterministic, local, return_delta=False):
     """(dq, dk, dv) of packed sequences (attention_varlen): q, o, do (total_q, H, D), k, v (total_k, H_KV, D), m
-    the forward's (H, M_LEN) base-2 LSE over the packed tokens."""
+    the forward's (H, M_LEN) base-2 LSE over the packed tokens; ``return_delta``: also Delta, (H, M_LEN) float32
+    (see backward)."""
     import torch
 
     check_supported(q, "txl.ops.flash_attention_varlen backward")
@@ -235,10 +239,11 @@ def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deter
     m_len = m.shape[1]
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     rows = [t.contiguous().view(t.shape[0], t.shape[1] * D) for t in (q, k, v, o, do, dq, dk, dv)]
+    allocs = {}
     _run(rows, m, sm_scale, deterministic, False, local, (cu_q, cu_k), D=D, H=H, Hk=Hk, n_ctx=total_q, n_pad=m_len,
          bh=H, bkv=B * Hk, key_blocks=padded_len(max_k), query_blocks=padded_len(max_q), head_stride=D,
-         row_stride=H * D, max_q=max_q, batch=B)
-    return dq, dk, dv
+         row_stride=H * D, max_q=max_q, batch=B, allocs=allocs)
+    return (dq, dk, dv, allocs["delta"][0]) if return_delta else (dq, dk, dv)
 
 
 def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ctx, n_pad, bh, bkv, key_blocks,

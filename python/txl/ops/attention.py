@@ -497,8 +497,15 @@ def sink_grad(do, o, m2, sinks, packed=False):
     import torch
 
     delta = _rowdot(do, o)
-    if packed:
-        delta = delta.t()
+    return sink_grad_from_delta(delta.t() if packed else delta, m2, sinks)
+
+
+def sink_grad_from_delta(delta, m2, sinks):
+    """sink_grad with Delta given ((..., H, rows) float32, as m2): the backward's preprocess computes it anyway
+    (_attention_bwd.backward(..., return_delta=True)); reading dO and O again in torch cost gpt-oss's windowed
+    layer a third of its backward (H200, bench/variants.py --only sinks)."""
+    import torch
+
     p = torch.exp2(sinks.view(-1, 1) * LOG2E - m2)
     return -(p * delta).sum(-1).reshape(-1, sinks.shape[0]).sum(0)
 
@@ -573,7 +580,7 @@ def _custom_op():
             from txl.ops import _attention_bwd
 
             q, k, v, o, m, sink_logits = ctx.saved_tensors
-            dq = dk = dv = dsink = None
+            dq = dk = dv = dsink = delta = None
             if any(ctx.needs_input_grad[:3]):
                 err = backward_unsupported(q, v)
                 if err is not None:
@@ -584,11 +591,14 @@ def _custom_op():
                     dq, dk, dv = flash_attention_backward_op(do, q, k, v, o, m, ctx.causal, ctx.sm_scale,
                                                              ctx.deterministic, *ctx.local)
                 else:  # eager: the kernels directly; the custom op's dispatch cost ~260 us a call (H200)
-                    dq, dk, dv = _attention_bwd.backward(do, q, k, v, o, m, ctx.causal, ctx.sm_scale,
-                                                         ctx.deterministic, _local_of(*ctx.local))
+                    dq, dk, dv, delta = _attention_bwd.backward(do, q, k, v, o, m, ctx.causal, ctx.sm_scale,
+                                                                ctx.deterministic, _local_of(*ctx.local),
+                                                                return_delta=True)
             if sink_logits is not None and ctx.needs_input_grad[10]:
                 B, H, N, _ = q.shape
-                dsink = sink_grad(do, o, m.view(B, H, -1)[:, :, :N], sink_logits)
+                rows = m.view(B, H, -1)[:, :, :N]
+                dsink = (sink_grad_from_delta(delta.view(B, H, -1)[:, :, :N], rows, sink_logits)
+                         if delta is not None else sink_grad(do, o, rows, sink_logits))
             return dq, dk, dv, None, None, None, None, None, None, None, dsink
 
         flash_attention_op.register_autograd(backward, setup_context=setup_context)

@@ -24,7 +24,8 @@ import math
 import typing
 
 from txl.ops.attention import (BIG, BLOCK, DTYPES, _launch_args, _rotate, backward_unsupported, check_head_dims,
-                               check_sinks, fast_launch, get_tuner, local_masks, padded_len, sink_grad)
+                               check_sinks, fast_launch, get_tuner, local_masks, padded_len, sink_grad,
+                               sink_grad_from_delta)
 
 _WHERE = "txl.ops.flash_attention_varlen"
 
@@ -164,7 +165,7 @@ def _custom_op():
         def backward(ctx, do, dlse, dm):
             q, k, v, o, m, cu_q, cu_k, sink_logits = ctx.saved_tensors
             max_q, max_k, sm_scale, deterministic, local = ctx.args
-            dq = dk = dv = dsink = None
+            dq = dk = dv = dsink = delta = None
             if any(ctx.needs_input_grad[:3]):
                 err = backward_unsupported(q, v, "txl.ops.flash_attention_varlen backward")
                 if err is not None:
@@ -176,10 +177,13 @@ def _custom_op():
                 else:  # eager: the kernels directly, without the custom op's dispatch (~260 us a call, H200)
                     from txl.ops import _attention_bwd
 
-                    dq, dk, dv = _attention_bwd.backward_varlen(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q,
-                                                                max_k, sm_scale, deterministic, local)
+                    dq, dk, dv, delta = _attention_bwd.backward_varlen(do.contiguous(), q, k, v, o, m, cu_q, cu_k,
+                                                                       max_q, max_k, sm_scale, deterministic, local,
+                                                                       return_delta=True)
             if sink_logits is not None and ctx.needs_input_grad[12]:
-                dsink = sink_grad(do, o, m[:, :q.shape[0]], sink_logits, packed=True)
+                rows = m[:, :q.shape[0]]
+                dsink = (sink_grad_from_delta(delta[:, :q.shape[0]], rows, sink_logits) if delta is not None
+                         else sink_grad(do, o, rows, sink_logits, packed=True))
             return dq, dk, dv, None, None, None, None, None, None, None, None, None, dsink
 
         varlen_op.register_autograd(backward, setup_context=setup_context)

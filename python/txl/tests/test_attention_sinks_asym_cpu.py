@@ -330,8 +330,13 @@ def test_dense_op_autograd_with_sinks(torch, monkeypatch, causal, d, dv, group):
         m[:, :N] = m2.reshape(B * H, N)
         return o, m
 
-    def backward(do, q, k, v, o, m, causal_, sm_scale, deterministic=False, local=None):
-        return _model_backward(do, q, k, v, o, m.view(B, H, -1)[:, :, :N], mask, sm_scale)
+    def backward(do, q, k, v, o, m, causal_, sm_scale, deterministic=False, local=None, return_delta=False):
+        grads = _model_backward(do, q, k, v, o, m.view(B, H, -1)[:, :, :N], mask, sm_scale)
+        if not return_delta:
+            return grads
+        delta = torch.zeros_like(m)  # the preprocess's layout: (B * H, N_PAD), rows past N unused
+        delta.view(B, H, -1)[:, :, :N] = (do.double() * o.double()).sum(-1).to(delta.dtype)
+        return (*grads, delta)
 
     monkeypatch.setattr(A, "_forward", forward)
     monkeypatch.setattr(_attention_bwd, "backward", backward)
@@ -400,7 +405,8 @@ def test_varlen_op_autograd_with_sinks(torch, monkeypatch):
         per_seq(one)
         return o, m
 
-    def backward_varlen(do, q, k, v, o, m, cu_q_, cu_k_, max_q, max_k, sm_scale, deterministic, local):
+    def backward_varlen(do, q, k, v, o, m, cu_q_, cu_k_, max_q, max_k, sm_scale, deterministic, local,
+                        return_delta=False):
         dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
 
         def one(qa, qb, ka, kb):
@@ -410,7 +416,11 @@ def test_varlen_op_autograd_with_sinks(torch, monkeypatch):
             dq[qa:qb], dk[ka:kb], dv[ka:kb] = a.transpose(0, 1), b.transpose(0, 1), c.transpose(0, 1)
 
         per_seq(one)
-        return dq, dk, dv
+        if not return_delta:
+            return dq, dk, dv
+        delta = torch.zeros_like(m)  # (H, M_LEN) over the packed tokens
+        delta[:, :q.shape[0]] = (do.double() * o.double()).sum(-1).t().to(delta.dtype)
+        return dq, dk, dv, delta
 
     monkeypatch.setattr(V, "_forward", forward)
     monkeypatch.setattr(_attention_bwd, "backward_varlen", backward_varlen)
