@@ -27,7 +27,7 @@ columns before its P V of that tile (64-column blocks, fence.proxy.async, a barr
 import txl
 import txl.language as tl
 
-from txl.kernels.mla_decode_wgmma import BLOCK_M, BLOCK_N, _store_out, _tile_mask
+from txl.kernels.mla_decode_wgmma import BLOCK_M, BLOCK_N, _split_range, _store_out, _tile_mask
 
 
 @txl.jit
@@ -66,6 +66,20 @@ def _finite(m, CAUSAL: tl.constexpr):
     return m
 
 
+@txl.jit
+def _pair(i, start, n_tiles, bK, bQ, BLOCK_N: tl.constexpr):
+    # Pair i of tiles, as both consumers see it: its parity, the first keys of tiles e and o, whether tile o
+    # exists, their stages of the cache ring, and Q.
+    ph = i & 1
+    e0 = start + 2 * i * BLOCK_N
+    o0 = e0 + BLOCK_N
+    has_o = 2 * i + 1 < n_tiles
+    ke = txl.get_buffer(bK, ph)
+    ko = txl.get_buffer(bK, ph ^ 1)
+    q = txl.get_buffer(bQ, ph * (ph ^ 1))  # always 0; see the module docstring (descriptor hoisting)
+    return ph, e0, o0, has_o, ke, ko, q
+
+
 @txl.jit(do_not_specialize=["ROWS", "H", "S_Q", "NUM_SPLITS"])
 def mla_decode_seesaw(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_scale, ROWS, H, S_Q, bt_stride,
                       NUM_SPLITS, D_V: tl.constexpr, D_PE: tl.constexpr, PAGE: tl.constexpr,
@@ -79,15 +93,7 @@ def mla_decode_seesaw(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm
     PRODUCER_REGS: tl.constexpr = 504 - 2 * CONSUMER_REGS
     dtype = desc_q.dtype
 
-    mb = tl.program_id(0)
-    b = tl.program_id(1)
-    split = tl.program_id(2)
-    row0 = mb * BLOCK_M
-    seqlen = tl.load(SEQLENS + b)
-    per_split = tl.cdiv(tl.cdiv(seqlen, NUM_SPLITS), BLOCK_N) * BLOCK_N
-    start = split * per_split
-    end = tl.minimum(start + per_split, seqlen)
-    n_tiles = tl.cdiv(tl.maximum(end - start, 0), BLOCK_N)
+    b, split, row0, seqlen, start, end, n_tiles = _split_range(SEQLENS, NUM_SPLITS, BLOCK_M, BLOCK_N)
     n_pairs = tl.cdiv(n_tiles, 2)
 
     bQ = txl.smem_alloc([BLOCK_M, D], dtype)
@@ -133,13 +139,7 @@ def mla_decode_seesaw(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm
         m_run = tl.zeros([BLOCK_M], tl.float32) - float("inf")
         l_i = tl.zeros([BLOCK_M], tl.float32)
         for i in range(0, n_pairs):
-            ph = i & 1
-            e0 = start + 2 * i * BLOCK_N
-            o0 = e0 + BLOCK_N
-            has_o = 2 * i + 1 < n_tiles
-            ke = txl.get_buffer(bK, ph)
-            ko = txl.get_buffer(bK, ph ^ 1)
-            q = txl.get_buffer(bQ, ph * (ph ^ 1))  # always 0; see the module docstring (descriptor hoisting)
+            ph, e0, o0, has_o, ke, ko, q = _pair(i, start, n_tiles, bK, bQ, BLOCK_N)
             txl.mbar_wait(txl.get_buffer(k_full, ph), ph)
             if e0 + BLOCK_N > seqlen:
                 _zero_half(ke, seqlen - e0, 10, 0, COLS, BLOCK_N)
@@ -192,13 +192,7 @@ def mla_decode_seesaw(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm
         m_run = tl.zeros([BLOCK_M], tl.float32) - float("inf")
         l_i = tl.zeros([BLOCK_M], tl.float32)
         for i in range(0, n_pairs):
-            ph = i & 1
-            e0 = start + 2 * i * BLOCK_N
-            o0 = e0 + BLOCK_N
-            has_o = 2 * i + 1 < n_tiles
-            ke = txl.get_buffer(bK, ph)
-            ko = txl.get_buffer(bK, ph ^ 1)
-            q = txl.get_buffer(bQ, ph * (ph ^ 1))  # always 0; see the module docstring (descriptor hoisting)
+            ph, e0, o0, has_o, ke, ko, q = _pair(i, start, n_tiles, bK, bQ, BLOCK_N)
             if has_o:
                 txl.mbar_wait(txl.get_buffer(k_full, ph ^ 1), ph)
                 if o0 + BLOCK_N > seqlen:

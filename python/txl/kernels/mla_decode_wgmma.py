@@ -40,7 +40,7 @@ mla_decode.mla_decode_combine with ROWS rows per sequence. Shared memory: Q 72 K
 import txl
 import txl.language as tl
 
-from txl.kernels._attention_common import _advance
+from txl.kernels._attention_common import _advance, _softmax_step
 
 BLOCK_M = 64  # query rows per program: wgmma's M
 BLOCK_N = 64  # keys per tile
@@ -62,6 +62,22 @@ def _tile_mask(qk, n0, end, seqlen, row0, H, S_Q, BLOCK_M: tl.constexpr, BLOCK_N
 
 
 @txl.jit
+def _split_range(SEQLENS, NUM_SPLITS, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # The program's work (grid (row blocks, batch, splits)): batch b, split, first query row row0, the sequence's
+    # length, and the split's keys start .. end - 1 (whole BLOCK_N tiles but at the sequence's end), n_tiles tiles.
+    mb = tl.program_id(0)
+    b = tl.program_id(1)
+    split = tl.program_id(2)
+    row0 = mb * BLOCK_M
+    seqlen = tl.load(SEQLENS + b)
+    per_split = tl.cdiv(tl.cdiv(seqlen, NUM_SPLITS), BLOCK_N) * BLOCK_N
+    start = split * per_split
+    end = tl.minimum(start + per_split, seqlen)
+    n_tiles = tl.cdiv(tl.maximum(end - start, 0), BLOCK_N)
+    return b, split, row0, seqlen, start, end, n_tiles
+
+
+@txl.jit
 def _softmax(qk, m_i, l_i, qk_scale, n0, end, seqlen, row0, H, S_Q, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
              CAUSAL: tl.constexpr):
     # The online softmax of the scores of the tile at key n0 (masked where it reaches past the split's end or,
@@ -71,14 +87,8 @@ def _softmax(qk, m_i, l_i, qk_scale, n0, end, seqlen, row0, H, S_Q, BLOCK_M: tl.
         need = need | (n0 + BLOCK_N + S_Q - 1 > seqlen)
     if need:
         qk = _tile_mask(qk, n0, end, seqlen, row0, H, S_Q, BLOCK_M, BLOCK_N, CAUSAL)
-    m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-    m_sub = m_new
-    if CAUSAL:  # a row that has seen no key yet: P = 0 and alpha = 0, not NaN
-        m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
-    p = tl.exp2(tl.fma(qk, qk_scale, -m_sub[:, None]))
-    alpha = tl.exp2(m_i - m_sub)
-    l_i = l_i * alpha + tl.sum(p, 1)
-    return p, m_new, l_i, alpha
+    # CAUSAL: a row that has seen no key yet gets P = 0 and alpha = 0, not NaN (the step's SAFE)
+    return _softmax_step(qk, m_i, l_i, qk_scale, CAUSAL)
 
 
 @txl.jit
@@ -144,15 +154,7 @@ def mla_decode_wgmma(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_
     PRODUCER_REGS: tl.constexpr = 24
     dtype = desc_q.dtype
 
-    mb = tl.program_id(0)
-    b = tl.program_id(1)
-    split = tl.program_id(2)
-    row0 = mb * BLOCK_M
-    seqlen = tl.load(SEQLENS + b)
-    per_split = tl.cdiv(tl.cdiv(seqlen, NUM_SPLITS), BLOCK_N) * BLOCK_N
-    start = split * per_split
-    end = tl.minimum(start + per_split, seqlen)
-    n_tiles = tl.cdiv(tl.maximum(end - start, 0), BLOCK_N)
+    b, split, row0, seqlen, start, end, n_tiles = _split_range(SEQLENS, NUM_SPLITS, BLOCK_M, BLOCK_N)
 
     bQ = txl.smem_alloc([BLOCK_M, D], dtype)
     bK = txl.smem_alloc([BLOCK_N, D], dtype, num_stages=NUM_STAGES)
