@@ -126,10 +126,11 @@ def test_tma_and_mbarriers():
 
 
 def test_cp_async_wait_counts():
-    """wait_group(NBUF - 1) right after the loop's copy + commit leaves that one copy in flight (txl.async_load_wait 1
-    in the loop: its copy is the group committed last), and the final wait_group(0) waits for all."""
+    """wait_group(NBUF - 1) (NBUF = 3) right after the loop's copy + commit leaves the copies of the 2 groups committed
+    last in flight: this iteration's and the previous one's (or the prologue's last, in the first iteration):
+    txl.async_load_wait 2 in the loop; the final wait_group(0) waits for all."""
     text = _ir("cp_async")
-    check(text, r"scf\.for", r"txl\.async_load", r"txl\.async_load_wait 1", r"txl\.smem_load")
+    check(text, r"scf\.for", r"txl\.async_load", r"txl\.async_load_wait 2", r"txl\.smem_load")
     check(text, r"txl\.async_load_wait 0")
 
 
@@ -349,3 +350,43 @@ def test_nvmma_default_swizzle_is_tritons():
     assert d([64, 16], gl.float16).swizzle_byte_width == 32
     assert d([64, 8], gl.float16).swizzle_byte_width == 0
     assert d([64, 128], gl.float16, transposed=True).swizzle_byte_width == 128
+
+
+@gluon.jit
+def _pipelined_cp_kernel(x_ptr, y_ptr, n_iter, NBUF: gl.constexpr, PRO: gl.constexpr):
+    """Tutorial 03's elementwise_add_pipelined shape: PRO prologue groups, then per iteration two copies, a commit
+    and wait_group(NBUF - 1), then NBUF - 1 epilogue waits."""
+    layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+    offs = gl.arange(0, 128, layout=layout)
+    a = gl.allocate_shared_memory(gl.float32, [NBUF, 128], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    b = gl.allocate_shared_memory(gl.float32, [NBUF, 128], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    for i in gl.static_range(PRO):
+        cp.async_copy_global_to_shared(a.index(i % NBUF), x_ptr + offs)
+        cp.async_copy_global_to_shared(b.index(i % NBUF), x_ptr + offs)
+        cp.commit_group()
+    for i in range(n_iter):
+        cp.async_copy_global_to_shared(a.index((i + PRO) % NBUF), x_ptr + offs)
+        cp.async_copy_global_to_shared(b.index((i + PRO) % NBUF), x_ptr + offs)
+        cp.commit_group()
+        cp.wait_group(NBUF - 1)
+        gl.store(y_ptr + offs, a.index(i % NBUF).load(layout) + b.index(i % NBUF).load(layout))
+    for i in gl.static_range(NBUF - 1):
+        cp.wait_group(NBUF - 2 - i)
+        gl.store(y_ptr + offs, a.index(i).load(layout))
+
+
+@pytest.mark.parametrize("nbuf,pro,loop_k,epilogue", [(2, 1, 2, [0]), (3, 2, 4, [2, 0]), (4, 3, 6, [4, 2, 0]),
+                                                      (3, 1, 4, [2, 0]), (3, 0, 2, [0, 0])])
+def test_wait_group_through_loop_iterations(nbuf, pro, loop_k, epilogue):
+    """wait_group in a loop body counts the groups of the previous iterations and, for the first iteration, of the
+    code before the loop (the fewest copies over both paths); a wait after the loop walks its last iteration (or,
+    with no iteration, the code before it). Tutorial 03's 3-buffer pipeline keeps 2 groups (4 copies) in flight
+    in the loop, as in Triton (it waited as a 2-buffer one: async_load_wait 2). With fewer prologue groups than
+    NBUF - 1 the first iteration bounds it: 1 prologue group + this iteration's = 4 copies; none: 2 (and after
+    the loop 0: with no iteration, nothing was copied)."""
+    text = ir_of(_pipelined_cp_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "n_iter": "i32"},
+                 {"NBUF": nbuf, "PRO": pro})
+    check(text, r"scf\.for", r"txl\.async_load_wait %d\b" % loop_k, *[r"txl\.async_load_wait %d\b" % k
+                                                                      for k in epilogue])
+    waits = [int(w) for w in re.findall(r"txl\.async_load_wait (\d+)", text)]
+    assert waits == [loop_k] + epilogue, waits
