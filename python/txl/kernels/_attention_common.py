@@ -210,6 +210,44 @@ def _softmax_step(qk, m_i, l_i, qk_scale, SAFE: tl.constexpr = False):
 
 
 @txl.jit
+def _program_tile(N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+                  H_Q_PER_KV: tl.constexpr):
+    # The query block of a one-tile-per-program grid (N_PAD / BLOCK_M, B * H), heaviest causal blocks first: its
+    # (batch, head), its head's first row of Q/O (heads are N_CTX rows apart; M's are N_PAD), its kv head's first
+    # row of K/V, its first query row within the head and in Q/O, and the key tiles it visits.
+    if CAUSAL:
+        start_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    else:
+        start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_y = off_hz * N_CTX
+    off_kv = (off_hz // H_Q_PER_KV) * N_CTX
+    q_row = start_m * BLOCK_M
+    q_y = off_y + q_row
+    if CAUSAL:
+        n_tiles = (q_row + BLOCK_M) // BLOCK_N
+    else:
+        n_tiles = tl.cdiv(N_CTX, BLOCK_N)
+    return off_hz, off_y, off_kv, q_row, q_y, n_tiles
+
+
+@txl.jit
+def _softmax_pv(qk, acc, m_i, l_i, qk_scale, j, n_tiles, q_row, N_CTX, bV, v_full, s, phase, dtype,
+                ROWS: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr):
+    # Key tile j of a dense forward (S = qk, its keys' V in stage s of bV once v_full's stage s has landed): the
+    # masks, the online softmax, acc rescaled and acc += P V (waited for). Returns (row sum, acc, new row max):
+    # the order the loops carry them in (the loop's values are ordered by first assignment; PTX follows it).
+    if CAUSAL or not EVEN_N:
+        qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, ROWS, BLOCK_N, CAUSAL, EVEN_N)
+    p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
+    acc = acc * alpha[:, None]
+    txl.mbar_wait(txl.get_buffer(v_full, s), phase)
+    acc = tl.dot(p.to(dtype), txl.get_buffer(bV, s), acc)
+    txl.dot_wait(0)
+    return l_i, acc, m_new
+
+
+@txl.jit
 def _epilogue(acc, m_i, l_i, M, m_y, o_tile, desc_o, o_y, o_x, O, o_stride, n_valid, ROWS: tl.constexpr,
               HEAD_DIM: tl.constexpr, EVEN_N: tl.constexpr, SAFE: tl.constexpr = False,
               M_MASKED: tl.constexpr = False):

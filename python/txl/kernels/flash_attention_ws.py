@@ -17,7 +17,7 @@ import txl
 import txl.language as tl
 
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import _advance, _epilogue, _mask_tile, _produce, _softmax_step
+from txl.kernels._attention_common import _advance, _epilogue, _produce, _program_tile, _softmax_pv
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
@@ -32,19 +32,7 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_
     KV_BYTES: tl.constexpr = BLOCK_N * HEAD_DIM * 2
     dtype = desc_q.dtype
 
-    if CAUSAL:
-        start_m = tl.num_programs(0) - 1 - tl.program_id(0)
-    else:
-        start_m = tl.program_id(0)
-    off_hz = tl.program_id(1)
-    off_y = off_hz * N_CTX  # Q/K/V/O have N_CTX rows per head; M has N_PAD
-    off_kv = (off_hz // H_Q_PER_KV) * N_CTX
-    q_rows = start_m * BLOCK_M
-    qo_y = off_y + q_rows
-    if CAUSAL:
-        n_tiles = (q_rows + BLOCK_M) // BLOCK_N
-    else:
-        n_tiles = tl.cdiv(N_CTX, BLOCK_N)
+    off_hz, off_y, off_kv, q_rows, qo_y, n_tiles = _program_tile(N_CTX, BLOCK_M, BLOCK_N, CAUSAL, H_Q_PER_KV)
 
     bQ = txl.smem_alloc([HALF_M, HEAD_DIM], dtype, num_stages=2)
     bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
@@ -97,15 +85,9 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_
                     txl.bar_arrive(8, 256)
             txl.dot_wait(0)
             txl.mbar_arrive(txl.get_buffer(k_empty, s))
-            if CAUSAL or not EVEN_N:
-                qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
-            p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale)
-            acc = acc * alpha[:, None]
-            txl.mbar_wait(txl.get_buffer(v_full, s), phase)
-            acc = tl.dot(p.to(dtype), txl.get_buffer(bV, s), acc)
-            txl.dot_wait(0)
+            l_i, acc, m_i = _softmax_pv(qk, acc, m_i, l_i, qk_scale, j, n_tiles, q_row, N_CTX, bV, v_full, s, phase,
+                                        dtype, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
             txl.mbar_arrive(txl.get_buffer(v_empty, s))
-            m_i = m_new
             s, phase = _advance(s, phase, NUM_STAGES)
         if PINGPONG:
             if txl.is_warpgroup([1]):
