@@ -12,6 +12,14 @@ combine.
   (<= max_pages * page_size; 0 gives O = 0 and lse = +inf).
 * bf16 or fp16; H any count >= 1; ``sm_scale`` defaults to 576 ** -0.5 (DeepSeek models pass their own, 192 ** -0.5
   times the YaRN factor).
+* FP8 cache: kv_cache torch.float8_e4m3fn (same layout, 16-byte aligned) with q bf16 or fp16, and ``kv_scale`` its
+  per-tensor float32 dequantization scale, a 0-d or (1,) tensor on q's device (FlashMLA's / FA3's descale: the real
+  cache value is the e4m3 value * kv_scale; None: 1.0). The kernel reads the e4m3 rows (half the bytes), converts
+  them to q's dtype in shared memory (exact) and folds the scale into the softmax scale (S = q . k * kv_scale *
+  sm_scale) and the output (O = P V * kv_scale); the scale is read on the GPU (no host synchronisation). O is q's
+  dtype. Every FP8 shape runs on txl/kernels/mla_decode_fp8.py (the mma.sync kernel's FP8 variant, 16 rows per
+  program); the wgmma kernel has no FP8 variant yet, so with 64+ query rows per sequence (compute-bound) an FP8
+  cache is expected to be slower than a bf16 one (not measured). kv_scale with a bf16/fp16 cache is an error.
 * ``causal`` (S_Q > 1): query token t is the cache's position seqlen - S_Q + t and sees the keys up to it
   (FlashAttention's bottom-right alignment); without it every token sees the whole cache (FlashMLA's default).
 * ``num_splits``: parts each sequence's cache is split into (Flash-Decoding), one program each, combined by a
@@ -22,17 +30,45 @@ combine.
 Kernels: a sequence's S_Q * H query rows, when 64 or more and the pages hold whole 64-key tiles, run on
 txl/kernels/mla_decode_wgmma.py (TXL-style, FlashMLA's design: 64 rows per CTA, TMA, wgmma, two consumer
 warpgroups splitting the 512 output columns; compute-bound at 128 heads); fewer rows or 16/32-key pages on
-txl/kernels/mla_decode.py (Triton-style: page lookups as scalar loads, tl.dot on mma.sync with M = 16; memory-bound).
+txl/kernels/mla_decode.py (Triton-style: page lookups as scalar loads, tl.dot on mma.sync with M = 16; memory-bound);
+an FP8 cache on txl/kernels/mla_decode_fp8.py whatever the rows.
 """
 
 import math
+from typing import Optional
 
 _WHERE = "txl.ops.mla_decode"
 D_V, D_PE = 512, 64
 MAX_SPLITS = 64
 
 
-def _check(torch, q, kv, bt, seqlens, sm_scale, num_splits, causal=False):
+def _check_dtypes(torch, q, kv, kv_scale):
+    """q's and the cache's dtypes, and kv_scale (FP8 caches only): a float32 0-d or (1,) tensor on q's device."""
+    fp8 = kv.dtype == getattr(torch, "float8_e4m3fn", None)
+    if q.dtype not in (torch.bfloat16, torch.float16) or (kv.dtype != q.dtype and not fp8):
+        raise TypeError("%s: q must be torch.bfloat16 or torch.float16 and kv_cache q's dtype or "
+                        "torch.float8_e4m3fn (with kv_scale); got %s, %s" % (_WHERE, q.dtype, kv.dtype))
+    if fp8:
+        if kv.data_ptr() % 16:
+            raise ValueError("%s: a float8_e4m3fn kv_cache must start at a 16-byte aligned address (its rows are "
+                             "copied 16 bytes at a time); got a view at offset %d bytes" % (_WHERE, kv.data_ptr() % 16))
+        if kv_scale is not None:
+            if not isinstance(kv_scale, torch.Tensor):
+                raise TypeError("%s: kv_scale must be a torch.Tensor (float32, 0-d or (1,), on q's device), got %s"
+                                % (_WHERE, type(kv_scale).__name__))
+            if kv_scale.dtype != torch.float32 or kv_scale.dim() > 1 or kv_scale.numel() != 1:
+                raise ValueError("%s: kv_scale must be one float32 value, a 0-d or (1,) tensor (the per-tensor "
+                                 "dequantization scale: real value = fp8 value * kv_scale); got %s %s"
+                                 % (_WHERE, kv_scale.dtype, tuple(kv_scale.shape)))
+            if kv_scale.device != q.device:
+                raise ValueError("%s: kv_scale is on %s, q on %s: kv_scale must be on q's device"
+                                 % (_WHERE, kv_scale.device, q.device))
+    elif kv_scale is not None:
+        raise ValueError("%s: kv_scale is the dequantization scale of a torch.float8_e4m3fn kv_cache; this kv_cache "
+                         "is %s (pass kv_scale=None)" % (_WHERE, kv.dtype))
+
+
+def _check(torch, q, kv, bt, seqlens, sm_scale, num_splits, causal=False, kv_scale=None):
     for name, t in (("q", q), ("kv_cache", kv), ("block_table", bt), ("cache_seqlens", seqlens)):
         if not isinstance(t, torch.Tensor):
             raise TypeError("%s: %s must be a torch.Tensor, got %s" % (_WHERE, name, type(t).__name__))
@@ -48,9 +84,7 @@ def _check(torch, q, kv, bt, seqlens, sm_scale, num_splits, causal=False):
     page = kv.shape[1]
     if page < 16 or page & (page - 1):
         raise ValueError("%s: page_size (kv_cache.shape[1]) must be a power of two >= 16, got %d" % (_WHERE, page))
-    if q.dtype not in (torch.bfloat16, torch.float16) or kv.dtype != q.dtype:
-        raise TypeError("%s: q and kv_cache must share one dtype of torch.bfloat16, torch.float16; got %s, %s"
-                        % (_WHERE, q.dtype, kv.dtype))
+    _check_dtypes(torch, q, kv, kv_scale)
     B = q.shape[0]
     if bt.dtype != torch.int32 or bt.dim() != 2 or bt.shape[0] != B:
         raise ValueError("%s: block_table must be (B, max_pages) torch.int32 with B = %d, got %s %s"
@@ -108,25 +142,26 @@ def wgmma_splits(programs, capacity, sms):
     return best
 
 
-def default_splits(batch, heads, capacity, device, s_q=1, page_size=64, num_pages=1):
-    """Splits per sequence. mma.sync kernel: about four programs per SM (measured on the H100 at (64, 16, 4096):
-    0.151 ms with 5 splits, 0.134 with 10), at most one per 256 cache slots of a sequence. wgmma kernel:
-    ``wgmma_splits``."""
+def default_splits(batch, heads, capacity, device, s_q=1, page_size=64, num_pages=1, fp8=False):
+    """Splits per sequence. mma.sync kernel (and its FP8 variant, which every FP8 cache takes): about four programs
+    per SM (measured on the H100 at (64, 16, 4096): 0.151 ms with 5 splits, 0.134 with 10), at most one per 256
+    cache slots of a sequence. wgmma kernel: ``wgmma_splits``."""
     rows = heads * s_q
-    if uses_wgmma(rows, page_size, num_pages):
+    if not fp8 and uses_wgmma(rows, page_size, num_pages):
         return wgmma_splits(batch * -(-rows // 64), capacity, _sms(device))
     programs = batch * -(-rows // 16)
     want = -(-4 * _sms(device) // max(programs, 1))
     return max(1, min(want, capacity // 256, MAX_SPLITS))
 
 
-def _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal):
+def _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal, kv_scale=None):
     """(o (B, S_Q, H, 512), lse2 (B, S_Q, H) float32 log2 units) of validated contiguous q (B, S_Q, H, 576) and
-    kv (pages, page, 576)."""
+    kv (pages, page, 576); kv float8_e4m3fn with kv_scale a (1,) float32 tensor (the FP8 mma.sync kernel)."""
     import torch
 
     import txl
     from txl.kernels import mla_decode as km
+    from txl.kernels import mla_decode_fp8 as kf
     from txl.kernels import mla_decode_seesaw as ks
     from txl.kernels import mla_decode_wgmma as kw
     from txl.ops.attention import fast_launch
@@ -146,7 +181,8 @@ def _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal):
     # Through the fast launch path: decoding kernels take tens of microseconds, the generic launch about as much.
     # TMA needs 16-byte aligned bases: a misaligned q (a view into a larger buffer) is copied, a misaligned cache
     # (too large to copy) takes the mma.sync kernel.
-    wgmma = uses_wgmma(rows, page, kv.shape[0]) and kv.data_ptr() % 16 == 0
+    fp8 = kv.dtype == torch.float8_e4m3fn  # every shape on the FP8 mma.sync kernel (mla_decode_fp8.py)
+    wgmma = not fp8 and uses_wgmma(rows, page, kv.shape[0]) and kv.data_ptr() % 16 == 0
     if wgmma and q.data_ptr() % 16:
         q = q.clone()
     with torch.cuda.device(q.device):
@@ -165,16 +201,34 @@ def _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal):
             if num_splits == 1:  # the split kernel always writes partials
                 part_o = torch.empty((B, rows, 1, D_V), dtype=torch.float32, device=q.device)
                 part_lse = torch.empty((B, rows, 1), dtype=torch.float32, device=q.device)
-            cx = km.split_constexprs(page, num_splits, D_V, D_PE, causal)
-            fast_launch(km.mla_decode_split, (B, -(-rows // cx["BLOCK_H"]), num_splits),
-                        (q, kv, bt, seqlens, part_o, part_lse, float(sm_scale), rows, bt.stride(0), H, S_Q),
-                        dict(cx, num_warps=4))
+            if fp8:
+                if kv_scale is None:
+                    kv_scale = _ones(q.device)
+                cx = kf.split_constexprs(page, num_splits, D_V, D_PE, causal)
+                fast_launch(kf.mla_decode_split_fp8, (B, -(-rows // cx["BLOCK_H"]), num_splits),
+                            (q, kv, bt, seqlens, part_o, part_lse, float(sm_scale), kv_scale, rows, bt.stride(0), H,
+                             S_Q), dict(cx, num_warps=4))
+            else:
+                cx = km.split_constexprs(page, num_splits, D_V, D_PE, causal)
+                fast_launch(km.mla_decode_split, (B, -(-rows // cx["BLOCK_H"]), num_splits),
+                            (q, kv, bt, seqlens, part_o, part_lse, float(sm_scale), rows, bt.stride(0), H, S_Q),
+                            dict(cx, num_warps=4))
         fast_launch(km.mla_decode_combine, (B, rows), (part_o, part_lse, o, lse, rows),
                     dict(D_V=D_V, NUM_SPLITS=num_splits, SPLITS_P=km.next_power_of_2(num_splits), num_warps=4))
     return o, lse
 
 
 _op = None
+_ONES = {}
+
+
+def _ones(device):
+    """A (1,) float32 1.0 on ``device``: the scale of an FP8 cache passed without one."""
+    import torch
+
+    if device not in _ONES:
+        _ONES[device] = torch.ones(1, dtype=torch.float32, device=device)
+    return _ONES[device]
 
 
 def _custom_op():
@@ -184,11 +238,12 @@ def _custom_op():
 
         @torch.library.custom_op("txl::mla_decode", mutates_args=(), device_types="cuda")
         def mla_op(q: torch.Tensor, kv: torch.Tensor, bt: torch.Tensor, seqlens: torch.Tensor, sm_scale: float,
-                   num_splits: int, causal: bool) -> tuple[torch.Tensor, torch.Tensor]:
-            return _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal)
+                   num_splits: int, causal: bool,
+                   kv_scale: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
+            return _forward(q, kv, bt, seqlens, sm_scale, num_splits, causal, kv_scale)
 
         @mla_op.register_fake
-        def _(q, kv, bt, seqlens, sm_scale, num_splits, causal):
+        def _(q, kv, bt, seqlens, sm_scale, num_splits, causal, kv_scale=None):
             return (q.new_empty(q.shape[:3] + (D_V,)), q.new_empty(q.shape[:3], dtype=torch.float32))
 
         _op = mla_op
@@ -196,22 +251,25 @@ def _custom_op():
 
 
 def mla_decode(q, kv_cache, block_table, cache_seqlens, sm_scale=None, num_splits=None, return_lse=False,
-               causal=False):
+               causal=False, kv_scale=None):
     """MLA decoding; see the module docstring."""
     import torch
 
-    _check(torch, q, kv_cache, block_table, cache_seqlens, sm_scale, num_splits, causal)
+    _check(torch, q, kv_cache, block_table, cache_seqlens, sm_scale, num_splits, causal, kv_scale)
     if not isinstance(return_lse, bool):
         raise TypeError("%s: return_lse must be a bool" % _WHERE)
     q4 = (q.unsqueeze(1) if q.dim() == 3 else q).contiguous()
     kv3 = kv_cache.reshape(kv_cache.shape[0], kv_cache.shape[1], kv_cache.shape[-1]).contiguous()
     if sm_scale is None:
         sm_scale = 1.0 / math.sqrt(D_V + D_PE)
+    fp8 = kv3.dtype == getattr(torch, "float8_e4m3fn", None)
     if num_splits is None:
         num_splits = default_splits(q4.shape[0], q4.shape[2], block_table.shape[1] * kv3.shape[1], q.device,
-                                    q4.shape[1], kv3.shape[1], kv3.shape[0])
+                                    q4.shape[1], kv3.shape[1], kv3.shape[0], fp8=fp8)
+    if kv_scale is not None:
+        kv_scale = kv_scale.reshape(1).contiguous()
     o, lse2 = _custom_op()(q4, kv3, block_table.contiguous(), cache_seqlens.contiguous(), float(sm_scale),
-                           int(num_splits), causal)
+                           int(num_splits), causal, kv_scale)
     if q.dim() == 3:
         o = o.squeeze(1)
     if q4.shape[1] == 1:
@@ -219,11 +277,17 @@ def mla_decode(q, kv_cache, block_table, cache_seqlens, sm_scale=None, num_split
     return (o, lse2 * math.log(2.0)) if return_lse else o
 
 
-def mla_reference(q, kv_cache, block_table, cache_seqlens, sm_scale=None, causal=False):
+def mla_reference(q, kv_cache, block_table, cache_seqlens, sm_scale=None, causal=False, kv_scale=None):
     """float32 torch reference for 3-D kv_cache: (o, lse natural log) shaped (B, H, 512) and (B, H) for a 3-D q,
     (B, S_Q, H, 512) and (B, S_Q, H) for a 4-D one; a row that sees no key has o = 0 and lse = +inf (tests,
-    benchmarks)."""
+    benchmarks). An FP8 cache is dequantized (value * kv_scale, default 1.0) in float32."""
     import torch
+
+    if kv_cache.dtype == getattr(torch, "float8_e4m3fn", None):  # index the bytes: not every torch indexes fp8
+        kv_cache = kv_cache.view(torch.uint8)
+        fp8_scale = 1.0 if kv_scale is None else kv_scale.reshape(()).float()
+    else:
+        fp8_scale = None
 
     if sm_scale is None:
         sm_scale = 1.0 / math.sqrt(D_V + D_PE)
@@ -235,7 +299,10 @@ def mla_reference(q, kv_cache, block_table, cache_seqlens, sm_scale=None, causal
     for b in range(B):
         n = int(cache_seqlens[b])
         pages = block_table[b, :-(-n // page)].long()
-        rows = kv_cache[pages].reshape(-1, kv_cache.shape[-1])[:n].float()  # (n, 576)
+        rows = kv_cache[pages].reshape(-1, kv_cache.shape[-1])[:n]
+        if fp8_scale is not None:
+            rows = rows.view(torch.float8_e4m3fn).float() * fp8_scale
+        rows = rows.float()  # (n, 576)
         for t in range(S_Q):
             seen = max(0, min(n, n - S_Q + t + 1)) if causal else n  # keys 0 .. seen - 1
             if seen == 0:

@@ -253,8 +253,8 @@ def test_op_wiring_on_cpu(monkeypatch):
     torch.manual_seed(1)
     monkeypatch.setattr(mop, "_check", lambda *a: None)
 
-    def fake_op(q, kv, bt, seqlens, sm_scale, num_splits, causal):
-        assert q.dim() == 4 and kv.dim() == 3 and isinstance(causal, bool)
+    def fake_op(q, kv, bt, seqlens, sm_scale, num_splits, causal, kv_scale=None):
+        assert q.dim() == 4 and kv.dim() == 3 and isinstance(causal, bool) and kv_scale is None
         o, lse2 = _model(q.float(), kv.float(), bt, seqlens, sm_scale, num_splits, causal)
         return o.to(q.dtype), lse2.float()
 
