@@ -121,6 +121,17 @@ def _seq(off_hz, N_CTX, CU_Q, CU_K, NUM_HEADS, HEAD_DIM: tl.constexpr, H_Q_PER_K
 
 
 @txl.jit
+def _kv_ring_barriers(NUM_STAGES: tl.constexpr):
+    # The K/V rings' barriers of the three-warpgroup forward kernels, per stage: K and V landed (one arrival and
+    # the TMA bytes) and released by both consumers (256 arrivals).
+    k_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    v_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
+    k_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    v_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    return k_full, v_full, k_empty, v_empty
+
+
+@txl.jit
 def _produce(bQ, bK, bV, q_full, k_full, v_full, k_empty, v_empty, desc_q, desc_k, desc_v, qo_y, off_kv, n_tiles,
              HALF_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, Q_BYTES: tl.constexpr,
              KV_BYTES: tl.constexpr):

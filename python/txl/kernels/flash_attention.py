@@ -45,8 +45,8 @@ import txl
 import txl.language as tl
 
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import (_advance, _epilogue, _fold_sink, _kv_tile, _local_range, _mask_local,
-                                           _mask_tile, _seq, _seq_v, _softmax_step, _stream_kv)
+from txl.kernels._attention_common import (_advance, _epilogue, _fold_sink, _kv_ring_barriers, _kv_tile, _local_range,
+                                           _mask_local, _mask_tile, _seq, _seq_v, _softmax_step, _stream_kv)
 
 
 @txl.jit
@@ -120,10 +120,7 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
     bV = txl.smem_alloc([BLOCK_N, DV], dtype, num_stages=NUM_STAGES)
     q_full = txl.mbar_alloc(1, num_stages=2)
     q_empty = txl.mbar_alloc(128, num_stages=2)
-    k_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
-    v_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
-    k_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
-    v_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    k_full, v_full, k_empty, v_empty = _kv_ring_barriers(NUM_STAGES)
 
     # ---- WG0: TMA producer over every tile of this CTA. The first pass over the rings (and q_empty) does not
     # block: parities start at 1.

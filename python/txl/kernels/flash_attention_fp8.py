@@ -26,7 +26,7 @@ fp8 tile is half its size).
 import txl
 import txl.language as tl
 
-from txl.kernels._attention_common import _advance, _mask_tile
+from txl.kernels._attention_common import _advance, _kv_ring_barriers, _mask_tile
 
 LOG2E = 1.44269504
 
@@ -61,10 +61,7 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
     bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
     bVt = txl.smem_alloc([HEAD_DIM, BLOCK_N], dtype, num_stages=NUM_STAGES)
     q_full = txl.mbar_alloc(1, num_stages=2)
-    k_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
-    v_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
-    k_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
-    v_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    k_full, v_full, k_empty, v_empty = _kv_ring_barriers(NUM_STAGES)
 
     # ---- WG0: TMA producer. The first pass over the rings does not block: parities start at 1.
     if txl.is_warpgroup([0]):

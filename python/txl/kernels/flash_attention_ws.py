@@ -17,7 +17,8 @@ import txl
 import txl.language as tl
 
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import _advance, _epilogue, _produce, _program_tile, _softmax_pv
+from txl.kernels._attention_common import (_advance, _epilogue, _kv_ring_barriers, _produce, _program_tile,
+                                           _softmax_pv)
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
@@ -38,10 +39,7 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_
     bK = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
     bV = txl.smem_alloc([BLOCK_N, HEAD_DIM], dtype, num_stages=NUM_STAGES)
     q_full = txl.mbar_alloc(1, num_stages=2)
-    k_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
-    v_full = txl.mbar_alloc(1, num_stages=NUM_STAGES)
-    k_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
-    v_empty = txl.mbar_alloc(256, num_stages=NUM_STAGES)
+    k_full, v_full, k_empty, v_empty = _kv_ring_barriers(NUM_STAGES)
 
     # ---- WG0: TMA producer.
     if txl.is_warpgroup([0]):
