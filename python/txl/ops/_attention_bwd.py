@@ -132,7 +132,8 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
                                                    dv.view(B * Hk * N, Dv)]
     block_n = 64 if D == 256 or Dv != D else BLOCK_N
     split = split_walk(n_pad // block_n, B * Hk, H // Hk, n_pad // BLOCK_M, _num_sms(q.device))
-    usable = q.is_cuda and m.is_contiguous() and m.data_ptr() % 16 == 0 and m.dtype == torch.float32
+    usable = (q.device.type in _launch.DEVICE_TYPES and m.is_contiguous() and m.data_ptr() % 16 == 0
+              and m.dtype == torch.float32)
     key = (tuple(q.shape), tuple(k.shape), Dv, q.dtype, q.device, bool(causal), bool(deterministic), local, split)
     plan = _plans.get(key) if usable else None
     if plan is not None:

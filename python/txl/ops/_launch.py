@@ -12,6 +12,9 @@ from txl.compiler.meta import MetaTensor
 
 BLOCK = 128  # N is padded to a multiple of this (every kernel's BLOCK_M and BLOCK_N divide it)
 BIG = 1 << 30  # an unbounded side of a sliding window, as the kernels take it
+# Device types the operators accept and keep launch plans for (bench/attention_host_cpu.py adds "cpu" to time the
+# host path on CPU tensors with stand-in launches).
+DEVICE_TYPES = ("cuda",)
 
 
 def padded_len(n):

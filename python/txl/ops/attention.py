@@ -41,6 +41,7 @@ import typing
 from txl.compiler.meta import MetaTensor
 # BLOCK, BIG, padded_len, _dummy_i32 and fast_launch live in _launch, below this module and the ones it imports
 # (_attention_bwd, rope); they stay importable from here, as txl.ops.attention.fast_launch etc.
+from txl.ops import _launch
 from txl.ops._launch import BIG, BLOCK, _dummy_i32, fast_launch, padded_len  # noqa: F401
 
 HEAD_DIMS = (64, 128, 256)
@@ -339,7 +340,7 @@ def _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel):
                              "dim contiguous (stride 1); call .contiguous()" % (name, t.stride(-1)))
     # (the device last: shape errors are found the same on any device)
     for name, t in (("q", q), ("k", k), ("v", v)):
-        if t.device.type != "cuda":
+        if t.device.type not in _launch.DEVICE_TYPES:
             raise ValueError("txl.ops.flash_attention: %s is on %s: the kernels run on a CUDA GPU; move it with "
                              ".cuda()" % (name, t.device))
     if not (q.device == k.device == v.device):

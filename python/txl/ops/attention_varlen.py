@@ -23,6 +23,7 @@ varlen interface), forward and backward, on the fa3 kernels' packed path (VARLEN
 import math
 import typing
 
+from txl.ops import _launch
 from txl.ops.attention import (BIG, BLOCK, DTYPES, _launch_args, _rotate, backward_unsupported, check_head_dims,
                                check_sinks, fast_launch, get_tuner, local_masks, padded_len, sink_grad,
                                sink_grad_from_delta)
@@ -41,7 +42,7 @@ def _check(torch, q, k, v, cu_q, cu_k, max_q, max_k, sm_scale):
         if t.dtype != q.dtype or str(t.dtype).replace("torch.", "") not in DTYPES:
             raise TypeError("%s: q, k, v must share one dtype of torch.bfloat16, torch.float16; got %s, %s, %s"
                             % (_WHERE, q.dtype, k.dtype, v.dtype))
-        if t.device.type != "cuda" or t.device != q.device:
+        if t.device.type not in _launch.DEVICE_TYPES or t.device != q.device:
             raise ValueError("%s: %s is on %s: q, k, v and the offsets must be on one CUDA device"
                              % (_WHERE, name, t.device))
     for name, t in (("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):

@@ -1,0 +1,343 @@
+"""The host (Python + torch) cost of a txl.ops attention call, without a GPU: CPU tensors, every kernel launch
+replaced by a stand-in with the runtime.FastLaunch hot path's work (a ctypes slot per parameter, the TMA
+descriptor cache lookup per descriptor, two ctypes calls in place of cuCtxGetCurrent and cuLaunchKernel), so what
+is timed is everything the eager paths do around the kernels: argument checks, plan lookup, allocations, the
+autograd machinery (custom op or autograd.Function), the backward's plan.
+
+    PYTHONPATH=python python3 bench/attention_host_cpu.py [--calls N] [--profile ROW]
+
+Prints microseconds per call (min over repeats; wall clock and this thread's CPU time, the latter steadier on a
+loaded machine) for: the backward alone (torch.autograd.grad of the output, retain_graph, back to back, as
+bench/attention_bwd.py --profile times it), the forward with gradients, the forward without, dense and packed
+(varlen), with learnable sinks, and a plain torch.autograd.Function / SDPA call of the same tensors as the
+floor of torch's own machinery on this host. CPU-harness numbers: a GPU host's Python is slower or faster; the
+ratios between rows are what carries over. --profile NAME: cProfile of that row, top functions."""
+
+import argparse
+import contextlib
+import ctypes
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+import torch  # noqa: E402
+
+import txl  # noqa: E402
+from txl.ops import _attention_bwd as AB  # noqa: E402
+from txl.ops import _launch  # noqa: E402
+from txl.ops import attention as A  # noqa: E402
+from txl.ops import attention_varlen as V  # noqa: E402
+
+_libc = ctypes.CDLL(None)
+
+
+class FakeFast:
+    """runtime.FastLaunch's __call__ without a driver: the same per-parameter setters (ctypes slots; descriptor
+    params look their (address, shape, strides) up in a cache, as FastLaunch does), the lock, a ctypes call for
+    cuCtxGetCurrent, one for the raw stream, one for cuLaunchKernel (libc's labs, which ignores extra args), and
+    the TXL_LAUNCH_BLOCKING check. ``kinds``: per param "desc", "ptr", "i32", "f32"."""
+
+    def __init__(self, kinds):
+        self.lock = threading.Lock()
+        self.params = (ctypes.c_void_p * max(len(kinds), 1))()
+        self.slots = []
+        self.setters = [self._setter(k, i) for i, k in enumerate(kinds)]
+        self.cu_launch = _libc.labs
+        self.cu_ctx_get = _libc.labs
+        self.raw_stream = _libc.labs
+        self.cur = ctypes.c_void_p()
+        self.cur_ref = ctypes.byref(self.cur)
+        self.func_p = ctypes.c_void_p(0)
+        self.block = (384, 1, 1, 200000)
+        self.launches = 0
+
+    def _setter(self, kind, idx):
+        params = self.params
+        if kind == "desc":
+            cache = {}
+
+            def set_desc(v):
+                key = (v.data_ptr(), v.shape, v.stride())
+                d = cache.get(key)
+                if d is None:
+                    d = cache[key] = ctypes.c_uint64(len(cache))
+                params[idx] = ctypes.addressof(d)
+                return d
+            return set_desc
+        ctype = {"ptr": ctypes.c_uint64, "i32": ctypes.c_uint32, "f32": ctypes.c_float}[kind]
+        slot = ctype()
+        self.slots.append(slot)
+        params[idx] = ctypes.addressof(slot)
+        if kind == "ptr":
+            def set_ptr(v):
+                slot.value = v.data_ptr()
+            return set_ptr
+        if kind == "i32":
+            def set_i32(v):
+                slot.value = v & 0xFFFFFFFF
+            return set_i32
+
+        def set_f32(v):
+            slot.value = v
+        return set_f32
+
+    def __call__(self, grid, values, stream=None):
+        gx, gy, gz = grid
+        with self.lock:
+            keep = [f(v) for f, v in zip(self.setters, values)]  # noqa: F841
+            self.cu_ctx_get(self.cur_ref)
+            s = self.raw_stream(0)
+            bx, by, bz, shared = self.block
+            self.cu_launch(self.func_p, gx, gy, gz, bx, by, bz, shared, s, self.params, None)
+        self.launches += 1
+        os.environ.get("TXL_LAUNCH_BLOCKING")
+
+
+def _kind(v):
+    if isinstance(v, txl.TensorDescriptor):
+        return "desc"
+    if isinstance(v, torch.Tensor):
+        return "ptr"
+    return "f32" if isinstance(v, float) else "i32"
+
+
+def _fake_bwd_build(cls, launches, rows, m, allocs, dev):
+    """_attention_bwd._Plan.build without compiling: a step's params are its positional runtime arguments."""
+    dummy = _launch._dummy_i32(m)
+    where = {id(t): ("row", i) for i, t in enumerate(rows)}
+    where[id(m)] = ("m",)
+    where.update({id(t): ("scratch", name) for name, (t, _) in allocs.items()})
+    steps = []
+    for fn, grid, args, kwargs in launches:
+        sources, kinds = [], []
+        for v in args:
+            kinds.append(_kind(v))
+            v = v.base if isinstance(v, txl.TensorDescriptor) else v
+            if isinstance(v, torch.Tensor):
+                assert id(v) in where or v is dummy
+                sources.append(where.get(id(v), ("const", v)))
+            elif isinstance(v, float):
+                sources.append(("scale",))
+            else:
+                sources.append(("const", v))
+        steps.append((FakeFast(kinds), tuple(grid) + (1,) * (3 - len(grid)), sources))
+    return cls(steps, [(name, shape) for name, (_, shape) in allocs.items()], m.device)
+
+
+def _fake_fwd_launch(kernel, q2, k2, v2, o2, m, sm_scale, grid, args, kwargs):
+    """What _Plan / the varlen plan get from tuning and compiling: (FastLaunch stand-in, grid)."""
+    return FakeFast([_kind(a) for a in args] + (["ptr"] if kwargs.get("SINK_LOGITS") is not None else []))
+
+
+def install():
+    """Patch the launch boundary: kernels never compile or run; plans are built on CPU tensors."""
+    torch.cuda.current_device = lambda: -1  # a CPU tensor's get_device()
+    torch.cuda.is_current_stream_capturing = lambda: False
+    torch.cuda.device = lambda device: contextlib.nullcontext()
+    _launch.fast_launch = lambda fn, grid, args, kwargs: None
+    AB._Plan.build = classmethod(_fake_bwd_build)
+    _launch.DEVICE_TYPES = ("cuda", "cpu")
+    if hasattr(A, "_compile_plan_launch"):
+        A._compile_plan_launch = _fake_fwd_launch
+    else:  # the code before the harness hook: a _Plan whose constructor skips tuning
+        orig = A._Plan.__init__
+
+        def init(self, torch_, kernel, q, k, v, causal, sm_scale, local=None, sinks=None):
+            B, H, N, D = q.shape
+            Hk, Dv = k.shape[1], v.shape[-1]
+            self.torch, self.shape, self.dtype, self.device = torch_, (B, H, N, Dv), q.dtype, q.device
+            self.n, self.n_pad, self.bh = N, A.padded_len(N), B * H
+            self.grid = (self.n_pad // 128, B * H, 1)
+            self.tail = (N, self.n_pad, B * H, A._dummy_i32(q), A._dummy_i32(q), H) + \
+                ((A.BIG, A.BIG, 0) if local is None else tuple(local))
+            self.launch = FakeFast(["desc"] * 4 + ["ptr", "ptr", "f32"] + ["i32"] * 2 + ["i32", "ptr", "ptr"]
+                                   + ["i32"] * 4 + (["ptr"] if sinks is not None else []))
+            self.in_place = all(t.is_contiguous() for t in (q, k, v))
+            self.q_rows, self.k_rows, self.v_rows, self.o_rows = (B * H * N, D), (B * Hk * N, D), \
+                (B * Hk * N, Dv), (B * H * N, Dv)
+            self.m_scratch = None
+        A._Plan.__init__ = init
+        del orig
+    # the custom ops run their (cuda) implementation on CPU tensors too
+    from torch._library.custom_ops import OPDEFS
+
+    A._custom_op()
+    V._custom_op()
+    for name in ("txl::flash_attention", "txl::flash_attention_backward", "txl::flash_attention_varlen",
+                 "txl::flash_attention_varlen_backward"):
+        op = OPDEFS[name]
+        op.register_kernel("cpu")(op._init_fn)
+    if not hasattr(V, "_compile_plan_launch"):
+        # the varlen forward before its plan: the tuner's config is known (as after a first call), launches go
+        # through _launch.fast_launch's fingerprint path with a stand-in launcher
+        from txl.autotune import Autotuner
+
+        _fast = {}
+
+        def fast_launch(fn, grid, args, kwargs):
+            def kind(v):
+                if isinstance(v, txl.TensorDescriptor):
+                    return ("d", v.base.dtype, tuple(v.block_shape), v.base.data_ptr() % 16 == 0, v.base.stride(-1))
+                if isinstance(v, torch.Tensor):
+                    return ("t", v.dtype, v.data_ptr() % 16 == 0, v.is_contiguous())
+                if isinstance(v, int):
+                    return ("i", v == 1, v % 16 == 0, -0x80000000 <= v <= 0x7FFFFFFF)
+                return (type(v).__name__,)
+
+            dev = torch.cuda.current_device()
+            tensors = {n: v for n, v in kwargs.items() if isinstance(v, (torch.Tensor, txl.TensorDescriptor))}
+            key = (fn, dev, tuple(sorted((n, kind(v) if n in tensors else v) for n, v in kwargs.items())),
+                   tuple(kind(a) for a in args))
+            entry = _fast.get(key)
+            if entry is None:
+                names = fn.arg_names[:len(args)] + list(tensors)
+                entry = _fast[key] = (FakeFast([_kind(a) for a in args] + ["ptr"] * len(tensors)), names)
+            fast, names = entry
+            by_name = dict(zip(fn.arg_names, args), **tensors)
+            vals = [by_name[n].base if isinstance(by_name[n], txl.TensorDescriptor) else by_name[n] for n in names]
+            fast(tuple(grid) + (1,) * (3 - len(grid)), vals)
+        V.fast_launch = fast_launch
+        orig_best = Autotuner.__getitem__
+
+        def getitem(self, grid):
+            def run(*args, **kwargs):
+                key = self._key_of(self._bind_partial(args, kwargs))
+                self.best[key] = self.configs[0]
+            return run
+        Autotuner.__getitem__ = getitem
+        del orig_best
+
+
+def _time(fn, calls, repeats=7):
+    for _ in range(3):
+        fn()
+    best_wall = best_cpu = float("inf")
+    for _ in range(repeats):
+        w, c = time.perf_counter(), time.thread_time()
+        for _ in range(calls):
+            fn()
+        best_wall = min(best_wall, (time.perf_counter() - w) / calls * 1e6)
+        best_cpu = min(best_cpu, (time.thread_time() - c) / calls * 1e6)
+    return best_wall, best_cpu
+
+
+class _Plain(torch.autograd.Function):
+    """The floor: an autograd.Function that does nothing but allocate its outputs (o; dq, dk, dv)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v):
+        ctx.save_for_backward(q, k, v)
+        return torch.empty_like(q)
+
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v = ctx.saved_tensors
+        return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def rows():
+    """(name, make) pairs; make() -> dict of timed callables."""
+    dt16, dt = torch.float16, torch.bfloat16
+    out = []
+
+    def dense(B, H, HK, N, D, dtype, causal=False, sinks=False, window=(-1, -1), lse=False, det=False):
+        def make():
+            torch.manual_seed(0)
+            q = torch.randn(B, H, N, D, dtype=dtype, requires_grad=True)
+            k, v = (torch.randn(B, HK, N, D, dtype=dtype, requires_grad=True) for _ in range(2))
+            s = torch.randn(H, requires_grad=True) if sinks else None
+            kw = dict(causal=causal, window=window, sinks=s, return_lse=lse, deterministic=det)
+            o = A.flash_attention(q, k, v, **kw)
+            o = o[0] if lse else o
+            do = torch.randn_like(o)
+            ins = (q, k, v) + ((s,) if sinks else ())
+            qd, kd, vd = q.detach(), k.detach(), v.detach()
+            return {"bwd": lambda: torch.autograd.grad(o, ins, do, retain_graph=True),
+                    "fwd+grad": lambda: A.flash_attention(q, k, v, **kw),
+                    "fwd no grad": lambda: A.flash_attention(qd, kd, vd, **dict(kw, sinks=None if s is None
+                                                                                 else s.detach())),
+                    "step": lambda: torch.autograd.grad(
+                        (lambda r: r[0] if lse else r)(A.flash_attention(q, k, v, **kw)), ins, do)}
+        return make
+
+    def varlen(lens, H, HK, D, dtype, causal=True, sinks=False):
+        def make():
+            torch.manual_seed(0)
+            tq = sum(lens)
+            cu = torch.tensor([0] + [sum(lens[:i + 1]) for i in range(len(lens))], dtype=torch.int32)
+            q = torch.randn(tq, H, D, dtype=dtype, requires_grad=True)
+            k, v = (torch.randn(tq, HK, D, dtype=dtype, requires_grad=True) for _ in range(2))
+            s = torch.randn(H, requires_grad=True) if sinks else None
+            mx = max(lens)
+            o = V.flash_attention_varlen(q, k, v, cu, cu, mx, mx, causal=causal, sinks=s)
+            do = torch.randn_like(o)
+            ins = (q, k, v) + ((s,) if sinks else ())
+            qd, kd, vd = q.detach(), k.detach(), v.detach()
+            sd = None if s is None else s.detach()
+            return {"bwd": lambda: torch.autograd.grad(o, ins, do, retain_graph=True),
+                    "fwd+grad": lambda: V.flash_attention_varlen(q, k, v, cu, cu, mx, mx, causal=causal, sinks=s),
+                    "fwd no grad": lambda: V.flash_attention_varlen(qd, kd, vd, cu, cu, mx, mx, causal=causal,
+                                                                    sinks=sd),
+                    "step": lambda: torch.autograd.grad(
+                        V.flash_attention_varlen(q, k, v, cu, cu, mx, mx, causal=causal, sinks=s), ins, do)}
+        return make
+
+    def floor(B, H, N, D, dtype):
+        def make():
+            q, k, v = (torch.randn(B, H, N, D, dtype=dtype, requires_grad=True) for _ in range(3))
+            o = _Plain.apply(q, k, v)
+            do = torch.randn_like(o)
+            return {"bwd": lambda: torch.autograd.grad(o, (q, k, v), do, retain_graph=True),
+                    "fwd+grad": lambda: _Plain.apply(q, k, v)}
+        return make
+
+    out.append(("dense 2,16,1,128,64 fp16", dense(2, 16, 1, 128, 64, dt16)))
+    out.append(("dense 2,8,8,1000,128 bf16", dense(2, 8, 8, 1000, 128, dt)))
+    out.append(("dense 4,16,2,1000,64 bf16 causal", dense(4, 16, 2, 1000, 64, dt, causal=True)))
+    out.append(("dense sinks win128 2,8,8,1000,64", dense(2, 8, 8, 1000, 64, dt, causal=True, sinks=True,
+                                                          window=(128, 0))))
+    out.append(("dense lse 2,8,2,1000,128 determ.", dense(2, 8, 2, 1000, 128, dt, lse=True, det=True)))
+    out.append(("varlen 4 seqs 8,2,128 causal", varlen([300, 700, 128, 900], 8, 2, 128, dt)))
+    out.append(("varlen sinks 4 seqs 8,8,64", varlen([300, 700, 128, 900], 8, 8, 64, dt, sinks=True)))
+    out.append(("floor autograd.Function", floor(2, 8, 1000, 128, dt)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--profile", default=None, help="cProfile this row (a prefix of its name) and kind")
+    ap.add_argument("--kind", default="bwd")
+    args = ap.parse_args()
+    install()
+    for name, make in rows():
+        fns = make()
+        if args.profile:
+            if not name.startswith(args.profile):
+                continue
+            import cProfile
+            import pstats
+
+            fn = fns[args.kind]
+            for _ in range(5):
+                fn()
+            pr = cProfile.Profile()
+            pr.enable()
+            for _ in range(args.calls):
+                fn()
+            pr.disable()
+            pstats.Stats(pr).sort_stats("tottime").print_stats(30)
+            return
+        cells = []
+        for kind in ("bwd", "fwd+grad", "fwd no grad", "step"):
+            if kind in fns:
+                w, c = _time(fns[kind], args.calls)
+                cells.append("%s %6.1f / %6.1f" % (kind, w, c))
+        print("%-34s %s" % (name, " | ".join(cells)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
