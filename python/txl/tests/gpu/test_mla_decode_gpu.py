@@ -11,6 +11,12 @@ a 64-row block (s_q 2 x 40 heads), checked to have run on that kernel; the same 
 schedule (test_mla_decode_seesaw; run it on its own first: -k seesaw); the wgmma kernel padded to fewer rows;
 misaligned inputs; the mma.sync kernel with s_q 2, causal.
 
+FP8 (e4m3) caches with a per-tensor scale (txl/kernels/mla_decode_fp8.py, every shape; -k fp8): against the float32
+reference of the dequantized cache, within 1e-2 and under half of what the quantization itself moves the output:
+lengths 0 / 1 / 777 / 3001 / 64 with NaN past each end, shuffled pages 16 / 64, 16 and 128 heads, s_q 1 / 2 (causal
+and not), default / 1 / 5 splits; the scale as a 0-d or (1,) tensor or none (1.0), fp16 q, the 4-D cache layout,
+the scale read on the device, opcheck, argument errors.
+
     PYTHONPATH=python TXL_TXLC=... python3 -m pytest -q python/txl/tests/gpu/test_mla_decode_gpu.py
 """
 
@@ -244,3 +250,130 @@ def test_mla_decode_seesaw(monkeypatch, launched, heads, s_q, causal, page, spli
     for b in range(len(lens)):
         if lens[b]:
             _check(o[b], lse[b], ro[b], rlse[b])
+
+
+# ---- FP8 (e4m3) caches with a per-tensor scale: txl/kernels/mla_decode_fp8.py (every shape) ----------------------
+
+
+def fp8_cache(lens, page, per_tensor=True, spare=3):
+    """(kv float32, kv8 float8_e4m3fn, deq float32 = kv8 * scale, scale, bt, seqlens): a random float32 cache (NaN in
+    every slot past a sequence's end) quantized per tensor: scale = amax / 448 (e4m3's largest), or 1.0 when
+    ``per_tensor`` is False (the op's default scale)."""
+    kv, bt, seqlens = cache(lens, page, torch.float32, spare, nan_tail=True)
+    kv = kv * 3.0
+    amax = kv.nan_to_num(0.0).abs().amax()
+    scale = (amax / 448.0).float() if per_tensor else torch.ones((), device="cuda")
+    kv8 = (kv / scale).to(torch.float8_e4m3fn)
+    return kv, kv8, kv8.float() * scale, scale, bt, seqlens
+
+
+def _rel(a, b):
+    return ((a.float() - b).norm() / b.norm().clamp_min(1e-6)).item()
+
+
+def _check_fp8(o, lse, ro_deq, rlse_deq, ro_orig):
+    """o / lse of the FP8 cache against the float32 reference of the dequantized cache (what the kernel computes
+    exactly but for its 16-bit P and output rounding): within 1e-2 and under half of what the e4m3 quantization
+    itself moves the output (the reference on the unquantized cache vs on the dequantized one), so the check is
+    about the kernel, not about fp8."""
+    _check(o, lse, ro_deq, rlse_deq)
+    quant = _rel(ro_orig, ro_deq)
+    err = _rel(o, ro_deq)
+    assert err < 0.5 * quant, ("kernel error %.2e vs the fp8 quantization's %.2e" % (err, quant))
+
+
+def _ran_fp8(launched):
+    from txl.kernels import mla_decode as km
+    from txl.kernels import mla_decode_fp8 as kf
+    from txl.kernels import mla_decode_wgmma as kw
+
+    return (kf.mla_decode_split_fp8 in launched and km.mla_decode_split not in launched
+            and kw.mla_decode_wgmma not in launched)
+
+
+@pytest.mark.parametrize("heads,s_q,causal", [(16, 1, False), (128, 1, False), (16, 2, False), (16, 2, True),
+                                              (128, 2, True)])
+@pytest.mark.parametrize("page,splits", [(16, None), (64, None), (64, 1), (64, 5)])
+def test_mla_decode_fp8(heads, s_q, causal, page, splits, launched):
+    """FP8 cache with a per-tensor scale (0-d tensor): lengths 0 / 1 / 777 / 3001 / 64 in one batch, NaN past each
+    end, shuffled pages 16 / 64, 16 and 128 heads (128: the rows the wgmma kernel takes for bf16), 1 or 2 tokens
+    (causal and not), default / 1 / 5 splits."""
+    if heads == 128 and (page, splits) not in ((64, None), (16, None)):
+        pytest.skip("128 heads: the default splits only")
+    lens = [1, 777, 3001, 0, 64]
+    kv, kv8, deq, scale, bt, seqlens = fp8_cache(lens, page)
+    q = torch.randn(len(lens), s_q, heads, 576, device="cuda", dtype=torch.bfloat16)
+    sm = 192 ** -0.5
+    o, lse = mla_decode(q, kv8, bt, seqlens, sm_scale=sm, num_splits=splits, return_lse=True, causal=causal,
+                        kv_scale=scale)
+    assert _ran_fp8(launched)
+    assert o.shape == q.shape[:3] + (512,) and o.dtype == torch.bfloat16
+    assert lse.shape == ((len(lens), heads) if s_q == 1 else (len(lens), s_q, heads))
+    ro, rlse = mla_reference(q, deq, bt, seqlens, sm_scale=sm, causal=causal)
+    ro_orig, _ = mla_reference(q, kv, bt, seqlens, sm_scale=sm, causal=causal)
+    if s_q == 1:
+        o, ro, rlse, ro_orig = o[:, 0], ro[:, 0], rlse[:, 0], ro_orig[:, 0]
+    _check_fp8(o, lse, ro, rlse, ro_orig)
+    for b in range(len(lens)):  # a wrong short sequence hides in the batch's norm
+        if lens[b]:
+            _check_fp8(o[b], lse[b], ro[b], rlse[b], ro_orig[b])
+    # The op's own reference path (mla_reference dequantizes an FP8 cache) agrees with the dequantized one.
+    ro2, _ = mla_reference(q, kv8, bt, seqlens, sm_scale=sm, causal=causal, kv_scale=scale)
+    torch.testing.assert_close(ro2 if s_q > 1 else ro2[:, 0], ro, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("form", ["default_one", "shape_1", "fp16_q", "3d"])
+def test_mla_decode_fp8_forms(form, launched):
+    """kv_scale None (1.0: a cache quantized without scaling), a (1,) scale, an fp16 q (o fp16), a 3-D q with the
+    4-D (pages, page, 1, 576) cache layout."""
+    lens = [3001, 1, 777, 0]
+    kv, kv8, deq, scale, bt, seqlens = fp8_cache(lens, 64, per_tensor=form != "default_one")
+    dtype = torch.float16 if form == "fp16_q" else torch.bfloat16
+    q = torch.randn(len(lens), 16, 576, device="cuda", dtype=dtype)
+    kw = {} if form == "default_one" else {"kv_scale": scale.reshape(1) if form == "shape_1" else scale}
+    cache_arg = kv8.unsqueeze(2) if form == "3d" else kv8
+    o, lse = mla_decode(q, cache_arg, bt, seqlens, return_lse=True, **kw)
+    assert _ran_fp8(launched) and o.dtype == dtype and o.shape == (len(lens), 16, 512)
+    ro, rlse = mla_reference(q, deq, bt, seqlens)
+    ro_orig, _ = mla_reference(q, kv, bt, seqlens)
+    _check_fp8(o, lse, ro, rlse, ro_orig)
+    assert torch.equal(o[3], torch.zeros_like(o[3])) and (lse[3] == math.inf).all()
+
+
+def test_mla_decode_fp8_scale_read_on_device():
+    """The scale is read on the device: the same tensor rewritten in place (as a CUDA graph would reuse it) gives
+    the result of its new value."""
+    lens = [500, 130]
+    _, kv8, _, scale, bt, seqlens = fp8_cache(lens, 16)
+    q = torch.randn(2, 16, 576, device="cuda", dtype=torch.bfloat16)
+    s = scale.clone()
+    for factor in (1.0, 3.0):
+        s.copy_(scale * factor)
+        o, lse = mla_decode(q, kv8, bt, seqlens, kv_scale=s, return_lse=True)
+        ro, rlse = mla_reference(q, kv8, bt, seqlens, kv_scale=s)
+        _check(o, lse, ro, rlse)
+
+
+def test_custom_op_registration_fp8():
+    _, kv8, _, scale, bt, seqlens = fp8_cache([100, 37], 16)
+    q = torch.randn(2, 1, 16, 576, device="cuda", dtype=torch.bfloat16)
+    torch.library.opcheck(torch.ops.txl.mla_decode, (q, kv8, bt, seqlens, 0.05, 2, False, scale.reshape(1)),
+                          test_utils=("test_schema", "test_faketensor"))
+
+
+def test_fp8_bad_arguments_on_cuda():
+    kv, bt, seqlens = cache([10], 16)
+    _, kv8, _, scale, bt8, seqlens8 = fp8_cache([10], 16)
+    q = torch.randn(1, 16, 576, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="kv_scale is the dequantization scale"):
+        mla_decode(q, kv, bt, seqlens, kv_scale=scale)
+    with pytest.raises(ValueError, match="kv_scale is on cpu"):
+        mla_decode(q, kv8, bt8, seqlens8, kv_scale=scale.cpu())
+    with pytest.raises(ValueError, match="one float32 value"):
+        mla_decode(q, kv8, bt8, seqlens8, kv_scale=scale.double())
+    with pytest.raises(ValueError, match="one float32 value"):
+        mla_decode(q, kv8, bt8, seqlens8, kv_scale=scale.expand(2))
+    with pytest.raises(TypeError, match="kv_scale must be a torch.Tensor"):
+        mla_decode(q, kv8, bt8, seqlens8, kv_scale=0.5)
+    with pytest.raises(TypeError, match="float8_e4m3fn"):
+        mla_decode(q, kv8.to(torch.float8_e5m2), bt8, seqlens8)
