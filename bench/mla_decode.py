@@ -9,6 +9,7 @@ materialises the GQA-expanded keys: 37 GiB at (64, 16, 4096).)
     python3 bench/mla_decode.py              # every row
     python3 bench/mla_decode.py --compute    # the compute-bound rows (64+ query rows per sequence) only
     python3 bench/mla_decode.py --compute --seesaw   # also the experimental seesaw schedule of the wgmma kernel
+    python3 bench/mla_decode.py --fp8        # also an "fp8" row under each: the same cache in e4m3 + per-tensor scale
 
 On the rows with fewer than 64 query rows per sequence (where the op runs the mma.sync kernel) the "wgmma pad"
 columns time the wgmma kernel too, its 64-row tile padded (mla_decode.WGMMA_ROWS lowered to 1 for that call),
@@ -21,6 +22,10 @@ checked against the float32 reference on the first two sequences before timing (
 write (o): "%copy" is that over the copy's bandwidth, the issue's measure for the memory-bound shapes (H <= 32);
 TFLOP/s counts 2 * S_Q * H * len * (576 + 512) per sequence (the issue's target: >= 550 at 128 heads).
 Timings: median of triton.testing.do_bench.
+
+--fp8: under each row, the op on the same cache quantized to float8_e4m3fn with a per-tensor scale (amax / 448,
+kv_scale=), which runs txl/kernels/mla_decode_fp8.py on every shape; checked against the float32 reference of the
+dequantized cache; its GB/s counts the e4m3 bytes (1 per cache element), "x bf16" is the bf16 op's time over its.
 """
 
 import importlib
@@ -150,6 +155,27 @@ def peer(fn, q, kv, bt, seqlens, ro):
         return "fail", str(e).splitlines()[0][:160]
 
 
+def fp8_row(q, kv, bt, seqlens, total, flops, t_bf16, bw, shape):
+    """The op on ``kv`` quantized to e4m3 with a per-tensor scale: one row (GB/s of e4m3 bytes)."""
+    scale = (kv.abs().amax().float() / 448.0).reshape(1)
+    kv8 = (kv.float() / scale).to(torch.float8_e4m3fn)
+    B, S_Q, H, _ = q.shape
+    rows = S_Q * H
+    try:
+        o = txl.ops.mla_decode(q, kv8, bt, seqlens, kv_scale=scale)
+        ro, _ = mop.mla_reference(q[:2], kv8, bt[:2], seqlens[:2], kv_scale=scale)
+        err = ((o[:2].float() - ro).norm() / ro.norm()).item()
+        t = do_bench(lambda: txl.ops.mla_decode(q, kv8, bt, seqlens, kv_scale=scale), return_mode="median")
+    except Exception as e:  # noqa: BLE001 - a failing row is a note, not the end of the run
+        print("%-30s %6s  fail: %s" % ("  fp8", "mma8", str(e).splitlines()[0][:160]))
+        return
+    nbytes = total * 576 + q.numel() * 2 + B * rows * 512 * 2
+    splits = mop.default_splits(B, H, bt.shape[1] * kv.shape[1], q.device, S_Q, kv.shape[1], kv.shape[0], fp8=True)
+    print("%-30s %6s %6d %8.3f %7.0f %6.0f%% %8.1f | x bf16 %5.2f%s" % (
+        "  fp8 " + str(shape), "mma8", splits, t, nbytes / (t * 1e-3) / 1e9, 100 * nbytes / (t * 1e-3) / 1e9 / bw,
+        flops / (t * 1e-3) / 1e12, t_bf16 / t, "" if err < 1e-2 else "  ERR %.2e" % err))
+
+
 def main():
     import argparse
 
@@ -158,6 +184,8 @@ def main():
     ap.add_argument("--no-triton", action="store_true", help="skip the Triton 3.6 column")
     ap.add_argument("--seesaw", action="store_true",
                     help="on the wgmma rows also time the seesaw schedule (mla_decode.SCHEDULE = 'seesaw')")
+    ap.add_argument("--fp8", action="store_true",
+                    help="under each row, the op on the cache in float8_e4m3fn with a per-tensor scale")
     args = ap.parse_args()
     torch.manual_seed(0)
     bw = copy_bandwidth()
@@ -222,6 +250,8 @@ def main():
             str((B, H, S_Q, lens, page)), kernel, splits, t, nbytes / (t * 1e-3) / 1e9,
             100 * nbytes / (t * 1e-3) / 1e9 / bw, flops / (t * 1e-3) / 1e12, mma, trit, pad,
             "" if err < 1e-2 else "  ERR %.2e" % err))
+        if args.fp8:
+            fp8_row(q, kv, bt, seqlens, total, flops, t, bw, (B, H, S_Q, lens, page))
 
 
 if __name__ == "__main__":
