@@ -132,6 +132,20 @@ def _kv_ring_barriers(NUM_STAGES: tl.constexpr):
 
 
 @txl.jit
+def _consumer_half(bQ, HALF_M: tl.constexpr):
+    # A consumer of the three-warpgroup forward kernels: which it is (WG1: 0, WG2: 1), its first row within the
+    # query tile and its half of Q.
+    if txl.is_warpgroup([1]):
+        qi = 0
+        row0 = 0
+    else:
+        qi = 1
+        row0 = HALF_M
+    q = txl.get_buffer(bQ, qi)
+    return qi, row0, q
+
+
+@txl.jit
 def _produce(bQ, bK, bV, q_full, k_full, v_full, k_empty, v_empty, desc_q, desc_k, desc_v, qo_y, off_kv, n_tiles,
              HALF_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr, Q_BYTES: tl.constexpr,
              KV_BYTES: tl.constexpr):

@@ -45,8 +45,8 @@ import txl
 import txl.language as tl
 
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import (_advance, _epilogue, _fold_sink, _kv_ring_barriers, _kv_tile, _local_range,
-                                           _mask_local, _mask_tile, _seq, _seq_v, _softmax_step, _stream_kv)
+from txl.kernels._attention_common import (_advance, _consumer_half, _epilogue, _fold_sink, _kv_ring_barriers, _kv_tile,
+                                           _local_range, _mask_local, _mask_tile, _seq, _seq_v, _softmax_step, _stream_kv)
 
 
 @txl.jit
@@ -142,13 +142,7 @@ def flash_attention(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_PAD
     # ---- WG1, WG2: consumers, HALF_M query rows of every tile each.
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
-        if txl.is_warpgroup([1]):
-            qi = 0
-            row0 = 0
-        else:
-            qi = 1
-            row0 = HALF_M
-        q = txl.get_buffer(bQ, qi)
+        qi, row0, q = _consumer_half(bQ, HALF_M)
         o_tile = txl.get_buffer(bO, qi)
         if DV != HEAD_DIM and O_IN_Q:
             # O (HALF_M x DV) reuses the first DV columns of the Q tile: whole swizzle column blocks of it, laid

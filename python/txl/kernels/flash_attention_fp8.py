@@ -26,7 +26,7 @@ fp8 tile is half its size).
 import txl
 import txl.language as tl
 
-from txl.kernels._attention_common import _advance, _kv_ring_barriers, _mask_tile
+from txl.kernels._attention_common import _advance, _consumer_half, _kv_ring_barriers, _mask_tile
 
 LOG2E = 1.44269504
 
@@ -89,13 +89,7 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
     # ---- WG1, WG2: consumers, HALF_M query rows each.
     if txl.is_warpgroup([1, 2]):
         txl.reg_alloc(CONSUMER_REGS)
-        if txl.is_warpgroup([1]):
-            qi = 0
-            row0 = 0
-        else:
-            qi = 1
-            row0 = HALF_M
-        q = txl.get_buffer(bQ, qi)
+        qi, row0, q = _consumer_half(bQ, HALF_M)
         d_off = off_kv * DESCALE_STRIDE
         qk_scale = sm_scale * LOG2E * tl.load(DQ + d_off) * tl.load(DK + d_off)
         v_scale = tl.load(DV + d_off)
