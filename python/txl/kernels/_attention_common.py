@@ -257,6 +257,15 @@ def _program_tile(N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: t
 
 
 @txl.jit
+def _softmax_init(ROWS: tl.constexpr, COLS: tl.constexpr):
+    # The online softmax's state before the first key tile: O accumulator 0, row max -inf, row sum 0.
+    acc = tl.zeros([ROWS, COLS], tl.float32)
+    m_i = tl.full([ROWS], float("-inf"), tl.float32)
+    l_i = tl.zeros([ROWS], tl.float32)
+    return acc, m_i, l_i
+
+
+@txl.jit
 def _softmax_pv(qk, acc, m_i, l_i, qk_scale, j, n_tiles, q_row, N_CTX, bV, v_full, s, phase, dtype,
                 ROWS: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr):
     # Key tile j of a dense forward (S = qk, its keys' V in stage s of bV once v_full's stage s has landed): the

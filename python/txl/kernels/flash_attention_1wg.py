@@ -15,7 +15,7 @@ import txl
 import txl.language as tl
 
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import _advance, _epilogue, _program_tile, _softmax_pv
+from txl.kernels._attention_common import _advance, _epilogue, _program_tile, _softmax_init, _softmax_pv
 
 
 @txl.jit
@@ -61,9 +61,7 @@ def flash_attention_1wg(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N
     txl.mbar_wait(qb, 0)
     qk_scale = sm_scale * 1.44269504
 
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
-    m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
-    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc, m_i, l_i = _softmax_init(BLOCK_M, HEAD_DIM)
     s = 0
     phase = 0
     ps = NUM_STAGES - 1  # the stage tile j + NUM_STAGES - 1 goes to

@@ -588,13 +588,8 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
                     COLS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr,
                     CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr,
                     SPLIT: tl.constexpr):
-    dtype = desc_dk.dtype
-    qk_scale = sm_scale * 1.44269504
-    k_all = txl.get_buffer(bK, 0)
-    v_all = txl.get_buffer(bV, 0)
+    dtype, qk_scale, k_all, v_all = _column_split_start(desc_dk, sm_scale, bK, bV, kv_full)
     k_cols = txl.smem_slice(k_all, W * COLS, COLS, dim=1)  # this consumer's columns of K
-    txl.mbar_wait(txl.get_buffer(kv_full, 0), 0)
-
     dv = tl.zeros([BLOCK_N, COLS], tl.float32)
     dk = tl.zeros([BLOCK_N, COLS], tl.float32)
     s = 0
@@ -634,6 +629,18 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
         _store_rows((dk * sm_scale).to(dtype), txl.smem_slice(k_all, W * COLS, COLS, dim=1), desc_dk, DK, kv_y,
                     k_x + W * COLS, out_stride, n_valid, BLOCK_N, COLS, EVEN_N)
     txl.tma_store_wait(0)
+
+
+@txl.jit
+def _column_split_start(desc_dk, sm_scale, bK, bV, kv_full):
+    # A column-split consumer's start: the output dtype, the base-2 softmax scale, and K and V of the key block
+    # once they have landed.
+    dtype = desc_dk.dtype
+    qk_scale = sm_scale * 1.44269504
+    k_all = txl.get_buffer(bK, 0)
+    v_all = txl.get_buffer(bV, 0)
+    txl.mbar_wait(txl.get_buffer(kv_full, 0), 0)
+    return dtype, qk_scale, k_all, v_all
 
 
 @txl.jit

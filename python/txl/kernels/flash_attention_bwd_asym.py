@@ -22,7 +22,8 @@ import txl.language as tl
 
 from txl.kernels._attention_common import _advance
 from txl.kernels.flash_attention_bwd import (_add_dq, _bwd_block, _column_split_buffers, _column_split_producer,
-                                             _column_split_step, _split_walk, _store_partial)
+                                             _column_split_start, _column_split_step, _split_walk,
+                                             _store_partial)
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD", "NUM_HEADS", "WIN_LEFT", "WIN_RIGHT", "N_SINK"])
@@ -84,12 +85,7 @@ def _consumer_asym(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_
                    NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, SPLIT: tl.constexpr):
     # Consumer W: S^T and P^T (W = 0) or dP^T and dS^T (W = 1), then dK columns KX .. KX + KC, dV columns VX ..
     # VX + VC and dQ column blocks QB0 .. QB1 - 1.
-    dtype = desc_dk.dtype
-    qk_scale = sm_scale * 1.44269504
-    k_all = txl.get_buffer(bK, 0)
-    v_all = txl.get_buffer(bV, 0)
-    txl.mbar_wait(txl.get_buffer(kv_full, 0), 0)
-
+    dtype, qk_scale, k_all, v_all = _column_split_start(desc_dk, sm_scale, bK, bV, kv_full)
     dv = tl.zeros([BLOCK_N, VC], tl.float32)
     dk = tl.zeros([BLOCK_N, KC], tl.float32)
     s = 0

@@ -18,7 +18,7 @@ import txl.language as tl
 
 from txl.kernels import _attention_common as _common
 from txl.kernels._attention_common import (_advance, _epilogue, _kv_ring_barriers, _produce, _program_tile,
-                                           _softmax_pv)
+                                           _softmax_init, _softmax_pv)
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
@@ -63,9 +63,7 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_
         txl.mbar_wait(txl.get_buffer(q_full, qi), 0)
         qk_scale = sm_scale * 1.44269504
 
-        acc = tl.zeros([HALF_M, HEAD_DIM], tl.float32)
-        m_i = tl.full([HALF_M], float("-inf"), tl.float32)
-        l_i = tl.zeros([HALF_M], tl.float32)
+        acc, m_i, l_i = _softmax_init(HALF_M, HEAD_DIM)
         s = 0
         phase = 0
         for j in range(0, n_tiles):
