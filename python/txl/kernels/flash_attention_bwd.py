@@ -197,11 +197,10 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
     LOCAL: tl.constexpr = VARLEN or WINDOW
     tl.static_assert(not (LOCAL and CAUSAL), "local masks: causal is WIN_RIGHT = 0")
 
-    k_row = tl.program_id(0) * BLOCK_N  # first key of the block within its head; causal: block 0 starts first
-    kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
-        k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
-        BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
-    t_lo, t_hi, part_y = _split_walk(per_head * H_Q_PER_KV, k_row, N_PAD, SPLIT, VARLEN)
+    # k_row: the first key of the block within its head (causal: block 0 starts first)
+    (k_row, kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride, t_lo,
+     t_hi, part_y) = _key_block(N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
+                                BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL, SPLIT)
 
     bK = txl.smem_alloc([HALF_N, HEAD_DIM], dtype, num_stages=2)  # [W]: consumer W's keys
     bV = txl.smem_alloc([HALF_N, HEAD_DIM], dtype, num_stages=2)
@@ -237,6 +236,21 @@ def flash_attention_bwd(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, desc_
                       M, Delta, DK, DV, sm_scale, N_PAD, m_base, k_row, kv_y, k_x, len_q, len_k, q_start, per_head,
                       t_lo, t_hi, out_stride, part_y, WIN_LEFT, WIN_RIGHT, N_SINK, 1, HEAD_DIM, BLOCK_M, HALF_N,
                       DQ_COLS, NUM_STAGES, CAUSAL, EVEN_N and not VARLEN, DQ, LOCAL, SPLIT)
+
+
+@txl.jit
+def _key_block(N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM: tl.constexpr,
+               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, H_Q_PER_KV: tl.constexpr,
+               VARLEN: tl.constexpr, LOCAL: tl.constexpr, SPLIT: tl.constexpr):
+    # The dK/dV kernels' program (grid (N_PAD / BLOCK_N, B * H_KV[, SPLIT])): its key block's first key within the
+    # head, where the block and its queries live (_bwd_block) and its share of the walk (_split_walk).
+    k_row = tl.program_id(0) * BLOCK_N
+    kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
+        k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
+        BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
+    t_lo, t_hi, part_y = _split_walk(per_head * H_Q_PER_KV, k_row, N_PAD, SPLIT, VARLEN)
+    return (k_row, kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride,
+            t_lo, t_hi, part_y)
 
 
 @txl.jit
@@ -514,11 +528,9 @@ def flash_attention_bwd_hd256(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk,
     LOCAL: tl.constexpr = VARLEN or WINDOW
     tl.static_assert(not (LOCAL and CAUSAL), "local masks: causal is WIN_RIGHT = 0")
 
-    k_row = tl.program_id(0) * BLOCK_N
-    kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
-        k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
-        BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL)
-    t_lo, t_hi, part_y = _split_walk(per_head * H_Q_PER_KV, k_row, N_PAD, SPLIT, VARLEN)
+    (k_row, kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride, t_lo,
+     t_hi, part_y) = _key_block(N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
+                                BLOCK_N, CAUSAL, H_Q_PER_KV, VARLEN, LOCAL, SPLIT)
 
     bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty = _column_split_buffers(
         dtype, HEAD_DIM, HEAD_DIM, BLOCK_M, BLOCK_N, NUM_STAGES, COLS, 2)  # bdQ[W]: dQ staging

@@ -21,8 +21,8 @@ import txl
 import txl.language as tl
 
 from txl.kernels._attention_common import _advance
-from txl.kernels.flash_attention_bwd import (_add_dq, _bwd_block, _column_split_buffers, _column_split_producer,
-                                             _column_split_start, _column_split_step, _split_walk,
+from txl.kernels.flash_attention_bwd import (_add_dq, _column_split_buffers, _column_split_producer,
+                                             _column_split_start, _column_split_step, _key_block,
                                              _store_partial)
 
 
@@ -47,11 +47,9 @@ def flash_attention_bwd_asym(desc_q, desc_k, desc_v, desc_do, desc_dq, desc_dk, 
     NQB: tl.constexpr = HEAD_DIM // 64
     dtype = desc_q.dtype
 
-    k_row = tl.program_id(0) * BLOCK_N
-    kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride = _bwd_block(
-        k_row, tl.program_id(1), N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
-        BLOCK_N, CAUSAL, H_Q_PER_KV, False, False)
-    t_lo, t_hi, part_y = _split_walk(per_head * H_Q_PER_KV, k_row, N_PAD, SPLIT, False)
+    (k_row, kv_y, k_x, q_base, q_gstride, q_x0, x_gstride, m_base, len_q, len_k, q_start, per_head, out_stride, t_lo,
+     t_hi, part_y) = _key_block(N_CTX, N_PAD, CU_Q, CU_K, NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK, HEAD_DIM, BLOCK_M,
+                                BLOCK_N, CAUSAL, H_Q_PER_KV, False, False, SPLIT)
 
     bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_empty = _column_split_buffers(
         dtype, HEAD_DIM, HEAD_DIM_V, BLOCK_M, BLOCK_N, NUM_STAGES, 64, NQB)  # bdQ[j]: dQ staging of column block j
