@@ -600,10 +600,9 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
                     COLS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NUM_STAGES: tl.constexpr,
                     CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, DQ: tl.constexpr, LOCAL: tl.constexpr,
                     SPLIT: tl.constexpr):
-    dtype, qk_scale, k_all, v_all = _column_split_start(desc_dk, sm_scale, bK, bV, kv_full)
+    dtype, qk_scale, k_all, v_all, dv, dk = _column_split_start(desc_dk, sm_scale, bK, bV, kv_full, BLOCK_N, COLS,
+                                                                 COLS)
     k_cols = txl.smem_slice(k_all, W * COLS, COLS, dim=1)  # this consumer's columns of K
-    dv = tl.zeros([BLOCK_N, COLS], tl.float32)
-    dk = tl.zeros([BLOCK_N, COLS], tl.float32)
     s = 0
     phase = 0
     for t in range(t_lo, t_hi):
@@ -644,15 +643,18 @@ def _consumer_hd256(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo
 
 
 @txl.jit
-def _column_split_start(desc_dk, sm_scale, bK, bV, kv_full):
-    # A column-split consumer's start: the output dtype, the base-2 softmax scale, and K and V of the key block
-    # once they have landed.
+def _column_split_start(desc_dk, sm_scale, bK, bV, kv_full, BLOCK_N: tl.constexpr, VC: tl.constexpr,
+                        KC: tl.constexpr):
+    # A column-split consumer's start: the output dtype, the base-2 softmax scale, K and V of the key block once
+    # they have landed, and its dV (VC columns) and dK (KC columns) accumulators, zero.
     dtype = desc_dk.dtype
     qk_scale = sm_scale * 1.44269504
     k_all = txl.get_buffer(bK, 0)
     v_all = txl.get_buffer(bV, 0)
     txl.mbar_wait(txl.get_buffer(kv_full, 0), 0)
-    return dtype, qk_scale, k_all, v_all
+    dv = tl.zeros([BLOCK_N, VC], tl.float32)
+    dk = tl.zeros([BLOCK_N, KC], tl.float32)
+    return dtype, qk_scale, k_all, v_all, dv, dk
 
 
 @txl.jit

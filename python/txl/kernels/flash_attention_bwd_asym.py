@@ -83,9 +83,7 @@ def _consumer_asym(bK, bV, bQ, bdO, bP, bdS, bdQ, kv_full, q_full, do_full, qdo_
                    NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr, SPLIT: tl.constexpr):
     # Consumer W: S^T and P^T (W = 0) or dP^T and dS^T (W = 1), then dK columns KX .. KX + KC, dV columns VX ..
     # VX + VC and dQ column blocks QB0 .. QB1 - 1.
-    dtype, qk_scale, k_all, v_all = _column_split_start(desc_dk, sm_scale, bK, bV, kv_full)
-    dv = tl.zeros([BLOCK_N, VC], tl.float32)
-    dk = tl.zeros([BLOCK_N, KC], tl.float32)
+    dtype, qk_scale, k_all, v_all, dv, dk = _column_split_start(desc_dk, sm_scale, bK, bV, kv_full, BLOCK_N, VC, KC)
     s = 0
     phase = 0
     for t in range(t_lo, t_hi):
