@@ -528,6 +528,18 @@ def table(results):
     return "\n".join(lines)
 
 
+def _swaps_of(path, name, label, missing_hint=""):
+    """--list: print how many import lines of the file at ``path`` swap_source rewrites (or that it is missing);
+    returns the (line, old, new) changes."""
+    if not os.path.exists(path):
+        print("missing: %s%s" % (path, missing_hint))
+        return []
+    with open(path) as f:
+        _, changes = swap_source(f.read(), name)
+    print("== %s: %d import line(s) swapped" % (label, len(changes)))
+    return changes
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--list", action="store_true", help="the sources, their swapped lines and the cases")
@@ -538,23 +550,11 @@ def main():
     args = ap.parse_args()
     if args.list or not args.run:
         for t in TUTORIAL_FILES:
-            p = os.path.join(TUTORIALS, t + ".py")
-            if not os.path.exists(p):
-                print("missing: %s (see the docstring)" % p)
-                continue
-            with open(p) as f:
-                _, changes = swap_source(f.read(), t)
-            print("== %s: %d import line(s) swapped" % (t, len(changes)))
+            changes = _swaps_of(os.path.join(TUTORIALS, t + ".py"), t, t, " (see the docstring)")
             for no, old, new in changes:
                 print("   %s.py:%d  %s  ->  %s" % (t, no, old, new))
         for name, rel in FLA_FILES.items():
-            p = os.path.join(FLA, rel)
-            if not os.path.exists(p):
-                print("missing: %s" % p)
-                continue
-            with open(p) as f:
-                _, changes = swap_source(f.read(), rel)
-            print("== fla %s: %d import line(s) swapped" % (rel, len(changes)))
+            _swaps_of(os.path.join(FLA, rel), rel, "fla " + rel)
         if not args.run:
             return 0
     import torch
