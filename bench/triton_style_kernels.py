@@ -62,6 +62,13 @@ def gemm_desc(a_desc, b_desc, c_desc, M, N, K,
               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
     """Host TMA descriptors: A [M, K] (block [BLOCK_M, BLOCK_K]), B^T stored [N, K] (block [BLOCK_N, BLOCK_K]),
     C [M, N] (block [BLOCK_M, BLOCK_N])."""
+    _gemm_desc_tile(a_desc, b_desc, c_desc, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+
+
+@jitlib.jit
+def _gemm_desc_tile(a_desc, b_desc, c_desc, M, N, K,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """This program's C tile through descriptors of A, B^T and C (host-made or device-made)."""
     pid_m, pid_n = _grouped_pid(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     offs_am = pid_m * BLOCK_M
     offs_bn = pid_n * BLOCK_N
@@ -80,15 +87,7 @@ def gemm_devdesc(a_ptr, bt_ptr, c_ptr, M, N, K,
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BLOCK_M, BLOCK_K])
     b_desc = tl.make_tensor_descriptor(bt_ptr, [N, K], [K, 1], [BLOCK_N, BLOCK_K])
     c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N])
-    pid_m, pid_n = _grouped_pid(M, N, BLOCK_M, BLOCK_N, GROUP_M)
-    offs_am = pid_m * BLOCK_M
-    offs_bn = pid_n * BLOCK_N
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        a = a_desc.load([offs_am, k * BLOCK_K])
-        b = b_desc.load([offs_bn, k * BLOCK_K])
-        acc = tl.dot(a, b.T, acc)
-    c_desc.store([offs_am, offs_bn], acc.to(tl.float16))
+    _gemm_desc_tile(a_desc, b_desc, c_desc, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
 
 
 # ----------------------------------------------------------------------------------------------------------------
