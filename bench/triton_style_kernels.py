@@ -312,16 +312,26 @@ def attn_bwd_preprocess(O, DO, Delta, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl
 
 
 @jitlib.jit
-def attn_bwd_dkdv(Q, K, V, DO, DK, DV, M, Delta, sm_scale, N_CTX,
-                  HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
-    start_n = tl.program_id(0) * BLOCK_N
+def _bwd_block(sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr, OTHER: tl.constexpr):
+    """The block of BLOCK rows program (i, bh) of a backward kernel owns (keys of attn_bwd_dkdv, queries of
+    attn_bwd_dq): its first row, bh, the head's base offset, its rows, the other side's rows of one step
+    (OTHER), the head dim's columns, the log2-domain scale and the block's element offsets."""
+    start = tl.program_id(0) * BLOCK
     off_hz = tl.program_id(1)
     base = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
-    offs_n = start_n + tl.arange(0, BLOCK_N)
-    offs_m0 = tl.arange(0, BLOCK_M)
+    offs = start + tl.arange(0, BLOCK)
+    offs_other = tl.arange(0, OTHER)
     offs_d = tl.arange(0, HEAD_DIM)
     qk_scale = sm_scale * 1.44269504
-    kv_offs = base + offs_n[:, None] * HEAD_DIM + offs_d[None, :]
+    block_offs = base + offs[:, None] * HEAD_DIM + offs_d[None, :]
+    return start, off_hz, base, offs, offs_other, offs_d, qk_scale, block_offs
+
+
+@jitlib.jit
+def attn_bwd_dkdv(Q, K, V, DO, DK, DV, M, Delta, sm_scale, N_CTX,
+                  HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    start_n, off_hz, base, offs_n, offs_m0, offs_d, qk_scale, kv_offs = _bwd_block(sm_scale, N_CTX, HEAD_DIM, BLOCK_N,
+                                                                                 BLOCK_M)
     k = tl.load(K + kv_offs)
     v = tl.load(V + kv_offs)
     dk = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
@@ -350,14 +360,8 @@ def attn_bwd_dkdv(Q, K, V, DO, DK, DV, M, Delta, sm_scale, N_CTX,
 @jitlib.jit
 def attn_bwd_dq(Q, K, V, DO, DQ, M, Delta, sm_scale, N_CTX,
                 HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
-    start_m = tl.program_id(0) * BLOCK_M
-    off_hz = tl.program_id(1)
-    base = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
-    offs_m = start_m + tl.arange(0, BLOCK_M)
-    offs_n0 = tl.arange(0, BLOCK_N)
-    offs_d = tl.arange(0, HEAD_DIM)
-    qk_scale = sm_scale * 1.44269504
-    q_offs = base + offs_m[:, None] * HEAD_DIM + offs_d[None, :]
+    start_m, off_hz, base, offs_m, offs_n0, offs_d, qk_scale, q_offs = _bwd_block(sm_scale, N_CTX, HEAD_DIM, BLOCK_M,
+                                                                                BLOCK_N)
     q = tl.load(Q + q_offs)
     do = tl.load(DO + q_offs)
     m = tl.load(M + off_hz * N_CTX + offs_m)
