@@ -81,7 +81,7 @@ std::string requiredStage(Operation *op) {
       .Case<MbarAllocOp, MbarExpectOp, MbarWaitOp, MbarArriveOp>([](auto) { return "--txl-mbars"; })
       .Case<TmaLoadOp, TmaStoreOp, TmaStoreWaitOp, TmaGatherOp, FenceProxyAsyncOp, AsyncLoadOp,
             AsyncLoadWaitOp>([](auto) { return "--txl-lower-loads"; })
-      .Case<SmemLoadOp, SmemStoreOp, FragSmemLoadOp, FragSmemStoreOp>(
+      .Case<SmemLoadOp, SmemStoreOp, FragSmemLoadOp, FragSmemStoreOp, SlotStoreOp, SlotLoadOp>(
           [](auto) { return "--txl-lower-smem-load-stores"; })
       .Case<TmemLoadOp, TmemStoreOp>([](auto) { return "the tensor-memory load/store stage"; })
       .Case<SmemIndexOp, SmemSubsliceOp, SmemTransOp, SmemReshapeOp>(

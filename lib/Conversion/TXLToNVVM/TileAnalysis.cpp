@@ -490,7 +490,7 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
   if (auto cst = dyn_cast<arith::ConstantOp>(op))
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
-             ReduceOp, ScanOp, SortOp, FlipOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp,
+             ReduceOp, WarpReduceOp, ScanOp, SortOp, FlipOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp,
              AtomicCASOp, PrintOp, AssertOp, ElementwiseInlineAsmOp, GatherOp, HistogramOp>(op);
 }
 
@@ -630,6 +630,20 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
   if (auto cas = dyn_cast<AtomicCASOp>(op))
     return checkAtomic(op, cas.getPtr(), {cas.getCmp(), cas.getValue()}, cas.getResult(),
                        cas.getScratch());
+  if (auto wr = dyn_cast<WarpReduceOp>(op)) {
+    SmallVector<Value> srcs(wr.getSrcs());
+    if (isa<RankedTensorType>(srcs[0].getType()) &&
+        failed(checkSameLayouts(op, srcs, "operands")))
+      return failure();
+    for (Value src : srcs) {
+      Type elt = getElementTypeOrSelf(src.getType());
+      if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() > 64)
+        return op->emitError() << "'txl.warp_reduce' across lanes of " << elt
+                               << " values is not supported (integers and floats up to 64 bits "
+                               << "are)";
+    }
+    return success();
+  }
   if (auto red = dyn_cast<ReduceOp>(op)) {
     std::string why;
     auto plan = planReduce(red, why);

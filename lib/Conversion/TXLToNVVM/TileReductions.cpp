@@ -200,6 +200,62 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
   }
 };
 
+/// warp_reduce: TXL's per-warp partial reduction. A rank-1 tile combines its
+/// registers (each element once: registers that copy another's element are
+/// skipped), then its lanes along the tile (lane bits whose basis is not 0;
+/// lanes holding copies are not combined, so each element counts once);
+/// the warps are never combined, so the result is one value per warp,
+/// replicated across its lanes. A scalar (a per-thread value) combines all
+/// 32 lanes.
+struct WarpReduceLowering : OpConversionPattern<WarpReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(WarpReduceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    size_t n = op.getSrcs().size();
+    auto combine = [&](ArrayRef<Value> acc, ArrayRef<Value> cur) {
+      return applyCombiner(rewriter, op.getCombineOp(), acc, cur);
+    };
+    SmallVector<Value> acc;
+    SmallVector<int64_t> laneMasks;
+    if (auto tile = dyn_cast<RankedTensorType>(op.getSrcs()[0].getType())) {
+      std::string why;
+      auto layout = layoutOf(tile, &why);
+      if (failed(layout))
+        return rewriter.notifyMatchFailure(op, why);
+      SmallVector<SmallVector<Value>> regs;
+      for (Value src : adaptor.getSrcs())
+        regs.push_back(unpack(rewriter, loc, src));
+      SmallVector<Coord> seen;
+      for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+        Coord c = layout->applyReg(r);
+        if (llvm::is_contained(seen, c))
+          continue;
+        seen.push_back(c);
+        SmallVector<Value> cur;
+        for (size_t i = 0; i < n; ++i)
+          cur.push_back(regs[i][r]);
+        acc = acc.empty() ? cur : combine(acc, cur);
+      }
+      for (auto [k, basis] : llvm::enumerate(layout->getLaneBases()))
+        if (basis[0] != 0)
+          laneMasks.push_back(int64_t(1) << k);
+    } else {
+      llvm::append_range(acc, adaptor.getSrcs());
+      for (int64_t k = 0; k < 5; ++k)
+        laneMasks.push_back(int64_t(1) << k);
+    }
+    for (int64_t mask : laneMasks) {
+      SmallVector<Value> other;
+      for (Value v : acc)
+        other.push_back(shuffleXor(rewriter, loc, v, mask));
+      acc = combine(acc, other);
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
 /// The partners of a scan, sort or flip's registers at each axis step: a
 /// register's partner along bit k of the axis coordinate is another
 /// register of the thread, the lane `lane ^ 2^bit` (shfl.sync.bfly), or the
@@ -489,7 +545,7 @@ template <typename OpTy> struct AxisPermuteLowering : OpConversionPattern<OpTy> 
 void populateReductionPatterns(const TXLTypeConverter &converter, RewritePatternSet &patterns,
                                PatternBenefit benefit) {
   patterns
-      .add<ReduceLowering, ScanLowering, AxisPermuteLowering<SortOp>, AxisPermuteLowering<FlipOp>>(
+      .add<ReduceLowering, WarpReduceLowering, ScanLowering, AxisPermuteLowering<SortOp>, AxisPermuteLowering<FlipOp>>(
           converter, patterns.getContext(), benefit);
 }
 

@@ -277,6 +277,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.call_stack = tuple(call_stack) + (info.fn,)
         self.loop_depth = 0
         self.region_depth = 0  # > 0 inside if/for/while bodies (returns are only allowed at the top)
+        self.cond_depth = 0  # > 0 inside the branches of a run-time `if` that is not a role split
         # Enclosing warp-specialized regions, innermost last: ("is_warpgroup" | "is_warp", ids) for the region
         # of `if txl.is_warpgroup(ids):`, ("else", None) for its else branch.
         self.roles = ()
@@ -500,6 +501,8 @@ class CodeGenerator(ast.NodeVisitor):
         then_block, else_block = ir.Block(), ir.Block()
         role = self._role_of(cond)
         saved_roles = self.roles
+        if role is None:
+            self.cond_depth += 1  # (its branches may run in some threads only: no CTA barrier there)
         try:
             if role is not None:
                 self.roles = saved_roles + (role,)
@@ -509,6 +512,8 @@ class CodeGenerator(ast.NodeVisitor):
             else_scope, else_defs = self._run_block(else_block, else_fn, liveins)
         finally:
             self.roles = saved_roles
+            if role is None:
+                self.cond_depth -= 1
         names = []
         for n in list(then_defs) + [n for n in else_defs if n not in then_defs]:
             if want is not None and n != want:
@@ -1521,6 +1526,7 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
     entry = ir.Block()
     builder.block = builder.entry = entry
     ctx = semantic.Context(builder, num_warps, num_warpgroups, target)
+    ctx.num_ctas = num_ctas  # CTAs per cluster (TXL splits a tile over them: txl.warp_max / warp_sum)
     ctx.debug = bool(getattr(jit_fn, "debug", False)) or any(
         os.environ.get(v, "").strip().lower() not in ("", "0", "false") for v in ("TRITON_DEBUG", "TXL_DEBUG"))
     lscope, arg_types, arg_names = {}, [], []

@@ -62,6 +62,8 @@ SPECS = {
     'txl.relayout': {'operands': [('src', 'single', 'ranked tensor of any type values'), ('scratch', 'optional', 'shared-memory view (one stage)')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:` qualified(type($src)) `->` qualified(type($result))'},
     'txl.reshape': {'operands': [('src', 'single', 'ranked tensor of any type values')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))'},
     'txl.scan': {'operands': [('srcs', 'variadic', 'variadic of ranked tensor of any type values'), ('scratch', 'optional', 'shared-memory view (one stage)')], 'results': [('results', 'variadic')], 'attrs': [('axis', ('int', 'i32'), False, None), ('reverse', ('unit',), True, None)], 'regions': [('combineOp', 'single')], 'segments': True, 'same_type': False, 'format': '$srcs `axis` $axis (`reverse` $reverse^)? (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:` functional-type($srcs, $results) $combineOp'},
+    'txl.slot_load': {'operands': [('src', 'single', 'shared-memory view (one stage)'), ('other', 'optional', 'signless integer or floating-point'), ('pred', 'optional', '1-bit signless integer')], 'results': [('result', 'single')], 'attrs': [('laneBases', ('array', 'i64'), False, None), ('warpBases', ('array', 'i64'), False, None), ('ctaId', ('int', 'i32'), True, -1)], 'regions': [], 'segments': True, 'same_type': False, 'format': '$src (`other` $other^)? (`pred` $pred^)? attr-dict `:` qualified(type($src)) `->` type($result)'},
+    'txl.slot_store': {'operands': [('value', 'single', 'signless integer or floating-point'), ('dst', 'single', 'shared-memory view (one stage)'), ('mbar', 'optional', 'one mbarrier (!txl.mbar)'), ('pred', 'optional', '1-bit signless integer')], 'results': [], 'attrs': [('laneBases', ('array', 'i64'), False, None), ('warpBases', ('array', 'i64'), False, None), ('ctaId', ('int', 'i32'), True, -1)], 'regions': [], 'segments': True, 'same_type': False, 'format': '$value `,` $dst (`mbar` $mbar^)? (`pred` $pred^)? attr-dict `:` type($value) `,` qualified(type($dst))'},
     'txl.smem_alloc': {'operands': [], 'results': [('result', 'single')], 'attrs': [('mutable_', ('unit',), True, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '(`mutable` $mutable_^)? attr-dict `:` qualified(type($result))'},
     'txl.smem_index': {'operands': [('src', 'single', 'shared-memory view (one stage)'), ('index', 'single', '32-bit signless integer')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src `[` $index `]` attr-dict `:` qualified(type($src))'},
     'txl.smem_load': {'operands': [('src', 'single', 'shared-memory view (one stage)')], 'results': [('result', 'single')], 'attrs': [('ctaId', ('int', 'i32'), True, -1)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))'},
@@ -83,6 +85,7 @@ SPECS = {
     'txl.tmem_store': {'operands': [('value', 'single', 'ranked tensor of any type values'), ('dst', 'single', 'tensor-memory view (one stage)')], 'results': [], 'attrs': [('ctaId', ('int', 'i32'), True, -1)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$value `,` $dst attr-dict `:` qualified(type($value)) `,` qualified(type($dst))'},
     'txl.trans': {'operands': [('src', 'single', 'ranked tensor of any type values')], 'results': [('result', 'single')], 'attrs': [('order', ('array', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src `,` $order attr-dict `:` qualified(type($src)) `->` qualified(type($result))'},
     'txl.warp_id': {'operands': [], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': 'attr-dict'},
+    'txl.warp_reduce': {'operands': [('srcs', 'variadic', 'variadic of any type')], 'results': [('results', 'variadic')], 'attrs': [], 'regions': [('combineOp', 'single')], 'segments': False, 'same_type': False, 'format': '$srcs attr-dict `:` functional-type($srcs, $results) $combineOp'},
     'txl.warpgroup_id': {'operands': [], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': 'attr-dict'},
     'arith.addf': {'operands': [('lhs', 'single', 'floating-point-like'), ('rhs', 'single', 'floating-point-like')], 'results': [('result', 'single')], 'attrs': [('fastmath', ('enum', 'arith', 'fastmath', True, {'none': 0, 'reassoc': 1, 'nnan': 2, 'ninf': 4, 'nsz': 8, 'arcp': 16, 'contract': 32, 'afn': 64, 'fast': 127}, ','), True, 'none')], 'regions': [], 'segments': False, 'same_type': True, 'format': '$lhs `,` $rhs (`fastmath` `` $fastmath^)? attr-dict `:` type($result)'},
     'arith.addi': {'operands': [('lhs', 'single', 'signless-integer-like'), ('rhs', 'single', 'signless-integer-like')], 'results': [('result', 'single')], 'attrs': [('overflowFlags', ('enum', 'arith', 'overflow', True, {'none': 0, 'nsw': 1, 'nuw': 2}, ', '), True, 'none')], 'regions': [], 'segments': False, 'same_type': True, 'format': '$lhs `,` $rhs (`overflow` `` $overflowFlags^)? attr-dict `:` type($result)'},
@@ -452,6 +455,16 @@ class txl:
         return _build('txl.scan', [srcs, scratch], [results], {'axis': axis, 'reverse': reverse}, [combineOp])
 
     @staticmethod
+    def slot_load(src, other=None, pred=None, *, result, laneBases, warpBases, ctaId=None):
+        "load into each thread the element of a view its lane and warp pick."
+        return _build('txl.slot_load', [src, other, pred], [result], {'laneBases': laneBases, 'warpBases': warpBases, 'ctaId': ctaId}, [])
+
+    @staticmethod
+    def slot_store(value, dst, mbar=None, pred=None, *, laneBases, warpBases, ctaId=None):
+        "store each thread's scalar into the element of a view its lane and warp pick."
+        return _build('txl.slot_store', [value, dst, mbar, pred], [], {'laneBases': laneBases, 'warpBases': warpBases, 'ctaId': ctaId}, [])
+
+    @staticmethod
     def smem_alloc(*, result, mutable_=None):
         "allocate a multi-stage shared-memory buffer."
         return _build('txl.smem_alloc', [], [result], {'mutable_': mutable_}, [])
@@ -555,6 +568,11 @@ class txl:
     def warp_id(*, result):
         "warp index in the block (tid / 32, warp-uniform)."
         return _build('txl.warp_id', [], [result], {}, [])
+
+    @staticmethod
+    def warp_reduce(srcs, *, results, combineOp):
+        "per-warp partial reduction (TXL's warp_max / warp_sum)."
+        return _build('txl.warp_reduce', [srcs], [results], {}, [combineOp])
 
     @staticmethod
     def warpgroup_id(*, result):

@@ -15,6 +15,7 @@ from ..compiler import dialects as ods
 from ..compiler.errors import SemanticError
 from . import core
 from . import semantic as S
+from . import warp_partials as WP
 from .core import block_type, builtin, constexpr, tensor, tmem_type, _unwrap
 
 
@@ -170,6 +171,7 @@ def get_buffer(src, index):
 
 @builtin
 def smem_load(smem, layout=None, cta_id=-1):
+    WP.sync_read(S.as_view(smem, "txl.smem_load"), "txl.smem_load")
     return S.smem_load(smem, S._static_int(cta_id, "cta_id"))
 
 
@@ -180,9 +182,19 @@ def smem_store(smem, value, cta_id=-1):
 
 @builtin
 def frag_smem_load(smem, shape, layout=None, other=None, pred=None, is_broadcast=False, cta_id=-1):
-    """Partial / predicated load into a ``shape`` tile (TXL: deprecated, kept for porting)."""
+    """Partial / predicated load into a ``shape`` tile (TXL: deprecated, kept for porting). Under a ``layout`` of
+    fewer than 32 threads per warp (TXL's exchange of per-warp partials) it is TXL's register reinterpretation: each
+    thread gets the element the layout gives it (``other`` where it gives none) as a per-thread value, which
+    ``txl.warp_max`` / ``warp_sum`` combine across the warp's lanes (txl.slot_load; language/warp_partials.py)."""
     view = S.as_view(smem, "txl.frag_smem_load")
     shape = S._shape_list(shape, "txl.frag_smem_load")
+    if WP.is_partial_layout(layout):
+        if _unwrap(is_broadcast):
+            raise SemanticError("txl.frag_smem_load(is_broadcast=True) with a per-thread layout",
+                                "drop is_broadcast (TXL deprecates it); read the whole buffer with txl.smem_load")
+        p = S._pred(pred, "txl.frag_smem_load")
+        return WP.slot_load(view, shape, layout, other, p, S._static_int(cta_id, "cta_id"))
+    WP.sync_read(view, "txl.frag_smem_load")
     rt = block_type(view.type.element_ty, shape)
     o = None
     if _unwrap(other) is not None:
@@ -203,15 +215,17 @@ def frag_smem_store(smem, value, layout=None, pred=None, cta_id=-1, mbar=None, p
     view = S.as_view(smem, "txl.frag_smem_store")
     val = S.to_tensor(value)
     if not isinstance(val.type, block_type):
-        # TXL's cross-warp reduction idiom: each warp stores its txl.warp_max / warp_sum partial at its warp's slot
-        # (the `layout` argument says which) and reads the slots back. In txl those reductions are complete.
-        raise SemanticError(
-            "txl.frag_smem_store of a scalar: TXL stores each warp's partial result of txl.warp_max / "
-            "txl.warp_sum at that warp's slot (through `layout`), but in txl those reductions are already "
-            "complete (every warp holds the whole result), and a register layout belongs to its tile, so a "
-            "scalar has no per-warp slots",
-            "use the reduction's value directly (it is the result the exchange computes); to share a value "
-            "through shared memory, store a tile with txl.smem_store / txl.frag_smem_store")
+        # TXL's cross-warp reduction idiom: each warp stores its txl.warp_max / warp_sum partial (a per-thread value)
+        # at the element `layout` gives its lane and warp (txl.slot_store; language/warp_partials.py).
+        if _unwrap(predStr):
+            raise SemanticError("txl.frag_smem_store: predStr=%r slices a 2-D tile; the value is a scalar"
+                                % (_unwrap(predStr),), "drop predStr")
+        bar = None
+        if _unwrap(mbar) is not None:
+            bar = S.as_view(mbar, "txl.frag_smem_store mbar", kind="mbar").handle
+        p = S._pred(pred, "txl.frag_smem_store")
+        WP.slot_store(view, val, layout, p, S._static_int(cta_id, "cta_id"), bar)
+        return
     sliced = -1
     pred_str = _unwrap(predStr)
     if pred_str:
@@ -472,24 +486,20 @@ def dotx(input, other, acc=None, useD=None, pred=None, mbars=(), mbarPreds=(), i
     return _unwrap(acc)
 
 
-def _warp_reduce(kind, input, axis, keep_dims, dtype=None):
-    # TXL's warp reductions stop after the intra-warp shuffles; a full txl.reduce computes the same values
-    # whenever TXL's would be complete (the reduced axis inside one warp), and the right ones otherwise.
-    return S.reduce_named(kind, input, _unwrap(axis), _unwrap(keep_dims), _unwrap(dtype))
-
-
 @builtin
 def warp_max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    if _unwrap(return_indices):
-        # As tl.max(return_indices=True): the full reduction gives what TXL's warp reduction gives whenever the
-        # reduced axis lies inside one warp.
-        return S.reduce_arg("max", input, _unwrap(axis), _unwrap(keep_dims), _unwrap(return_indices_tie_break_left))
-    return _warp_reduce("max", input, axis, keep_dims)
+    """TXL's per-warp maximum: of a 1-D tile (or any tile with axis=None), the maximum of the elements the thread's
+    warp holds, one value per warp (txl.warp_reduce); of a per-thread value (txl.frag_smem_load under a per-thread
+    layout), the maximum over the warp's 32 lanes. A tile of rank >= 2 along an axis: txl's complete tl.max (TXL's
+    value wherever the warps do not split the axis). See language/warp_partials.py."""
+    return WP.warp_reduce("max", input, axis, keep_dims, return_indices=bool(_unwrap(return_indices)),
+                          tie_break_left=bool(_unwrap(return_indices_tie_break_left)))
 
 
 @builtin
 def warp_sum(input, axis=None, keep_dims=False, dtype=None):
-    return _warp_reduce("sum", input, axis, keep_dims, dtype)
+    """TXL's per-warp sum (as txl.warp_max: one value per warp)."""
+    return WP.warp_reduce("sum", input, axis, keep_dims, _unwrap(dtype))
 
 
 @builtin

@@ -405,23 +405,6 @@ def test_frag_smem_store_pred_str_mistakes(fn, expect):
 
 
 @txl.jit
-def _frag_store_partials(x_ptr):
-    buf = txl.get_buffer(txl.smem_alloc([8], dtype=tl.float32), 0)
-    row = tl.load(x_ptr + tl.arange(0, 1024))
-    layout: tl.constexpr = txl.BlockedLayout(size_per_thread=[1], threads_per_warp=[1], warps_per_cta=[4],
-                                             order=[0])
-    txl.frag_smem_store(buf, txl.warp_max(row, axis=0), layout)
-
-
-def test_frag_smem_store_of_a_warp_partial_says_why():
-    # TXL's 04-softmax kernels exchange per-warp partials this way; txl's warp reductions are complete.
-    e, text = _frontend_error(_frag_store_partials, {"x_ptr": "*fp32"})
-    assert e.line == _line_of(_frag_store_partials, "txl.frag_smem_store(")
-    assert "in txl those reductions are already complete" in e.message, text
-    assert "use the reduction's value directly" in e.fix, text
-
-
-@txl.jit
 def _dot_into_tmem(x_ptr):
     a = txl.get_buffer(txl.smem_alloc([128, 64], tl.float16), 0)
     b = txl.get_buffer(txl.smem_alloc([128, 64], tl.float16), 0)

@@ -286,7 +286,7 @@ def attn_fwd(q, k, v, o, sm_scale, launch=True):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# A row kernel that declares `num_warps` itself (TXL's softmax), warp reductions, txl.* spellings of Triton's
+# A row kernel that declares `num_warps` itself (TXL's softmax), row reductions, txl.* spellings of Triton's
 # functions, txl.relayout, tuples built with `arr + (x,)`
 # ---------------------------------------------------------------------------------------------------------------
 @txl.jit
@@ -304,9 +304,11 @@ def row_softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_strid
         parts = ()
         for h in tl.static_range(2):
             parts = parts + (tl.where(col_offsets % 2 == h, row, -float("inf")),)
-        row_max = txl.maximum(txl.warp_max(parts[0], axis=0), txl.warp_max(parts[1], axis=0))
+        # (txl.warp_max / warp_sum of a 1-D tile leave one value per warp, as in TXL; a whole-row statistic is tl.max /
+        # tl.sum, or TXL's exchange of the partials: gpu/warp_partials_cases.py)
+        row_max = txl.maximum(tl.max(parts[0], axis=0), tl.max(parts[1], axis=0))
         numerator = txl.exp(row - row_max)
-        denominator = txl.warp_sum(numerator, axis=0)
+        denominator = tl.sum(numerator, axis=0)
         tl.store(output_ptr + row_idx * output_row_stride + col_offsets, numerator / denominator, mask=mask)
 
 

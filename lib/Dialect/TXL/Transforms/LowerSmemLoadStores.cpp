@@ -541,6 +541,146 @@ struct LowerFragSmemStore : OpConversionPattern<FragSmemStoreOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// Slots: TXL's frag_smem_store / frag_smem_load of per-thread values
+//===----------------------------------------------------------------------===//
+
+/// Thread (lane, warp) of a slot op (warp = tid / 32 over the CTA): its
+/// element's address in `view` at `base` (the XOR of the bases of its set
+/// lane and warp bits, row-major, split into the view's power-of-two
+/// dimensions), whether the bases cover it (lane < 2^len(laneBases), warp <
+/// 2^len(warpBases)), and whether it is the first of the threads the bases
+/// map to the same element (its bits with a 0 basis clear).
+struct SlotThread {
+  Value address, covered, first;
+};
+
+SlotThread slotThread(OpBuilder &b, Location loc, Value base, SmemType view,
+                      ArrayRef<int64_t> laneBases, ArrayRef<int64_t> warpBases) {
+  Value tid = getThreadId(b, loc);
+  Value lane = LLVM::AndOp::create(b, loc, tid, i32Const(b, loc, 31));
+  Value warp = LLVM::LShrOp::create(b, loc, tid, i32Const(b, loc, 5));
+  Value index = i32Const(b, loc, 0);
+  Value covered, first;
+  auto both = [&](Value a, Value c) { return a ? Value(LLVM::AndOp::create(b, loc, a, c)) : c; };
+  for (auto [id, bases] : {std::pair<Value, ArrayRef<int64_t>>{lane, laneBases},
+                           std::pair<Value, ArrayRef<int64_t>>{warp, warpBases}}) {
+    int64_t zeros = 0;
+    for (auto [k, basis] : llvm::enumerate(bases)) {
+      if (basis == 0) {
+        zeros |= int64_t(1) << k;
+        continue;
+      }
+      Value bit = LLVM::LShrOp::create(b, loc, id, i32Const(b, loc, k));
+      bit = LLVM::AndOp::create(b, loc, bit, i32Const(b, loc, 1));
+      index = LLVM::XOrOp::create(b, loc, index,
+                                  LLVM::MulOp::create(b, loc, bit, i32Const(b, loc, basis)));
+    }
+    if (bases.size() < 5 || id == warp)
+      covered = both(covered, LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, id,
+                                                   i32Const(b, loc, int64_t(1) << bases.size())));
+    if (zeros) {
+      Value m = LLVM::AndOp::create(b, loc, id, i32Const(b, loc, zeros));
+      first = both(first, LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, m,
+                                               i32Const(b, loc, 0)));
+    }
+  }
+  // Row-major element index -> coordinates (every dimension a power of two).
+  SmallVector<Value> coords(view.getRank());
+  Value rest = index;
+  for (int64_t d = view.getRank() - 1; d >= 0; --d) {
+    int64_t size = view.getDimSize(d);
+    coords[d] = LLVM::AndOp::create(b, loc, rest, i32Const(b, loc, size - 1));
+    rest = LLVM::LShrOp::create(b, loc, rest, i32Const(b, loc, llvm::Log2_64(size)));
+  }
+  return {getSharedElementAddress(b, loc, base, view, coords), covered, first};
+}
+
+struct LowerSlotStore : OpConversionPattern<SlotStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SlotStoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmemType view = op.getDst().getType();
+    if (isInsideSwizzleAtom(view))
+      return refuseInsideSwizzleAtom(op, view);
+    for (int64_t d : view.getShape())
+      if (!llvm::isPowerOf2_64(d))
+        return op.emitOpError() << "needs a view whose dimensions are powers of two, got " << view;
+    int32_t cta = static_cast<int32_t>(op.getCtaId());
+    Value base = adaptor.getDst();
+    Value barAddr;
+    if (Value mbar = adaptor.getMbar()) {
+      Value ctaIdx = cta == -1
+                         ? Value(NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type()))
+                         : i32Const(rewriter, loc, cta);
+      base = mapToCta(rewriter, loc, base, ctaIdx);
+      barAddr = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                         mapToCta(rewriter, loc, mbar, ctaIdx));
+    } else if (cta != -1) {
+      base = remoteBase(rewriter, loc, base, cta);
+    }
+    SlotThread t = slotThread(rewriter, loc, base, view, op.getLaneBases(), op.getWarpBases());
+    Value pred = adaptor.getPred();
+    for (Value p : {t.covered, t.first})
+      if (p)
+        pred = pred ? Value(LLVM::AndOp::create(rewriter, loc, pred, p)) : p;
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (pred) {
+      auto ifOp = scf::IfOp::create(rewriter, loc, pred, false);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    Value value = adaptor.getValue();
+    if (barAddr) {
+      unsigned bits = getElementBitWidth(op.getValue().getType());
+      Value addr = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), t.address);
+      Value v = LLVM::BitcastOp::create(rewriter, loc, rewriter.getIntegerType(bits), value);
+      std::string ptx = llvm::formatv("st.async.shared::cluster.mbarrier::complete_tx::bytes.b{0} "
+                                      "[$0], $1, [$2];",
+                                      bits);
+      createInlinePtx(rewriter, loc, Type(), {addr, v, barAddr}, ptx,
+                      bits == 32 ? "r,r,r" : "r,l,r");
+    } else {
+      LLVM::StoreOp::create(rewriter, loc, value, t.address);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerSlotLoad : OpConversionPattern<SlotLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SlotLoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmemType view = op.getSrc().getType();
+    if (isInsideSwizzleAtom(view))
+      return refuseInsideSwizzleAtom(op, view);
+    for (int64_t d : view.getShape())
+      if (!llvm::isPowerOf2_64(d))
+        return op.emitOpError() << "needs a view whose dimensions are powers of two, got " << view;
+    Value base = adaptor.getSrc();
+    if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1)
+      base = remoteBase(rewriter, loc, base, cta);
+    SlotThread t = slotThread(rewriter, loc, base, view, op.getLaneBases(), op.getWarpBases());
+    Type elt = getTypeConverter()->convertType(op.getType());
+    if (!elt)
+      return rewriter.notifyMatchFailure(op, "result type does not convert");
+    // The address of every thread is inside the view (its bits past the bases
+    // are ignored), so the load needs no predicate; `other` is selected.
+    Value v = LLVM::LoadOp::create(rewriter, loc, elt, t.address);
+    if (Value other = adaptor.getOther()) {
+      Value keep = adaptor.getPred();
+      if (t.covered)
+        keep = keep ? Value(LLVM::AndOp::create(rewriter, loc, keep, t.covered)) : t.covered;
+      if (keep)
+        v = LLVM::SelectOp::create(rewriter, loc, keep, v, other);
+    }
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Tensor memory (Blackwell): tcgen05.ld / tcgen05.st, shape 32x32b
 //===----------------------------------------------------------------------===//
 
@@ -643,11 +783,11 @@ struct LowerSmemLoadStoresPass : txl::impl::TXLLowerSmemLoadStoresBase<LowerSmem
     TXLTypeConverter converter(&getContext());
     ConversionTarget target(getContext());
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    target.addIllegalOp<SmemLoadOp, SmemStoreOp, FragSmemLoadOp, FragSmemStoreOp, TmemLoadOp,
-                        TmemStoreOp>();
+    target.addIllegalOp<SmemLoadOp, SmemStoreOp, FragSmemLoadOp, FragSmemStoreOp, SlotStoreOp,
+                        SlotLoadOp, TmemLoadOp, TmemStoreOp>();
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerSmemLoad, LowerSmemStore, LowerFragSmemLoad, LowerFragSmemStore,
-                 LowerTmemLoad, LowerTmemStore>(converter, &getContext());
+                 LowerSlotStore, LowerSlotLoad, LowerTmemLoad, LowerTmemStore>(converter, &getContext());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

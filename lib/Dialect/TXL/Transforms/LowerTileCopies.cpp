@@ -81,6 +81,8 @@ static bool mayWrite(Operation *op, SmemAllocOp alloc) {
       dst = o.getDst();
     else if (auto o = dyn_cast<FragSmemStoreOp>(nested))
       dst = o.getDst();
+    else if (auto o = dyn_cast<SlotStoreOp>(nested))
+      dst = o.getDst();
     else if (isa<TmaGatherOp, DescLoadOp>(nested))
       return WalkResult::interrupt();
     if (dst && getRootAlloc(dst) == alloc)

@@ -154,6 +154,68 @@ def TXL_FragSmemStoreOp : TXL_Op<"frag_smem_store", [AttrSizedOperandSegments]> 
   let hasVerifier = 1;
 }
 
+def TXL_SlotStoreOp : TXL_Op<"slot_store", [AttrSizedOperandSegments]> {
+  let summary = "store each thread's scalar into the element of a view its lane and warp pick";
+  let description = [{
+    TXL's `frag_smem_store` of a per-thread value (a `txl.warp_reduce`
+    partial) under a register layout of the view's shape: thread (lane,
+    warp), with warp = tid / 32 over the CTA, stores `value` at the
+    row-major element index that is the XOR of `laneBases[b]` over the set
+    bits b of its lane and of `warpBases[b]` over the set bits of its warp.
+    Only threads with lane < 2^len(laneBases) and warp < 2^len(warpBases)
+    take part (a layout of fewer threads than the CTA leaves the others
+    out, as TXL does), and, where bases are 0 (threads that the layout maps
+    to the same element), only the thread with those bits clear stores.
+    `pred` further masks the store. With `ctaId` the element of that CTA's
+    copy of `dst` is written; with `mbar` the store is st.async (32- or
+    64-bit elements) completing its bytes on that CTA's copy of `mbar`
+    (this CTA's when `ctaId` is -1).
+
+    ```mlir
+    txl.slot_store %partial, %buf {laneBases = array<i64>, warpBases = array<i64: 1, 2>} : f32, !txl.smem<4xf32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$value,
+                       Arg<TXL_SmemView, "", [MemWrite<TXL_SharedMemory>]>:$dst,
+                       Optional<TXL_MbarView>:$mbar, Optional<I1>:$pred,
+                       DenseI64ArrayAttr:$laneBases, DenseI64ArrayAttr:$warpBases,
+                       DefaultValuedAttr<I32Attr, "-1">:$ctaId);
+  let assemblyFormat = [{
+    $value `,` $dst (`mbar` $mbar^)? (`pred` $pred^)? attr-dict `:` type($value) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def TXL_SlotLoadOp : TXL_Op<"slot_load", [AttrSizedOperandSegments,
+    OptionalTypesMatchWith<"other has the result type", "result", "other", "$_self">]> {
+  let summary = "load into each thread the element of a view its lane and warp pick";
+  let description = [{
+    TXL's `frag_smem_load` under a register layout that covers fewer threads
+    than a warp or the CTA (TXL's cross-warp reduction idiom): thread
+    (lane, warp) reads the element `txl.slot_store` with the same bases
+    writes; threads that the bases do not cover (lane >= 2^len(laneBases)
+    or warp >= 2^len(warpBases)) get `other` when it is given, and otherwise
+    the element of the thread their low lane and warp bits name (TXL's
+    broadcast); where `pred` is false they get `other`, which `pred` needs.
+    The result is a per-thread scalar, which
+    `txl.warp_reduce` combines across the warp's lanes. With `ctaId` the
+    element is read from that CTA's copy of `src`.
+
+    ```mlir
+    %v = txl.slot_load %buf other %ninf {laneBases = array<i64: 1, 2>, warpBases = array<i64: 0, 0>} : !txl.smem<4xf32> -> f32
+    ```
+  }];
+  let arguments = (ins Arg<TXL_SmemView, "", [MemRead<TXL_SharedMemory>]>:$src,
+                       Optional<AnyTypeOf<[AnySignlessInteger, AnyFloat]>>:$other, Optional<I1>:$pred,
+                       DenseI64ArrayAttr:$laneBases, DenseI64ArrayAttr:$warpBases,
+                       DefaultValuedAttr<I32Attr, "-1">:$ctaId);
+  let results = (outs AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$result);
+  let assemblyFormat = [{
+    $src (`other` $other^)? (`pred` $pred^)? attr-dict `:` qualified(type($src)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def TXL_SmemIndexOp : TXL_Op<"smem_index", [Pure,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "index the leading dimension of a shared-memory view";
@@ -1011,6 +1073,38 @@ def TXL_ReduceOp : TXL_Op<"reduce", [SingleBlock, AttrSizedOperandSegments,
   let hasRegionVerifier = 1;
 }
 
+def TXL_WarpReduceOp : TXL_Op<"warp_reduce", [SingleBlock, RecursiveMemoryEffects]> {
+  let summary = "per-warp partial reduction (TXL's warp_max / warp_sum)";
+  let description = [{
+    Combines, in each thread, the values its warp holds, and stops there:
+    the result is one value per warp, replicated across the warp's lanes,
+    and differs between warps (TXL's `warp_max` / `warp_sum`, whose cross-
+    warp step the kernel writes itself with `txl.slot_store` /
+    `txl.slot_load`). A rank-1 tile operand combines the elements the
+    warp's registers and lanes hold in the tile's register layout (each
+    element once; lanes holding copies of an element count it once); a
+    scalar operand (a per-thread value, e.g. a `txl.slot_load`) combines the
+    32 lanes' values. The region is txl.reduce's combiner (two values per
+    operand, yielded with `txl.reduce_return`); it must be associative and
+    commutative. No shared memory, no barrier: shuffles only.
+
+    ```mlir
+    %m = txl.warp_reduce %row : (tensor<1024xf32>) -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maxnumf %a, %b : f32
+      txl.reduce_return %x : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$srcs);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$combineOp);
+  let assemblyFormat = [{
+    $srcs attr-dict `:` functional-type($srcs, $results) $combineOp
+  }];
+  let hasRegionVerifier = 1;
+}
+
 def TXL_ScanOp : TXL_Op<"scan", [SingleBlock, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
@@ -1093,7 +1187,7 @@ def TXL_FlipOp : TXL_AxisPermuteOp<"flip", "reverse a tile along `axis` (tl.flip
 }
 
 def TXL_ReduceReturnOp : TXL_Op<"reduce_return", [Pure, Terminator,
-    ParentOneOf<["ReduceOp", "ScanOp"]>, ReturnLike]> {
+    ParentOneOf<["ReduceOp", "ScanOp", "WarpReduceOp"]>, ReturnLike]> {
   let summary = "yield the combined values of a txl.reduce or txl.scan region";
   let description = [{ `txl.reduce_return %x : f32` }];
   let arguments = (ins Variadic<AnyType>:$results);
