@@ -114,7 +114,21 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
     """(dq, dk, dv) for o = flash_attention(q, k, v, causal, sm_scale) with m its (B * H, N_PAD) base-2 LSE;
     ``local``: the forward's local masks (attention.local_masks()) or None. ``return_delta``: also the
     preprocess's Delta = rowsum(dO * O) ((B * H, N_PAD) float32, products in float32), which the learnable sinks'
-    gradient needs (attention.sink_grad_from_delta) and would otherwise read dO and O again for."""
+    gradient needs (attention.sink_grad_from_delta) and would otherwise read dO and O again for.
+
+    A call whose (shapes, dtype, device, masking, determinism) ran before goes straight to its plan (_Plan.run):
+    the checks, the split rule and the launch recording of the first call hold for every call with the key."""
+    plan = _plans.get((q.shape, k.shape, v.shape, q.dtype, q.device, causal, deterministic, local))
+    if plan is not None:
+        out = plan.run(do, q, k, v, o, m, sm_scale)
+        if out is not None:
+            return out if return_delta else out[:3]
+    return _backward(do, q, k, v, o, m, causal, sm_scale, deterministic, local, return_delta)
+
+
+def _backward(do, q, k, v, o, m, causal, sm_scale, deterministic, local, return_delta):
+    """backward() without a plan: checks, picks the split, launches through _launch.fast_launch (compiling on a
+    first call) and records a plan for the key when the tensors allow one."""
     import torch
 
     check_supported(q, v=v)
@@ -126,7 +140,9 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
             "call it with %s" % (D, Dv, "deterministic=True" if deterministic else "local masks (window / sinks)",
                                  "deterministic=False" if deterministic else "plain or causal masking"))
     n_pad = padded_len(N)
-    dq, dk, dv = torch.empty_like(q), torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device), \
+    # (contiguous whatever q's strides: the kernels write them as rows)
+    dq, dk, dv = torch.empty((B, H, N, D), dtype=q.dtype, device=q.device), \
+        torch.empty((B, Hk, N, D), dtype=q.dtype, device=q.device), \
         torch.empty((B, Hk, N, Dv), dtype=q.dtype, device=q.device)
     rows = [_rows(t) for t in (q, k, v, o, do)] + [dq.view(B * H * N, D), dk.view(B * Hk * N, D),
                                                    dv.view(B * Hk * N, Dv)]
@@ -134,11 +150,6 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
     split = split_walk(n_pad // block_n, B * Hk, H // Hk, n_pad // BLOCK_M, _num_sms(q.device))
     usable = (q.device.type in _launch.DEVICE_TYPES and m.is_contiguous() and m.data_ptr() % 16 == 0
               and m.dtype == torch.float32)
-    key = (tuple(q.shape), tuple(k.shape), Dv, q.dtype, q.device, bool(causal), bool(deterministic), local, split)
-    plan = _plans.get(key) if usable else None
-    if plan is not None:
-        scratch = plan(rows, m, float(sm_scale))
-        return (dq, dk, dv, scratch["delta"]) if return_delta else (dq, dk, dv)
     launches, allocs = [], {}
 
     def record(fn, grid, args, kwargs):
@@ -153,7 +164,10 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
         if plan is not None:
             if len(_plans) > 64:
                 _plans.clear()
-            _plans[key] = plan
+            plan.shapes = [tuple(t.shape) for t in rows]
+            plan.outs = ((B, H, N, D), (B, Hk, N, D), (B, Hk, N, Dv))
+            plan.dtype = q.dtype
+            _plans[(q.shape, k.shape, v.shape, q.dtype, q.device, causal, deterministic, local)] = plan
     return (dq, dk, dv, allocs["delta"][0]) if return_delta else (dq, dk, dv)
 
 
@@ -161,16 +175,40 @@ _plans = {}
 
 
 class _Plan:
-    """The launches of backward() for one static description (shapes, dtype, device, masking, determinism, split):
-    built from the first call's launches, which went through _launch.fast_launch (validating, compiling); a
-    later call allocates the scratch tensors and launches each kernel through its runtime.FastLaunch with the
-    call's tensors, skipping the per-launch fingerprint and the seven TensorDescriptor objects (at (2, 8, 1000,
-    64) the host took ~230 us of Python per backward against ~45 us of GPU time; TMA encodings are cached by
-    FastLaunch per address). ``steps``: (FastLaunch, grid, sources), a source per kernel param: ("row", i) the
-    call's rows[i], ("m",), ("scratch", name), ("scale",) or ("const", value)."""
+    """The launches of backward() for one static description (shapes, dtype, device, masking, determinism; the
+    split follows from them): built from the first call's launches, which went through _launch.fast_launch
+    (validating, compiling); a later call (run) views its tensors as rows, allocates dq, dk, dv and the scratch
+    tensors and launches each kernel through its runtime.FastLaunch with the call's tensors, skipping the checks,
+    the split rule, the per-launch fingerprint and the seven TensorDescriptor objects (at (2, 8, 1000, 64) the
+    host took ~230 us of Python per backward against ~45 us of GPU time; TMA encodings are cached by FastLaunch
+    per address). ``steps``: (FastLaunch, grid, sources), a source per kernel param: ("row", i) the call's
+    rows[i], ("m",), ("scratch", name), ("scale",) or ("const", value); each is also an index into the list a
+    call launches from, rows + [m, sm_scale] + scratch tensors + constants."""
 
     def __init__(self, steps, scratch, device):
         self.steps, self.scratch, self.device = steps, scratch, device
+        names = [name for name, _ in scratch]
+        consts = []
+        self.indexed = []
+        for fast, grid, sources in steps:
+            idx = []
+            for src in sources:
+                kind = src[0]
+                if kind == "row":
+                    idx.append(src[1])
+                elif kind == "m":
+                    idx.append(8)
+                elif kind == "scale":
+                    idx.append(9)
+                elif kind == "scratch":
+                    idx.append(10 + names.index(src[1]))
+                else:
+                    idx.append(10 + len(names) + len(consts))
+                    consts.append(src[1])
+            self.indexed.append((fast, grid, tuple(idx)))
+        self.consts = consts
+        self.delta_at = names.index("delta") if "delta" in names else None
+        self.shapes = self.outs = self.dtype = None  # set by backward(): the rows' and dq, dk, dv's shapes
 
     @classmethod
     def build(cls, launches, rows, m, allocs, dev):
@@ -210,17 +248,34 @@ class _Plan:
         return cls(steps, [(name, shape) for name, (_, shape) in allocs.items()], m.device)
 
     def __call__(self, rows, m, sm_scale):
+        """Launch every step on ``rows`` (q2, k2, v2, o2, do2, dq2, dk2, dv2) and ``m``; returns the scratch
+        tensors by name (Delta as "delta")."""
         import torch
 
-        scratch = {name: torch.empty(shape, dtype=torch.float32, device=self.device) for name, shape in self.scratch}
-        for fast, grid, sources in self.steps:
-            vals = []
-            for src in sources:
-                kind = src[0]
-                vals.append(rows[src[1]] if kind == "row" else m if kind == "m" else scratch[src[1]]
-                            if kind == "scratch" else sm_scale if kind == "scale" else src[1])
-            fast(grid, vals)
-        return scratch
+        scratch = [torch.empty(shape, dtype=torch.float32, device=self.device) for _, shape in self.scratch]
+        env = list(rows) + [m, sm_scale] + scratch + self.consts
+        for fast, grid, idx in self.indexed:
+            fast(grid, [env[i] for i in idx])
+        return {name: t for (name, _), t in zip(self.scratch, scratch)}
+
+    def run(self, do, q, k, v, o, m, sm_scale):
+        """(dq, dk, dv, delta) of a call with the plan's key, or None when ``m`` is not the forward's (contiguous,
+        16-byte aligned float32): backward() then takes the checked path."""
+        import torch
+
+        if m.dtype != torch.float32 or not m.is_contiguous() or m.data_ptr() % 16:
+            return None
+        shapes, dtype, device = self.shapes, self.dtype, self.device
+        dq, dk, dv = (torch.empty(s, dtype=dtype, device=device) for s in self.outs)
+        env = [t.view(s) if t.is_contiguous() and not t.data_ptr() % 16 else _rows(t)
+               for t, s in zip((q, k, v, o, do), shapes)]
+        env += (dq.view(shapes[5]), dk.view(shapes[6]), dv.view(shapes[7]), m, float(sm_scale))
+        scratch = [torch.empty(shape, dtype=torch.float32, device=device) for _, shape in self.scratch]
+        env += scratch
+        env += self.consts
+        for fast, grid, idx in self.indexed:
+            fast(grid, [env[i] for i in idx])
+        return dq, dk, dv, scratch[self.delta_at]
 
 
 def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deterministic, local, return_delta=False):

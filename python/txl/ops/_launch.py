@@ -21,6 +21,24 @@ def padded_len(n):
     return -(-int(n) // BLOCK) * BLOCK
 
 
+_modes = None
+
+
+def tracing(torch):
+    """Whether torch is tracing rather than running: torch.compile (dynamo), or make_fx / AOT autograd (a proxy,
+    fake or functional dispatch mode is active; AOT traces a backward formula with fake tensors and
+    torch.compiler.is_compiling() False). The operators then call their custom ops, which tracing records with
+    their fake implementations, instead of launching kernels."""
+    global _modes
+    if torch.compiler.is_compiling():
+        return True
+    if _modes is None:
+        key = torch._C._TorchDispatchModeKey
+        _modes = (torch._C._get_dispatch_mode, (key.PROXY, key.FAKE, key.FUNCTIONAL))
+    get, keys = _modes
+    return get(keys[0]) is not None or get(keys[1]) is not None or get(keys[2]) is not None
+
+
 _dummies = {}
 
 
@@ -46,7 +64,8 @@ def fast_launch(fn, grid, args, kwargs):
     ones only pack the arguments (a backward is three or four launches per call, whose generic launch path cost
     more host time than the kernels' GPU time at (2, 16, 4096, 128)). ``args``: the kernel's runtime arguments
     in parameter order (descriptors as txl.TensorDescriptor), ``kwargs``: constexprs and launch options, and
-    tensors of runtime parameters that follow the constexprs (the fa3 kernel's SINK_LOGITS)."""
+    tensors of runtime parameters that follow the constexprs (the fa3 kernel's SINK_LOGITS). Returns (the
+    FastLaunch, its params' names), from which a caller may keep a launch plan of its own."""
     import torch
     import txl
     from txl.runtime.launcher import FastLaunch
@@ -86,3 +105,4 @@ def fast_launch(fn, grid, args, kwargs):
     by_name = dict(zip(fn.arg_names, args), **tensors)
     vals = [by_name[n].base if isinstance(by_name[n], txl.TensorDescriptor) else by_name[n] for n in names]
     fast(tuple(grid) + (1,) * (3 - len(grid)), vals)
+    return entry

@@ -290,7 +290,7 @@ def check_sinks(torch, sinks, heads, device, kernel="fa3", where="txl.ops.flash_
     if kernel != "fa3":
         raise ValueError("%s: learnable sinks run on kernel='fa3' only, got kernel=%r" % (where, kernel))
     sinks = sinks.float().contiguous()
-    if not torch.compiler.is_compiling() and sinks.data_ptr() % 16:  # (traced tensors have no address)
+    if not _launch.tracing(torch) and sinks.data_ptr() % 16:  # (traced tensors have no address)
         sinks = sinks.clone()  # 16-byte aligned, as the launches are specialised
     return sinks
 
@@ -525,6 +525,74 @@ def backward_unsupported(q, v, where="txl.ops.flash_attention backward"):
     return None
 
 
+def _backward_eager(do, q, k, v, o, m, sink_logits, need_qkv, need_sinks, causal, sm_scale, deterministic, local):
+    """(dq, dk, dv, dsinks) of an eager backward (None where not needed): the backward kernels directly
+    (_attention_bwd.backward, which checks the head dims on a key's first call); the sinks' gradient from the
+    preprocess's Delta, or from dO and O in torch when q, k, v need none."""
+    from txl.ops import _attention_bwd
+
+    dq = dk = dv = dsink = delta = None
+    if need_qkv:
+        if q.shape[-1] != v.shape[-1]:
+            err = backward_unsupported(q, v)
+            if err is not None:
+                raise err
+        # The sinks change nothing here: M includes them, and the kernels recompute P = exp2(S - M).
+        dq, dk, dv, delta = _attention_bwd.backward(do, q, k, v, o, m, causal, sm_scale, deterministic, local,
+                                                    return_delta=True)
+    if need_sinks:
+        B, H, N, _ = q.shape
+        rows = m.view(B, H, -1)[:, :, :N]
+        dsink = (sink_grad_from_delta(delta.view(B, H, -1)[:, :, :N], rows, sink_logits) if delta is not None
+                 else sink_grad(do, o, rows, sink_logits))
+    return dq, dk, dv, dsink
+
+
+_fn = None
+
+
+def _autograd_fn():
+    """The eager autograd of flash_attention: a torch.autograd.Function whose forward and backward launch the
+    kernels directly, as FA2's flash_attn does for eager calls; torch.compile traces the custom op (_custom_op)
+    instead. Through the custom op an eager training call paid the dispatcher and its generated autograd wrapper
+    in the forward, zero-filled gradients for the lse and M outputs in the backward, and an lse it may not
+    return (bench/attention_host_cpu.py: docs/reliability-and-call-cost.md). ``apply(q, k, v, sinks, plan,
+    causal, sm_scale, kernel, deterministic, local, want_lse)``: ``plan`` the shape's forward _Plan when the
+    caller found one (its checks passed), else None (_forward, which builds it)."""
+    global _fn
+    if _fn is None:
+        import torch
+
+        class FlashAttentionFunction(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, q, k, v, sinks, plan, causal, sm_scale, kernel, deterministic, local, want_lse):
+                if plan is not None:
+                    o, m = plan(q, k, v, sm_scale, sinks=sinks)
+                else:
+                    o, m = _forward(q, k, v, causal, sm_scale, kernel, local, sinks)
+                ctx.save_for_backward(q, k, v, o, m, sinks)
+                ctx.set_materialize_grads(False)  # (no zero-filled gradient for an unused lse)
+                ctx.args = (causal, sm_scale, deterministic, local)
+                if want_lse:
+                    lse = _lse(m, q.shape)
+                    ctx.mark_non_differentiable(lse)
+                    return o, lse
+                return o
+
+            @staticmethod
+            def backward(ctx, do, dlse=None):
+                q, k, v, o, m, sinks = ctx.saved_tensors
+                need = ctx.needs_input_grad
+                if do is None:
+                    return (None,) * 11
+                dq, dk, dv, dsink = _backward_eager(do, q, k, v, o, m, sinks, need[0] or need[1] or need[2],
+                                                    sinks is not None and need[3], *ctx.args)
+                return dq, dk, dv, dsink, None, None, None, None, None, None, None
+
+        _fn = FlashAttentionFunction
+    return _fn
+
+
 _op = None
 
 
@@ -578,28 +646,25 @@ def _custom_op():
             return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
         def backward(ctx, do, dlse, dm):
-            from txl.ops import _attention_bwd
-
             q, k, v, o, m, sink_logits = ctx.saved_tensors
-            dq = dk = dv = dsink = delta = None
-            if any(ctx.needs_input_grad[:3]):
-                err = backward_unsupported(q, v)
-                if err is not None:
-                    raise err
-                _attention_bwd.check_supported(q)
-                # The sinks change nothing here: M includes them, and the kernels recompute P = exp2(S - M).
-                if torch.compiler.is_compiling():
+            need_qkv = any(ctx.needs_input_grad[:3])
+            need_sinks = sink_logits is not None and ctx.needs_input_grad[10]
+            if _launch.tracing(torch):
+                dq = dk = dv = dsink = None
+                if need_qkv:
+                    err = backward_unsupported(q, v)
+                    if err is not None:
+                        raise err
+                    # The sinks change nothing here: M includes them, and the kernels recompute P = exp2(S - M).
                     dq, dk, dv = flash_attention_backward_op(do, q, k, v, o, m, ctx.causal, ctx.sm_scale,
                                                              ctx.deterministic, *ctx.local)
-                else:  # eager: the kernels directly; the custom op's dispatch cost ~260 us a call (H200)
-                    dq, dk, dv, delta = _attention_bwd.backward(do, q, k, v, o, m, ctx.causal, ctx.sm_scale,
-                                                                ctx.deterministic, _local_of(*ctx.local),
-                                                                return_delta=True)
-            if sink_logits is not None and ctx.needs_input_grad[10]:
-                B, H, N, _ = q.shape
-                rows = m.view(B, H, -1)[:, :, :N]
-                dsink = (sink_grad_from_delta(delta.view(B, H, -1)[:, :, :N], rows, sink_logits)
-                         if delta is not None else sink_grad(do, o, rows, sink_logits))
+                if need_sinks:
+                    B, H, N, _ = q.shape
+                    dsink = sink_grad(do, o, m.view(B, H, -1)[:, :, :N], sink_logits)
+            else:  # eager (the op called directly): the kernels, as the eager autograd.Function does
+                dq, dk, dv, dsink = _backward_eager(do, q, k, v, o, m, sink_logits, need_qkv, need_sinks,
+                                                    ctx.causal, ctx.sm_scale, ctx.deterministic,
+                                                    _local_of(*ctx.local))
             return dq, dk, dv, None, None, None, None, None, None, None, dsink
 
         flash_attention_op.register_autograd(backward, setup_context=setup_context)
@@ -633,34 +698,42 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
         elif kernel != "fa3":
             raise ValueError("txl.ops.flash_attention: window/num_sink_tokens run on kernel='fa3' only, got kernel=%r"
                              % (kernel,))
-    # Eager calls without gradients of a shape seen before: straight to its plan (the checks it passed hold for
-    # every call with the same key; sm_scale and the flags are checked here).
+    # Eager calls of a shape seen before: straight to its plan (the checks it passed hold for every call with the
+    # same key; sm_scale and the flags are checked here), through the eager autograd.Function when a gradient is
+    # wanted.
     plan = None
     if (type(sm_scale) is float and 0.0 < sm_scale < math.inf and type(causal) is bool and type(return_lse) is bool
-            and not torch.compiler.is_compiling()):
+            and type(deterministic) is bool and not _launch.tracing(torch)):
         try:
             # learnable sinks as the kernel reads them: contiguous float32 (H,) on q's device
             sinks_ok = sinks is None or (type(sinks) is torch.Tensor and sinks.dtype == torch.float32
                                          and sinks.is_contiguous() and sinks.shape == q.shape[1:2]
                                          and sinks.device == q.device and sinks.data_ptr() % 16 == 0)
-            if sinks_ok and not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad
-                                                              or (sinks is not None and sinks.requires_grad))):
+            if sinks_ok:
                 plan = _plans.get(_plan_key(q, k, v, causal, kernel, local, sinks is not None))
         except (AttributeError, TypeError):
             plan = None
     if plan is not None and q.get_device() == torch.cuda.current_device():
-        o, m = plan(q, k, v, sm_scale, want_m=return_lse, sinks=sinks)
-        return (o, _lse(m, q.shape)) if return_lse else o
+        if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad
+                                        or (sinks is not None and sinks.requires_grad)):
+            return _autograd_fn().apply(q, k, v, sinks, plan, causal, sm_scale, kernel, deterministic, local,
+                                        return_lse)
+        else:
+            o, m = plan(q, k, v, sm_scale, want_m=return_lse, sinks=sinks)
+            return (o, _lse(m, q.shape)) if return_lse else o
     _check_inputs(torch, q, k, v, causal, sm_scale, return_lse, kernel)
     sinks = check_sinks(torch, sinks, q.shape[1], q.device, kernel)
     if sm_scale is None:
         sm_scale = 1.0 / math.sqrt(q.shape[-1])
     sm_scale = float(sm_scale)
-    if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or
-                                                                      v.requires_grad or
-                                                                      (sinks is not None and sinks.requires_grad))):
+    traced = _launch.tracing(torch)
+    if traced or (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad or
+                                               (sinks is not None and sinks.requires_grad))):
         if not isinstance(deterministic, bool):
             raise TypeError("txl.ops.flash_attention: deterministic must be a bool, got %r" % (deterministic,))
+        if not traced:
+            return _autograd_fn().apply(q, k, v, sinks, None, causal, sm_scale, kernel, deterministic, local,
+                                        return_lse)
         left, right, n_sink = local if local is not None else (BIG, BIG, 0)
         o, lse, _ = _custom_op()(q, k, v, causal, sm_scale, kernel, deterministic, left, right, n_sink, sinks)
         return (o, lse) if return_lse else o

@@ -25,7 +25,7 @@ import typing
 
 from txl.ops import _launch
 from txl.ops.attention import (BIG, BLOCK, DTYPES, _launch_args, _rotate, backward_unsupported, check_head_dims,
-                               check_sinks, fast_launch, get_tuner, local_masks, padded_len, sink_grad,
+                               check_sinks, fast_launch, get_tuner, local_masks, n_bucket, padded_len, sink_grad,
                                sink_grad_from_delta)
 
 _WHERE = "txl.ops.flash_attention_varlen"
@@ -80,9 +80,9 @@ def _m_len(total_q):
     return padded_len(max(total_q, 1)) + BLOCK
 
 
-def _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, local, sinks=None):
+def _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, local, sinks=None, plan_key=None):
     """(o (total_q, H, D_v), m (H, M_LEN) float32 base-2 LSE over the packed tokens); ``sinks``: (H,) float32
-    learnable sink logits or None."""
+    learnable sink logits or None. ``plan_key``: where a launch through the fast path records its _VarlenPlan."""
     import torch
     import txl
 
@@ -115,8 +115,64 @@ def _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, local, sinks=None):
         block_n = config.kwargs["BLOCK_N"]
         boxes = ([64, D], [block_n, D], [block_n, Dv], [64, Dv])
         args = tuple(txl.TensorDescriptor(d.base, block_shape=b) for d, b in zip(args[:4], boxes)) + args[4:]
-        fast_launch(tuner.fn, packed_grid(config.kwargs), args, dict(kwargs, **config.kwargs, **config.options))
+        entry = fast_launch(tuner.fn, packed_grid(config.kwargs), args,
+                            dict(kwargs, **config.kwargs, **config.options))
+    if plan_key is not None and isinstance(entry, tuple) and q.device.type in _launch.DEVICE_TYPES:
+        fast, names = entry
+        order = tuner.fn.arg_names[:len(args)] + ["SINK_LOGITS"]
+        if all(n in order for n in names):
+            if len(_plans) > 256:
+                _plans.clear()
+            _plans[plan_key] = _VarlenPlan(fast, [order.index(n) for n in names], config.kwargs["BLOCK_M"],
+                                           args[10:], (H, D), (Hk, D), (Hk, Dv), q.dtype, q.device)
     return o, m
+
+
+_plans = {}
+
+
+def _plan_key(q, k, v, cu_q, cu_k, max_q, causal, window, num_sink_tokens, has_sinks):
+    """Everything a forward launch plan depends on but the packed lengths: the checks of _check hold for every
+    call with the key (the totals and max_seqlen_q's class are checked per call), and the launch is the one
+    config tuned for the bucket of max_seqlen_q, whose ints specialise on == 1 and divisibility by 16.
+    AttributeError / TypeError for arguments of other types (the checked path reports them)."""
+    bh = (cu_q.shape[0] - 1) * q.shape[1]
+    n = max(max_q, 1)
+    return (q.shape[1:], k.shape[1:], v.shape[1:], q.dtype, k.dtype, v.dtype, q.device, k.device, v.device,
+            cu_q.device, cu_k.device, cu_q.dtype, cu_k.dtype, cu_q.shape, cu_k.shape, q.stride(), k.stride(),
+            v.stride(), causal, window, num_sink_tokens, has_sinks, n_bucket(n), n == 1, n % 16 == 0, bh == 1,
+            bh % 16 == 0)
+
+
+class _VarlenPlan:
+    """One forward launch of packed sequences, from a call that went through _forward's fast_launch: the
+    FastLaunch of the tuned config and where each of its params comes from; a call allocates o and M and
+    launches (no tuner lookup, no binding, no TensorDescriptor objects, no fingerprint). ``tail``: the launch's
+    constant arguments after BH (cu_q, cu_k, heads, window, sinks: cu_q/cu_k replaced per call)."""
+
+    def __init__(self, fast, idx, block_m, tail, q_dims, k_dims, v_dims, dtype, device):
+        self.fast, self.idx, self.block_m = fast, idx, block_m
+        self.heads, self.d = q_dims
+        self.hk, self.dv = v_dims
+        self.tail = tuple(tail[2:6])  # NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK
+        self.dtype, self.device = dtype, device
+
+    def __call__(self, q, k, v, cu_q, cu_k, max_q, sm_scale, sinks):
+        import torch
+
+        total_q, total_k = q.shape[0], k.shape[0]
+        H, D, Hk, Dv = self.heads, self.d, self.hk, self.dv
+        q2 = (q if q.is_contiguous() else q.contiguous()).view(total_q, H * D)
+        k2 = (k if k.is_contiguous() else k.contiguous()).view(total_k, Hk * D)
+        v2 = (v if v.is_contiguous() else v.contiguous()).view(total_k, Hk * Dv)
+        o = torch.empty((total_q, H, Dv), dtype=self.dtype, device=self.device)
+        o2 = o.view(total_q, H * Dv)
+        m = torch.empty((H, _m_len(total_q)), dtype=torch.float32, device=self.device)
+        n = max(max_q, 1)
+        bh = (cu_q.shape[0] - 1) * H
+        args = (q2, k2, v2, o2, m, o2, sm_scale, n, m.shape[1], bh, cu_q, cu_k) + self.tail + (sinks,)
+        self.fast((padded_len(n) // self.block_m, bh, 1), [args[i] for i in self.idx])
+        return o, m
 
 
 _op = None
@@ -166,25 +222,22 @@ def _custom_op():
         def backward(ctx, do, dlse, dm):
             q, k, v, o, m, cu_q, cu_k, sink_logits = ctx.saved_tensors
             max_q, max_k, sm_scale, deterministic, local = ctx.args
-            dq = dk = dv = dsink = delta = None
-            if any(ctx.needs_input_grad[:3]):
+            need_qkv = any(ctx.needs_input_grad[:3])
+            need_sinks = sink_logits is not None and ctx.needs_input_grad[12]
+            if not _launch.tracing(torch):  # the op called directly: the eager backward
+                dq, dk, dv, dsink = _backward_eager(do, q, k, v, o, m, cu_q, cu_k, sink_logits, need_qkv,
+                                                    need_sinks, max_q, max_k, sm_scale, deterministic, local)
+                return dq, dk, dv, None, None, None, None, None, None, None, None, None, dsink
+            dq = dk = dv = dsink = None
+            if need_qkv:
                 err = backward_unsupported(q, v, "txl.ops.flash_attention_varlen backward")
                 if err is not None:
                     raise err
                 # M includes the sinks: the kernels' dq, dk, dv need nothing new for them.
-                if torch.compiler.is_compiling():
-                    dq, dk, dv = varlen_backward_op(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q, max_k,
-                                                    sm_scale, *local, deterministic)
-                else:  # eager: the kernels directly, without the custom op's dispatch (~260 us a call, H200)
-                    from txl.ops import _attention_bwd
-
-                    dq, dk, dv, delta = _attention_bwd.backward_varlen(do.contiguous(), q, k, v, o, m, cu_q, cu_k,
-                                                                       max_q, max_k, sm_scale, deterministic, local,
-                                                                       return_delta=True)
-            if sink_logits is not None and ctx.needs_input_grad[12]:
-                rows = m[:, :q.shape[0]]
-                dsink = (sink_grad_from_delta(delta[:, :q.shape[0]], rows, sink_logits) if delta is not None
-                         else sink_grad(do, o, rows, sink_logits, packed=True))
+                dq, dk, dv = varlen_backward_op(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q, max_k,
+                                                sm_scale, *local, deterministic)
+            if need_sinks:
+                dsink = sink_grad(do, o, m[:, :q.shape[0]], sink_logits, packed=True)
             return dq, dk, dv, None, None, None, None, None, None, None, None, None, dsink
 
         varlen_op.register_autograd(backward, setup_context=setup_context)
@@ -198,6 +251,31 @@ def flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     """Attention over packed sequences; see the module docstring. ``rope=(cos, sin)`` as flash_attention's, positions
     counted within each sequence (needs cu_seqlens_k to be cu_seqlens_q). ``sinks``: learnable sink logits (H,)."""
     import torch
+
+    # Eager calls whose key ran before (_plan_key: everything _check looks at but the totals): no checks but the
+    # per-call ones, straight to the plan, through the eager autograd.Function when a gradient is wanted.
+    if (rope is None and type(causal) is bool and type(return_lse) is bool and type(deterministic) is bool
+            and type(window) is tuple and type(num_sink_tokens) is int and type(max_seqlen_q) is int
+            and type(max_seqlen_k) is int and max_seqlen_q >= 0 and max_seqlen_k >= 0
+            and (sm_scale is None or (type(sm_scale) is float and 0.0 < sm_scale < math.inf))
+            and not _launch.tracing(torch)):
+        try:
+            sinks_ok = sinks is None or (type(sinks) is torch.Tensor and sinks.dtype == torch.float32
+                                         and sinks.is_contiguous() and sinks.shape == q.shape[1:2]
+                                         and sinks.device == q.device and sinks.data_ptr() % 16 == 0)
+            key = _plan_key(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, causal, window, num_sink_tokens,
+                            sinks is not None) if sinks_ok and q.shape[0] and k.shape[0] else None
+            plan = _plans.get(key) if key is not None else None
+        except (AttributeError, TypeError, IndexError):
+            plan = None
+        if plan is not None and q.get_device() == torch.cuda.current_device():
+            scale = 1.0 / math.sqrt(q.shape[-1]) if sm_scale is None else sm_scale
+            if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad
+                                            or (sinks is not None and sinks.requires_grad)):
+                return _autograd_fn().apply(q, k, v, sinks, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                                            max_seqlen_k, scale, plan.tail[1:], deterministic, return_lse, plan, key)
+            o, m = plan(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, scale, sinks)
+            return (o, (m[:, :q.shape[0]] * math.log(2.0))) if return_lse else o
 
     _check(torch, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, sm_scale)
     sinks = check_sinks(torch, sinks, q.shape[1], q.device, "fa3", _WHERE)
@@ -218,9 +296,90 @@ def flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
             o = o + sinks.sum() * 0.0
             lse = sinks.detach().view(-1, 1).expand(-1, q.shape[0]).contiguous()
         return (o, lse) if return_lse else o
-    o, lse, _ = _custom_op()(q, k, v, cu_seqlens_q, cu_seqlens_k, int(max_seqlen_q), int(max_seqlen_k),
-                             float(sm_scale), left, right, n_sink, deterministic, sinks)
-    return (o, lse) if return_lse else o
+    max_q, max_k, sm_scale = int(max_seqlen_q), int(max_seqlen_k), float(sm_scale)
+    if _launch.tracing(torch):
+        o, lse, _ = _custom_op()(q, k, v, cu_seqlens_q, cu_seqlens_k, max_q, max_k, sm_scale, left, right, n_sink,
+                                 deterministic, sinks)
+        return (o, lse) if return_lse else o
+    # Eager: a plan for the next call of this key when the arguments are what the fast path above takes (a tuple
+    # window, ints, the sinks as the kernel reads them; rope rotates q and k first, so its calls never get one).
+    key = None
+    if (rope is None and type(window) is tuple and type(num_sink_tokens) is int and type(max_seqlen_q) is int
+            and type(max_seqlen_k) is int):
+        key = _plan_key(q, k, v, cu_seqlens_q, cu_seqlens_k, max_q, causal, window, num_sink_tokens,
+                        sinks is not None)
+    if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad
+                                    or (sinks is not None and sinks.requires_grad)):
+        return _autograd_fn().apply(q, k, v, sinks, cu_seqlens_q, cu_seqlens_k, max_q, max_k, sm_scale,
+                                    (left, right, n_sink), deterministic, return_lse, None, key)
+    o, m = _forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_q, max_k, sm_scale, (left, right, n_sink), sinks,
+                    plan_key=key)
+    return (o, (m[:, :q.shape[0]] * math.log(2.0))) if return_lse else o
+
+
+def _backward_eager(do, q, k, v, o, m, cu_q, cu_k, sink_logits, need_qkv, need_sinks, max_q, max_k, sm_scale,
+                    deterministic, local):
+    """(dq, dk, dv, dsinks) of an eager backward (None where not needed): the packed backward kernels directly;
+    the sinks' gradient from the preprocess's Delta, or from dO and O in torch when q, k, v need none."""
+    from txl.ops import _attention_bwd
+
+    dq = dk = dv = dsink = delta = None
+    if need_qkv:
+        err = backward_unsupported(q, v, "txl.ops.flash_attention_varlen backward")
+        if err is not None:
+            raise err
+        # M includes the sinks: the kernels' dq, dk, dv need nothing new for them.
+        dq, dk, dv, delta = _attention_bwd.backward_varlen(do.contiguous(), q, k, v, o, m, cu_q, cu_k, max_q, max_k,
+                                                           sm_scale, deterministic, local, return_delta=True)
+    if need_sinks:
+        rows = m[:, :q.shape[0]]
+        dsink = (sink_grad_from_delta(delta[:, :q.shape[0]], rows, sink_logits) if delta is not None
+                 else sink_grad(do, o, rows, sink_logits, packed=True))
+    return dq, dk, dv, dsink
+
+
+_fn = None
+
+
+def _autograd_fn():
+    """The eager autograd of flash_attention_varlen (attention._autograd_fn's, for packed sequences): ``apply(q, k,
+    v, sinks, cu_q, cu_k, max_q, max_k, sm_scale, local, deterministic, want_lse, plan, plan_key)``, ``plan`` the
+    key's _VarlenPlan or None (_forward, which records one under ``plan_key``)."""
+    global _fn
+    if _fn is None:
+        import torch
+
+        class FlashAttentionVarlenFunction(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, q, k, v, sinks, cu_q, cu_k, max_q, max_k, sm_scale, local, deterministic, want_lse,
+                        plan, plan_key):
+                if plan is not None:
+                    o, m = plan(q, k, v, cu_q, cu_k, max_q, sm_scale, sinks)
+                else:
+                    o, m = _forward(q, k, v, cu_q, cu_k, max_q, max_k, sm_scale, local, sinks, plan_key=plan_key)
+                ctx.save_for_backward(q, k, v, o, m, cu_q, cu_k, sinks)
+                ctx.set_materialize_grads(False)
+                ctx.args = (max_q, max_k, sm_scale, deterministic, local)
+                if want_lse:
+                    lse = m[:, :q.shape[0]] * math.log(2.0)
+                    ctx.mark_non_differentiable(lse)
+                    return o, lse
+                return o
+
+            @staticmethod
+            def backward(ctx, do, dlse=None):
+                if do is None:
+                    return (None,) * 14
+                q, k, v, o, m, cu_q, cu_k, sinks = ctx.saved_tensors
+                need = ctx.needs_input_grad
+                max_q, max_k, sm_scale, deterministic, local = ctx.args
+                dq, dk, dv, dsink = _backward_eager(do, q, k, v, o, m, cu_q, cu_k, sinks,
+                                                    need[0] or need[1] or need[2], sinks is not None and need[3],
+                                                    max_q, max_k, sm_scale, deterministic, local)
+                return (dq, dk, dv, dsink) + (None,) * 10
+
+        _fn = FlashAttentionVarlenFunction
+    return _fn
 
 
 __all__ = ["flash_attention_varlen", "BIG"]
