@@ -263,6 +263,18 @@ def attn_fwd(Q, K, V, Out, M, sm_scale, N_CTX,
 
 
 @jitlib.jit
+def _softmax_update(qk, m_i, l_i, acc):
+    """One key block of an online softmax, scores qk in the log2 domain: P = exp2(qk - new row max), the row sum
+    and the accumulator rescaled to the new max (the caller adds P V and then takes the new max as m_i)."""
+    m_ij = tl.maximum(m_i, tl.max(qk, 1))
+    p = tl.exp2(qk - m_ij[:, None])
+    alpha = tl.exp2(m_i - m_ij)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = acc * alpha[:, None]
+    return p, l_i, acc, m_ij
+
+
+@jitlib.jit
 def attn_fwd_desc(q_desc, k_desc, v_desc, o_desc, sm_scale, N_CTX,
                   HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
     """attn_fwd through host TMA descriptors over the [B * H * N, D] views (blocks [BLOCK_M or BLOCK_N, D]);
@@ -283,11 +295,7 @@ def attn_fwd_desc(q_desc, k_desc, v_desc, o_desc, sm_scale, N_CTX,
         qk = tl.dot(q, k.T) * qk_scale
         if CAUSAL:
             qk = tl.where(offs_m[:, None] >= (start_n + offs_n[None, :]), qk, -1.0e6)
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.exp2(qk - m_ij[:, None])
-        alpha = tl.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
+        p, l_i, acc, m_ij = _softmax_update(qk, m_i, l_i, acc)
         v = v_desc.load([row0 + start_n, 0])
         acc = tl.dot(p.to(tl.float16), v, acc)
         m_i = m_ij
@@ -408,11 +416,7 @@ def _nsa_select_blocks(q, K, V, Idx, idx_base, kv_base, kv_stride, t, sm_scale,
         qk = tl.dot(q, tl.trans(k)) * qk_scale
         valid = (pos <= t) & (blk >= 0)
         qk = tl.where(valid[None, :], qk, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.exp2(qk - m_ij[:, None])
-        alpha = tl.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
+        p, l_i, acc, m_ij = _softmax_update(qk, m_i, l_i, acc)
         v = tl.load(V + kv_offs)
         acc = tl.dot(p.to(v.dtype), v, acc)
         m_i = m_ij
@@ -499,11 +503,7 @@ def rope_attn(Q, K, V, Cos, Sin, Out, sm_scale, N_CTX,
         qk = tl.dot(q, tl.trans(k)) * qk_scale
         if CAUSAL:
             qk = tl.where(offs_m[:, None] >= offs_n[None, :], qk, -1.0e6)
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.exp2(qk - m_ij[:, None])
-        alpha = tl.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
+        p, l_i, acc, m_ij = _softmax_update(qk, m_i, l_i, acc)
         v = tl.load(V + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :])
         acc = tl.dot(p.to(tl.float16), v, acc)
         m_i = m_ij
@@ -540,11 +540,7 @@ def swa_sink(Q, K, V, Sinks, Out, sm_scale, N_CTX, H,
         qk = tl.dot(q, tl.trans(k)) * qk_scale
         in_window = (offs_m[:, None] >= offs_n[None, :]) & (offs_m[:, None] - offs_n[None, :] < WINDOW)
         qk = tl.where(in_window, qk, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.exp2(qk - m_ij[:, None])
-        alpha = tl.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
+        p, l_i, acc, m_ij = _softmax_update(qk, m_i, l_i, acc)
         v = tl.load(V + kv_offs)
         acc = tl.dot(p.to(tl.float16), v, acc)
         m_i = m_ij
