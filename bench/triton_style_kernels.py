@@ -263,6 +263,20 @@ def attn_fwd(Q, K, V, Out, M, sm_scale, N_CTX,
 
 
 @jitlib.jit
+def _fwd_block(sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """The query block program (i, bh) of a forward kernel over [B, H, N, D] tensors owns: i, bh, the head's base
+    offset, its rows, one key block's rows, the head dim's columns and the log2-domain scale."""
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    base = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n0 = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    qk_scale = sm_scale * 1.44269504
+    return start_m, off_hz, base, offs_m, offs_n0, offs_d, qk_scale
+
+
+@jitlib.jit
 def _softmax_update(qk, m_i, l_i, acc):
     """One key block of an online softmax, scores qk in the log2 domain: P = exp2(qk - new row max), the row sum
     and the accumulator rescaled to the new max (the caller adds P V and then takes the new max as m_i)."""
@@ -485,13 +499,7 @@ def _rope(x_ptrs_base, rows, Cos, Sin, HEAD_DIM: tl.constexpr):
 @jitlib.jit
 def rope_attn(Q, K, V, Cos, Sin, Out, sm_scale, N_CTX,
               HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
-    start_m = tl.program_id(0)
-    off_hz = tl.program_id(1)
-    base = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n0 = tl.arange(0, BLOCK_N)
-    offs_d = tl.arange(0, HEAD_DIM)
-    qk_scale = sm_scale * 1.44269504
+    start_m, off_hz, base, offs_m, offs_n0, offs_d, qk_scale = _fwd_block(sm_scale, N_CTX, HEAD_DIM, BLOCK_M, BLOCK_N)
     q = _rope(Q + base, offs_m, Cos, Sin, HEAD_DIM)
     m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
@@ -519,13 +527,7 @@ def rope_attn(Q, K, V, Cos, Sin, Out, sm_scale, N_CTX,
 @jitlib.jit
 def swa_sink(Q, K, V, Sinks, Out, sm_scale, N_CTX, H,
              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WINDOW: tl.constexpr):
-    start_m = tl.program_id(0)
-    off_hz = tl.program_id(1)
-    base = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n0 = tl.arange(0, BLOCK_N)
-    offs_d = tl.arange(0, HEAD_DIM)
-    qk_scale = sm_scale * 1.44269504
+    start_m, off_hz, base, offs_m, offs_n0, offs_d, qk_scale = _fwd_block(sm_scale, N_CTX, HEAD_DIM, BLOCK_M, BLOCK_N)
     q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
     sink = tl.load(Sinks + off_hz % H) * 1.44269504
     m_i = tl.zeros([BLOCK_M], dtype=tl.float32) + sink
