@@ -190,19 +190,19 @@ class CudaDriver:
         self._init()
 
     # -- errors --------------------------------------------------------------------------------------------------
-    def error_name(self, code):
-        fn = self._fns.get("cuGetErrorName")
+    def _error_text(self, getter, code, fallback):
+        # cuGetErrorName / cuGetErrorString's answer for code, else txl's own table's
+        fn = self._fns.get(getter)
         s = ctypes.c_char_p()
         if fn is not None and fn(int(code), ctypes.byref(s)) == CUDA_SUCCESS and s.value:
             return s.value.decode(errors="replace")
-        return fallback_result_name(code)
+        return fallback(code)
+
+    def error_name(self, code):
+        return self._error_text("cuGetErrorName", code, fallback_result_name)
 
     def error_string(self, code):
-        fn = self._fns.get("cuGetErrorString")
-        s = ctypes.c_char_p()
-        if fn is not None and fn(int(code), ctypes.byref(s)) == CUDA_SUCCESS and s.value:
-            return s.value.decode(errors="replace")
-        return fallback_result_string(code)
+        return self._error_text("cuGetErrorString", code, fallback_result_string)
 
     def make_error(self, code, func, what, cls=CudaError, **kw):
         return cls(code, self.error_name(code), self.error_string(code), func, what, **kw)
