@@ -59,18 +59,7 @@ def mla_decode_split(Q, KV, BT, SEQLENS, PART_O, PART_LSE, sm_scale, H, bt_strid
         k_pe = tl.load(KV + rows[:, None] + D_V + offs_pe[None, :], mask=valid[:, None], other=0.0)
         s = tl.dot(q_nope, tl.trans(c))
         s = tl.dot(q_pe, tl.trans(k_pe), s)
-        if CAUSAL:
-            last = seqlen - S_Q + offs_h // HQ  # the last key each row sees
-            s = tl.where(valid[None, :] & (pos[None, :] <= last[:, None]), s * qk_scale, float("-inf"))
-            m_ij = tl.maximum(m_i, tl.max(s, 1))
-            m_sub = tl.where(m_ij == float("-inf"), 0.0, m_ij)  # a row that has seen no key yet: P = 0, not NaN
-        else:
-            s = tl.where(valid[None, :], s * qk_scale, float("-inf"))
-            m_ij = tl.maximum(m_i, tl.max(s, 1))
-            m_sub = m_ij
-        p = tl.exp2(s - m_sub[:, None])
-        alpha = tl.exp2(m_i - m_sub)
-        l_i = l_i * alpha + tl.sum(p, 1)
+        p, alpha, l_i, m_ij = _masked_softmax(s, m_i, l_i, pos, valid, seqlen, S_Q, offs_h, qk_scale, HQ, CAUSAL)
         acc = tl.dot(p.to(c.dtype), c, acc * alpha[:, None])
         m_i = m_ij
     seen = l_i > 0.0
@@ -79,6 +68,26 @@ def mla_decode_split(Q, KV, BT, SEQLENS, PART_O, PART_LSE, sm_scale, H, bt_strid
     part = (b.to(tl.int64) * H + offs_h) * NUM_SPLITS + split
     tl.store(PART_O + part[:, None] * D_V + offs_v[None, :], out, mask=hmask[:, None])
     tl.store(PART_LSE + part, lse, mask=hmask)
+
+
+@txl.jit
+def _masked_softmax(s, m_i, l_i, pos, valid, seqlen, S_Q, offs_h, qk_scale, HQ: tl.constexpr, CAUSAL: tl.constexpr):
+    # The online softmax of one tile of scores s (rows: query heads x tokens, offs_h; keys at positions pos, valid
+    # where inside the split): masked (CAUSAL: each row's token sees keys up to its own position), in the log2
+    # domain. Returns (P, alpha = the rescale of what came before, the new row sum, the new row max).
+    if CAUSAL:
+        last = seqlen - S_Q + offs_h // HQ  # the last key each row sees
+        s = tl.where(valid[None, :] & (pos[None, :] <= last[:, None]), s * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(s, 1))
+        m_sub = tl.where(m_ij == float("-inf"), 0.0, m_ij)  # a row that has seen no key yet: P = 0, not NaN
+    else:
+        s = tl.where(valid[None, :], s * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(s, 1))
+        m_sub = m_ij
+    p = tl.exp2(s - m_sub[:, None])
+    alpha = tl.exp2(m_i - m_sub)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    return p, alpha, l_i, m_ij
 
 
 @txl.jit

@@ -34,6 +34,8 @@ import txl.language as tl
 from txl.language import semantic as _S
 from txl.language.core import _unwrap, builtin
 
+from txl.kernels.mla_decode import _masked_softmax
+
 NUM_STAGES = 3  # e4m3 tiles in the ring (NUM_STAGES - 1 in flight while one is converted)
 
 
@@ -125,18 +127,7 @@ def mla_decode_split_fp8(Q, KV, BT, SEQLENS, PART_O, PART_LSE, sm_scale, KV_SCAL
         s = tl.dot(txl.smem_load(bqp), bp.T, s)
         pos = n0 + offs_n
         valid = pos < end
-        if CAUSAL:
-            last = seqlen - S_Q + offs_h // HQ  # the last key each row sees
-            s = tl.where(valid[None, :] & (pos[None, :] <= last[:, None]), s * qk_scale, float("-inf"))
-            m_ij = tl.maximum(m_i, tl.max(s, 1))
-            m_sub = tl.where(m_ij == float("-inf"), 0.0, m_ij)  # a row that has seen no key yet: P = 0, not NaN
-        else:
-            s = tl.where(valid[None, :], s * qk_scale, float("-inf"))
-            m_ij = tl.maximum(m_i, tl.max(s, 1))
-            m_sub = m_ij
-        p = tl.exp2(s - m_sub[:, None])
-        alpha = tl.exp2(m_i - m_sub)
-        l_i = l_i * alpha + tl.sum(p, 1)
+        p, alpha, l_i, m_ij = _masked_softmax(s, m_i, l_i, pos, valid, seqlen, S_Q, offs_h, qk_scale, HQ, CAUSAL)
         acc = tl.dot(p.to(dtype), bv, acc * alpha[:, None])
         m_i = m_ij
     txl.async_load_wait(0)  # the prefetches past the last tile (zero fills) are done before the CTA exits
