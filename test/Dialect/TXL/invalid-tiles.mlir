@@ -313,7 +313,7 @@ func.func @f(%x: tensor<64xf32>) {
 
 // reduce_return only terminates a txl.reduce or txl.scan.
 func.func @f(%x: f32) {
-  // expected-error @+1 {{'txl.reduce_return' op expects parent op to be one of 'txl.reduce, txl.scan'}}
+  // expected-error @+1 {{'txl.reduce_return' op expects parent op to be one of 'txl.reduce, txl.scan, txl.warp_reduce'}}
   txl.reduce_return %x : f32
 }
 
