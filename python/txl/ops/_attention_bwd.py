@@ -281,29 +281,82 @@ class _Plan:
 def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deterministic, local, return_delta=False):
     """(dq, dk, dv) of packed sequences (attention_varlen): q, o, do (total_q, H, D), k, v (total_k, H_KV, D), m
     the forward's (H, M_LEN) base-2 LSE over the packed tokens; ``return_delta``: also Delta, (H, M_LEN) float32
-    (see backward)."""
+    (see backward).
+
+    The packed lengths change from call to call, so the launches are _run's each time, but a call whose key
+    (_varlen_key: what the kernels specialise on) ran before replays the FastLaunch of each of its launches with
+    raw tensors for the descriptors: no checks, no TensorDescriptor objects, no fingerprints (7 descriptors and
+    3 fingerprints cost most of this function's host time)."""
     import torch
 
-    check_supported(q, "txl.ops.flash_attention_varlen backward")
-    if v.shape[-1] != q.shape[-1]:
-        raise NotImplementedError("txl.ops.flash_attention_varlen backward: asymmetric head dims (q/k %d, v %d) have "
-                                  "no packed-sequence backward kernel; pad v to head dim %d"
-                                  % (q.shape[-1], v.shape[-1], q.shape[-1]))
     total_q, H, D = q.shape
-    total_k, Hk, _ = k.shape
-    B = cu_q.numel() - 1
-    m_len = m.shape[1]
-    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    total_k, Hk, Dv = k.shape[0], k.shape[1], v.shape[-1]
+    dq, dk, dv = (torch.empty(t.shape, dtype=t.dtype, device=t.device) for t in (q, k, v))
     rows = [t.contiguous().view(t.shape[0], t.shape[1] * D) for t in (q, k, v, o, do, dq, dk, dv)]
+    key = _varlen_key(q, k, v, rows, m, cu_q, cu_k, max_q, deterministic, local)
+    fasts = _varlen_plans.get(key) if key is not None else None
+    if fasts is None:
+        check_supported(q, "txl.ops.flash_attention_varlen backward")
+        if Dv != D:
+            raise NotImplementedError("txl.ops.flash_attention_varlen backward: asymmetric head dims (q/k %d, v %d) "
+                                      "have no packed-sequence backward kernel; pad v to head dim %d" % (D, Dv, D))
     allocs = {}
-    _run(rows, m, sm_scale, deterministic, False, local, (cu_q, cu_k), D=D, H=H, Hk=Hk, n_ctx=total_q, n_pad=m_len,
-         bh=H, bkv=B * Hk, key_blocks=padded_len(max_k), query_blocks=padded_len(max_q), head_stride=D,
-         row_stride=H * D, max_q=max_q, batch=B, allocs=allocs)
+    kw = dict(D=D, H=H, Hk=Hk, n_ctx=total_q, n_pad=m.shape[1], bh=H, bkv=(cu_q.shape[0] - 1) * Hk,
+              key_blocks=padded_len(max_k), query_blocks=padded_len(max_q), head_stride=D, row_stride=H * D,
+              max_q=max_q, batch=cu_q.shape[0] - 1, allocs=allocs)
+    if fasts is not None:
+        steps = iter(fasts)
+
+        def replay(fn, grid, args, kwargs):
+            fast, idx = next(steps)
+            fast(tuple(grid) + (1,) * (3 - len(grid)), [args[i] for i in idx])
+
+        _run(rows, m, sm_scale, deterministic, False, local, (cu_q, cu_k), launch=replay, descriptors=False, **kw)
+    else:
+        recorded = []
+
+        def record(fn, grid, args, kwargs):
+            entry = _launch.fast_launch(fn, grid, args, kwargs)
+            order = fn.arg_names[:len(args)]
+            if isinstance(entry, tuple) and all(n in order for n in entry[1]):
+                recorded.append((entry[0], [order.index(n) for n in entry[1]]))
+            else:
+                recorded.append(None)
+
+        _run(rows, m, sm_scale, deterministic, False, local, (cu_q, cu_k), launch=record, **kw)
+        if key is not None and None not in recorded:
+            if len(_varlen_plans) > 64:
+                _varlen_plans.clear()
+            _varlen_plans[key] = recorded
     return (dq, dk, dv, allocs["delta"][0]) if return_delta else (dq, dk, dv)
 
 
+_varlen_plans = {}
+
+
+def _varlen_key(q, k, v, rows, m, cu_q, cu_k, max_q, deterministic, local):
+    """What the packed backward's launches specialise on, or None (no replay) for tensors off the kernels' device
+    types or not 16-byte aligned: head counts and dims, dtypes, device, the sequence count, the classes of the ints
+    that reach the kernels (== 1, divisible by 16: the packed total and max_seqlen_q; M's row length is a multiple
+    of 128), M's layout, determinism and the local masks."""
+    import torch
+
+    if (q.device.type not in _launch.DEVICE_TYPES or m.dtype != torch.float32 or not m.is_contiguous()
+            or not cu_q.is_contiguous() or not cu_k.is_contiguous()):
+        return None
+    ptrs = m.data_ptr() | cu_q.data_ptr() | cu_k.data_ptr()
+    for t in rows:
+        ptrs |= t.data_ptr()
+    if ptrs % 16:
+        return None
+    total_q = q.shape[0]
+    return (q.shape[1:], k.shape[1:], v.shape[1:], q.dtype, q.device, cu_q.shape, cu_q.dtype, cu_k.dtype,
+            deterministic, local, total_q == 1, total_q % 16 == 0, max_q == 1, max_q % 16 == 0)
+
+
 def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ctx, n_pad, bh, bkv, key_blocks,
-         query_blocks, head_stride, row_stride, max_q=None, batch=None, split=1, Dv=None, launch=None, allocs=None):
+         query_blocks, head_stride, row_stride, max_q=None, batch=None, split=1, Dv=None, launch=None, allocs=None,
+         descriptors=True):
     """The three launches on (rows, columns) views: q2, k2, v2, o2, do2 read, dq2, dk2, dv2 written. Dense:
     (B * H * N, D) rows, M (B * H, n_pad); packed (varlen = (cu_q, cu_k)): (total, heads * D) rows, M (H, n_pad)
     over the packed tokens. bh: the rows of M; key_blocks / query_blocks: the padded longest sequences.
@@ -312,7 +365,8 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     fourth launch; deterministic either way). Dv (dense only): V's, O's and dO's head dim when it differs from D
     (flash_attention_bwd_asym; rows of v2, o2, do2, dv2 are Dv wide). ``launch``: how to launch (default
     _launch.fast_launch; _Plan records through it); ``allocs``: a dict that gets each scratch tensor allocated
-    here by name, with its shape and dtype."""
+    here by name, with its shape and dtype. ``descriptors=False``: descriptor arguments as their raw tensors (a
+    launch through a FastLaunch that has the compiled boxes: backward_varlen's replay)."""
     import torch
     import txl
     from txl.kernels import flash_attention_bwd as kb
@@ -352,13 +406,9 @@ def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ct
     # halves at hd256, 64-column blocks with asymmetric head dims.
     kv_box = 64
     out_cols = 64 if asym else D // 2 if D == 256 else D
-    descs = [txl.TensorDescriptor(q2, block_shape=[BLOCK_M, D]),
-             txl.TensorDescriptor(k2, block_shape=[kv_box, D]),
-             txl.TensorDescriptor(v2, block_shape=[kv_box, Dv]),
-             txl.TensorDescriptor(do2, block_shape=[BLOCK_M, Dv]),
-             txl.TensorDescriptor(dq_acc, block_shape=[BLOCK_M, dq_cols]),
-             txl.TensorDescriptor(dk2, block_shape=[kv_box, out_cols]),
-             txl.TensorDescriptor(dv2, block_shape=[kv_box, out_cols])]
+    desc = (lambda t, box: txl.TensorDescriptor(t, block_shape=box)) if descriptors else (lambda t, box: t)
+    descs = [desc(q2, [BLOCK_M, D]), desc(k2, [kv_box, D]), desc(v2, [kv_box, Dv]), desc(do2, [BLOCK_M, Dv]),
+             desc(dq_acc, [BLOCK_M, dq_cols]), desc(dk2, [kv_box, out_cols]), desc(dv2, [kv_box, out_cols])]
     if asym:
         from txl.kernels import flash_attention_bwd_asym as kba
 

@@ -383,3 +383,61 @@ def test_varlen_forward_plan(torch, monkeypatch):
     # a new bucket of max_seqlen_q is a new key: the checked path again
     call([1000, 20])
     assert len(V._plans) == 1
+
+
+def test_varlen_backward_replay_launches_what_fast_launch_would(torch, monkeypatch):
+    # backward_varlen's first call of a key records each launch's FastLaunch; a later call with other packed
+    # lengths replays them with raw tensors: the same kernels, grids, ints and tensors (by shape, and q's rows by
+    # address) as that call through fast_launch
+    import txl
+
+    fasts = {}
+    through_fast_launch = []
+
+    def fast_launch(fn, grid, args, kwargs):
+        fast = fasts.setdefault(fn, _Fast())
+        vals = [a.base if isinstance(a, txl.TensorDescriptor) else a for a in args]
+        through_fast_launch.append(fn)
+        fast(tuple(grid) + (1,) * (3 - len(grid)), vals)
+        return fast, fn.arg_names[:len(args)]
+
+    monkeypatch.setattr(_launch, "fast_launch", fast_launch)
+    monkeypatch.setattr(_launch, "DEVICE_TYPES", ("cuda", "cpu"))
+    monkeypatch.setattr(_attention_bwd, "_varlen_plans", {})
+    H, HK, D = 4, 2, 64
+
+    def tensors(lens):
+        cu = torch.tensor([0] + [sum(lens[:i + 1]) for i in range(len(lens))], dtype=torch.int32)
+        q, o, do = (torch.randn(sum(lens), H, D, dtype=torch.bfloat16) for _ in range(3))
+        k, v = (torch.randn(sum(lens), HK, D, dtype=torch.bfloat16) for _ in range(2))
+        m = torch.zeros(H, V._m_len(sum(lens)))
+        return do, q, k, v, o, m, cu, cu, max(lens), max(lens)
+
+    local = A.local_masks((64, 0), 4, True)
+    for deterministic in (False, True):
+        _attention_bwd.backward_varlen(*tensors([100, 300, 50]), 0.125, deterministic, local)
+        n = len(through_fast_launch)
+        assert n == 3  # preprocess, dK/dV, then the convert (or the deterministic dQ kernel)
+        args = tensors([130, 7, 290])  # other lengths, the same key
+        dq, dk, dv, delta = _attention_bwd.backward_varlen(*args, 0.125, deterministic, local, return_delta=True)
+        assert len(through_fast_launch) == n, "replayed, not launched through fast_launch"
+        replayed = [f.calls[-1] for f in fasts.values() if f.calls][-3:]
+        assert dq.shape == args[1].shape and dk.shape == args[2].shape and delta.shape == args[5].shape
+        monkeypatch.setattr(_attention_bwd, "_varlen_plans", {})
+        _attention_bwd.backward_varlen(*args, 0.125, deterministic, local)  # the same call through fast_launch
+        assert len(through_fast_launch) == n + 3
+        expected = [f.calls[-1] for f in fasts.values() if f.calls][-3:]
+        for (grid, vals), (grid2, vals2) in zip(replayed, expected):
+            assert grid == grid2 and len(vals) == len(vals2)
+            for a, b in zip(vals, vals2):
+                if isinstance(a, torch.Tensor):
+                    assert a.shape == b.shape and a.dtype == b.dtype
+                    if b.data_ptr() == args[1].data_ptr():
+                        assert a.data_ptr() == b.data_ptr()
+                else:
+                    assert a == b
+        for f in fasts.values():
+            f.calls.clear()
+        fasts.clear()
+        through_fast_launch.clear()
+        monkeypatch.setattr(_attention_bwd, "_varlen_plans", {})
