@@ -80,6 +80,19 @@ def _pair(i, start, n_tiles, bK, bQ, BLOCK_N: tl.constexpr):
     return ph, e0, o0, has_o, ke, ko, q
 
 
+@txl.jit
+def _finish(acc, m, l_i, bL, l_full, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, NUM_SPLITS, W: tl.constexpr,
+            COLS: tl.constexpr, D_V: tl.constexpr, BLOCK_M: tl.constexpr, PARTIAL: tl.constexpr):
+    # Consumer W's end: the row sums of both consumers' tiles added through shared memory (each publishes its own
+    # and waits for the other's), then its output columns (_store_out; m, the row max, from WG1 only).
+    txl.smem_store(txl.get_buffer(bL, W), l_i)
+    txl.mbar_arrive(txl.get_buffer(l_full, W))
+    txl.mbar_wait(txl.get_buffer(l_full, 1 - W), 0)
+    l_i = l_i + txl.smem_load(txl.get_buffer(bL, 1 - W))
+    _store_out(acc, m, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, W, NUM_SPLITS, COLS, D_V, BLOCK_M,
+               PARTIAL)
+
+
 @txl.jit(do_not_specialize=["ROWS", "H", "S_Q", "NUM_SPLITS"])
 def mla_decode_seesaw(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm_scale, ROWS, H, S_Q, bt_stride,
                       NUM_SPLITS, D_V: tl.constexpr, D_PE: tl.constexpr, PAGE: tl.constexpr,
@@ -174,12 +187,8 @@ def mla_decode_seesaw(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm
             if has_o:
                 txl.mbar_arrive(txl.get_buffer(k_empty, ph ^ 1))
             m_run = m_o
-        txl.smem_store(txl.get_buffer(bL, 0), l_i)
-        txl.mbar_arrive(txl.get_buffer(l_full, 0))
-        txl.mbar_wait(txl.get_buffer(l_full, 1), 0)
-        l_i = l_i + txl.smem_load(txl.get_buffer(bL, 1))
-        _store_out(acc, m_run, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 0, NUM_SPLITS, COLS, D_V,
-                   BLOCK_M, PARTIAL)
+        _finish(acc, m_run, l_i, bL, l_full, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, NUM_SPLITS, 0, COLS, D_V,
+                BLOCK_M, PARTIAL)
 
     if txl.is_warpgroup([2]):
         # ---- WG2: tile o of each pair, output columns 256 .. 511. Without a tile o (an odd last tile) S_o is
@@ -221,9 +230,5 @@ def mla_decode_seesaw(desc_q, desc_kv, BT, SEQLENS, O, LSE, PART_O, PART_LSE, sm
             if has_o:
                 txl.mbar_arrive(txl.get_buffer(k_empty, ph ^ 1))
             m_run = m_o
-        txl.smem_store(txl.get_buffer(bL, 1), l_i)
-        txl.mbar_arrive(txl.get_buffer(l_full, 1))
-        txl.mbar_wait(txl.get_buffer(l_full, 0), 0)
-        l_i = l_i + txl.smem_load(txl.get_buffer(bL, 0))
-        _store_out(acc, None, l_i, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, 1, NUM_SPLITS, COLS, D_V,
-                   BLOCK_M, PARTIAL)
+        _finish(acc, None, l_i, bL, l_full, O, LSE, PART_O, PART_LSE, b, row0, split, ROWS, NUM_SPLITS, 1, COLS, D_V,
+                BLOCK_M, PARTIAL)
