@@ -121,6 +121,38 @@ def _seq(off_hz, N_CTX, CU_Q, CU_K, NUM_HEADS, HEAD_DIM: tl.constexpr, H_Q_PER_K
 
 
 @txl.jit
+def _pingpong_wait():
+    # The ping-pong of the two consumers (named barriers 8 and 9): wait for this warpgroup's turn on the tensor
+    # cores.
+    if txl.is_warpgroup([1]):
+        txl.bar_wait(8, 256)
+    else:
+        txl.bar_wait(9, 256)
+
+
+@txl.jit
+def _pingpong_pass():
+    # This warpgroup's GEMMs are issued: the other consumer may issue its own.
+    if txl.is_warpgroup([1]):
+        txl.bar_arrive(9, 256)
+    else:
+        txl.bar_arrive(8, 256)
+
+
+@txl.jit
+def _retire_pv(acc, alpha, m_new, v_empty, sk, phk, sv, phv, NUM_STAGES: tl.constexpr):
+    # The end of a step of the FA3 loop: the previous tile's PV wgmma retired, so its V stage is released; the
+    # accumulator rescaled to the new row max, which becomes the running one; both rings advance.
+    txl.dot_wait(0)
+    txl.mbar_arrive(txl.get_buffer(v_empty, sv))
+    acc = acc * alpha[:, None]
+    m_i = m_new
+    sk, phk = _advance(sk, phk, NUM_STAGES)
+    sv, phv = _advance(sv, phv, NUM_STAGES)
+    return acc, m_i, sk, phk, sv, phv
+
+
+@txl.jit
 def _kv_ring_barriers(NUM_STAGES: tl.constexpr):
     # The K/V rings' barriers of the three-warpgroup forward kernels, per stage: K and V landed (one arrival and
     # the TMA bytes) and released by both consumers (256 arrivals).

@@ -46,7 +46,8 @@ import txl.language as tl
 
 from txl.kernels import _attention_common as _common
 from txl.kernels._attention_common import (_advance, _consumer_half, _epilogue, _fold_sink, _kv_ring_barriers, _kv_tile,
-                                           _local_range, _mask_local, _mask_tile, _seq, _seq_v, _softmax_step, _stream_kv)
+                                           _local_range, _mask_local, _mask_tile, _pingpong_pass, _pingpong_wait,
+                                           _retire_pv, _seq, _seq_v, _softmax_step, _stream_kv)
 
 
 @txl.jit
@@ -236,10 +237,7 @@ def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full,
     acc = tl.zeros([HALF_M, DV], tl.float32)
     for j in range(1, n_tiles):
         txl.mbar_wait(txl.get_buffer(k_full, sk), phk)
-        if txl.is_warpgroup([1]):  # wait for this warpgroup's turn on the tensor cores
-            txl.bar_wait(8, 256)
-        else:
-            txl.bar_wait(9, 256)
+        _pingpong_wait()  # this warpgroup's turn on the tensor cores
         qk = tl.dot(q, txl.get_buffer(bK, sk).T)
         txl.mbar_wait(txl.get_buffer(v_full, sv), phv)
         acc = tl.dot(p_lo, txl.get_buffer(bV, sv), acc)
@@ -247,10 +245,7 @@ def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full,
         txl.mbar_arrive(txl.get_buffer(k_empty, sk))
         if j == n_tiles - 1:
             txl.mbar_arrive(txl.get_buffer(q_empty, qi))  # Q's last S GEMM retired
-        if txl.is_warpgroup([1]):
-            txl.bar_arrive(9, 256)
-        else:
-            txl.bar_arrive(8, 256)
+        _pingpong_pass()
         if LOCAL:
             qk = _mask_local(qk, q_row, _kv_tile(j, ns, lo, LOCAL) * BLOCK_N, len_k, off, WIN_LEFT, WIN_RIGHT,
                              N_SINK, HALF_M, BLOCK_N)
@@ -259,12 +254,7 @@ def _consumer_tile(t, n_m, qi, row0, q, o_tile, bK, bV, q_full, q_empty, k_full,
         # Online softmax of S_j while the PV wgmma runs.
         p, m_new, l_i, alpha = _softmax_step(qk, m_i, l_i, qk_scale, LOCAL)
         p_lo = p.to(q.dtype)
-        txl.dot_wait(0)  # PV of tile j - 1 retired: V_{j-1} can be refilled
-        txl.mbar_arrive(txl.get_buffer(v_empty, sv))
-        acc = acc * alpha[:, None]
-        m_i = m_new
-        sk, phk = _advance(sk, phk, NUM_STAGES)
-        sv, phv = _advance(sv, phv, NUM_STAGES)
+        acc, m_i, sk, phk, sv, phv = _retire_pv(acc, alpha, m_new, v_empty, sk, phk, sv, phv, NUM_STAGES)
 
     # Last PV; its V stage is released too (the producer refills it for the next tile).
     txl.mbar_wait(txl.get_buffer(v_full, sv), phv)

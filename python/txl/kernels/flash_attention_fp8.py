@@ -26,7 +26,8 @@ fp8 tile is half its size).
 import txl
 import txl.language as tl
 
-from txl.kernels._attention_common import _advance, _consumer_half, _kv_ring_barriers, _mask_tile
+from txl.kernels._attention_common import (_advance, _consumer_half, _kv_ring_barriers, _mask_tile, _pingpong_pass,
+                                           _pingpong_wait, _retire_pv)
 
 LOG2E = 1.44269504
 
@@ -120,29 +121,18 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
         acc = tl.zeros([HALF_M, HEAD_DIM], tl.float32)
         for j in range(1, n_tiles):
             txl.mbar_wait(txl.get_buffer(k_full, sk), phk)
-            if txl.is_warpgroup([1]):
-                txl.bar_wait(8, 256)
-            else:
-                txl.bar_wait(9, 256)
+            _pingpong_wait()
             qk = tl.dot(q, txl.get_buffer(bK, sk).T)
             txl.mbar_wait(txl.get_buffer(v_full, sv), phv)
             acc = tl.dot(p8, txl.get_buffer(bVt, sv).T, acc)
             txl.dot_wait(1)  # S_j retired, PV may still run
             txl.mbar_arrive(txl.get_buffer(k_empty, sk))
-            if txl.is_warpgroup([1]):
-                txl.bar_arrive(9, 256)
-            else:
-                txl.bar_arrive(8, 256)
+            _pingpong_pass()
             if CAUSAL or not EVEN_N:
                 qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
             p, m_new, l_i, alpha = _softmax_step_shifted(qk, m_i, l_i, qk_scale, P_SHIFT)
             p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N, RENAME_P)
-            txl.dot_wait(0)  # PV of tile j - 1 retired: its VT stage can be refilled
-            txl.mbar_arrive(txl.get_buffer(v_empty, sv))
-            acc = acc * alpha[:, None]
-            m_i = m_new
-            sk, phk = _advance(sk, phk, NUM_STAGES)
-            sv, phv = _advance(sv, phv, NUM_STAGES)
+            acc, m_i, sk, phk, sv, phv = _retire_pv(acc, alpha, m_new, v_empty, sk, phk, sv, phv, NUM_STAGES)
 
         txl.mbar_wait(txl.get_buffer(v_full, sv), phv)
         acc = tl.dot(p8, txl.get_buffer(bVt, sv).T, acc)

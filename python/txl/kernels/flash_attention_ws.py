@@ -17,8 +17,8 @@ import txl
 import txl.language as tl
 
 from txl.kernels import _attention_common as _common
-from txl.kernels._attention_common import (_advance, _epilogue, _kv_ring_barriers, _produce, _program_tile,
-                                           _softmax_init, _softmax_pv)
+from txl.kernels._attention_common import (_advance, _epilogue, _kv_ring_barriers, _pingpong_pass, _pingpong_wait,
+                                           _produce, _program_tile, _softmax_init, _softmax_pv)
 
 
 @txl.jit(do_not_specialize=["N_CTX", "N_PAD"])
@@ -68,17 +68,11 @@ def flash_attention_ws(desc_q, desc_k, desc_v, desc_o, M, O, sm_scale, N_CTX, N_
         phase = 0
         for j in range(0, n_tiles):
             txl.mbar_wait(txl.get_buffer(k_full, s), phase)
-            if PINGPONG:  # this warpgroup's turn on the tensor cores
-                if txl.is_warpgroup([1]):
-                    txl.bar_wait(8, 256)
-                else:
-                    txl.bar_wait(9, 256)
+            if PINGPONG:
+                _pingpong_wait()  # this warpgroup's turn on the tensor cores
             qk = tl.dot(q, txl.get_buffer(bK, s).T)
-            if PINGPONG:  # S issued: the other warpgroup may issue its own
-                if txl.is_warpgroup([1]):
-                    txl.bar_arrive(9, 256)
-                else:
-                    txl.bar_arrive(8, 256)
+            if PINGPONG:
+                _pingpong_pass()  # S issued: the other warpgroup may issue its own
             txl.dot_wait(0)
             txl.mbar_arrive(txl.get_buffer(k_empty, s))
             l_i, acc, m_i = _softmax_pv(qk, acc, m_i, l_i, qk_scale, j, n_tiles, q_row, N_CTX, bV, v_full, s, phase,
