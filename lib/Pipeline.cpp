@@ -33,6 +33,9 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
       // One copy of a 1-D index vector per expand_dims, before the
       // pipeliner splits loops into stages and layouts are assigned.
       {"txl-rematerialize-expanded-ranges", [] { return createTXLRematerializeExpandedRanges(); }},
+      // `acc += tl.dot(a, b)` accumulates in the dot before the pipeliner
+      // decides which loop-carried dots run asynchronously.
+      {"txl-fold-dot-add", [] { return createTXLFoldDotAdd(); }},
       // Triton-style loads and dots: the loop pipeliner first (rings of
       // buffers issued ahead), then how the remaining tiles travel.
       {"txl-schedule-loops", [schedule] { return createTXLScheduleLoops(schedule); }},

@@ -81,8 +81,8 @@ def lower_copies(text):
     return run_opt(text, "--txl-lower-tile-copies")
 
 
-TILE_PASSES = ("--txl-rematerialize-expanded-ranges", "--txl-schedule-loops", "--txl-expand-loops",
-               "--txl-lower-tile-copies")
+TILE_PASSES = ("--txl-rematerialize-expanded-ranges", "--txl-fold-dot-add", "--txl-schedule-loops",
+               "--txl-expand-loops", "--txl-lower-tile-copies")
 
 
 def lower_tiles(text):

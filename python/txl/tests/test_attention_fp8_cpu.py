@@ -19,9 +19,9 @@ from .dsl_helpers import compile_ptx, ir_of, run_opt
 
 SMEM_LIMIT = 232448  # bytes of shared memory a CTA may use on sm_90
 # txlc's stages up to the scratch buffers (a relayout's included in the shared-memory plan)
-UP_TO_SCRATCH = ("--txl-schedule-loops", "--txl-expand-loops", "--txl-lower-tile-copies", "--txl-partition-warpgroups",
-                 "--txl-assign-layouts", "--txl-remove-layout-conversions", "--loop-invariant-code-motion",
-                 "--txl-allocate-scratch")
+UP_TO_SCRATCH = ("--txl-fold-dot-add", "--txl-schedule-loops", "--txl-expand-loops", "--txl-lower-tile-copies",
+                 "--txl-partition-warpgroups", "--txl-assign-layouts", "--txl-remove-layout-conversions",
+                 "--loop-invariant-code-motion", "--txl-allocate-scratch")
 
 
 def _variants():

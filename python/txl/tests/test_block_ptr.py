@@ -172,7 +172,7 @@ def test_gemm_block_pointer_loads_get_the_cp_async_ring():
     """txl-schedule-loops takes both loads (they feed the dot; the padding is zero) into cp.async rings, as it does
     for the tutorial's pointer-tile GEMM; the dot becomes async."""
     text = ir_of(_gemm, GEMM_SIG, GEMM_CONSTS)
-    scheduled = run_opt(text, "--txl-schedule-loops")
+    scheduled = run_opt(text, "--txl-fold-dot-add", "--txl-schedule-loops")
     assert _count(scheduled, r"txl\.async_load ") == 2, scheduled
     check_not(scheduled, r"= txl\.load ")
     ptx, _ = compile_ptx(text)

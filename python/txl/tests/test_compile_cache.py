@@ -236,8 +236,8 @@ def test_stage_ir(env):
     assert "#txl.blocked" in k.asm["txl-assign-layouts"] and "txl.make_range" in k.asm["txl-lower-loads"]
     assert "txl-partition-warpgroups" not in k.asm
     stages = C.pipeline_stages(TXLC)
-    assert stages[:6] == ["txl-rematerialize-expanded-ranges", "txl-schedule-loops", "txl-expand-loops",
-                          "txl-lower-tile-copies", "txl-partition-warpgroups", "txl-assign-layouts"]
+    assert stages[:7] == ["txl-rematerialize-expanded-ranges", "txl-fold-dot-add", "txl-schedule-loops",
+                          "txl-expand-loops", "txl-lower-tile-copies", "txl-partition-warpgroups", "txl-assign-layouts"]
     assert "txl-wgmma" in stages
     before = len(env.runs)
     k = txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, stages="all")
@@ -267,7 +267,8 @@ def test_diff_select(env, capsys):
     assert "txl diff_mode: pipeline stages of vector_add_kernel" in out
     assert "  %2d txl-assign-layouts   <== selected" % al in out
     assert "  %2d txl-partition-warpgroups\n" % (al - 1) in out
-    assert "   0 txl-rematerialize-expanded-ranges\n" in out and "   1 txl-schedule-loops\n" in out
+    assert "   0 txl-rematerialize-expanded-ranges\n" in out and "   1 txl-fold-dot-add\n" in out
+    assert "   2 txl-schedule-loops\n" in out
     assert "--- vector_add_kernel" in out and "before txl-assign-layouts (after txl-partition-warpgroups)" in out
     assert "+    %" in out and "#txl.blocked" in out and out == k.asm["diff"]
     # a kernel without loops or tiles: the tile passes change nothing

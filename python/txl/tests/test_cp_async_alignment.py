@@ -35,7 +35,7 @@ def _copies(ptx):
 
 def _scheduled(sig, kernel=ptr_gemm, consts=CONSTS):
     text = ir_of(kernel, sig, consts, num_stages=3)
-    return text, run_opt(text, "--txl-schedule-loops")
+    return text, run_opt(text, "--txl-fold-dot-add", "--txl-schedule-loops")
 
 
 def _rings(scheduled):

@@ -423,7 +423,7 @@ def test_default_num_stages_pipelines_the_loop():
     text = ir_of(_sum_for, SIG, {"BLOCK_K": 64})
     check(text, r"\{txl.kernel, txl.num_stages = 3 : i32, txl.num_warps = 4 : i32\}")
     _front(text)
-    sched = run_opt(text, "--txl-schedule-loops")
+    sched = run_opt(text, "--txl-fold-dot-add", "--txl-schedule-loops")
     # the mbarriers at the kernel's entry, the ring right before its loop
     check(sched, r"txl.mbar_alloc count 1 : !txl.mbar<2>",
           rf"txl.smem_alloc \{{txl.ring\}} : !txl.smem<64x64xbf16, stages = 2, {NVMMA}>", r"scf.for",
@@ -448,7 +448,7 @@ def test_tl_range_num_stages_reaches_the_loop(ns):
     text = ir_of(_sum_range, SIG, {"BLOCK_K": 64, "NS": ns})
     check(text, r"\^bb0\(%k: i32", r"txl.desc_load", r"scf.yield",
           r"\}\) \{txl.num_stages = %d : i32\}" % ns, r"\{txl.kernel, txl.num_stages = 3 : i32")
-    sched = run_opt(text, "--txl-schedule-loops")
+    sched = run_opt(text, "--txl-fold-dot-add", "--txl-schedule-loops")
     if ns == 1:  # the loop's num_stages wins over the kernel's: not pipelined
         check_not(sched, r"txl.ring", r"txl.stage")
         check(sched, r"txl.desc_load")

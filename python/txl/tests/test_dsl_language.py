@@ -4,7 +4,7 @@ compiles to PTX (txlc)."""
 import txl
 import txl.language as tl
 
-from .dsl_helpers import check, check_not, compile_ptx, ir_of, lower_copies, verify
+from .dsl_helpers import check, check_not, compile_ptx, ir_of, lower_copies, run_opt, verify
 
 
 @txl.jit
@@ -229,16 +229,22 @@ def _acc_plus_dot(o_ptr):
     a = txl.get_buffer(txl.smem_alloc([64, 64], tl.float16), 0)
     b = txl.get_buffer(txl.smem_alloc([64, 64], tl.float16), 0)
     acc = tl.zeros([64, 64], tl.float32) + 1.0
-    acc += tl.dot(a, b.T)  # TXL's MLA: the add is the dot's accumulator, so reading before the wait is fine
+    acc += tl.dot(a, b.T)  # TXL's MLA: the add is the dot's accumulation, so it may precede the wait
     txl.dot_wait(0)
-    s = tl.dot(a, b)  # a named product is read again: not folded
+    s = tl.dot(a, b)  # a product read twice: not folded
     y = acc + s
     offs = tl.arange(0, 64)
     tl.store(o_ptr + offs[:, None] * 64 + offs[None, :], y + s)
 
 
 def test_acc_plus_dot_is_the_dots_accumulator():
+    """The frontend emits the add as written, the wait passing the sum through; txl-fold-dot-add makes the add
+    the dot's accumulator (the verifier accepts the add before the wait as that accumulation)."""
     text = ir_of(_acc_plus_dot, {"o_ptr": "*fp32"}, {})
-    check(text, r"%acc = arith.addf", r"%acc_1 = txl.dot %a, %\w+, %acc \{async\}",
+    check(text, r"%acc = arith.addf", r"%\d+ = txl.dot %a, %\w+, %\d+ \{async\}", r"%acc_1 = arith.addf %acc, %\d+",
           r"txl.dot_wait 0, %acc_1", r"%s = txl.dot %a, %b, %\d+ :", r"%y = arith.addf %acc_done, %s")
     verify(text)
+    folded = run_opt(text, "--txl-fold-dot-add")
+    check(folded, r"%(?P<acc>\d+) = arith.addf", r"%(?P<d>\d+) = txl.dot %\w+, %\d+, %[[acc]] \{async\}",
+          r"txl.dot_wait 0, %[[d]] :", r"%(?P<s>\d+) = txl.dot .* : ", r"arith.addf %\w+, %[[s]]",
+          r"arith.addf %\w+, %[[s]]")

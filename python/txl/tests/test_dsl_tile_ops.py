@@ -102,7 +102,8 @@ def test_dot_with_register_operands_in_a_pipelined_loop():
           r"txl.async_load .* mask", r"txl.async_load .* mask", r"scf.yield", r"txl.dot_wait 0, %\d+")
     ptx = _ok(text)
     assert "wgmma.mma_async" in ptx and "cp.async" in ptx
-    low = run_opt(text, "--txl-schedule-loops=pointer-loads=false", "--txl-expand-loops", "--txl-lower-tile-copies")
+    low = run_opt(text, "--txl-fold-dot-add", "--txl-schedule-loops=pointer-loads=false", "--txl-expand-loops",
+                  "--txl-lower-tile-copies")
     check_not(low, r"txl.ring", r"txl.async_load", r"\{async\}")
     check(low, r"txl.smem_alloc \{txl.staging\} : !txl.smem<64x64xbf16, stages = 1", r"scf.for", r"txl.smem_store",
           r"txl.fence_proxy_async", r"txl.dot %\d+, %\d+, %arg\d+ : tensor<64x64xbf16>, " + SMEM)

@@ -98,3 +98,34 @@ func.func @k(%a: !txl.smem<64x64xbf16>, %b: !txl.smem<64x64xbf16>, %p: tensor<64
   txl.store %p, %x : tensor<64x64x!txl.ptr<f32>>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// `x + async dot` is the dot's accumulation (txl-fold-dot-add) only when x is
+// computed before the dot; an add of a later value reads the product early.
+func.func @k(%a: !txl.smem<64x64xbf16>, %b: !txl.smem<64x64xbf16>, %p: tensor<64x64x!txl.ptr<f32>>) attributes {txl.kernel, txl.num_warps = 4 : i32} {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  // expected-note @+1 {{the async txl.dot}}
+  %d = txl.dot %a, %b, %zero {async} : !txl.smem<64x64xbf16>, !txl.smem<64x64xbf16>, tensor<64x64xf32>
+  %late = txl.load %p : tensor<64x64x!txl.ptr<f32>> -> tensor<64x64xf32>
+  // expected-error @+1 {{'arith.addf' op reads the result of an async txl.dot before a txl.dot_wait retires it}}
+  %s = arith.addf %late, %d : tensor<64x64xf32>
+  %w = txl.dot_wait 0, %s : tensor<64x64xf32>
+  txl.store %p, %w : tensor<64x64x!txl.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// The sum of an accumulation is in flight in the dot's place: reading it
+// before the wait is refused too.
+func.func @k(%a: !txl.smem<64x64xbf16>, %b: !txl.smem<64x64xbf16>, %acc: tensor<64x64xf32>, %p: tensor<64x64x!txl.ptr<f32>>) attributes {txl.kernel, txl.num_warps = 4 : i32} {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  // expected-note @+1 {{the async txl.dot}}
+  %d = txl.dot %a, %b, %zero {async} : !txl.smem<64x64xbf16>, !txl.smem<64x64xbf16>, tensor<64x64xf32>
+  %s = arith.addf %acc, %d : tensor<64x64xf32>
+  // expected-error @+1 {{'txl.store' op reads the result of an async txl.dot before a txl.dot_wait retires it}}
+  txl.store %p, %s : tensor<64x64x!txl.ptr<f32>>, tensor<64x64xf32>
+  txl.dot_wait 0
+  return
+}

@@ -11,6 +11,7 @@
 #include "txl/Dialect/TXL/IR/TXLOps.h"
 #include "txl/Dialect/TXL/IR/LinearLayout.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
@@ -602,13 +603,47 @@ LogicalResult DotOp::verify() {
   return verifyAsyncDotResultUses(*this);
 }
 
+/// True when `v` is available before `op` runs: a block argument of a block
+/// enclosing `op`, or the result of an op of an enclosing block placed before
+/// `op`'s ancestor there. (An op's results do not reach into its regions.)
+static bool definedBefore(Value v, Operation *op) {
+  Block *block = v.getParentBlock();
+  Operation *ancestor = block ? block->findAncestorOpInBlock(*op) : nullptr;
+  if (!ancestor)
+    return false;
+  Operation *def = v.getDefiningOp();
+  return !def || (def != ancestor && def->isBeforeInBlock(ancestor));
+}
+
+DotOp mlir::txl::getAccumulatedDot(Operation *add) {
+  if (!isa<arith::AddFOp, arith::AddIOp>(add))
+    return nullptr;
+  // (The same block: the add is the statement `acc += tl.dot(a, b)`, not a
+  // conditional use of a product computed outside the branch.)
+  for (unsigned i = 0; i < 2; ++i) {
+    Value product = add->getOperand(i), x = add->getOperand(1 - i);
+    auto dot = product.getDefiningOp<DotOp>();
+    if (!dot || dot->getBlock() != add->getBlock() || dot.getUseAcc() || !product.hasOneUse() ||
+        x == product)
+      continue;
+    Value acc = dot.getAcc();
+    if (!matchPattern(acc, m_AnyZeroFloat()) && !matchPattern(acc, m_Zero()))
+      continue;
+    if (definedBefore(x, dot))
+      return dot;
+  }
+  return nullptr;
+}
+
 /// An async dot's result is being written by the tensor cores until a
 /// txl.dot_wait retires its group: `txl.dot_wait N` retires it once at least
 /// N wgmma groups (txl.dot ops) were issued after it. Until then the result
 /// may only feed another dot's accumulator (chained groups), be passed
-/// through the wait, or be carried out of the block (scf.yield; the wait is
-/// then the loop's business). Any other read gets a half-written tile.
-/// Checked in the dot's block, in program order.
+/// through the wait, be carried out of the block (scf.yield; the wait is
+/// then the loop's business), or be added to an earlier value (the dot's
+/// accumulation, getAccumulatedDot, which txl-fold-dot-add folds into the
+/// dot: the sum is then in flight in its place). Any other read gets a
+/// half-written tile. Checked in the dot's block, in program order.
 static LogicalResult verifyAsyncDotResultUses(DotOp dot) {
   if (!dot.getAsync())
     return success();
@@ -621,12 +656,20 @@ static LogicalResult verifyAsyncDotResultUses(DotOp dot) {
     if (isa<DotOp>(op))
       ++issuedAfter;
     Operation *reader = nullptr;
+    Value sum;
     op->walk([&](Operation *nested) {
       if (!llvm::is_contained(nested->getOperands(), result))
         return WalkResult::advance();
       auto chained = dyn_cast<DotOp>(nested);
       bool allowed = isa<DotWaitOp, RegionBranchTerminatorOpInterface>(nested) ||
                      (chained && chained.getAcc() == result && chained.getA() != result);
+      if (DotOp accumulated = nested == op ? getAccumulatedDot(nested) : nullptr) {
+        if (accumulated == dot)
+          sum = nested->getResult(0); // this dot's accumulation: the sum is in flight now
+        // (else `result` is the earlier value a later dot accumulates into:
+        // a chained group, as when the dot reads it as its accumulator)
+        allowed = accumulated == dot || accumulated.getA() != result;
+      }
       if (allowed)
         return WalkResult::advance();
       reader = nested;
@@ -641,6 +684,8 @@ static LogicalResult verifyAsyncDotResultUses(DotOp dot) {
       diag.attachNote(dot.getLoc()) << "the async txl.dot";
       return diag;
     }
+    if (sum)
+      result = sum;
   }
   return success();
 }

@@ -169,12 +169,6 @@ def binary(opname, a, b, ieee_div=False):
         return compare(opname, a, b)
     ta = a if isinstance(a, tensor) else to_tensor(a)
     tb = b if isinstance(b, tensor) else to_tensor(b)
-    if opname == "+":
-        folded = _add_into_dot(ta, tb)
-        if folded is None:
-            folded = _add_into_dot(tb, ta)
-        if folded is not None:
-            return folded
     pretty = _OP_NAMES.get(opname, opname)
     _check_value(ta, pretty)
     _check_value(tb, pretty)
@@ -217,32 +211,6 @@ def binary(opname, a, b, ieee_div=False):
     if opname == ">>":
         return _binop("shrui" if unsigned else "shrsi", ta, tb)
     return _binop(_INT_OPS[opname], ta, tb)
-
-
-def _add_into_dot(x, d):
-    """``x + tl.dot(a, b)`` is ``tl.dot(a, b, x)``, as in Triton (its combine pass folds the add into the dot):
-    when ``d`` is the result of a dot written without an accumulator that nothing has read yet, of x's type, and
-    x was computed before the dot. TXL's asynchronous kernels rely on it (``acc += tl.dot(q, k.T)`` followed by
-    ``txl.dot_wait(0)``: the add would otherwise read the dot's result while the tensor cores still write it).
-    Returns the dot's result, or None when the rule does not apply."""
-    op = getattr(d.handle, "owner", None)
-    if not isinstance(op, ir.Op) or not op.attrs.get("zero_acc") or op.attrs.get("waited"):
-        return None
-    if not isinstance(x.type, block_type) or x.type != d.type:
-        return None
-    block = op.block
-    if block is None or any(_reads(o, d.handle) for o in block.ops[block.ops.index(op) + 1:]):
-        return None
-    codegen = _ctx().codegen
-    if codegen is not None and any(isinstance(v, tensor) and v.handle is d.handle for v in codegen.lscope.values()):
-        return None  # the kernel named the product (`s = tl.dot(a, b)`): it may read it again, unchanged
-    owner = x.handle.owner
-    if isinstance(owner, ir.Op):
-        if owner.block is block and block.ops.index(owner) > block.ops.index(op):
-            return None  # computed after the dot: it cannot be the dot's accumulator
-    op.operands[2] = x.handle
-    op.attrs["zero_acc"] = False
-    return d
 
 
 def _fold(opname, x, y, ety):

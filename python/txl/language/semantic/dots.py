@@ -6,6 +6,7 @@ import linecache
 import re
 
 from ...compiler import dialects as ods
+from ...compiler import ir
 from ...compiler.errors import CompilationError, SemanticError
 from .. import core
 from ..core import block_type, mbar_type, smem_type, tensor, tmem_type, _unwrap
@@ -71,7 +72,6 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
                             "signals an mbarrier when done",
                             "write txl.dotx(a, b, acc, mbars=[bar]) and txl.mbar_wait(bar, phase) before "
                             "txl.tmem_load(acc) or reusing a/b's buffers")
-    zero_acc = acc is None and use_acc is None
     if acc is None:
         ety = out_dtype or (core.int32 if a.dtype.is_int() else core.float32)
         acc = dense(0, block_type(ety, [sa[0], sb[1]]))
@@ -85,7 +85,6 @@ def dot(a, b, acc=None, out_dtype=None, use_acc=None):
     # A dot with register operands (staged by txl-lower-tile-copies) stays synchronous: txl.dot_wait does not
     # cover it (the next execution of the op overwrites its staging buffer).
     op.attrs["dot"] = not staged
-    op.attrs["zero_acc"] = zero_acc
     _ctx().dots.append(op)
     return tensor(op.result, acc.type)
 
@@ -160,23 +159,22 @@ def dot_wait(pendings):
     ok = []
     for d in covered:
         d.attrs["waited"] = True
-        pos = block.ops.index(d)
-        readers = [o for o in block.ops[pos + 1:] if _reads(o, d.result)]
-        bad = [o for o in readers if not (o.attrs.get("dot") and o.operands[2] is d.result
-                                          and o.operands[0] is not d.result)]
-        if bad:
-            raise _error_at(bad[0].loc or d.loc,
+        flight = _in_flight(block, d)
+        if isinstance(flight, ir.Op):
+            raise _error_at(flight.loc or d.loc,
                             "reads the result of tl.dot (%s) before the txl.dot_wait that retires it (%s): the "
                             "tensor cores may still be writing it" % (_loc_text(d.loc), _loc_text(_b().loc)),
                             "move this read after txl.dot_wait, or drop the txl.dot_wait to make the dot "
                             "synchronous")
-        ok.append(d)
-    for d in ok:
+        ok.append((d, flight))
+    for d, _ in ok:
         d.attrs["async"] = True
     for d in issued[len(covered):]:
         d.attrs["async"] = True  # still in flight after this wait: only a later wait may read it
         d.attrs["pending_wait"] = True
-    vals = [d.result for d in ok if not any(_reads(o, d.result) for o in block.ops[block.ops.index(d) + 1:])]
+    # What is in flight passes through the wait when nothing has read it yet: the dot's result, or the sum of
+    # `acc += tl.dot(...)`.
+    vals = [v for _, v in ok if not any(_reads(o, v) for o in block.ops[block.ops.index(v.owner) + 1:])]
     op = b.insert(ods.txl.dot_wait(vals, outputs=[v.type for v in vals], pendings=n))
     if not vals:
         return None
@@ -185,6 +183,28 @@ def dot_wait(pendings):
         for old, new in zip(vals, op.results):
             ctx.codegen.replace_value(old, tensor(new, new.type))
     return None
+
+
+def _in_flight(block, d):
+    """The value the tensor cores are still writing when the covered dot ``d`` is waited for: its result, or, when
+    the kernel added the product to an earlier value (``acc += tl.dot(q, k.T)``, which txl-fold-dot-add turns
+    into the dot accumulating into acc), that add's result. Returns the reader of it that comes too early (any op
+    but another dot taking it as its accumulator, or that one add), an ``ir.Op``, or else the value."""
+    v = d.result
+    for o in block.ops[block.ops.index(d) + 1:]:
+        if not _reads(o, v):
+            continue
+        if o.attrs.get("dot") and o.operands[2] is v and o.operands[0] is not v:
+            continue  # a chained group: the next dot accumulates into it
+        if o.name in ("arith.addf", "arith.addi") and sum(x is v for x in o.operands) == 1:
+            other = o.operands[1] if o.operands[0] is v else o.operands[0]
+            if (v is d.result and not any(_reads(p, v) for p in block.ops[block.ops.index(o) + 1:])):
+                v = o.result  # the accumulation `acc + tl.dot(...)`; whether it folds is the verifier's rule
+                continue
+            if isinstance(other.owner, ir.Op) and other.owner.attrs.get("dot"):
+                continue  # `v + tl.dot(...)`: the next dot's accumulation, a chained group
+        return o
+    return v
 
 
 def finalize_dots(ctx):

@@ -629,7 +629,9 @@ def TXL_DotOp : TXL_Op<"dot", [AllTypesMatch<["acc", "result"]>]> {
     register tiles. M is a multiple of 64, N is 8..256 in steps of 8, K a
     multiple of the instruction's K (8 for tf32, 16 for 16-bit, 32 for 8-bit
     types). With `async` the result may be read only after a `txl.dot_wait`
-    that covers it (TXL's `tl.dot` + `dot_wait`).
+    that covers it (TXL's `tl.dot` + `dot_wait`), except as another dot's
+    accumulator or by an add of an earlier value (`acc += tl.dot(a, b)`:
+    the dot's accumulation, which txl-fold-dot-add folds into `acc`).
 
     ```mlir
     %s = txl.dot %q, %kT, %zero {async} : !txl.smem<64x128xbf16>, !txl.smem<128x128xbf16>, tensor<64x128xf32>

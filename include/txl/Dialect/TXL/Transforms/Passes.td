@@ -145,6 +145,26 @@ def TXLRematerializeExpandedRanges : Pass<"txl-rematerialize-expanded-ranges", "
   let dependentDialects = ["::mlir::txl::TXLDialect"];
 }
 
+def TXLFoldDotAdd : Pass<"txl-fold-dot-add", "mlir::ModuleOp"> {
+  let summary = "Fold `x + dot(a, b)` into the dot's accumulator: dot(a, b, x)";
+  let description = [{
+    Runs before the loop pipeliner. An arith.addf / arith.addi of the result
+    of a txl.dot that has a zero accumulator and no `use_acc`, read by that
+    add alone, and of a value computed before the dot (in the dot's block or
+    an enclosing one) becomes the dot accumulating into that value, as
+    Triton's combine pass does for `acc += tl.dot(a, b)`: one wgmma chain
+    instead of a product and an add, and a loop-carried accumulator the
+    pipeliner can keep in flight. The frontend emits the add as written;
+    until this pass runs, the verifier counts such an add as part of an
+    async dot's accumulation (mlir::txl::getAccumulatedDot), so
+    `acc += tl.dot(q, k.T)` before `txl.dot_wait 0` is valid.
+
+    Before: `%d = txl.dot %a, %b, %zero`, `%s = arith.addf %acc, %d`.
+    After:  `%d = txl.dot %a, %b, %acc` read where %s was.
+  }];
+  let dependentDialects = ["::mlir::txl::TXLDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TXLRemoveLayoutConversions : Pass<"txl-remove-layout-conversions", "mlir::ModuleOp"> {
   let summary = "Fold redundant txl.relayout ops and rematerialize cheap tiles in place";
   let description = [{
