@@ -290,7 +290,7 @@ def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deter
     import torch
 
     total_q, H, D = q.shape
-    total_k, Hk, Dv = k.shape[0], k.shape[1], v.shape[-1]
+    Hk, Dv = k.shape[1], v.shape[-1]
     dq, dk, dv = (torch.empty(t.shape, dtype=t.dtype, device=t.device) for t in (q, k, v))
     rows = [t.contiguous().view(t.shape[0], t.shape[1] * D) for t in (q, k, v, o, do, dq, dk, dv)]
     key = _varlen_key(q, k, v, rows, m, cu_q, cu_k, max_q, deterministic, local)

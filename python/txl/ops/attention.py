@@ -23,9 +23,11 @@
 * Each (kernel, head dim) is autotuned (``txl.autotune``) over a few (BLOCK_N, NUM_STAGES[, PERSISTENT]) configs, keyed on
   (N bucket, D, causal, dtype); the choice is kept in the kernel cache directory.
 * A torch custom op (``torch.ops.txl.flash_attention``, with a fake implementation and an autograd formula), so
-  ``torch.compile(fullgraph=True)`` traces through it; eager calls without gradients skip the dispatcher and launch
-  through a per-shape plan (``_Plan``): after the first call of a shape (validation, autotuning, compilation) a
-  call costs a few allocations and one launch. CUDA-graph capture works for shapes that ran once before capture.
+  ``torch.compile(fullgraph=True)`` (and make_fx / AOT autograd: ``_launch.tracing``) traces through it. Eager
+  calls skip the dispatcher: they launch through a per-shape plan (``_Plan``), after the first call of a shape
+  (validation, autotuning, compilation) a few allocations and one launch, and when a gradient is wanted through a
+  ``torch.autograd.Function`` (``_autograd_fn``) whose backward calls ``_attention_bwd.backward`` (a plan per
+  shape too), as FA2's flash_attn does. CUDA-graph capture works for shapes that ran once before capture.
 * Differentiable (every head dim): ``o.backward()`` runs the FA3-style backward of
   ``txl.kernels.flash_attention_bwd`` (``_attention_bwd.py``), which reuses the forward's saved statistics;
   ``deterministic=True`` gives bit-identical dQ across runs.
@@ -495,8 +497,6 @@ def sink_grad(do, o, m2, sinks, packed=False):
     rowsum(do_i * o_i) (the softmax backward; the kernels' dq/dk/dv need nothing new since M includes the sink).
     do, o: (..., H, rows, D_v) with m2 (..., H, rows) the matching base-2 M (+inf rows give 0); packed: do, o
     (rows, H, D_v) with m2 (H, rows). Sums over all but the head."""
-    import torch
-
     delta = _rowdot(do, o)
     return sink_grad_from_delta(delta.t() if packed else delta, m2, sinks)
 

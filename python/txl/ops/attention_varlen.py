@@ -15,9 +15,13 @@ varlen interface), forward and backward, on the fa3 kernels' packed path (VARLEN
 * ``sinks``: learnable attention sinks, a (H,) float tensor of logits (flash_attention's; differentiable). v may
   have a smaller head dim than q and k (flash_attention's ASYM_HEAD_DIMS; forward only so far): o is
   (total_q, H, D_v).
-* Differentiable (a torch custom op with its backward): dq, dk, dv through the FA3-style backward's packed path.
-  The first call of a (longest-sequence bucket, head dim, dtype) autotunes; later ones launch the chosen config
-  through the fast launch path (the packed lengths may change from call to call).
+* Differentiable: dq, dk, dv through the FA3-style backward's packed path. A torch custom op
+  (``torch.ops.txl.flash_attention_varlen`` with its backward op) for tracing (torch.compile, make_fx); eager
+  calls go through a ``torch.autograd.Function`` (``_autograd_fn``) or, without gradients, straight to the
+  kernels. The first call of a (longest-sequence bucket, head dim, dtype) autotunes; later ones launch the chosen
+  config through a plan (``_VarlenPlan``, keyed on everything the argument checks look at but the packed
+  lengths, which may change from call to call); the backward replays its launches the same way
+  (``_attention_bwd.backward_varlen``).
 """
 
 import math
@@ -139,9 +143,9 @@ def _plan_key(q, k, v, cu_q, cu_k, max_q, causal, window, num_sink_tokens, has_s
     bh = (cu_q.shape[0] - 1) * q.shape[1]
     n = max(max_q, 1)
     return (q.shape[1:], k.shape[1:], v.shape[1:], q.dtype, k.dtype, v.dtype, q.device, k.device, v.device,
-            cu_q.device, cu_k.device, cu_q.dtype, cu_k.dtype, cu_q.shape, cu_k.shape, q.stride(), k.stride(),
-            v.stride(), causal, window, num_sink_tokens, has_sinks, n_bucket(n), n == 1, n % 16 == 0, bh == 1,
-            bh % 16 == 0)
+            cu_q.device, cu_k.device, cu_q.dtype, cu_k.dtype, cu_q.shape, cu_k.shape, cu_q.stride(), cu_k.stride(),
+            q.stride(), k.stride(), v.stride(), causal, window, num_sink_tokens, has_sinks, n_bucket(n), n == 1,
+            n % 16 == 0, bh == 1, bh % 16 == 0)
 
 
 class _VarlenPlan:
@@ -266,6 +270,10 @@ def flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
             key = _plan_key(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, causal, window, num_sink_tokens,
                             sinks is not None) if sinks_ok and q.shape[0] and k.shape[0] else None
             plan = _plans.get(key) if key is not None else None
+            # the launch is specialised for 16-byte aligned pointers (torch's allocations; a slice may not be)
+            if plan is not None and (q.data_ptr() | k.data_ptr() | v.data_ptr() | cu_seqlens_q.data_ptr()
+                                     | cu_seqlens_k.data_ptr()) % 16:
+                plan = None
         except (AttributeError, TypeError, IndexError):
             plan = None
         if plan is not None and q.get_device() == torch.cuda.current_device():
