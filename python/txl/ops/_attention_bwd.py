@@ -117,8 +117,10 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
     gradient needs (attention.sink_grad_from_delta) and would otherwise read dO and O again for.
 
     A call whose (shapes, dtype, device, masking, determinism) ran before goes straight to its plan (_Plan.run):
-    the checks, the split rule and the launch recording of the first call hold for every call with the key."""
-    plan = _plans.get((q.shape, k.shape, v.shape, q.dtype, q.device, causal, deterministic, local))
+    the checks, the split rule's choice and the launch recording of the first call hold for every call with the
+    key."""
+    # (split_walk in the key: a test or bench/attention_bwd.py --no-split that replaces the rule gets new plans)
+    plan = _plans.get((q.shape, k.shape, v.shape, q.dtype, q.device, causal, deterministic, local, split_walk))
     if plan is not None:
         out = plan.run(do, q, k, v, o, m, sm_scale)
         if out is not None:
@@ -167,7 +169,7 @@ def _backward(do, q, k, v, o, m, causal, sm_scale, deterministic, local, return_
             plan.shapes = [tuple(t.shape) for t in rows]
             plan.outs = ((B, H, N, D), (B, Hk, N, D), (B, Hk, N, Dv))
             plan.dtype = q.dtype
-            _plans[(q.shape, k.shape, v.shape, q.dtype, q.device, causal, deterministic, local)] = plan
+            _plans[(q.shape, k.shape, v.shape, q.dtype, q.device, causal, deterministic, local, split_walk)] = plan
     return (dq, dk, dv, allocs["delta"][0]) if return_delta else (dq, dk, dv)
 
 
