@@ -121,22 +121,30 @@ def _seq(off_hz, N_CTX, CU_Q, CU_K, NUM_HEADS, HEAD_DIM: tl.constexpr, H_Q_PER_K
 
 
 @txl.jit
-def _pingpong_wait():
-    # The ping-pong of the two consumers (named barriers 8 and 9): wait for this warpgroup's turn on the tensor
-    # cores.
+def _pingpong(PASS: tl.constexpr):
+    # The ping-pong of the two consumers: WG1 waits on named barrier 8 and passes on 9, WG2 the other way round.
     if txl.is_warpgroup([1]):
-        txl.bar_wait(8, 256)
+        if PASS:
+            txl.bar_arrive(9, 256)
+        else:
+            txl.bar_wait(8, 256)
     else:
-        txl.bar_wait(9, 256)
+        if PASS:
+            txl.bar_arrive(8, 256)
+        else:
+            txl.bar_wait(9, 256)
+
+
+@txl.jit
+def _pingpong_wait():
+    # Wait for this warpgroup's turn on the tensor cores.
+    _pingpong(False)
 
 
 @txl.jit
 def _pingpong_pass():
     # This warpgroup's GEMMs are issued: the other consumer may issue its own.
-    if txl.is_warpgroup([1]):
-        txl.bar_arrive(9, 256)
-    else:
-        txl.bar_arrive(8, 256)
+    _pingpong(True)
 
 
 @txl.jit
