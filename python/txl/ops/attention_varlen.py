@@ -267,8 +267,10 @@ def flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
             sinks_ok = sinks is None or (type(sinks) is torch.Tensor and sinks.dtype == torch.float32
                                          and sinks.is_contiguous() and sinks.shape == q.shape[1:2]
                                          and sinks.device == q.device and sinks.data_ptr() % 16 == 0)
+            # (the key holds all but the totals: k's and v's must agree, and none be 0, the zero-size path's case)
             key = _plan_key(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, causal, window, num_sink_tokens,
-                            sinks is not None) if sinks_ok and q.shape[0] and k.shape[0] else None
+                            sinks is not None) if (sinks_ok and q.shape[0] and k.shape[0]
+                                                   and k.shape[0] == v.shape[0]) else None
             plan = _plans.get(key) if key is not None else None
             # the launch is specialised for 16-byte aligned pointers (torch's allocations; a slice may not be)
             if plan is not None and (q.data_ptr() | k.data_ptr() | v.data_ptr() | cu_seqlens_q.data_ptr()

@@ -441,3 +441,20 @@ def test_varlen_backward_replay_launches_what_fast_launch_would(torch, monkeypat
         fasts.clear()
         through_fast_launch.clear()
         monkeypatch.setattr(_attention_bwd, "_varlen_plans", {})
+
+
+def test_varlen_fast_path_keeps_the_per_call_checks(torch, monkeypatch):
+    # a key's later calls skip _check, but not what the key cannot hold: k and v totals must agree
+    calls = {}
+    _models(torch, monkeypatch, calls)
+    monkeypatch.setattr(V, "_plans", {})
+    H, D = 2, 64
+    cu = torch.tensor([0, 10, 30], dtype=torch.int32)
+    q, k, v = (torch.randn(30, H, D, dtype=torch.float16) for _ in range(3))
+    key = V._plan_key(q, k, v, cu, cu, 20, True, (-1, -1), 0, False)
+    V._plans[key] = lambda *a: (_ for _ in ()).throw(AssertionError("the plan ran"))
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: -1)
+    with pytest.raises(ValueError, match="must have the same shape"):
+        V.flash_attention_varlen(q, k, v[:29], cu, cu, 20, 20, causal=True)
+    with pytest.raises(AssertionError, match="the plan ran"):  # the same call with matching totals takes the plan
+        V.flash_attention_varlen(q, k, v, cu, cu, 20, 20, causal=True)
