@@ -26,25 +26,41 @@ import txl.language as tl
 
 
 @txl.jit
-def mla_decode_split(Q, KV, BT, SEQLENS, PART_O, PART_LSE, sm_scale, H, bt_stride, HQ, S_Q,
-                     D_V: tl.constexpr, D_PE: tl.constexpr, PAGE: tl.constexpr, BLOCK_H: tl.constexpr,
-                     BLOCK_N: tl.constexpr, NUM_SPLITS: tl.constexpr, CAUSAL: tl.constexpr = False):
+def _split_keys(SEQLENS, NUM_SPLITS, BLOCK_N: tl.constexpr):
+    # Program (b, hb, split) of a split kernel: batch b's row block hb and keys start .. end - 1 of its cache
+    # (split `split` of NUM_SPLITS, whole BLOCK_N tiles but at the sequence's end).
     b = tl.program_id(0)
     hb = tl.program_id(1)
     split = tl.program_id(2)
-    D: tl.constexpr = D_V + D_PE
     seqlen = tl.load(SEQLENS + b)
     per_split = tl.cdiv(tl.cdiv(seqlen, NUM_SPLITS), BLOCK_N) * BLOCK_N
     start = split * per_split
     end = tl.minimum(start + per_split, seqlen)
+    return b, hb, split, seqlen, start, end
+
+
+@txl.jit
+def _load_q(Q, b, hb, H, D_V: tl.constexpr, D_PE: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr):
+    # The row block's query rows (masked past H), split into the latent part q_nope (D_V) and the rope part q_pe
+    # (D_PE), with the offsets the kernel reuses.
     offs_h = hb * BLOCK_H + tl.arange(0, BLOCK_H)
     hmask = offs_h < H
     offs_v = tl.arange(0, D_V)
     offs_pe = tl.arange(0, D_PE)
     offs_n = tl.arange(0, BLOCK_N)
-    q_rows = (b.to(tl.int64) * H + offs_h) * D
+    q_rows = (b.to(tl.int64) * H + offs_h) * (D_V + D_PE)
     q_nope = tl.load(Q + q_rows[:, None] + offs_v[None, :], mask=hmask[:, None], other=0.0)
     q_pe = tl.load(Q + q_rows[:, None] + D_V + offs_pe[None, :], mask=hmask[:, None], other=0.0)
+    return offs_h, hmask, offs_v, offs_pe, offs_n, q_nope, q_pe
+
+
+@txl.jit
+def mla_decode_split(Q, KV, BT, SEQLENS, PART_O, PART_LSE, sm_scale, H, bt_stride, HQ, S_Q,
+                     D_V: tl.constexpr, D_PE: tl.constexpr, PAGE: tl.constexpr, BLOCK_H: tl.constexpr,
+                     BLOCK_N: tl.constexpr, NUM_SPLITS: tl.constexpr, CAUSAL: tl.constexpr = False):
+    D: tl.constexpr = D_V + D_PE
+    b, hb, split, seqlen, start, end = _split_keys(SEQLENS, NUM_SPLITS, BLOCK_N)
+    offs_h, hmask, offs_v, offs_pe, offs_n, q_nope, q_pe = _load_q(Q, b, hb, H, D_V, D_PE, BLOCK_H, BLOCK_N)
     qk_scale = sm_scale * 1.44269504
     m_i = tl.zeros([BLOCK_H], dtype=tl.float32) - float("inf")
     l_i = tl.zeros([BLOCK_H], dtype=tl.float32)

@@ -34,7 +34,7 @@ import txl.language as tl
 from txl.language import semantic as _S
 from txl.language.core import _unwrap, builtin
 
-from txl.kernels.mla_decode import _masked_softmax
+from txl.kernels.mla_decode import _load_q, _masked_softmax, _split_keys
 
 NUM_STAGES = 3  # e4m3 tiles in the ring (NUM_STAGES - 1 in flight while one is converted)
 
@@ -70,23 +70,10 @@ def mla_decode_split_fp8(Q, KV, BT, SEQLENS, PART_O, PART_LSE, sm_scale, KV_SCAL
                          STAGES: tl.constexpr = 3):
     tl.static_assert(PAGE % BLOCK_N == 0, "a tile lies in one page")
     tl.static_assert(STAGES >= 2, "a ring of at least two stages")
-    b = tl.program_id(0)
-    hb = tl.program_id(1)
-    split = tl.program_id(2)
     D: tl.constexpr = D_V + D_PE
-    seqlen = tl.load(SEQLENS + b)
-    per_split = tl.cdiv(tl.cdiv(seqlen, NUM_SPLITS), BLOCK_N) * BLOCK_N
-    start = split * per_split
-    end = tl.minimum(start + per_split, seqlen)
+    b, hb, split, seqlen, start, end = _split_keys(SEQLENS, NUM_SPLITS, BLOCK_N)
     n_tiles = tl.cdiv(tl.maximum(end - start, 0), BLOCK_N)
-    offs_h = hb * BLOCK_H + tl.arange(0, BLOCK_H)
-    hmask = offs_h < H
-    offs_v = tl.arange(0, D_V)
-    offs_pe = tl.arange(0, D_PE)
-    offs_n = tl.arange(0, BLOCK_N)
-    q_rows = (b.to(tl.int64) * H + offs_h) * D
-    q_nope = tl.load(Q + q_rows[:, None] + offs_v[None, :], mask=hmask[:, None], other=0.0)
-    q_pe = tl.load(Q + q_rows[:, None] + D_V + offs_pe[None, :], mask=hmask[:, None], other=0.0)
+    offs_h, hmask, offs_v, offs_pe, offs_n, q_nope, q_pe = _load_q(Q, b, hb, H, D_V, D_PE, BLOCK_H, BLOCK_N)
     dtype = q_nope.dtype
     kv_scale = tl.load(KV_SCALE)
     qk_scale = sm_scale * kv_scale * 1.44269504
