@@ -58,6 +58,29 @@ def _dummy_i32(like):
 _fast_launches = {}
 
 
+def launch_key(fn, dev, args, kwargs):
+    """(key, tensors): what fast_launch keeps a launch of ``fn`` on device ``dev`` under (the kinds of its
+    arguments as the JIT specialises them: dtypes, 16-byte alignment, contiguity, ints == 1 or divisible by 16 or
+    beyond 32 bits; the constexprs' values), and the tensors among ``kwargs`` (runtime parameters after the
+    constexprs)."""
+    import torch
+    import txl
+
+    def kind(v):
+        if isinstance(v, txl.TensorDescriptor):
+            return ("d", v.base.dtype, tuple(v.block_shape), v.base.data_ptr() % 16 == 0, v.base.stride(-1))
+        if isinstance(v, torch.Tensor):
+            return ("t", v.dtype, v.data_ptr() % 16 == 0, v.is_contiguous())
+        if isinstance(v, int):
+            return ("i", v == 1, v % 16 == 0, -0x80000000 <= v <= 0x7FFFFFFF)
+        return (type(v).__name__,)
+
+    tensors = {n: v for n, v in kwargs.items() if isinstance(v, (torch.Tensor, txl.TensorDescriptor))}
+    key = (fn, dev, tuple(sorted((n, kind(v) if n in tensors else v) for n, v in kwargs.items())),
+           tuple(kind(a) for a in args))
+    return key, tensors
+
+
 def fast_launch(fn, grid, args, kwargs):
     """``fn[grid](*args, **kwargs)`` through runtime.FastLaunch: the first launch of a specialisation compiles it
     (the JIT's rules: dtypes, 16-byte alignment of pointers, ints == 1 or divisible by 16, the constexprs); later
@@ -70,19 +93,8 @@ def fast_launch(fn, grid, args, kwargs):
     import txl
     from txl.runtime.launcher import FastLaunch
 
-    def kind(v):
-        if isinstance(v, txl.TensorDescriptor):
-            return ("d", v.base.dtype, tuple(v.block_shape), v.base.data_ptr() % 16 == 0, v.base.stride(-1))
-        if isinstance(v, torch.Tensor):
-            return ("t", v.dtype, v.data_ptr() % 16 == 0, v.is_contiguous())
-        if isinstance(v, int):
-            return ("i", v == 1, v % 16 == 0, -0x80000000 <= v <= 0x7FFFFFFF)
-        return (type(v).__name__,)
-
     dev = torch.cuda.current_device()
-    tensors = {n: v for n, v in kwargs.items() if isinstance(v, (torch.Tensor, txl.TensorDescriptor))}
-    key = (fn, dev, tuple(sorted((n, kind(v) if n in tensors else v) for n, v in kwargs.items())),
-           tuple(kind(a) for a in args))
+    key, tensors = launch_key(fn, dev, args, kwargs)
     entry = _fast_launches.get(key)
     if entry is None:
         compiled = fn.warmup(*args, grid=None, **kwargs)
