@@ -8,7 +8,9 @@ into txl IR (``frontend``), then one ``txlc --emit=cubin`` run makes the PTX and
 splits its wall time into the txl passes (``passes``, parse included), the passes of the schedule trial (a second
 compile of attention kernels without the async P @ V, ``trial``), the LLVM translation, O3 and NVPTX back end of
 every version it assembles (``llvm``) and the time txlc waits for ptxas (``ptxas``: what is not hidden behind a
-translation; ptxas runs as its own process). ``total`` is the frontend plus txlc's wall time. The cache is not
+translation; ptxas runs as its own process). ``total`` is the frontend plus txlc's wall time. ``cpu`` is the CPU
+seconds (user + system) of txlc and the ptxas processes it ran: on a shared machine wall time grows with the load
+of other processes, CPU time much less, so compare ``cpu`` between runs made at different times. The cache is not
 involved (no directory is read or written), so every row is a cold compile.
 
 The kernels are the ones txl.ops launches by default: fa3 forward (head dims 64, 128, 256; causal or not; its
@@ -19,6 +21,7 @@ and FP8 forward. Needs txlc (TXL_TXLC or build/bin/txlc) and ptxas (TXL_PTXAS, P
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -78,7 +81,7 @@ _PHASES = re.compile(r"txlc-phases: parse ([\d.]+) passes ([\d.]+) trial-passes 
 
 
 def compile_once(txlc, fn, sig, cx, opts):
-    """{"frontend", "passes", "trial", "llvm", "ptxas", "txlc", "total"} seconds of one cold compile."""
+    """{"frontend", "passes", "trial", "llvm", "ptxas", "txlc", "total", "cpu"} seconds of one cold compile."""
     t0 = time.perf_counter()
     text = ast_to_ir(fn, sig, cx, **opts)
     frontend = time.perf_counter() - t0
@@ -86,19 +89,22 @@ def compile_once(txlc, fn, sig, cx, opts):
         src = os.path.join(d, "k.mlir")
         with open(src, "w") as f:
             f.write(text)
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t1 = time.perf_counter()
         r = subprocess.run([txlc, src, "--emit=cubin", "--time-phases", "-o", os.path.join(d, "k.ptx")],
                            capture_output=True, text=True)
         wall = time.perf_counter() - t1
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     m = _PHASES.search(r.stderr)
     if r.returncode != 0 or not m:
         raise RuntimeError("txlc failed (exit %d):\n%s" % (r.returncode, r.stderr[-4000:]))
     parse, passes, trial, llvm, ptxas = (float(x) for x in m.groups())
     return {"frontend": frontend, "passes": parse + passes, "trial": trial, "llvm": llvm, "ptxas": ptxas,
-            "txlc": wall, "total": frontend + wall}
+            "txlc": wall, "total": frontend + wall, "cpu": cpu}
 
 
-COLUMNS = ("frontend", "passes", "trial", "llvm", "ptxas", "txlc", "total")
+COLUMNS = ("frontend", "passes", "trial", "llvm", "ptxas", "txlc", "total", "cpu")
 
 
 def main(argv=None):
