@@ -5,7 +5,7 @@ from ...compiler import dialects as ods, ir
 from ...compiler.errors import SemanticError, UnsupportedError
 from .. import core
 from ..core import block_type, dtype, mbar_type, smem_type, tensor, tensordesc_type, tmem_type, _unwrap
-from .context import _b, _ctx, _reads
+from .context import _b, _ctx
 from .values import const_value, constant, dense, result_dtype, to_tensor
 from .broadcast import binary_broadcast, broadcast_shapes, broadcast_to, _shape
 
