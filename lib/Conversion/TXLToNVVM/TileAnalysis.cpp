@@ -490,8 +490,9 @@ bool mlir::txl::isLowerableTileOp(Operation *op) {
   if (auto cst = dyn_cast<arith::ConstantOp>(op))
     return isa<RankedTensorType>(cst.getType());
   return isa<SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp, RelayoutOp, AddPtrOp, LoadOp, StoreOp,
-             ReduceOp, WarpReduceOp, ScanOp, SortOp, FlipOp, TransOp, ReshapeOp, JoinOp, SplitOp, AtomicRMWOp,
-             AtomicCASOp, PrintOp, AssertOp, ElementwiseInlineAsmOp, GatherOp, HistogramOp>(op);
+             ReduceOp, WarpReduceOp, ScanOp, SortOp, FlipOp, TransOp, ReshapeOp, JoinOp, SplitOp,
+             AtomicRMWOp, AtomicCASOp, PrintOp, AssertOp, ElementwiseInlineAsmOp, GatherOp,
+             HistogramOp>(op);
 }
 
 LogicalResult mlir::txl::checkTileOp(Operation *op) {
@@ -632,8 +633,7 @@ LogicalResult mlir::txl::checkTileOp(Operation *op) {
                        cas.getScratch());
   if (auto wr = dyn_cast<WarpReduceOp>(op)) {
     SmallVector<Value> srcs(wr.getSrcs());
-    if (isa<RankedTensorType>(srcs[0].getType()) &&
-        failed(checkSameLayouts(op, srcs, "operands")))
+    if (isa<RankedTensorType>(srcs[0].getType()) && failed(checkSameLayouts(op, srcs, "operands")))
       return failure();
     for (Value src : srcs) {
       Type elt = getElementTypeOrSelf(src.getType());

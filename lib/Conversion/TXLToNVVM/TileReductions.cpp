@@ -544,9 +544,8 @@ template <typename OpTy> struct AxisPermuteLowering : OpConversionPattern<OpTy> 
 
 void populateReductionPatterns(const TXLTypeConverter &converter, RewritePatternSet &patterns,
                                PatternBenefit benefit) {
-  patterns
-      .add<ReduceLowering, WarpReduceLowering, ScanLowering, AxisPermuteLowering<SortOp>, AxisPermuteLowering<FlipOp>>(
-          converter, patterns.getContext(), benefit);
+  patterns.add<ReduceLowering, WarpReduceLowering, ScanLowering, AxisPermuteLowering<SortOp>,
+               AxisPermuteLowering<FlipOp>>(converter, patterns.getContext(), benefit);
 }
 
 } // namespace mlir::txl::tile

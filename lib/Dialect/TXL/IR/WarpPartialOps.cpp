@@ -33,9 +33,8 @@ static LogicalResult verifySlotCta(Operation *op, int32_t cta) {
 /// warps), each 0 (threads holding the same element) or an element index of
 /// the view, which has a power-of-two number of elements (so the XOR of
 /// indices stays inside it). Its element type must be the value's.
-static LogicalResult verifySlots(Operation *op, SmemType view, Type value,
-                                 ArrayRef<int64_t> lanes, ArrayRef<int64_t> warps,
-                                 StringRef what) {
+static LogicalResult verifySlots(Operation *op, SmemType view, Type value, ArrayRef<int64_t> lanes,
+                                 ArrayRef<int64_t> warps, StringRef what) {
   if (view.getElementType() != value)
     return op->emitOpError() << what << " " << value << " must be the view's element type "
                              << view.getElementType();

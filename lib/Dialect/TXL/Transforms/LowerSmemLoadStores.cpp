@@ -580,8 +580,8 @@ SlotThread slotThread(OpBuilder &b, Location loc, Value base, SmemType view,
                                                    i32Const(b, loc, int64_t(1) << bases.size())));
     if (zeros) {
       Value m = LLVM::AndOp::create(b, loc, id, i32Const(b, loc, zeros));
-      first = both(first, LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, m,
-                                               i32Const(b, loc, 0)));
+      first = both(first,
+                   LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, m, i32Const(b, loc, 0)));
     }
   }
   // Row-major element index -> coordinates (every dimension a power of two).
@@ -787,7 +787,8 @@ struct LowerSmemLoadStoresPass : txl::impl::TXLLowerSmemLoadStoresBase<LowerSmem
                         SlotLoadOp, TmemLoadOp, TmemStoreOp>();
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerSmemLoad, LowerSmemStore, LowerFragSmemLoad, LowerFragSmemStore,
-                 LowerSlotStore, LowerSlotLoad, LowerTmemLoad, LowerTmemStore>(converter, &getContext());
+                 LowerSlotStore, LowerSlotLoad, LowerTmemLoad, LowerTmemStore>(converter,
+                                                                               &getContext());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }
