@@ -293,15 +293,17 @@ def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deter
 
     total_q, H, D = q.shape
     Hk, Dv = k.shape[1], v.shape[-1]
+    # Before the row views below, which assume one head dim (an asymmetric pair failed there with a reshape
+    # error instead of this message: H200, test_varlen_asym_backward_is_refused_clearly).
+    if Dv != D:
+        raise NotImplementedError("txl.ops.flash_attention_varlen backward: asymmetric head dims (q/k %d, v %d) "
+                                  "have no packed-sequence backward kernel; pad v to head dim %d" % (D, Dv, D))
     dq, dk, dv = (torch.empty(t.shape, dtype=t.dtype, device=t.device) for t in (q, k, v))
     rows = [t.contiguous().view(t.shape[0], t.shape[1] * D) for t in (q, k, v, o, do, dq, dk, dv)]
     key = _varlen_key(q, k, v, rows, m, cu_q, cu_k, max_q, deterministic, local)
     fasts = _varlen_plans.get(key) if key is not None else None
     if fasts is None:
         check_supported(q, "txl.ops.flash_attention_varlen backward")
-        if Dv != D:
-            raise NotImplementedError("txl.ops.flash_attention_varlen backward: asymmetric head dims (q/k %d, v %d) "
-                                      "have no packed-sequence backward kernel; pad v to head dim %d" % (D, Dv, D))
     allocs = {}
     kw = dict(D=D, H=H, Hk=Hk, n_ctx=total_q, n_pad=m.shape[1], bh=H, bkv=(cu_q.shape[0] - 1) * Hk,
               key_blocks=padded_len(max_k), query_blocks=padded_len(max_q), head_stride=D, row_stride=H * D,

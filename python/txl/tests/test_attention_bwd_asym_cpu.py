@@ -90,3 +90,14 @@ def test_plans_are_whole_blocks_and_balanced():
         smem = 64 * (d + dv) * 2 * (1 + stages) + 4 * 64 * 64 * 2 + d // 64 * 64 * 64 * 4
         assert smem <= 227 * 1024
         assert 64 * (d + dv) * 2 * (2 + stages) + 4 * 64 * 64 * 2 + d // 64 * 64 * 64 * 4 > 227 * 1024
+
+
+def test_varlen_asym_backward_refused_before_any_view():
+    # The packed backward has no asymmetric kernel: the refusal must come before its row views, which assume one
+    # head dim (an H200 run got a reshape error instead of this message).
+    torch = pytest.importorskip("torch")
+    q, v = torch.zeros(300, 2, 192), torch.zeros(300, 2, 128)
+    cu = torch.tensor([0, 100, 300], dtype=torch.int32)
+    with pytest.raises(NotImplementedError, match="asymmetric head dims .q/k 192, v 128."):
+        AB.backward_varlen(torch.zeros(300, 2, 128), q, q, v, torch.zeros(300, 2, 128), torch.zeros(2, 384), cu, cu,
+                           200, 200, 0.1, False, None)

@@ -357,8 +357,11 @@ def test_mla_decode_fp8_scale_read_on_device():
 def test_custom_op_registration_fp8():
     _, kv8, _, scale, bt, seqlens = fp8_cache([100, 37], 16)
     q = torch.randn(2, 1, 16, 576, device="cuda", dtype=torch.bfloat16)
+    # test_faketensor only: opcheck's test_schema multiplies every input tensor to look for mutations, and torch
+    # has no mul for float8_e4m3fn ("mul_cuda" not implemented, H200 run of session 19). The bf16 op's opcheck
+    # covers the schema, which an fp8 cache does not change.
     torch.library.opcheck(torch.ops.txl.mla_decode, (q, kv8, bt, seqlens, 0.05, 2, False, scale.reshape(1)),
-                          test_utils=("test_schema", "test_faketensor"))
+                          test_utils=("test_faketensor",))
 
 
 def test_fp8_bad_arguments_on_cuda():
