@@ -7,10 +7,8 @@
 #           strip -o /tmp/txlc build-fullstatic/bin/txlc && xz -T2 -3 -c /tmp/txlc > .device/txlc.xz
 #   device: bash scripts/gpu-run.sh pending        (carry [".device"])
 #
-# Steps: pending (the GPU tests written in session 18 whose committed form has not run on a GPU: learnable
-# sinks (2 cases failed on the H200, see docs/gpu-results.md) and the windowed shape that tells their cause,
-# the backward split and asymmetric dims, FP8 forward, MLA wgmma, paged-KV decoding, Gluon, gather / histogram /
-# inline_asm_elementwise / map_elementwise; pytest-xdist, 8 workers), suite (every GPU test),
+# Steps: pending (the GPU test files of session 18's work; all of them passed on the H200 in session 19, kept as
+# a quick re-check of those areas; pytest-xdist, 8 workers), suite (every GPU test),
 # triton-style (bench/triton_style.py --quick and --num-warps 8), tutorials-a / tutorials-b (Triton's tutorials
 # 01-05 / 06-09), variants (bench/variants.py at (4, 32, 8192, 128)), wheel (dist/txl-*.whl from
 # scripts/build-wheel.sh, carried as ["dist"], installed and run on its own: scripts/wheel-smoke.py), nsa (the selection
