@@ -595,17 +595,26 @@ SlotThread slotThread(OpBuilder &b, Location loc, Value base, SmemType view,
   return {getSharedElementAddress(b, loc, base, view, coords), covered, first};
 }
 
+/// What a slot store or load can address: a view outside any swizzle atom
+/// whose dimensions are powers of two (slotThread splits the element index
+/// into coordinates with masks and shifts).
+static LogicalResult checkSlotView(Operation *op, SmemType view) {
+  if (isInsideSwizzleAtom(view))
+    return refuseInsideSwizzleAtom(op, view);
+  for (int64_t d : view.getShape())
+    if (!llvm::isPowerOf2_64(d))
+      return op->emitOpError() << "needs a view whose dimensions are powers of two, got " << view;
+  return success();
+}
+
 struct LowerSlotStore : OpConversionPattern<SlotStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SlotStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SmemType view = op.getDst().getType();
-    if (isInsideSwizzleAtom(view))
-      return refuseInsideSwizzleAtom(op, view);
-    for (int64_t d : view.getShape())
-      if (!llvm::isPowerOf2_64(d))
-        return op.emitOpError() << "needs a view whose dimensions are powers of two, got " << view;
+    if (failed(checkSlotView(op, view)))
+      return failure();
     int32_t cta = static_cast<int32_t>(op.getCtaId());
     Value base = adaptor.getDst();
     Value barAddr;
@@ -653,11 +662,8 @@ struct LowerSlotLoad : OpConversionPattern<SlotLoadOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SmemType view = op.getSrc().getType();
-    if (isInsideSwizzleAtom(view))
-      return refuseInsideSwizzleAtom(op, view);
-    for (int64_t d : view.getShape())
-      if (!llvm::isPowerOf2_64(d))
-        return op.emitOpError() << "needs a view whose dimensions are powers of two, got " << view;
+    if (failed(checkSlotView(op, view)))
+      return failure();
     Value base = adaptor.getSrc();
     if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1)
       base = remoteBase(rewriter, loc, base, cta);
