@@ -503,8 +503,7 @@ def sink_grad(do, o, m2, sinks, packed=False):
 
 def sink_grad_from_delta(delta, m2, sinks):
     """sink_grad with Delta given ((..., H, rows) float32, as m2): the backward's preprocess computes it anyway
-    (_attention_bwd.backward(..., return_delta=True)); reading dO and O again in torch cost gpt-oss's windowed
-    layer a third of its backward (H200, bench/variants.py --only sinks)."""
+    (_attention_bwd.backward(..., return_delta=True)), so eager skips sink_grad's second read of dO and O."""
     import torch
 
     p = torch.exp2(sinks.view(-1, 1) * LOG2E - m2)
