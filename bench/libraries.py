@@ -425,6 +425,33 @@ def lib_paths(lib, backend):
     return os.path.join(base, EXT_LAYOUT[lib]), os.path.join(base, EXT_LAYOUT[LIB_TESTS[lib]])
 
 
+AUTOTUNE_ENV = "TXL_BENCH_AUTOTUNE_CONFIGS"
+
+
+def limit_autotune_configs(backend, limit):
+    """--autotune-configs N: every autotuner of the backend keeps the first N of its configs (the same ones under
+    both backends, since both read the library's lists). fla autotunes 12-48 configs per kernel on its first call,
+    so its chunk ops' tests did not finish in any budget; with one config, an autotuner launches it untuned (both
+    Triton and txl), which tests correctness, not the best config's speed. Patched on the base class, so
+    subclasses (fla's CachedAutotuner) are limited too."""
+    import importlib
+
+    # the module, not txl.autotune the decorator that shadows it as an attribute of the package
+    mod = importlib.import_module("txl.autotune" if backend == "txl" else "triton.runtime.autotuner")
+    cls, pos = mod.Autotuner, (1 if backend == "txl" else 2)  # txl: (fn, configs, ...); Triton: (fn, arg_names, configs, ...)
+    init = cls.__init__
+
+    def limited(self, *args, **kwargs):
+        if "configs" in kwargs:
+            kwargs["configs"] = list(kwargs["configs"])[:limit]
+        elif len(args) > pos:
+            args = args[:pos] + (list(args[pos])[:limit],) + args[pos + 1:]
+        init(self, *args, **kwargs)
+
+    cls.__init__ = limited
+    return "%s.Autotuner keeps the first %d configs" % (mod.__name__, limit)
+
+
 def child_setup(op, backend, strict):
     """sys.path: the library's folder first, then its tests; bench/ and the checkout's python/ removed (txl is
     the installed one). Returns notes for the result."""
@@ -437,6 +464,9 @@ def child_setup(op, backend, strict):
     sys.modules.setdefault("fla.layers", None)
     sys.modules.setdefault("fla.models", None)
     notes = {"backend": backend, "lib_root": lib_root}
+    limit = int(os.environ.get(AUTOTUNE_ENV, "0") or 0)
+    if limit:
+        notes["autotune_configs"] = limit_autotune_configs(backend, limit)
     if backend == "txl":
         import txl
 
@@ -1292,6 +1322,8 @@ def run_all(args):
         if not os.path.isdir(os.path.join(EXT, EXT_LAYOUT[name])):
             print("warning: .ext/%s is missing" % EXT_LAYOUT[name])
     host = probe_host()
+    if args.autotune_configs:
+        host["autotune"] = "first %d config(s) of every autotuner, both backends" % args.autotune_configs
     print("host: %s" % ", ".join("%s %s" % kv for kv in host.items()), flush=True)
     workdir = tempfile.mkdtemp(prefix="txl-libraries-")
     runner = Runner(args, workdir)
@@ -1376,6 +1408,8 @@ def main(argv=None):
     ap.add_argument("--rep", type=int, default=100, help="do_bench rep in ms (default 100)")
     ap.add_argument("--skip", help="phases to skip: bench, tests")
     ap.add_argument("--strict", action="store_true", help="txl: install no host shims")
+    ap.add_argument("--autotune-configs", type=int, default=0, help="every autotuner (both backends) keeps its "
+                    "first N configs: correctness runs of libraries that autotune dozens of configs (default: all)")
     ap.add_argument("--no-make-copies", action="store_true", help="--run: use .ext/swapped as it is")
     ap.add_argument("--fake-sleep", type=float, help="--run: fake children that sleep S seconds (no GPU needed)")
     ap.add_argument("--child", choices=("tests", "bench", "fake"), help=argparse.SUPPRESS)
@@ -1384,6 +1418,8 @@ def main(argv=None):
     ap.add_argument("--result", help=argparse.SUPPRESS)
     ap.add_argument("--sleep", type=float, default=0.0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.autotune_configs:
+        os.environ[AUTOTUNE_ENV] = str(args.autotune_configs)  # the children inherit it
     if args.child:
         if args.child == "fake":
             child_fake(args.op, args.backend, args.result, args.sleep)
