@@ -184,6 +184,9 @@ def _view(base, info, shape, strides):
 class JITFunction:
     """A kernel or device function written in the txl DSL."""
 
+    # Launch options accepted and not acted on (GluonJITFunction: Triton's enable_fp_fusion, maxnreg...).
+    _ignored_options = ()
+
     def __init__(self, fn, *, do_not_specialize=(), debug=False, noinline=False, diff_mode=None,
                  diff_select=None, log_dir=None, launch_metadata=None, do_not_specialize_on_alignment=(),
                  version=None, repr=None, use_txl=True, src_file=None):
@@ -256,6 +259,7 @@ class JITFunction:
         # Launch options that are also parameters of the kernel (TXL's softmax declares `num_warps: tl.constexpr`):
         # a launch's `num_warps=4` sets both, as in Triton.
         self._option_params = tuple(o for o in LAUNCH_OPTIONS[:3] if o in self.arg_names)
+        self._binder = None  # made on the first launch (_make_binder); False: this kernel has none
 
     @property
     def constexpr_names(self):
@@ -374,9 +378,35 @@ class JITFunction:
         return self.run(*args, grid=grid, _launch=False, **kwargs)
 
     def run(self, *args, grid, _launch=True, **kwargs):
+        # The hot path: the kernel's binder (see _make_binder) fingerprints the arguments by name; a fingerprint
+        # that went the checked way before launches at once.
+        binding = None
+        if _launch:
+            binder = self._binder
+            if binder is None:
+                binder = self._binder = self._make_binder()
+            if binder:
+                try:
+                    binding = binder(*args, **kwargs)
+                except (TypeError, KeyError, _NoFastPath):  # an unusual launch: the checked path decides
+                    binding = None
+                else:
+                    fast = self._fast.get(binding[0])
+                    if fast is not None:
+                        return fast(grid, binding[1], binding[2])
+        return self._run_checked(args, kwargs, grid, _launch, binding)
+
+    def _run_checked(self, args, kwargs, grid, _launch, binding):
+        """A launch whose fingerprint has no fast entry yet (or that has none: warmup, diff_mode, an unusual
+        argument): options, binding, specialisation, the compile cache, the runtime's checked launch; then the
+        fingerprint (``binding``: the binder's (key, values, stream), else txl's positional fingerprint) is
+        remembered for the fast path."""
         # Triton's launches pass warmup=False (KernelInterface.__getitem__: self.run(grid=grid, warmup=False, ...)),
         # and a subclassed autotuner or heuristics calling fn.run forwards it; warmup=True compiles without
         # launching, as Triton's. A kernel parameter named warmup keeps its value.
+        for o in self._ignored_options:
+            if o not in self._kind_of:
+                kwargs.pop(o, None)
         if "warmup" in kwargs and "warmup" not in self._kind_of and kwargs.pop("warmup"):
             _launch = False
         # Launch options come from keyword arguments (as in Triton); one that is also a kernel parameter stays
@@ -395,7 +425,7 @@ class JITFunction:
         if "extern_libs" not in self.arg_names and "extern_libs" in kwargs:
             libdevice = self._libdevice_of(kwargs.pop("extern_libs"))
         fkey = None
-        if _launch and not self.diff_mode:
+        if _launch and not self.diff_mode and binding is None:
             fkey = self._fingerprint(args, kwargs, (num_warps, num_warpgroups, num_stages, bool(debug_hangs),
                                                     libdevice, num_ctas))
             fast = self._fast.get(fkey) if fkey is not None else None
@@ -434,7 +464,10 @@ class JITFunction:
         # encoded with NaN fill (launch_value).
         result = k.launch(g, stream=stream, **{p.name: vals[n].launch_value(p) if isinstance(vals[n], TensorDescriptor)
                                                else vals[n] for p, n in zip(k.params, names)})
-        if fkey is not None:  # checked once: later launches with the same fingerprint take the fast path
+        # checked once: later launches with the same fingerprint take the fast path
+        if binding is not None and not self.diff_mode:
+            self._remember_bound(binding, k, names)
+        elif fkey is not None:
             self._remember_fast(fkey, k, names, args, kwargs)
         return result
 
@@ -486,6 +519,96 @@ class JITFunction:
         if len(self._fast) > 64:
             self._fast.clear()
         self._fast[fkey] = _FastEntry(self, kernel, sources, dict(zip(LAUNCH_OPTIONS[:4], fkey[0])), fkey[0][5])
+
+    def _make_binder(self):
+        """The kernel's binder (False where it has none): a function generated with the kernel's own parameters
+        (as Triton's JITFunction binds through a generated function), called with a launch's arguments. It binds
+        them by name in C, applies the defaults and returns ``(key, values, stream)``: ``values`` the parameters'
+        values in order, ``key`` the launch options and each value's fingerprint (what specialisation and the
+        runtime's checks see: ``_arg_fingerprint``, its common cases inlined). A parameter not given is
+        ``_MISSING`` (the autotuner fingerprints launches before its config fills in its constexprs; a JIT launch
+        missing one has no fast entry and reports it on the checked path). Launches it cannot take (an unknown
+        keyword, warmup=True, a value whose fingerprint raises) raise TypeError / _NoFastPath: the caller takes
+        the checked path. Kernels with keyword-only or variadic parameters, or parameters named like a launch
+        option, have none (the positional fingerprint serves them)."""
+        params = list(self.signature.parameters.values())
+        options = ("num_warps", "num_warpgroups", "num_stages", "debug_hangs", "stream", "num_ctas", "warmup",
+                   "extern_libs", "grid") + tuple(self._ignored_options)
+        if (self.diff_mode or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params)
+                or any(n in options or n.startswith("_txl") for n in self.arg_names)):
+            return False
+        closure = {"_txl_fp": self._value_fingerprint}
+        sig, lines, fps = [], [], []
+        for i, n in enumerate(self.arg_names):
+            if n in self._defaults:
+                closure["_txl_d%d" % i] = self._defaults[n]
+                sig.append("%s=_txl_d%d" % (n, i))
+            else:
+                sig.append("%s=_MISSING" % n)
+            kind = self._kind_of[n]
+            if kind == "c":
+                lines += ["_txl_t = type(%s)" % n,
+                          "_txl_f%d = (_txl_t, %s) if _txl_t in _SCALAR_CONSTEXPRS else _txl_fp(%s, 'c')" % (i, n, n)]
+            else:
+                intfp = ("(%s == 1, %s %% 16 == 0, -0x80000000 <= %s <= 0x7FFFFFFF)" % (n, n, n) if kind == "s"
+                         else "'i32' if -0x80000000 <= %s <= 0x7FFFFFFF else 'i64'" % n)
+                lines += ["_txl_t = type(%s)" % n,
+                          "if _txl_t in _TENSOR_TYPES:",
+                          "    _txl_f%d = (%s.dtype, %s.get_device(), %s.is_contiguous(), %s.data_ptr() %% 16 == 0)"
+                          % (i, n, n, n, n),
+                          "elif _txl_t is int:",
+                          "    _txl_f%d = %s" % (i, intfp),
+                          "else:",
+                          "    _txl_f%d = _txl_fp(%s, %r)" % (i, n, kind)]
+            fps.append("_txl_f%d" % i)
+        kwonly = ["num_warps=4", "num_warpgroups=1", "num_stages=None", "debug_hangs=None", "stream=None",
+                  "num_ctas=1", "warmup=False"] + ["%s=None" % o for o in self._ignored_options]
+        src = ["def _txl_make(%s):" % ", ".join(sorted(closure)),
+               "    def _txl_bind(%s):" % ", ".join(sig + ["*"] + kwonly),
+               "        if warmup:",
+               "            raise _NoFastPath",
+               "        if debug_hangs is None:",
+               "            debug_hangs = env_flag(b'TXL_DEBUG_HANGS')",
+               "        if num_ctas is None:",
+               "            num_ctas = 1",
+               "        elif type(num_ctas) is not int:",
+               "            raise _NoFastPath",
+               ] + ["        " + ln for ln in lines] + [
+               "        return ((num_warps, num_warpgroups, num_stages, bool(debug_hangs), None, num_ctas), _BOUND, %s), "
+               "(%s), stream" % (", ".join(fps), "".join(n + ", " for n in self.arg_names)),
+               "    return _txl_bind"]
+        scope = {}
+        # The binder's globals are this module's, so what it calls (_arg_fingerprint, env_flag) is looked up at
+        # the call (bench/libraries.py counts fast-path misses by wrapping _arg_fingerprint); its constants are
+        # closure cells.
+        exec(compile("\n".join(src), "<txl binder of %s>" % self.where, "exec"), globals(), scope)
+        return scope["_txl_make"](**closure)
+
+    def _value_fingerprint(self, v, kind):
+        """A launch value's fingerprint where the binder's inlined cases do not decide (GluonJITFunction adds the
+        global shape of a descriptor and the repr of a layout)."""
+        return _MISSING if v is _MISSING else _arg_fingerprint(v, kind)
+
+    def _launch_key(self, args, kwargs):
+        """The fingerprint of a launch's arguments as given (None: no fast path): what the autotuner keys its
+        choice on, the binder's key where the kernel has a binder."""
+        binder = self._binder
+        if binder is None:
+            binder = self._binder = self._make_binder()
+        if binder:
+            try:
+                return binder(*args, **kwargs)[0]
+            except (TypeError, KeyError, _NoFastPath):
+                pass
+        return self._fingerprint(args, kwargs, ())
+
+    def _remember_bound(self, binding, kernel, names):
+        """Record how a binder's values map to the kernel's params, for launches of the same binder key."""
+        key, values, _ = binding
+        index = {n: i for i, n in enumerate(self.arg_names)}
+        if len(self._fast) > 64:
+            self._fast.clear()
+        self._fast[key] = _BoundEntry(self, kernel, [index[n] for n in names], values, key[0])
 
     def _grid(self, grid, meta):
         from .runtime import normalize_grid
@@ -609,6 +732,80 @@ def _arg_fingerprint(v, kind):
         b = v.base
         return ("D", b.dtype, b.get_device(), b.stride()[-1] == 1, tuple(v.block_shape), v.swizzle)
     raise _NoFastPath
+
+
+_MISSING = type("_Missing", (), {"__repr__": lambda self: "<not given>"})()  # a parameter the launch left out
+_BOUND = type("_BoundKey", (), {"__repr__": lambda self: "<bound by name>"})()  # tags a binder key (see run)
+_SCALAR_CONSTEXPRS = frozenset((int, bool, float, str, type(None)))
+
+
+class _BoundEntry:
+    """A launch whose binder key was checked once on the slow path: picks the kernel's params out of the binder's
+    values (a txl.TensorDescriptor goes as its tensor) and launches through runtime.FastLaunch. The key holds the
+    device of every tensor, so the entry's device is fixed (a kernel without tensor arguments asks torch)."""
+
+    def __init__(self, jf, kernel, sources, values, options):
+        self.jf, self.kernel = jf, kernel
+        self.options = dict(zip(LAUNCH_OPTIONS[:4], options))
+        self.num_ctas = options[5]
+        self.sources = tuple(sources)
+        self.in_order = self.sources == tuple(range(len(self.sources)))
+        self.n = len(self.sources)
+        picked = [values[i] for i in self.sources]
+        # positions (in the kernel's params) of descriptors, which launch as their tensor (the key fixes the types)
+        self.desc = tuple(j for j, v in enumerate(picked) if type(v) in _DESCRIPTOR_TYPES)
+        dev = None
+        for v in picked:
+            t = v.base if type(v) in _DESCRIPTOR_TYPES else v
+            if type(t) in _TENSOR_TYPES or isinstance(t, _TENSOR_TYPES):
+                dev = t.get_device()
+                break
+        self.device = dev
+        self.launch = None
+        self.launchers = {}  # device -> FastLaunch, for a kernel without tensor arguments
+
+    def __call__(self, grid, values, stream):
+        if self.in_order:
+            vals = values if len(values) == self.n else values[:self.n]
+        else:
+            vals = [values[i] for i in self.sources]
+        if self.desc:
+            vals = list(vals)
+            for j in self.desc:
+                vals[j] = vals[j].base
+        if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] < 0x80000000:
+            g = (grid[0], 1, 1)
+        else:
+            if callable(grid):
+                meta = dict(zip(self.jf.arg_names, values))
+                meta.update(self.options)
+                grid = grid(meta)
+            if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] < 0x80000000:
+                g = (grid[0], 1, 1)
+            elif type(grid) is tuple and 1 <= len(grid) <= 3 and all(type(x) is int and 0 < x < 65536 for x in grid):
+                g = grid + (1,) * (3 - len(grid))
+            else:
+                g = self.jf._grid(grid, {})
+        if self.num_ctas != 1:
+            g = _cluster_grid(g, self.num_ctas)
+        launch = self.launch
+        if launch is None:
+            launch = self._launcher()
+        return launch(g, vals, stream)
+
+    def _launcher(self):
+        from .runtime.launcher import FastLaunch
+
+        if self.device is not None:
+            self.launch = FastLaunch(self.kernel, self.device)
+            return self.launch
+        from .runtime import dtypes as _dt
+
+        dev = _dt._current_torch_device()
+        launch = self.launchers.get(dev)
+        if launch is None:
+            launch = self.launchers[dev] = FastLaunch(self.kernel, dev)
+        return launch
 
 
 class _FastEntry:

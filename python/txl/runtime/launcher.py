@@ -618,12 +618,16 @@ class FastLaunch:
         n = len(m.params) + (m.global_scratch is not None)
         self.params = (ctypes.c_void_p * max(n, 1))()
         self.slots = []
+        self.slot_at = {}  # param position -> its ctypes slot (pointer and i32/f32 params)
         self.setters = []
+        positions = []
         for p in m.params:
             idx = p.index
             if m.global_scratch is not None and idx >= m.global_scratch[0]:
                 idx += 1
+            positions.append(idx)
             self.setters.append(self._setter(p, idx))
+        self.pack = self._packer(m.params, positions)
         self.cu_launch = drv._fns["cuLaunchKernel"]
         self.cu_ctx_get = drv._fns["cuCtxGetCurrent"]
         self.cur = ctypes.c_void_p()
@@ -638,8 +642,46 @@ class FastLaunch:
     def _slot(self, ctype, idx):
         slot = ctype()
         self.slots.append(slot)
+        self.slot_at[idx] = slot
         self.params[idx] = ctypes.addressof(slot)
         return slot
+
+    def _packer(self, params, positions):
+        """``pack(values)``: what calling every setter does, as one function generated for this kernel's params
+        (no Python call per pointer, i32 or f32 param: each fills its slot inline, with the setter's checks; the
+        setter raises the checked path's error for a value outside them). Returns what must stay alive until the
+        launch is queued (encoded descriptors, packed scalars)."""
+        closure, body, kept = {}, [], []
+        for j, (p, idx) in enumerate(zip(params, positions)):
+            v, slot = "v%d" % j, self.slot_at.get(idx)
+            closure["f%d" % j] = self.setters[j]
+            if slot is not None:
+                closure["s%d" % j] = slot
+            if p.kind == "ptr":
+                body.append("s%d.value = %s.data_ptr()" % (j, v))
+            elif slot is not None and p.dtype == "i32":
+                body.append("if type(%s) is int and -0x80000000 <= %s <= 0x7FFFFFFF:" % (v, v))
+                body += ["    s%d.value = %s & 0xFFFFFFFF" % (j, v), "else:", "    f%d(%s)" % (j, v)]
+            elif slot is not None and p.dtype == "f32":
+                body.append("if type(%s) is float and abs(%s) <= 3.4028234663852886e38:" % (v, v))
+                body += ["    s%d.value = %s" % (j, v), "else:", "    f%d(%s)" % (j, v)]
+            else:  # descriptors and other scalars: their setter (which points the param at what it returns)
+                kept.append("f%d(%s)" % (j, v))
+        names = ["v%d" % j for j in range(len(params))]
+        src = ["def _txl_make(%s):" % ", ".join(sorted(closure)),
+               "    def pack(values):",
+               "        try:",
+               "            %s = values" % "".join(n + ", " for n in names) if names else "            () = values",
+               "        except ValueError:",
+               "            raise TypeError('%s: FastLaunch takes %d values, one per kernel param (%s), got %%d'"
+               " %% len(values)) from None" % (self.kernel.meta.kernel, len(params),
+                                               ", ".join(p.name for p in params)),
+               ] + ["        " + ln for ln in body] + [
+               "        return [%s]" % ", ".join(kept),  # a list: the global scratch joins it
+               "    return pack"]
+        scope = {}
+        exec(compile("\n".join(src), "<txl packer of %s>" % self.kernel.meta.kernel, "exec"), {}, scope)
+        return scope["_txl_make"](**closure)
 
     def _setter(self, p, idx):
         kname, params = self.kernel.meta.kernel, self.params
@@ -697,7 +739,7 @@ class FastLaunch:
         m = self.kernel.meta
         gx, gy, gz = grid
         with self.lock:
-            keep = [f(v) for f, v in zip(self.setters, values)]  # encoded descriptors stay alive until launched
+            keep = self.pack(values)  # encoded descriptors stay alive until launched
             self.cu_ctx_get(self.cur_ref)
             if self.cur.value != self.ctx:
                 self.drv.set_device(self.dev)

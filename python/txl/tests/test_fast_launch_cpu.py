@@ -116,7 +116,7 @@ def test_defaults_and_keywords_map_by_name(calls):
     vadd[(1,)](x, y, out_ptr=z, n=1000)
     vadd[(1,)](y, x, out_ptr=x, n=3000)
     assert len(calls["fast"]) == 1
-    assert calls["fast"][0][1][:4] == [y, x, x, 3000]
+    assert list(calls["fast"][0][1][:4]) == [y, x, x, 3000]
 
 
 def test_autotuner_remembers_its_choice_per_fingerprint(calls):
@@ -131,3 +131,108 @@ def test_autotuner_remembers_its_choice_per_fingerprint(calls):
     assert len(timed) == 2 and len(calls["checked"]) == 2 and len(calls["fast"]) == 2
     tuned[(1,)](x, x, x, 3000)  # a new key value tunes again
     assert len(timed) == 4
+
+
+# -- the binder (JITFunction._make_binder): a launch's arguments bound by name and fingerprinted in one generated
+# function; every change that specialisation or the runtime's checks see must take the checked path again
+@txl.jit(do_not_specialize=["m"])
+def vmix(x_ptr, y_ptr, out_ptr, n, m, BLOCK: tl.constexpr = 128, FLAG: tl.constexpr = None):
+    pass
+
+
+@pytest.fixture
+def mixcalls(calls):
+    vmix.cache.clear()
+    vmix._fast.clear()
+    return calls
+
+
+def test_binder_rechecks_every_change_of_specialisation(mixcalls):
+    x, y, h = X(), X(), X(dtype="float16")
+    launches = [
+        ((x, y, x, 1000, 7), {}),
+        ((h, h, h, 1000, 7), {}),  # a new dtype
+        ((X(ptr=0x7F0000000008), y, x, 1000, 7), {}),  # a pointer no longer 16-byte aligned
+        ((x, y, x, 1024, 7), {}),  # an int now divisible by 16
+        ((x, y, x, 1, 7), {}),  # == 1: a constexpr
+        ((x, y, x, 1000, 2**33), {}),  # i64 (of a do_not_specialize parameter: the fake kernel's n is i32)
+        ((x, y, x, 1000, 7), {"BLOCK": 256}),  # a constexpr's value
+        ((x, y, x, 1000, 7), {"BLOCK": 256.0}),  # the same value as another type (1 == True == 1.0 in a dict)
+        ((x, y, x, 1000, 7), {"FLAG": True}),
+        ((x, y, x, 1000, 7), {"FLAG": 1}),
+        ((x, y, x, 1000, 7), {"num_warps": 8}),  # a launch option
+        ((x, y, x, 1000, 7), {"num_warpgroups": 2}),
+        ((X(device="cpu"), y, x, 1000, 7), {}),  # the checked path's error, every time
+    ]
+    for i, (args, kwargs) in enumerate(launches):
+        try:
+            vmix[(1,)](*args, **kwargs)
+        except ValueError:
+            assert i == len(launches) - 1
+        assert len(mixcalls["checked"]) == min(i + 1, len(launches) - 1) and not mixcalls["fast"], i
+    # and each of them, repeated, takes the fast path (the cpu tensor excepted: it is never launched)
+    for i, (args, kwargs) in enumerate(launches[:-1]):
+        vmix[(1,)](*args, **kwargs)
+        assert len(mixcalls["fast"]) == i + 1, i
+    with pytest.raises(ValueError, match="is a tensor on cpu"):
+        vmix[(1,)](X(device="cpu"), y, x, 1000, 7)
+    assert len(mixcalls["checked"]) == len(launches) - 1
+
+
+def test_binder_keys_by_name_and_passes_values_in_param_order(mixcalls):
+    x, y = X(), X()
+    vmix[(1,)](x, y, x, 1000, 7)
+    x2, y2 = X(ptr=0x7F0000001000), X(ptr=0x7F0000002000)
+    vmix[(1,)](n=3000, m=9, out_ptr=y2, y_ptr=y2, x_ptr=x2)
+    vmix[(1,)](x2, y2, y2, 3000, m=9, BLOCK=128)  # the default given explicitly: the same specialisation
+    assert len(mixcalls["checked"]) == 1
+    assert [list(v) for _, v in mixcalls["fast"]] == [[x2, y2, y2, 3000]] * 2  # the kernel's params: m is unused
+
+
+def test_binder_leaves_unusual_launches_to_the_checked_path(mixcalls, monkeypatch):
+    x, y = X(), X()
+    vmix[(1,)](x, y, x, 1000, 7)
+    with pytest.raises(TypeError, match="missing a required argument: 'm'"):  # the checked path's message
+        vmix[(1,)](x, y, x, 1000)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        vmix[(1,)](x, y, x, 1000, 7, bogus=1)
+    vmix[(1,)](x, y, x, 1000, 7, warmup=True)  # compiles, does not launch
+    assert len(mixcalls["checked"]) == 1 and not mixcalls["fast"]
+    monkeypatch.setenv("TXL_DEBUG_HANGS", "1")  # read at every launch: another specialisation
+    vmix[(1,)](x, y, x, 1000, 7)
+    assert len(mixcalls["checked"]) == 2 and not mixcalls["fast"]
+
+
+def test_binder_passes_the_stream_and_the_grid_meta(mixcalls, monkeypatch):
+    streams = []
+    real = launcher.FastLaunch
+
+    class StreamRecorder(real):
+        def __call__(self, grid, values, stream=None):
+            streams.append(stream)
+            return super().__call__(grid, values, stream)
+
+    monkeypatch.setattr(launcher, "FastLaunch", StreamRecorder)
+    x, y = X(), X()
+    vmix[(1,)](x, y, x, 1000, 7, stream=5)
+    vmix[lambda meta: (meta["n"] // meta["BLOCK"], meta["num_warps"])](x, y, x, 1000, 7, stream=6)
+    assert streams == [6] and mixcalls["fast"][0][0] == (7, 4, 1)
+
+
+def test_autotuner_key_is_the_binders(calls):
+    x = X()
+    assert vadd._launch_key((x, x, x, 1000), {}) == vadd._launch_key((x, x), {"out_ptr": x, "n": 1000})
+    assert vadd._launch_key((x, x, x, 1000), {}) != vadd._launch_key((x, x, x, 1024), {})
+    assert vadd._launch_key((x, x, x, 1000), {}) != vadd._launch_key((x, x, x, 1000), {"BLOCK": 128})
+    assert vadd._launch_key((x, x, x, 1000), {}) != vadd._launch_key((x, x, x, 1000), {"num_ctas": 2})
+    assert vadd._launch_key((x, x, x, 1000), {}) == vadd._launch_key((x, x, x, 1000), {"num_ctas": None})
+    # True == 1 as a dict key: a bool num_ctas (the checked path's error) must not find num_ctas=1's entry
+    assert vadd._launch_key((x, x, x, 1000), {"num_ctas": True}) is None
+
+    @txl.jit
+    def opt_param(x_ptr, y_ptr, out_ptr, n, num_warps: tl.constexpr):  # a launch option that is a parameter
+        pass
+
+    assert opt_param._make_binder() is False  # the positional fingerprint serves it
+    assert opt_param._launch_key((x, x, x, 1000), {"num_warps": 4}) == opt_param._fingerprint((x, x, x, 1000),
+                                                                                            {"num_warps": 4}, ())

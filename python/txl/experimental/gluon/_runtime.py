@@ -40,15 +40,20 @@ class GluonJITFunction(JITFunction):
     kernel does not read it: its IR is the same)."""
 
     is_gluon = True
+    _ignored_options = _IGNORED_LAUNCH_OPTIONS  # JITFunction drops them (its binder takes and ignores them)
 
     def __repr__(self):
         return "GluonJITFunction(%s:%s)" % (self.__module__, self.__qualname__)
 
-    def run(self, *args, grid, _launch=True, **kwargs):
-        for o in _IGNORED_LAUNCH_OPTIONS:
-            if o not in self.arg_names:
-                kwargs.pop(o, None)
-        return super().run(*args, grid=grid, _launch=_launch, **kwargs)
+    def _value_fingerprint(self, v, kind):
+        """The binder's fingerprint of a value it does not inline (see ``_fingerprint`` for why): a layout
+        constexpr by its repr, a descriptor with its global shape."""
+        if kind == "c" and isinstance(v, _Layout):
+            return "__gluon_layout__" + repr(v)
+        fp = super()._value_fingerprint(v, kind)
+        if isinstance(v, TxlDescriptor):
+            return (fp, tuple(v.shape))
+        return fp
 
     def specialize(self, bound):
         sig, consts = super().specialize(bound)
