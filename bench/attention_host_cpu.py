@@ -4,13 +4,14 @@ descriptor cache lookup per descriptor, two ctypes calls in place of cuCtxGetCur
 is timed is everything the eager paths do around the kernels: argument checks, plan lookup, allocations, the
 autograd machinery (custom op or autograd.Function), the backward's plan.
 
-    PYTHONPATH=python python3 bench/attention_host_cpu.py [--calls N] [--profile ROW]
+    PYTHONPATH=python python3 bench/attention_host_cpu.py [--calls N] [--profile ROW] [--count]
 
 Prints microseconds per call (min over repeats; wall clock and this thread's CPU time, the latter steadier on a
 loaded machine) for: the backward alone (torch.autograd.grad of the output, retain_graph, back to back, as
 bench/attention_bwd.py --profile times it), the forward with gradients, the forward without, dense and packed
 (varlen), with learnable sinks, and a plain torch.autograd.Function / SDPA call of the same tensors as the
-floor of torch's own machinery on this host. CPU-harness numbers: a GPU host's Python is slower or faster; the
+floor of torch's own machinery on this host. --count: torch ops (by name), kernel launches and Python function
+calls per call instead, which do not depend on the machine's load. CPU-harness numbers: a GPU host's Python is slower or faster; the
 ratios between rows are what carries over. --profile NAME: cProfile of that row, top functions."""
 
 import argparse
@@ -35,11 +36,22 @@ from txl.ops import attention_varlen as V  # noqa: E402
 _libc = ctypes.CDLL(None)
 
 
+class FakeDescriptor:
+    """An "encoded" descriptor: 128 host bytes at ``address``, as runtime.driver.TensorDescriptor."""
+
+    def __init__(self, t):
+        self.buf = (ctypes.c_uint8 * 128)()
+        self.address = ctypes.addressof(self.buf)
+        self.key = (t.data_ptr(), tuple(t.shape), t.stride())
+
+
 class FakeFast:
     """runtime.FastLaunch's __call__ without a driver: the same per-parameter setters (ctypes slots; descriptor
     params look their (address, shape, strides) up in a cache, as FastLaunch does), the lock, a ctypes call for
     cuCtxGetCurrent, one for the raw stream, one for cuLaunchKernel (libc's labs, which ignores extra args), and
     the TXL_LAUNCH_BLOCKING check. ``kinds``: per param "desc", "ptr", "i32", "f32"."""
+
+    total = 0  # launches by every instance (--count)
 
     def __init__(self, kinds):
         self.lock = threading.Lock()
@@ -61,11 +73,14 @@ class FakeFast:
             cache = {}
 
             def set_desc(v):
+                if type(v) is FakeDescriptor:  # encoded by the caller, as FastLaunch takes a TensorDescriptor
+                    params[idx] = v.address
+                    return v
                 key = (v.data_ptr(), v.shape, v.stride())
                 d = cache.get(key)
                 if d is None:
-                    d = cache[key] = ctypes.c_uint64(len(cache))
-                params[idx] = ctypes.addressof(d)
+                    d = cache[key] = FakeDescriptor(v)
+                params[idx] = d.address
                 return d
             return set_desc
         ctype = {"ptr": ctypes.c_uint64, "i32": ctypes.c_uint32, "f32": ctypes.c_float}[kind]
@@ -94,6 +109,7 @@ class FakeFast:
             bx, by, bz, shared = self.block
             self.cu_launch(self.func_p, gx, gy, gz, bx, by, bz, shared, s, self.params, None)
         self.launches += 1
+        FakeFast.total += 1
         env_flag(b"TXL_LAUNCH_BLOCKING")
 
 
@@ -105,27 +121,9 @@ def _kind(v):
     return "f32" if isinstance(v, float) else "i32"
 
 
-def _fake_bwd_build(cls, launches, rows, m, allocs, dev):
-    """_attention_bwd._Plan.build without compiling: a step's params are its positional runtime arguments."""
-    dummy = _launch._dummy_i32(m)
-    where = {id(t): ("row", i) for i, t in enumerate(rows)}
-    where[id(m)] = ("m",)
-    where.update({id(t): ("scratch", name) for name, (t, _) in allocs.items()})
-    steps = []
-    for fn, grid, args, kwargs in launches:
-        sources, kinds = [], []
-        for v in args:
-            kinds.append(_kind(v))
-            v = v.base if isinstance(v, txl.TensorDescriptor) else v
-            if isinstance(v, torch.Tensor):
-                assert id(v) in where or v is dummy
-                sources.append(where.get(id(v), ("const", v)))
-            elif isinstance(v, float):
-                sources.append(("scale",))
-            else:
-                sources.append(("const", v))
-        steps.append((FakeFast(kinds), tuple(grid) + (1,) * (3 - len(grid)), sources))
-    return cls(steps, [(name, shape) for name, (_, shape) in allocs.items()], m.device)
+def _fake_bwd_launcher(fn, args, kwargs, dev):
+    """_attention_bwd._Plan._launcher without compiling: a step's params are its positional runtime arguments."""
+    return FakeFast([_kind(v) for v in args]), fn.arg_names[:len(args)]
 
 
 def install():
@@ -133,7 +131,7 @@ def install():
     torch.cuda.current_device = lambda: -1  # a CPU tensor's get_device()
     torch.cuda.is_current_stream_capturing = lambda: False
     torch.cuda.device = lambda device: contextlib.nullcontext()
-    AB._Plan.build = classmethod(_fake_bwd_build)
+    AB._Plan._launcher = staticmethod(_fake_bwd_launcher)
     _launch.DEVICE_TYPES = ("cuda", "cpu")
     if True:  # the dense forward's plan: a _Plan whose constructor skips tuning and compiling
         def init(self, torch_, kernel, q, k, v, causal, sm_scale, local=None, sinks=None):
@@ -147,9 +145,7 @@ def install():
             self.launch = FakeFast(["desc"] * 4 + ["ptr", "ptr", "f32"] + ["i32"] * 2 + ["i32", "ptr", "ptr"]
                                    + ["i32"] * 4 + (["ptr"] if sinks is not None else []))
             self.in_place = all(t.is_contiguous() for t in (q, k, v))
-            self.q_rows, self.k_rows, self.v_rows, self.o_rows = (B * H * N, D), (B * Hk * N, D), \
-                (B * Hk * N, Dv), (B * H * N, Dv)
-            self.m_scratch = None
+            self.ready((B * H * N, D), (B * Hk * N, D), (B * Hk * N, Dv), (B * H * N, Dv), sinks is not None)
         A._Plan.__init__ = init
     # the custom ops run their (cuda) implementation on CPU tensors too
     from torch._library.custom_ops import OPDEFS
@@ -187,6 +183,45 @@ def install():
             self.best[key] = self.configs[0]
         return run
     Autotuner.__getitem__ = getitem
+
+
+def _count(fn, calls=20):
+    """Per call of ``fn``: (torch ops by name, as a TorchDispatchMode sees them below autograd: allocations,
+    views, arithmetic; kernel launches; Python-level function calls). Counts, unlike times, do not depend on the
+    machine's load, and each torch op and launch costs a GPU host several microseconds."""
+    import collections
+
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Ops(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = collections.Counter()
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops[func.overloadpacket.__name__] += 1
+            return func(*args, **(kwargs or {}))
+
+    for _ in range(3):
+        fn()
+    FakeFast.total = 0
+    with Ops() as mode:
+        for _ in range(calls):
+            fn()
+    launches = FakeFast.total
+    py = [0]
+
+    def prof(frame, event, arg):
+        if event == "call":
+            py[0] += 1
+    sys.setprofile(prof)
+    try:
+        for _ in range(calls):
+            fn()
+    finally:
+        sys.setprofile(None)
+    ops = {k: v / calls for k, v in sorted(mode.ops.items())}
+    return ops, launches / calls, py[0] / calls
 
 
 def _time(fn, calls, repeats=7):
@@ -272,6 +307,8 @@ def rows():
                     "fwd+grad": lambda: _Plain.apply(q, k, v)}
         return make
 
+    out.append(("dense MQA 2,8,1,1000,64 fp16", dense(2, 8, 1, 1000, 64, dt16)))  # issue 34's row (split 8)
+    out.append(("dense GQA 2,8,2,1000,128 bf16", dense(2, 8, 2, 1000, 128, dt)))
     out.append(("dense 2,16,1,128,64 fp16", dense(2, 16, 1, 128, 64, dt16)))
     out.append(("dense 2,8,8,1000,128 bf16", dense(2, 8, 8, 1000, 128, dt)))
     out.append(("dense 4,16,2,1000,64 bf16 causal", dense(4, 16, 2, 1000, 64, dt, causal=True)))
@@ -289,6 +326,8 @@ def main():
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--profile", default=None, help="cProfile this row (a prefix of its name) and kind")
     ap.add_argument("--kind", default="bwd")
+    ap.add_argument("--count", action="store_true", help="count torch ops, launches and Python calls per call "
+                    "instead of timing")
     args = ap.parse_args()
     install()
     for name, make in rows():
@@ -310,6 +349,14 @@ def main():
             pstats.Stats(pr).sort_stats("tottime").print_stats(30)
             return
         cells = []
+        if args.count:
+            for kind in ("bwd", "fwd+grad", "fwd no grad", "step"):
+                if kind in fns:
+                    ops, launches, py = _count(fns[kind])
+                    print("%-34s %-11s torch ops %5.1f (%s), launches %.0f, Python calls %.0f" % (
+                        name, kind, sum(ops.values()), ", ".join("%s %g" % kv for kv in ops.items()), launches, py),
+                        flush=True)
+            continue
         for kind in ("bwd", "fwd+grad", "fwd no grad", "step"):
             if kind in fns:
                 w, c = _time(fns[kind], args.calls)

@@ -124,7 +124,7 @@ def backward(do, q, k, v, o, m, causal, sm_scale, deterministic=False, local=Non
     if plan is not None:
         out = plan.run(do, q, k, v, o, m, sm_scale)
         if out is not None:
-            return out if return_delta else out[:3]
+            return (out[0], out[1], out[2], out[3].tensor()) if return_delta else out[:3]
     return _backward(do, q, k, v, o, m, causal, sm_scale, deterministic, local, return_delta)
 
 
@@ -166,7 +166,6 @@ def _backward(do, q, k, v, o, m, causal, sm_scale, deterministic, local, return_
         if plan is not None:
             if len(_plans) > 64:
                 _plans.clear()
-            plan.shapes = [tuple(t.shape) for t in rows]
             plan.outs = ((B, H, N, D), (B, Hk, N, D), (B, Hk, N, Dv))
             plan.dtype = q.dtype
             _plans[(q.shape, k.shape, v.shape, q.dtype, q.device, causal, deterministic, local, split_walk)] = plan
@@ -179,20 +178,22 @@ _plans = {}
 class _Plan:
     """The launches of backward() for one static description (shapes, dtype, device, masking, determinism; the
     split follows from them): built from the first call's launches, which went through _launch.fast_launch
-    (validating, compiling); a later call (run) views its tensors as rows, allocates dq, dk, dv and the scratch
-    tensors and launches each kernel through its runtime.FastLaunch with the call's tensors, skipping the checks,
-    the split rule, the per-launch fingerprint and the seven TensorDescriptor objects (at (2, 8, 1000, 64) the
-    host took ~230 us of Python per backward against ~45 us of GPU time; TMA encodings are cached by FastLaunch
-    per address). ``steps``: (FastLaunch, grid, sources), a source per kernel param: ("row", i) the call's
-    rows[i], ("m",), ("scratch", name), ("scale",) or ("const", value); each is also an index into the list a
-    call launches from, rows + [m, sm_scale] + scratch tensors + constants."""
+    (validating, compiling); a later call (run) allocates dq, dk, dv and one float32 workspace for the scratch
+    tensors (Delta, the dQ accumulator, the split's partials) and launches each kernel through its
+    runtime.FastLaunch with the call's tensors as they are (_launch.PlannedLaunch: descriptors by address, no
+    row views), skipping the checks, the split rule, the per-launch fingerprint and the seven TensorDescriptor
+    objects (at (2, 8, 1000, 64) the host took ~230 us of Python per backward against ~45 us of GPU time).
+    ``steps``: (FastLaunch, grid, sources, descs), a source per kernel param: ("row", i) the call's rows[i]
+    (q, k, v, o, do, dq, dk, dv), ("m",), ("scratch", name), ("scale",) or ("const", value); ``descs``: (param
+    index, rows shape) of the descriptor params. Each source is an index into the list a call launches from:
+    rows + [m, sm_scale] + scratch pieces + constants."""
 
     def __init__(self, steps, scratch, device):
-        self.steps, self.scratch, self.device = steps, scratch, device
+        self.scratch, self.device = scratch, device
         names = [name for name, _ in scratch]
         consts = []
         self.indexed = []
-        for fast, grid, sources in steps:
+        for fast, grid, sources, descs in steps:
             idx = []
             for src in sources:
                 kind = src[0]
@@ -207,16 +208,32 @@ class _Plan:
                 else:
                     idx.append(10 + len(names) + len(consts))
                     consts.append(src[1])
-            self.indexed.append((fast, grid, tuple(idx)))
+            self.indexed.append(_launch.PlannedLaunch(fast, grid, idx, descs))
         self.consts = consts
+        self.layout, self.ws_numel = _launch.workspace_layout([shape for _, shape in scratch])
         self.delta_at = names.index("delta") if "delta" in names else None
-        self.shapes = self.outs = self.dtype = None  # set by backward(): the rows' and dq, dk, dv's shapes
+        self.outs = self.dtype = None  # set by backward(): dq's, dk's and dv's shapes, q's dtype
+
+    @staticmethod
+    def _launcher(fn, args, kwargs, dev):
+        """(the FastLaunch of a launch that _launch.fast_launch ran, its params' names): compiled by then, so
+        the JIT's cache hands the kernel back. (bench/attention_host_cpu.py replaces this with a stand-in.)"""
+        from txl.runtime.launcher import FastLaunch
+
+        launcher = fn.warmup(*args, grid=None, **kwargs).launcher()
+        names = [p.name for p in launcher.params]
+        if not all(n in fn.arg_names for n in names):
+            bound = fn.bind(args, {n: v for n, v in kwargs.items() if n in fn.arg_names})
+            names = list(fn.specialize(bound)[0])
+        return FastLaunch(launcher, dev), names
 
     @classmethod
     def build(cls, launches, rows, m, allocs, dev):
+        """The plan of a first call's ``launches`` ((fn, grid, args, kwargs) as _run made them) on ``rows`` and
+        ``m``, ``allocs`` its scratch tensors by name; None when a launch reads a tensor that is not one of them
+        (it would be stale in the next call)."""
         import torch
         import txl
-        from txl.runtime.launcher import FastLaunch
 
         dummy = _dummy_i32(m)
         where = {id(t): ("row", i) for i, t in enumerate(rows)}
@@ -224,18 +241,18 @@ class _Plan:
         where.update({id(t): ("scratch", name) for name, (t, _) in allocs.items()})
         steps = []
         for fn, grid, args, kwargs in launches:
-            launcher = fn.warmup(*args, grid=None, **kwargs).launcher()  # compiled by the first call: cached
-            names = [p.name for p in launcher.params]
-            if not all(n in fn.arg_names for n in names):
-                bound = fn.bind(args, {n: v for n, v in kwargs.items() if n in fn.arg_names})
-                names = list(fn.specialize(bound)[0])
+            fast, names = cls._launcher(fn, args, kwargs, dev)
             by_name = dict(zip(fn.arg_names, args))
-            sources = []
+            sources, descs = [], []
             for n in names:
                 if n not in by_name:
                     return None  # a runtime param that is no positional argument: leave it to fast_launch
                 v = by_name[n]
-                v = v.base if isinstance(v, txl.TensorDescriptor) else v
+                if isinstance(v, txl.TensorDescriptor):
+                    v = v.base
+                    if id(v) not in where:
+                        return None
+                    descs.append((len(sources), tuple(v.shape)))
                 if isinstance(v, torch.Tensor):
                     # the call's tensors by where they come from; the dummy cu_seqlens is the one constant (any
                     # other tensor would be this call's, stale in the next: no plan then)
@@ -246,38 +263,31 @@ class _Plan:
                     sources.append(("scale",))  # the only float argument
                 else:
                     sources.append(("const", v))
-            steps.append((FastLaunch(launcher, dev), tuple(grid) + (1,) * (3 - len(grid)), sources))
+            steps.append((fast, grid, sources, descs))
         return cls(steps, [(name, shape) for name, (_, shape) in allocs.items()], m.device)
 
-    def __call__(self, rows, m, sm_scale):
-        """Launch every step on ``rows`` (q2, k2, v2, o2, do2, dq2, dk2, dv2) and ``m``; returns the scratch
-        tensors by name (Delta as "delta")."""
-        import torch
-
-        scratch = [torch.empty(shape, dtype=torch.float32, device=self.device) for _, shape in self.scratch]
-        env = list(rows) + [m, sm_scale] + scratch + self.consts
-        for fast, grid, idx in self.indexed:
-            fast(grid, [env[i] for i in idx])
-        return {name: t for (name, _), t in zip(self.scratch, scratch)}
-
     def run(self, do, q, k, v, o, m, sm_scale):
-        """(dq, dk, dv, delta) of a call with the plan's key, or None when ``m`` is not the forward's (contiguous,
-        16-byte aligned float32): backward() then takes the checked path."""
+        """(dq, dk, dv, Delta piece) of a call with the plan's key (Delta: a _launch.Piece, ``.tensor()`` views
+        it), or None when ``m`` is not the forward's (contiguous, 16-byte aligned float32) or dO is not q's
+        dtype: backward() then takes the checked path."""
         import torch
 
-        if m.dtype != torch.float32 or not m.is_contiguous() or m.data_ptr() % 16:
+        if m.dtype != torch.float32 or not m.is_contiguous() or m.data_ptr() % 16 or do.dtype != self.dtype:
             return None
-        shapes, dtype, device = self.shapes, self.dtype, self.device
-        dq, dk, dv = (torch.empty(s, dtype=dtype, device=device) for s in self.outs)
-        env = [t.view(s) if t.is_contiguous() and not t.data_ptr() % 16 else _rows(t)
-               for t, s in zip((q, k, v, o, do), shapes)]
-        env += (dq.view(shapes[5]), dk.view(shapes[6]), dv.view(shapes[7]), m, float(sm_scale))
-        scratch = [torch.empty(shape, dtype=torch.float32, device=device) for _, shape in self.scratch]
-        env += scratch
+        dtype, device = self.dtype, self.device
+        # The kernels read the inputs in place when they are contiguous and 16-byte aligned (the key fixes their
+        # shapes, so their rows are the first call's); anything else is copied, as the first call did.
+        env = [t if t.is_contiguous() and not t.data_ptr() % 16 else _rows(t) for t in (q, k, v, o, do)]
+        dq = torch.empty(self.outs[0], dtype=dtype, device=device)
+        dk = torch.empty(self.outs[1], dtype=dtype, device=device)
+        dv = torch.empty(self.outs[2], dtype=dtype, device=device)
+        pieces = _launch.workspace_pieces(torch, self.layout, self.ws_numel, device)
+        env += [dq, dk, dv, m, float(sm_scale)]
+        env += pieces
         env += self.consts
-        for fast, grid, idx in self.indexed:
-            fast(grid, [env[i] for i in idx])
-        return dq, dk, dv, scratch[self.delta_at]
+        for step in self.indexed:
+            step(env)
+        return dq, dk, dv, pieces[self.delta_at]
 
 
 def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deterministic, local, return_delta=False):

@@ -118,3 +118,88 @@ def fast_launch(fn, grid, args, kwargs):
     vals = [by_name[n].base if isinstance(by_name[n], txl.TensorDescriptor) else by_name[n] for n in names]
     fast(tuple(grid) + (1,) * (3 - len(grid)), vals)
     return entry
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Launch plans: what a replayed call does per launch (the ops' _Plan classes build on these)
+# ---------------------------------------------------------------------------------------------------------------
+# A plan's key fixes every tensor's shape, strides and dtype, so a call differs from the first only in addresses.
+# Per call it then needs no view of a tensor as the kernel's (rows, columns) (each view is a torch op, about 1 us
+# of host time) and no TensorDescriptor: a descriptor param looks its encoded descriptor up by the tensor's
+# address in the plan (encoded through the FastLaunch's own setter, with every check, on the first call with an
+# address: torch's caching allocator hands the same few addresses back, so later calls hit), a pointer param
+# takes the tensor as it is (FastLaunch reads only its data_ptr()), and a call's scratch tensors are pieces of one
+# float32 workspace allocation (one torch.empty instead of one per scratch tensor), passed by address.
+DESC_CACHE_LIMIT = 64  # encoded descriptors kept per descriptor param (128 bytes each); cleared when exceeded
+WORKSPACE_ALIGN = 128  # float32 elements (512 bytes, as torch's allocator aligns): every piece starts aligned
+
+
+class Piece:
+    """A scratch tensor inside a call's float32 workspace, passed to a pointer param by address (``data_ptr()``,
+    all runtime.FastLaunch reads of it); ``tensor()`` views it when a descriptor must be encoded or the caller
+    wants it (the backward's Delta for the learnable sinks)."""
+
+    __slots__ = ("ws", "ptr", "off", "shape", "numel")
+
+    def __init__(self, ws, base, off, shape, numel):
+        self.ws, self.ptr, self.off, self.shape, self.numel = ws, base + 4 * off, off, shape, numel
+
+    def data_ptr(self):
+        return self.ptr
+
+    def tensor(self):
+        return self.ws.narrow(0, self.off, self.numel).view(self.shape)
+
+
+def workspace_layout(shapes):
+    """([(offset, shape, numel)] in float32 elements, total elements) of pieces of ``shapes`` in one allocation,
+    each at a multiple of WORKSPACE_ALIGN (16-byte aligned, as the kernels are specialised)."""
+    layout, off = [], 0
+    for shape in shapes:
+        numel = 1
+        for s in shape:
+            numel *= s
+        layout.append((off, tuple(shape), numel))
+        off += -(-numel // WORKSPACE_ALIGN) * WORKSPACE_ALIGN
+    return layout, max(off, 1)
+
+
+def workspace_pieces(torch, layout, total, device):
+    """One float32 allocation of ``total`` elements and its Pieces per ``layout`` (workspace_layout)."""
+    ws = torch.empty(total, dtype=torch.float32, device=device)
+    base = ws.data_ptr()
+    return [Piece(ws, base, off, shape, numel) for off, shape, numel in layout]
+
+
+class PlannedLaunch:
+    """One kernel launch of a plan: its runtime.FastLaunch (or a stand-in with the same ``setters`` and ``lock``),
+    grid, and per param the index of its value in the call's list of values (``idx``); ``descs``: (param index,
+    the shape the kernel reads the tensor as) of each descriptor param. ``__call__(env)`` launches on ``env``
+    (tensors, Pieces, numbers), the descriptor params through the cache."""
+
+    __slots__ = ("fast", "grid", "idx", "descs")
+
+    def __init__(self, fast, grid, idx, descs=()):
+        self.fast, self.grid, self.idx = fast, tuple(grid) + (1,) * (3 - len(grid)), tuple(idx)
+        self.descs = tuple((pos, tuple(shape), {}) for pos, shape in descs)
+
+    def _encode(self, pos, t, shape, cache, ptr):
+        # The first call with this address: the FastLaunch's own setter plans (checks) and encodes the
+        # descriptor for the tensor viewed as the kernel reads it; under its lock, since the setter also writes
+        # the shared parameter slot (the launch rewrites it).
+        t = t.tensor() if type(t) is Piece else t.view(shape)
+        with self.fast.lock:
+            d = self.fast.setters[pos](t)
+        if len(cache) >= DESC_CACHE_LIMIT:
+            cache.clear()
+        cache[ptr] = d
+        return d
+
+    def __call__(self, env):
+        vals = [env[i] for i in self.idx]
+        for pos, shape, cache in self.descs:
+            t = vals[pos]
+            ptr = t.data_ptr()
+            d = cache.get(ptr)
+            vals[pos] = d if d is not None else self._encode(pos, t, shape, cache, ptr)
+        self.fast(self.grid, vals)

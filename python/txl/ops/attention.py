@@ -43,7 +43,7 @@ import typing
 from txl.compiler.meta import MetaTensor
 # BLOCK, BIG, padded_len, _dummy_i32 and fast_launch live in _launch, below this module and the ones it imports
 # (_attention_bwd, rope); they stay importable from here, as txl.ops.attention.fast_launch etc.
-from txl.ops import _launch
+from txl.ops import _attention_bwd, _launch
 from txl.ops._launch import BIG, BLOCK, _dummy_i32, fast_launch, padded_len  # noqa: F401
 
 HEAD_DIMS = (64, 128, 256)
@@ -405,28 +405,35 @@ class _Plan:
         self.tail = tuple(args[7:]) if kernel == "fa3" else (N, self.n_pad)
         # The plan's key holds the strides, so whether q, k, v can be read in place is known here.
         self.in_place = all(t.is_contiguous() for t in (q, k, v))
-        self.q_rows, self.k_rows, self.v_rows, self.o_rows = (B * H * N, D), (B * Hk * N, D), (B * Hk * N, Dv), \
-            (B * H * N, Dv)
+        self.ready((B * H * N, D), (B * Hk * N, D), (B * Hk * N, Dv), (B * H * N, Dv), sinks is not None)
+
+    def ready(self, q_rows, k_rows, v_rows, o_rows, has_sinks):
+        """The per-call launch (after self.launch, self.grid and self.tail are set): desc_q, desc_k, desc_v and
+        desc_o by address (_launch.PlannedLaunch: the key fixes the rows' shapes, so a call passes q, k, v and o as
+        they are, without four row views and four descriptor lookups by (address, shape, strides))."""
+        n = 7 + len(self.tail) + bool(has_sinks)
+        self.step = _launch.PlannedLaunch(self.launch, self.grid, range(n),
+                                          ((0, q_rows), (1, k_rows), (2, v_rows), (3, o_rows)))
         # M when the caller wants no LSE (eager calls): written by every such launch, read by none, so launches on
         # several streams may share it.
         self.m_scratch = None
 
     def __call__(self, q, k, v, sm_scale, want_m=True, sinks=None):
         torch = self.torch
-        if self.in_place and not (q.data_ptr() | k.data_ptr() | v.data_ptr()) % 16:
-            q2, k2, v2 = q.view(self.q_rows), k.view(self.k_rows), v.view(self.v_rows)
-        else:
-            q2, k2, v2 = _rows(q), _rows(k), _rows(v)
+        if not self.in_place or (q.data_ptr() | k.data_ptr() | v.data_ptr()) % 16:
+            q, k, v = _rows(q), _rows(k), _rows(v)
         o = torch.empty(self.shape, dtype=self.dtype, device=self.device)
-        o2 = o.view(self.o_rows)
         if want_m or torch.cuda.is_current_stream_capturing():  # a graph gets its own M, from its own pool
             m = torch.empty((self.bh, self.n_pad), dtype=torch.float32, device=self.device)
         else:
             if self.m_scratch is None:
                 self.m_scratch = torch.empty((self.bh, self.n_pad), dtype=torch.float32, device=self.device)
             m = self.m_scratch
-        tail = self.tail if sinks is None else self.tail + (sinks,)
-        self.launch(self.grid, (q2, k2, v2, o2, m, o2, sm_scale) + tail)
+        env = [q, k, v, o, m, o, sm_scale]
+        env += self.tail
+        if sinks is not None:
+            env.append(sinks)
+        self.step(env)
         return o, m
 
 
@@ -513,8 +520,6 @@ def sink_grad_from_delta(delta, m2, sinks):
 def backward_unsupported(q, v, where="txl.ops.flash_attention backward"):
     """NotImplementedError when the backward kernels cannot take these head dims (asymmetric: until
     ``_attention_bwd`` declares the (D, D_v) pairs it runs in ASYM_HEAD_DIMS), else None."""
-    from txl.ops import _attention_bwd
-
     d, dv = q.shape[-1], v.shape[-1]
     if d != dv and (d, dv) not in getattr(_attention_bwd, "ASYM_HEAD_DIMS", ()):
         return NotImplementedError(
@@ -528,8 +533,6 @@ def _backward_eager(do, q, k, v, o, m, sink_logits, need_qkv, need_sinks, causal
     """(dq, dk, dv, dsinks) of an eager backward (None where not needed): the backward kernels directly
     (_attention_bwd.backward, which checks the head dims on a key's first call); the sinks' gradient from the
     preprocess's Delta, or from dO and O in torch when q, k, v need none."""
-    from txl.ops import _attention_bwd
-
     dq = dk = dv = dsink = delta = None
     if need_qkv:
         if q.shape[-1] != v.shape[-1]:
@@ -537,8 +540,11 @@ def _backward_eager(do, q, k, v, o, m, sink_logits, need_qkv, need_sinks, causal
             if err is not None:
                 raise err
         # The sinks change nothing here: M includes them, and the kernels recompute P = exp2(S - M).
-        dq, dk, dv, delta = _attention_bwd.backward(do, q, k, v, o, m, causal, sm_scale, deterministic, local,
-                                                    return_delta=True)
+        # (Delta only when the sinks' gradient reads it: viewing it out of the workspace costs two torch ops)
+        out = _attention_bwd.backward(do, q, k, v, o, m, causal, sm_scale, deterministic, local,
+                                      return_delta=need_sinks)
+        dq, dk, dv = out[:3]
+        delta = out[3] if need_sinks else None
     if need_sinks:
         B, H, N, _ = q.shape
         rows = m.view(B, H, -1)[:, :, :N]
@@ -555,16 +561,19 @@ def _autograd_fn():
     kernels directly, as FA2's flash_attn does for eager calls; torch.compile traces the custom op (_custom_op)
     instead. Through the custom op an eager training call paid the dispatcher and its generated autograd wrapper
     in the forward, zero-filled gradients for the lse and M outputs in the backward, and an lse it may not
-    return (bench/attention_host_cpu.py: docs/reliability-and-call-cost.md). ``apply(q, k, v, sinks, plan,
-    causal, sm_scale, kernel, deterministic, local, want_lse)``: ``plan`` the shape's forward _Plan when the
-    caller found one (its checks passed), else None (_forward, which builds it)."""
+    return (bench/attention_host_cpu.py: docs/reliability-and-call-cost.md). ``apply(q, k, v, sinks, (plan,
+    causal, sm_scale, kernel, deterministic, local, want_lse))``: ``plan`` the shape's forward _Plan when the
+    caller found one (its checks passed), else None (_forward, which builds it). The non-tensor arguments travel
+    as one tuple: torch's apply walks its arguments in Python (functorch's unwrap_dead_wrappers), and 11 of them
+    cost ~5 us more per call than 5 on the CPU harness."""
     global _fn
     if _fn is None:
         import torch
 
         class FlashAttentionFunction(torch.autograd.Function):
             @staticmethod
-            def forward(ctx, q, k, v, sinks, plan, causal, sm_scale, kernel, deterministic, local, want_lse):
+            def forward(ctx, q, k, v, sinks, call):
+                plan, causal, sm_scale, kernel, deterministic, local, want_lse = call
                 if plan is not None:
                     o, m = plan(q, k, v, sm_scale, sinks=sinks)
                 else:
@@ -583,10 +592,10 @@ def _autograd_fn():
                 q, k, v, o, m, sinks = ctx.saved_tensors
                 need = ctx.needs_input_grad
                 if do is None:
-                    return (None,) * 11
+                    return None, None, None, None, None
                 dq, dk, dv, dsink = _backward_eager(do, q, k, v, o, m, sinks, need[0] or need[1] or need[2],
                                                     sinks is not None and need[3], *ctx.args)
-                return dq, dk, dv, dsink, None, None, None, None, None, None, None
+                return dq, dk, dv, dsink, None
 
         _fn = FlashAttentionFunction
     return _fn
@@ -635,8 +644,6 @@ def _custom_op():
                                         o: torch.Tensor, m: torch.Tensor, causal: bool, sm_scale: float,
                                         deterministic: bool, left: int, right: int,
                                         sinks: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-            from txl.ops import _attention_bwd
-
             return _attention_bwd.backward(do, q, k, v, o, m, causal, sm_scale, deterministic,
                                            _local_of(left, right, sinks))
 
@@ -715,8 +722,8 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
     if plan is not None and q.get_device() == torch.cuda.current_device():
         if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad
                                         or (sinks is not None and sinks.requires_grad)):
-            return _autograd_fn().apply(q, k, v, sinks, plan, causal, sm_scale, kernel, deterministic, local,
-                                        return_lse)
+            return _autograd_fn().apply(q, k, v, sinks, (plan, causal, sm_scale, kernel, deterministic, local,
+                                                         return_lse))
         else:
             o, m = plan(q, k, v, sm_scale, want_m=return_lse, sinks=sinks)
             return (o, _lse(m, q.shape)) if return_lse else o
@@ -731,8 +738,8 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, kern
         if not isinstance(deterministic, bool):
             raise TypeError("txl.ops.flash_attention: deterministic must be a bool, got %r" % (deterministic,))
         if not traced:
-            return _autograd_fn().apply(q, k, v, sinks, None, causal, sm_scale, kernel, deterministic, local,
-                                        return_lse)
+            return _autograd_fn().apply(q, k, v, sinks, (None, causal, sm_scale, kernel, deterministic, local,
+                                                         return_lse))
         left, right, n_sink = local if local is not None else (BIG, BIG, 0)
         o, lse, _ = _custom_op()(q, k, v, causal, sm_scale, kernel, deterministic, left, right, n_sink, sinks)
         return (o, lse) if return_lse else o

@@ -282,8 +282,9 @@ def flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
             scale = 1.0 / math.sqrt(q.shape[-1]) if sm_scale is None else sm_scale
             if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad
                                             or (sinks is not None and sinks.requires_grad)):
-                return _autograd_fn().apply(q, k, v, sinks, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                                            max_seqlen_k, scale, plan.tail[1:], deterministic, return_lse, plan, key)
+                return _autograd_fn().apply(q, k, v, sinks, cu_seqlens_q, cu_seqlens_k,
+                                            (max_seqlen_q, max_seqlen_k, scale, plan.tail[1:], deterministic,
+                                             return_lse, plan, key))
             o, m = plan(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, scale, sinks)
             return (o, (m[:, :q.shape[0]] * math.log(2.0))) if return_lse else o
 
@@ -320,8 +321,9 @@ def flash_attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
                         sinks is not None)
     if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad
                                     or (sinks is not None and sinks.requires_grad)):
-        return _autograd_fn().apply(q, k, v, sinks, cu_seqlens_q, cu_seqlens_k, max_q, max_k, sm_scale,
-                                    (left, right, n_sink), deterministic, return_lse, None, key)
+        return _autograd_fn().apply(q, k, v, sinks, cu_seqlens_q, cu_seqlens_k,
+                                    (max_q, max_k, sm_scale, (left, right, n_sink), deterministic, return_lse, None,
+                                     key))
     o, m = _forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_q, max_k, sm_scale, (left, right, n_sink), sinks,
                     plan_key=key)
     return (o, (m[:, :q.shape[0]] * math.log(2.0))) if return_lse else o
@@ -353,16 +355,17 @@ _fn = None
 
 def _autograd_fn():
     """The eager autograd of flash_attention_varlen (attention._autograd_fn's, for packed sequences): ``apply(q, k,
-    v, sinks, cu_q, cu_k, max_q, max_k, sm_scale, local, deterministic, want_lse, plan, plan_key)``, ``plan`` the
-    key's _VarlenPlan or None (_forward, which records one under ``plan_key``)."""
+    v, sinks, cu_q, cu_k, (max_q, max_k, sm_scale, local, deterministic, want_lse, plan, plan_key))``, ``plan`` the
+    key's _VarlenPlan or None (_forward, which records one under ``plan_key``); the non-tensor arguments in one
+    tuple, as attention._autograd_fn's (torch's apply walks its arguments in Python)."""
     global _fn
     if _fn is None:
         import torch
 
         class FlashAttentionVarlenFunction(torch.autograd.Function):
             @staticmethod
-            def forward(ctx, q, k, v, sinks, cu_q, cu_k, max_q, max_k, sm_scale, local, deterministic, want_lse,
-                        plan, plan_key):
+            def forward(ctx, q, k, v, sinks, cu_q, cu_k, call):
+                max_q, max_k, sm_scale, local, deterministic, want_lse, plan, plan_key = call
                 if plan is not None:
                     o, m = plan(q, k, v, cu_q, cu_k, max_q, sm_scale, sinks)
                 else:
@@ -379,14 +382,14 @@ def _autograd_fn():
             @staticmethod
             def backward(ctx, do, dlse=None):
                 if do is None:
-                    return (None,) * 14
+                    return (None,) * 7
                 q, k, v, o, m, cu_q, cu_k, sinks = ctx.saved_tensors
                 need = ctx.needs_input_grad
                 max_q, max_k, sm_scale, deterministic, local = ctx.args
                 dq, dk, dv, dsink = _backward_eager(do, q, k, v, o, m, cu_q, cu_k, sinks,
                                                     need[0] or need[1] or need[2], sinks is not None and need[3],
                                                     max_q, max_k, sm_scale, deterministic, local)
-                return (dq, dk, dv, dsink) + (None,) * 10
+                return dq, dk, dv, dsink, None, None, None
 
         _fn = FlashAttentionVarlenFunction
     return _fn

@@ -253,9 +253,28 @@ def test_fake_shapes_of_both_ops(torch):
 
 
 # ---- the plan fast paths (stand-in launches record what each call launched) -------------------------------------
+class _Enc:
+    """A stand-in's encoded TMA descriptor: what it was encoded for."""
+
+    def __init__(self, t):
+        self.ptr, self.shape, self.stride = t.data_ptr(), tuple(t.shape), t.stride()
+
+
 class _Fast:
-    def __init__(self):
-        self.calls = []
+    """A stand-in runtime.FastLaunch: records each launch; ``kinds`` per param ("desc": its setter encodes an _Enc,
+    as FastLaunch's descriptor setter returns the encoded descriptor that a later launch may pass instead)."""
+
+    def __init__(self, kinds=()):
+        import threading
+
+        self.calls, self.encoded = [], []
+        self.lock = threading.Lock()
+        self.setters = [self._encode if k == "desc" else None for k in kinds]
+
+    def _encode(self, t):
+        assert self.lock.locked()  # (the setter writes the launch's shared parameter slot)
+        self.encoded.append(_Enc(t))
+        return self.encoded[-1]
 
     def __call__(self, grid, values, stream=None):
         self.calls.append((grid, list(values)))
@@ -263,31 +282,23 @@ class _Fast:
 
 def test_backward_plan_launches_what_the_first_call_did(torch, monkeypatch):
     # the first call launches through _launch.fast_launch and records a plan; later calls (plan.run) launch the
-    # same kernels on their own tensors, with the same grids and constants
+    # same kernels on their own tensors, with the same grids and constants: descriptor params as descriptors
+    # encoded for the tensors the first call's descriptors described (shape, strides), at the new addresses;
+    # scratch tensors as disjoint, aligned pieces of one workspace
+    import txl
+
     recorded = []
 
     def fast_launch(fn, grid, args, kwargs):
         recorded.append((fn, tuple(grid) + (1,) * (3 - len(grid)), args))
 
-    def build(cls, launches, rows, m, allocs, dev):
-        import txl
-
-        where = {id(t): ("row", i) for i, t in enumerate(rows)}
-        where[id(m)] = ("m",)
-        where.update({id(t): ("scratch", name) for name, (t, _) in allocs.items()})
-        steps = []
-        for fn, grid, args, kwargs in launches:
-            src = []
-            for a in args:
-                a = a.base if isinstance(a, txl.TensorDescriptor) else a
-                src.append(where.get(id(a), ("const", a)) if isinstance(a, torch.Tensor)
-                           else ("scale",) if isinstance(a, float) else ("const", a))
-            steps.append((_Fast(), tuple(grid) + (1,) * (3 - len(grid)), src))
-        return cls(steps, [(n, s) for n, (_, s) in allocs.items()], m.device)
+    def launcher(fn, args, kwargs, dev):
+        return _Fast(["desc" if isinstance(a, txl.TensorDescriptor) else "" for a in args]), \
+            fn.arg_names[:len(args)]
 
     monkeypatch.setattr(_launch, "fast_launch", fast_launch)
     monkeypatch.setattr(_launch, "DEVICE_TYPES", ("cuda", "cpu"))
-    monkeypatch.setattr(_attention_bwd._Plan, "build", classmethod(build))
+    monkeypatch.setattr(_attention_bwd._Plan, "_launcher", staticmethod(launcher))
     monkeypatch.setattr(_attention_bwd, "_plans", {})
     B, H, HK, N, D = 2, 8, 1, 1000, 64
     q, o, do = (torch.randn(B, H, N, D, dtype=torch.bfloat16) for _ in range(3))
@@ -297,25 +308,54 @@ def test_backward_plan_launches_what_the_first_call_did(torch, monkeypatch):
     assert len(_attention_bwd._plans) == 1 and len(recorded) == 4  # preprocess, dK/dV (split), combine, convert
     plan = next(iter(_attention_bwd._plans.values()))
     q2, o2, do2 = (t.clone() for t in (q, o, do))
-    dq2, dk2, dv2 = _attention_bwd.backward(do2, q2, k, v, o2, m, True, 0.125)
+    dq2, dk2, dv2, delta2 = _attention_bwd.backward(do2, q2, k, v, o2, m, True, 0.125, return_delta=True)
     assert dq2.shape == dq.shape and dk2.shape == (B, HK, N, D) and dv2.shape == (B, HK, N, D)
     assert dq2.is_contiguous() and dq2.dtype == torch.bfloat16
+    assert delta2.shape == delta.shape and delta2.dtype == torch.float32
     assert len(recorded) == 4  # the plan launched, not fast_launch
-    for (fn, grid, args), (fast, pgrid, _) in zip(recorded, plan.indexed):
-        assert len(fast.calls) == 1 and fast.calls[0][0] == grid == pgrid
+    ours = {q.data_ptr(): q2, o.data_ptr(): o2, do.data_ptr(): do2, dq.data_ptr(): dq2, dk.data_ptr(): dk2,
+            dv.data_ptr(): dv2}
+    pieces = []
+    for (fn, grid, args), step in zip(recorded, plan.indexed):
+        fast = step.fast
+        assert len(fast.calls) == 1 and fast.calls[0][0] == grid == step.grid
         vals = fast.calls[0][1]
         assert len(vals) == len(args)
         for a, val in zip(args, vals):
-            a = getattr(a, "base", a)
-            if isinstance(a, torch.Tensor):
-                # the second call's own tensors where the first call had its own (same shapes), else constants
-                assert isinstance(val, torch.Tensor) and val.shape == a.shape and val.dtype == a.dtype
-                if a.data_ptr() in (q.data_ptr(), o.data_ptr(), do.data_ptr(), dq.data_ptr()):
-                    assert val.data_ptr() != a.data_ptr()
+            if isinstance(a, txl.TensorDescriptor):
+                t = a.base
+                assert isinstance(val, _Enc) and val.shape == tuple(t.shape) and val.stride == t.stride()
+                if t.data_ptr() in ours:  # this call's tensor where the first call had its own
+                    assert val.ptr == ours[t.data_ptr()].data_ptr()
+                elif t.data_ptr() in (k.data_ptr(), v.data_ptr()):  # the same k and v
+                    assert val.ptr == t.data_ptr()
+                else:
+                    pieces.append((val.ptr, t.numel()))  # a scratch tensor (the dQ accumulator)
+            elif isinstance(a, torch.Tensor):
+                assert val.data_ptr() % 16 == 0
+                if a.data_ptr() in ours:
+                    assert val.data_ptr() == ours[a.data_ptr()].data_ptr()
+                elif a.data_ptr() in (m.data_ptr(), k.data_ptr(), v.data_ptr()):  # (k's, v's rows: the same)
+                    assert val.data_ptr() == a.data_ptr()
+                elif a.dtype == torch.int32:
+                    assert val is a  # the dummy cu_seqlens
+                else:
+                    assert isinstance(val, _launch.Piece) and val.shape == tuple(a.shape)
+                    pieces.append((val.data_ptr(), a.numel()))
             else:
                 assert val == a
-    # q2's rows went in: the plan views the call's tensors, it does not copy
-    assert any(isinstance(x, torch.Tensor) and x.data_ptr() == q2.data_ptr() for x in plan.indexed[1][0].calls[0][1])
+    # Delta, the dQ accumulator, dK and dV partials: one workspace, pieces that do not overlap
+    spans = sorted(set(pieces))
+    assert len(spans) == 4 and (delta2.data_ptr(), delta2.numel()) in spans
+    assert all(p + 4 * n <= p2 for (p, n), (p2, _) in zip(spans, spans[1:]))
+    # a third call with the same inputs: their descriptors come from the plan's cache, not encoded again
+    encoded = sum(len(s.fast.encoded) for s in plan.indexed)
+    keep = [s.fast.encoded[:] for s in plan.indexed]
+    _attention_bwd.backward(do2, q2, k, v, o2, m, True, 0.125)
+    enc_q = [e for es in keep for e in es if e.ptr == q2.data_ptr()]
+    assert enc_q and sum(len(s.fast.encoded) for s in plan.indexed) - encoded <= 4  # at most dq_acc, dq, dk, dv
+    assert not [e for s in plan.indexed for e in s.fast.encoded[len(keep[plan.indexed.index(s)]):]
+                if e.ptr in (q2.data_ptr(), k.data_ptr(), v.data_ptr(), do2.data_ptr())]
     # a key that differs (deterministic) goes through fast_launch again
     _attention_bwd.backward(do, q, k, v, o, m, True, 0.125, deterministic=True)
     assert len(recorded) > 4 and len(_attention_bwd._plans) == 2
