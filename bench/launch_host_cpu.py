@@ -89,12 +89,22 @@ def ce_fwd(logits, target, loss, z_loss, lse, s_logits, label_smoothing: gl.cons
 # --------------------------------------------------------------------------------------------------------------
 # the fake driver
 # --------------------------------------------------------------------------------------------------------------
-def _noop_library():
+_NOOP_C = """int txl_noop(void) { return 0; }
+#ifdef TXL_CALLGRIND
+#include <valgrind/callgrind.h>
+void txl_count_start(void) { CALLGRIND_START_INSTRUMENTATION; CALLGRIND_ZERO_STATS; }
+void txl_count_stop(const char *name) { CALLGRIND_DUMP_STATS_AT(name); CALLGRIND_STOP_INSTRUMENTATION; }
+#endif
+"""
+
+
+def _noop_library(callgrind=False):
     d = tempfile.mkdtemp(prefix="txl-launch-host-")
     src, lib = os.path.join(d, "noop.c"), os.path.join(d, "libnoop.so")
     with open(src, "w") as f:
-        f.write("int txl_noop(void) { return 0; }\n")
-    subprocess.run(["cc", "-O2", "-shared", "-fPIC", src, "-o", lib], check=True)
+        f.write(_NOOP_C)
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC"] + (["-DTXL_CALLGRIND"] if callgrind else []) + [src, "-o", lib],
+                   check=True)
     return ctypes.CDLL(lib)
 
 
@@ -179,21 +189,56 @@ def per_launch_us(fn):
     return min(cpu), statistics.median(cpu), statistics.median(wall)
 
 
+def count_instructions(argv):
+    """Run this script under valgrind's callgrind (instrumenting only the measured launches) and print the
+    instructions per launch of each case: a count that other processes on the machine do not change."""
+    out = tempfile.mkdtemp(prefix="txl-launch-host-cg-")
+    cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=%s/cg.out" % out,
+           sys.executable, os.path.abspath(__file__), "--under-callgrind"] + argv
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for f in sorted(os.listdir(out), key=lambda n: int(n.rsplit(".", 1)[-1]) if n[-1].isdigit() else 0):
+        text = open(os.path.join(out, f)).read()
+        trigger = [ln for ln in text.splitlines() if ln.startswith("desc: Trigger:")]
+        total = [ln for ln in text.splitlines() if ln.startswith(("summary:", "totals:"))]
+        if trigger and total and "Client Request: " in trigger[0]:
+            name = trigger[0].split("Client Request: ", 1)[1]
+            print("%-52s %8.0f instructions per launch" % (name, int(total[0].split()[1]) / COUNTED))
+
+
+COUNTED = 500  # launches per case under callgrind
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", action="store_true", help="cProfile each case's repeated launches")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count instructions per launch under valgrind (slow to start: torch under valgrind)")
+    ap.add_argument("--under-callgrind", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--only", default="", help="run the cases whose name contains this")
     a = ap.parse_args()
+    if a.instructions:
+        return count_instructions(["--only", a.only] if a.only else [])
     os.environ.setdefault("TXL_CACHE_DIR", tempfile.mkdtemp(prefix="txl-launch-host-cache-"))
     os.environ.setdefault("TXL_TARGET", "sm_90a")
     drv = install_fakes()
-    args = (ctypes.c_void_p(1), 1, 1, 1, 128, 1, 1, 0, 1, (ctypes.c_void_p * 7)(), None)
-    print("floor: the no-op cuLaunchKernel through ctypes: %.2f us CPU" % per_launch_us(lambda: drv.noop(*args))[0])
+    if a.under_callgrind:
+        lib = _noop_library(callgrind=True)
+        lib.txl_count_stop.argtypes = [ctypes.c_char_p]
+    else:
+        args = (ctypes.c_void_p(1), 1, 1, 1, 128, 1, 1, 0, 1, (ctypes.c_void_p * 7)(), None)
+        print("floor: the no-op cuLaunchKernel through ctypes (with argtypes): %.2f us CPU"
+              % per_launch_us(lambda: drv.noop(*args))[0])
     for name, fn in cases():
         if a.only not in name:
             continue
         fn()  # compiles, checks, remembers the fast path
         fn()
+        if a.under_callgrind:
+            lib.txl_count_start()
+            for _ in range(COUNTED):
+                fn()
+            lib.txl_count_stop(name.encode())
+            continue
         if a.profile:
             p = cProfile.Profile()
             p.enable()

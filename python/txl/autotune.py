@@ -294,6 +294,9 @@ def _storable(key):
     return all(isinstance(v, (int, float, str, bool, type(None))) for v in key)
 
 
+_UNSET = object()
+
+
 class Autotuner:
     """Wraps a JITFunction; ``autotuner[grid](*args, **kwargs)`` launches with the best config for the key.
 
@@ -468,10 +471,12 @@ class Autotuner:
         # A kernel parameter named like a launch option (num_warps) is in nargs too: the config's value wins.
         return (), dict(nargs, **config.options)
 
-    def _fast_key(self, args, kwargs):
-        """The JIT fingerprint of the arguments plus the key arguments' values (None: no fast path). It is finer
-        than the tuning key, so a hit names the config the slow path chose for the same tuning key."""
-        fp = self.fn._fingerprint(args, kwargs, ())
+    def _fast_key(self, args, kwargs, fp=_UNSET):
+        """The JIT fingerprint of the arguments (``fp``, when the caller has it) plus the key arguments' values
+        (None: no fast path). It is finer than the tuning key, so a hit names the config the slow path chose for
+        the same tuning key."""
+        if fp is _UNSET:
+            fp = self.fn._launch_key(args, kwargs)
         if fp is None:
             return None
         vals = []
@@ -481,6 +486,27 @@ class Autotuner:
                 return None
             vals.append(v)
         return fp, tuple(vals)
+
+    def _direct(self, config, args, kwargs):
+        """(the JIT's fast entry, its key, the config's constexprs by parameter position) for launching a hit of
+        the fast path without binding the arguments again (None where that does not hold: a config pre_hook may
+        change the arguments, a heuristics layer between computes values from them, a kernel without a binder).
+        Given the autotuner's fingerprint, the config fixes the JIT's: the same arguments with the config's
+        constexprs and options."""
+        from .jit import JITFunction, _NoFastPath
+
+        fn = self.fn
+        if config.pre_hook is not None or not isinstance(fn, JITFunction) or not fn._binder:
+            return None
+        try:
+            key, _, _ = fn._binder(*args, **kwargs, **config.kwargs, **config.options)
+        except (TypeError, KeyError, _NoFastPath):
+            return None
+        entry = fn._fast.get(key)
+        if entry is None:
+            return None
+        index = {n: i for i, n in enumerate(fn.arg_names)}
+        return entry, key, tuple((index[k], v) for k, v in config.kwargs.items() if k in index)
 
     def _check_clash(self, kwargs):
         # A usage error, not a config's failure: report it before benchmarking anything.
@@ -495,23 +521,37 @@ class Autotuner:
         # launching. A kernel parameter named warmup keeps its value.
         if "warmup" in kwargs and "warmup" not in self.arg_names and kwargs.pop("warmup"):
             return self.warmup(*args, grid=grid, **kwargs)
-        if kwargs:
+        if kwargs and not self._config_names.isdisjoint(kwargs):
             self._check_clash(kwargs)
         if len(self.configs) == 1:  # as Triton: nothing to choose, nothing benchmarked
             config = self.best_config = self.configs[0]
             return self._launch(config, grid, args, kwargs)
-        fkey = self._fast_key(args, kwargs)
+        binding = self.fn._launch_binding(args, kwargs)
+        fkey = self._fast_key(args, kwargs, binding[0] if binding is not None else None)
         hit = self._chosen.get(fkey) if fkey is not None else None
         # The fast path holds while the tuning key still maps to the config it chose (a subclass may replace
         # entries of self.cache, as flash-linear-attention's CachedAutotuner does before calling run).
         if hit is not None and self.cache.get(hit[0]) is hit[1]:
             config = self.best_config = hit[1]
-            return self._launch(config, grid, args, kwargs, checked=False)
+            direct = hit[2]
+            # The JIT entry of this fingerprint and config, while the JIT still has it (its cache may be cleared).
+            # (A launch option given at the call that the config sets too: the config's wins, as in _call_args.)
+            if direct is not None and binding[1] is not None and direct[0].jf._fast.get(direct[1]) is direct[0]:
+                _, values, stream = binding
+                values = list(values)
+                for i, v in direct[2]:
+                    values[i] = v
+                return direct[0](grid, values, stream)
+            result = self._launch(config, grid, args, kwargs, checked=False)
+            if direct is None and hit[3]:
+                direct = self._direct(config, args, kwargs)
+                self._chosen[fkey] = (hit[0], config, direct, direct is not None)
+            return result
         key, config = self._choose(args, kwargs, grid)
         self.best_config = config
         result = self._launch(config, grid, args, kwargs)
         if fkey is not None:
-            self._chosen[fkey] = (key, config)
+            self._chosen[fkey] = (key, config, None, True)  # (tuning key, config, direct launch, worth looking)
         return result
 
     def _choose(self, args, kwargs, grid):

@@ -589,18 +589,24 @@ class JITFunction:
         global shape of a descriptor and the repr of a layout)."""
         return _MISSING if v is _MISSING else _arg_fingerprint(v, kind)
 
-    def _launch_key(self, args, kwargs):
-        """The fingerprint of a launch's arguments as given (None: no fast path): what the autotuner keys its
-        choice on, the binder's key where the kernel has a binder."""
+    def _launch_binding(self, args, kwargs):
+        """The binder's ``(key, values, stream)`` of a launch's arguments as given, else ``(txl's positional
+        fingerprint, None, None)``; None: no fast path. What the autotuner keys its choice on."""
         binder = self._binder
         if binder is None:
             binder = self._binder = self._make_binder()
         if binder:
             try:
-                return binder(*args, **kwargs)[0]
+                return binder(*args, **kwargs)
             except (TypeError, KeyError, _NoFastPath):
                 pass
-        return self._fingerprint(args, kwargs, ())
+        fp = self._fingerprint(args, kwargs, ())
+        return None if fp is None else (fp, None, None)
+
+    def _launch_key(self, args, kwargs):
+        """The fingerprint of a launch's arguments as given (None: no fast path); see _launch_binding."""
+        binding = self._launch_binding(args, kwargs)
+        return None if binding is None else binding[0]
 
     def _remember_bound(self, binding, kernel, names):
         """Record how a binder's values map to the kernel's params, for launches of the same binder key."""

@@ -628,11 +628,16 @@ class FastLaunch:
             positions.append(idx)
             self.setters.append(self._setter(p, idx))
         self.pack = self._packer(m.params, positions)
-        self.cu_launch = drv._fns["cuLaunchKernel"]
-        self.cu_ctx_get = drv._fns["cuCtxGetCurrent"]
+        # The two driver calls of every launch, without ctypes argtypes: with them ctypes builds a converter object
+        # per argument (about 2 us for cuLaunchKernel's 11); untyped, a Python int goes as a C int (grid, block
+        # and shared bytes are below 2**31) and pointers go as c_void_p / byref objects made once.
+        self.cu_launch = _untyped(drv._fns["cuLaunchKernel"])
+        self.cu_ctx_get = _untyped(drv._fns["cuCtxGetCurrent"])
         self.cur = ctypes.c_void_p()
         self.cur_ref = ctypes.byref(self.cur)
         self.func_p = ctypes.c_void_p(self.func)
+        self.params_ref = ctypes.byref(self.params)
+        self.stream_int, self.stream_p = 0, None  # the last launch's stream handle and its c_void_p
         torch = sys.modules.get("torch")  # its raw current stream, without a Stream object per launch
         self.raw_stream = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
         self.block = tuple(m.threads) + (m.shared_bytes,)
@@ -750,13 +755,23 @@ class FastLaunch:
                 self.drv.launch(self.func, grid, m.threads, m.shared_bytes, s, self.params, m.cluster, self.what)
             else:
                 bx, by, bz, shared = self.block
-                rc = self.cu_launch(self.func_p, gx, gy, gz, bx, by, bz, shared, s, self.params, None)
+                if s != self.stream_int or self.stream_p is None:
+                    self.stream_int, self.stream_p = s, ctypes.c_void_p(s)
+                rc = self.cu_launch(self.func_p, gx, gy, gz, bx, by, bz, shared, self.stream_p, self.params_ref, None)
                 if rc:
                     raise self.drv.make_error(rc, "cuLaunchKernel", "%s with grid %s" % (self.what, list(grid)),
                                               cls=TxlLaunchError)
         if env_flag(_LAUNCH_BLOCKING):
             self.drv.stream_synchronize(s, "running %s (TXL_LAUNCH_BLOCKING=1)" % m.kernel)
         del keep
+
+
+_UNTYPED = ctypes.CFUNCTYPE(ctypes.c_int)  # a C function returning CUresult, arguments converted by their Python type
+
+
+def _untyped(fn):
+    """The C function ``fn`` points at, called without argtypes (see FastLaunch.__init__)."""
+    return _UNTYPED(ctypes.cast(fn, ctypes.c_void_p).value)
 
 
 def _stream_handle(stream, dev):

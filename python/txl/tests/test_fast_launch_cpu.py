@@ -236,3 +236,49 @@ def test_autotuner_key_is_the_binders(calls):
     assert opt_param._make_binder() is False  # the positional fingerprint serves it
     assert opt_param._launch_key((x, x, x, 1000), {"num_warps": 4}) == opt_param._fingerprint((x, x, x, 1000),
                                                                                             {"num_warps": 4}, ())
+
+
+def test_autotuner_hit_launches_the_jit_entry_directly(calls):
+    """After its first hit, the autotuner launches its fingerprint's JIT entry with the config's constexprs put in
+    (no second binding); a cleared JIT cache or a config pre_hook go the way they went before."""
+    configs = [txl.Config({"BLOCK": b}) for b in (128, 256)]
+    tuned = txl.autotune(configs, key=["n"], bench=lambda call: (call(), 1.0)[1], cache_results=False,
+                         verbose=False)(vadd)
+    x = X()
+    grid = lambda meta: (meta["BLOCK"],)  # noqa: E731  (the meta dict has the config's constexpr)
+    tuned[grid](x, x, x, 1000)  # tunes (each config checked), launches the chosen one fast
+    tuned[grid](x, x, x, 1000)  # a hit: through the JIT, which finds its entry; the direct launch is recorded
+    (direct,) = [hit[2] for hit in tuned._chosen.values()]
+    assert direct is not None and len(calls["checked"]) == 2 and len(calls["fast"]) == 2
+    x2 = X(ptr=0x7F0000003000)
+    binds, binder = [], vadd._binder
+    vadd._binder = lambda *a, **k: (binds.append(1), binder(*a, **k))[1]
+    try:
+        tuned[grid](x2, x, out_ptr=x, n=1000)
+    finally:
+        vadd._binder = binder
+    assert len(binds) == 1  # the autotuner's fingerprint only: the JIT did not bind the launch again
+    block = tuned.best_config.kwargs["BLOCK"]
+    assert calls["fast"][-1] == ((block, 1, 1), [x2, x, x, 1000]) or \
+        (calls["fast"][-1][0] == (block, 1, 1) and list(calls["fast"][-1][1]) == [x2, x, x, 1000])
+    # a launch option given at the call that the config sets too (the same fingerprint as not giving it): the
+    # config's wins, as on the path through _call_args
+    tuned[lambda meta: (meta["num_warps"] + meta["BLOCK"],)](x, x, x, 1000, num_warps=4)
+    assert calls["fast"][-1][0] == (tuned.best_config.num_warps + block, 1, 1)
+    vadd._fast.clear()  # the JIT forgot its entry: checked again, not launched through the stale one
+    tuned[grid](x, x, x, 1000)
+    assert len(calls["checked"]) == 3
+
+
+def test_autotuner_with_a_config_pre_hook_never_launches_directly(calls):
+    seen = []
+    configs = [txl.Config({"BLOCK": b}, pre_hook=lambda nargs: seen.append(nargs["n"])) for b in (128, 256)]
+    tuned = txl.autotune(configs, key=["n"], bench=lambda call: (call(), 1.0)[1], cache_results=False,
+                         verbose=False)(vadd)
+    x = X()
+    tuned[(1,)](x, x, x, 1000)
+    first = len(seen)
+    tuned[(1,)](x, x, x, 1000)
+    tuned[(1,)](x, x, x, 1000)
+    assert [hit[2] for hit in tuned._chosen.values()] == [None]
+    assert len(seen) == first + 2  # the hook runs at every later launch
