@@ -35,7 +35,9 @@ fp8e4nv fp8e5 i1 i8 u8 i16 i32 i64``); the ``:16`` suffix promises "divisible by
 drop it.
 """
 
+import functools
 import inspect
+import operator
 import os
 import sys
 import textwrap
@@ -371,7 +373,7 @@ class JITFunction:
     # -- compile and launch ------------------------------------------------------------------------------------
     def __getitem__(self, grid):
         """``kernel[grid](*args, num_warps=4, num_warpgroups=1, **constexprs)``."""
-        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+        return functools.partial(self.run, grid=grid)  # (a C call: no Python frame of its own per launch)
 
     def warmup(self, *args, grid=None, **kwargs):
         """Specialise and compile (through the cache) without launching; returns the CompiledKernel."""
@@ -757,6 +759,8 @@ class _BoundEntry:
         self.sources = tuple(sources)
         self.in_order = self.sources == tuple(range(len(self.sources)))
         self.n = len(self.sources)
+        # the kernel's params out of the values in one C call (itemgetter of one index returns the value itself)
+        self.pick = operator.itemgetter(*self.sources) if self.n > 1 else lambda v, i=self.sources: [v[j] for j in i]
         picked = [values[i] for i in self.sources]
         # positions (in the kernel's params) of descriptors, which launch as their tensor (the key fixes the types)
         self.desc = tuple(j for j, v in enumerate(picked) if type(v) in _DESCRIPTOR_TYPES)
@@ -774,24 +778,19 @@ class _BoundEntry:
         if self.in_order:
             vals = values if len(values) == self.n else values[:self.n]
         else:
-            vals = [values[i] for i in self.sources]
+            vals = self.pick(values)
         if self.desc:
             vals = list(vals)
             for j in self.desc:
                 vals[j] = vals[j].base
-        if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] < 0x80000000:
-            g = (grid[0], 1, 1)
-        else:
+        if type(grid) is not tuple:
             if callable(grid):
                 meta = dict(zip(self.jf.arg_names, values))
                 meta.update(self.options)
                 grid = grid(meta)
-            if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] < 0x80000000:
-                g = (grid[0], 1, 1)
-            elif type(grid) is tuple and 1 <= len(grid) <= 3 and all(type(x) is int and 0 < x < 65536 for x in grid):
-                g = grid + (1,) * (3 - len(grid))
-            else:
-                g = self.jf._grid(grid, {})
+        g = _plain_grid(grid) if type(grid) is tuple else None
+        if g is None:
+            g = self.jf._grid(grid, {})  # normalize_grid: lists, other int types, and its errors
         if self.num_ctas != 1:
             g = _cluster_grid(g, self.num_ctas)
         launch = self.launch
@@ -863,6 +862,25 @@ class _FastEntry:
 
             launch = self.launchers[dev] = FastLaunch(self.kernel, dev)
         return launch(g, vals, stream)
+
+
+def _plain_grid(grid):
+    """(x, y, z) of a tuple grid of 1 to 3 Python ints within the hardware's limits, else None."""
+    n = len(grid)
+    if n == 1:
+        x = grid[0]
+        if type(x) is int and 0 < x < 0x80000000:
+            return (x, 1, 1)
+    elif n == 2:
+        x, y = grid
+        if type(x) is int and type(y) is int and 0 < x < 0x80000000 and 0 < y < 65536:
+            return (x, y, 1)
+    elif n == 3:
+        x, y, z = grid
+        if type(x) is int and type(y) is int and type(z) is int and 0 < x < 0x80000000 and 0 < y < 65536 \
+                and 0 < z < 65536:
+            return grid
+    return None
 
 
 def _cluster_grid(g, num_ctas):

@@ -217,6 +217,11 @@ def test_binder_passes_the_stream_and_the_grid_meta(mixcalls, monkeypatch):
     vmix[(1,)](x, y, x, 1000, 7, stream=5)
     vmix[lambda meta: (meta["n"] // meta["BLOCK"], meta["num_warps"])](x, y, x, 1000, 7, stream=6)
     assert streams == [6] and mixcalls["fast"][0][0] == (7, 4, 1)
+    for grid, want in (((70000, 2), (70000, 2, 1)), ((3, 2, 5), (3, 2, 5)), ([4], (4, 1, 1)), (9, (9, 1, 1))):
+        vmix[grid](x, y, x, 1000, 7)
+        assert mixcalls["fast"][-1][0] == want
+    with pytest.raises(ValueError):  # the checked path's grid errors: y beyond 65535
+        vmix[(1, 70000)](x, y, x, 1000, 7)
 
 
 def test_autotuner_key_is_the_binders(calls):
