@@ -185,7 +185,7 @@ class _Plan:
     objects (at (2, 8, 1000, 64) the host took ~230 us of Python per backward against ~45 us of GPU time).
     ``steps``: (FastLaunch, grid, sources, descs), a source per kernel param: ("row", i) the call's rows[i]
     (q, k, v, o, do, dq, dk, dv), ("m",), ("scratch", name), ("scale",) or ("const", value); ``descs``: (param
-    index, rows shape) of the descriptor params. Each source is an index into the list a call launches from:
+    index, row width) of the descriptor params. Each source is an index into the list a call launches from:
     rows + [m, sm_scale] + scratch pieces + constants."""
 
     def __init__(self, steps, scratch, device):
@@ -252,7 +252,7 @@ class _Plan:
                     v = v.base
                     if id(v) not in where:
                         return None
-                    descs.append((len(sources), tuple(v.shape)))
+                    descs.append((len(sources), v.shape[-1]))
                 if isinstance(v, torch.Tensor):
                     # the call's tensors by where they come from; the dummy cu_seqlens is the one constant (any
                     # other tensor would be this call's, stale in the next: no plan then)
@@ -296,9 +296,10 @@ def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deter
     (see backward).
 
     The packed lengths change from call to call, so the launches are _run's each time, but a call whose key
-    (_varlen_key: what the kernels specialise on) ran before replays the FastLaunch of each of its launches with
-    raw tensors for the descriptors: no checks, no TensorDescriptor objects, no fingerprints (7 descriptors and
-    3 fingerprints cost most of this function's host time)."""
+    (_varlen_key: what the kernels specialise on) ran before replays the FastLaunch of each of its launches
+    (_launch.PlannedLaunch) with the tensors as they are: descriptors looked up by address and size, no row
+    views, no checks, no TensorDescriptor objects, no fingerprints (7 descriptors and 3 fingerprints cost most of
+    this function's host time)."""
     import torch
 
     total_q, H, D = q.shape
@@ -309,8 +310,9 @@ def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deter
         raise NotImplementedError("txl.ops.flash_attention_varlen backward: asymmetric head dims (q/k %d, v %d) "
                                   "have no packed-sequence backward kernel; pad v to head dim %d" % (D, Dv, D))
     dq, dk, dv = (torch.empty(t.shape, dtype=t.dtype, device=t.device) for t in (q, k, v))
-    rows = [t.contiguous().view(t.shape[0], t.shape[1] * D) for t in (q, k, v, o, do, dq, dk, dv)]
-    key = _varlen_key(q, k, v, rows, m, cu_q, cu_k, max_q, deterministic, local)
+    # (total, heads, D) tensors: a replay launches on them as they are, a first call on (total, heads * D) rows
+    tensors = [t if t.is_contiguous() else t.contiguous() for t in (q, k, v, o, do)] + [dq, dk, dv]
+    key = _varlen_key(q, k, v, tensors, m, cu_q, cu_k, max_q, deterministic, local, do)
     fasts = _varlen_plans.get(key) if key is not None else None
     if fasts is None:
         check_supported(q, "txl.ops.flash_attention_varlen backward")
@@ -322,21 +324,27 @@ def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deter
         steps = iter(fasts)
 
         def replay(fn, grid, args, kwargs):
-            fast, idx = next(steps)
-            fast(tuple(grid) + (1,) * (3 - len(grid)), [args[i] for i in idx])
+            next(steps)(args, tuple(grid) + (1,) * (3 - len(grid)))
 
-        _run(rows, m, sm_scale, deterministic, False, local, (cu_q, cu_k), launch=replay, descriptors=False, **kw)
+        _run(tensors, m, sm_scale, deterministic, False, local, (cu_q, cu_k), launch=replay, descriptors=False,
+             **kw)
     else:
+        import txl
+
         recorded = []
 
         def record(fn, grid, args, kwargs):
             entry = _launch.fast_launch(fn, grid, args, kwargs)
             order = fn.arg_names[:len(args)]
             if isinstance(entry, tuple) and all(n in order for n in entry[1]):
-                recorded.append((entry[0], [order.index(n) for n in entry[1]]))
+                idx = [order.index(n) for n in entry[1]]
+                descs = [(pos, args[i].base.shape[-1]) for pos, i in enumerate(idx)
+                         if isinstance(args[i], txl.TensorDescriptor)]
+                recorded.append(_launch.PlannedLaunch(entry[0], None, idx, descs))
             else:
                 recorded.append(None)
 
+        rows = [t.view(t.shape[0], t.shape[1] * D) for t in tensors]
         _run(rows, m, sm_scale, deterministic, False, local, (cu_q, cu_k), launch=record, **kw)
         if key is not None and None not in recorded:
             if len(_varlen_plans) > 64:
@@ -348,11 +356,11 @@ def backward_varlen(do, q, k, v, o, m, cu_q, cu_k, max_q, max_k, sm_scale, deter
 _varlen_plans = {}
 
 
-def _varlen_key(q, k, v, rows, m, cu_q, cu_k, max_q, deterministic, local):
+def _varlen_key(q, k, v, rows, m, cu_q, cu_k, max_q, deterministic, local, do=None):
     """What the packed backward's launches specialise on, or None (no replay) for tensors off the kernels' device
-    types or not 16-byte aligned: head counts and dims, dtypes, device, the sequence count, the classes of the ints
-    that reach the kernels (== 1, divisible by 16: the packed total and max_seqlen_q; M's row length is a multiple
-    of 128), M's layout, determinism and the local masks."""
+    types or not 16-byte aligned: head counts and dims, dtypes (dO's too: a replayed descriptor keeps its dtype),
+    device, the sequence count, the classes of the ints that reach the kernels (== 1, divisible by 16: the packed
+    total and max_seqlen_q; M's row length is a multiple of 128), M's layout, determinism and the local masks."""
     import torch
 
     if (q.device.type not in _launch.DEVICE_TYPES or m.dtype != torch.float32 or not m.is_contiguous()
@@ -364,8 +372,9 @@ def _varlen_key(q, k, v, rows, m, cu_q, cu_k, max_q, deterministic, local):
     if ptrs % 16:
         return None
     total_q = q.shape[0]
-    return (q.shape[1:], k.shape[1:], v.shape[1:], q.dtype, q.device, cu_q.shape, cu_q.dtype, cu_k.dtype,
-            deterministic, local, total_q == 1, total_q % 16 == 0, max_q == 1, max_q % 16 == 0)
+    return (q.shape[1:], k.shape[1:], v.shape[1:], q.dtype, None if do is None else do.dtype, q.device,
+            cu_q.shape, cu_q.dtype, cu_k.dtype, deterministic, local, total_q == 1, total_q % 16 == 0, max_q == 1,
+            max_q % 16 == 0)
 
 
 def _run(rows, m, sm_scale, deterministic, causal, local, varlen, D, H, Hk, n_ctx, n_pad, bh, bkv, key_blocks,

@@ -139,16 +139,19 @@ class Piece:
     all runtime.FastLaunch reads of it); ``tensor()`` views it when a descriptor must be encoded or the caller
     wants it (the backward's Delta for the learnable sinks)."""
 
-    __slots__ = ("ws", "ptr", "off", "shape", "numel")
+    __slots__ = ("ws", "ptr", "off", "shape", "n")
 
-    def __init__(self, ws, base, off, shape, numel):
-        self.ws, self.ptr, self.off, self.shape, self.numel = ws, base + 4 * off, off, shape, numel
+    def __init__(self, ws, base, off, shape, n):
+        self.ws, self.ptr, self.off, self.shape, self.n = ws, base + 4 * off, off, shape, n
 
     def data_ptr(self):
         return self.ptr
 
+    def numel(self):
+        return self.n
+
     def tensor(self):
-        return self.ws.narrow(0, self.off, self.numel).view(self.shape)
+        return self.ws.narrow(0, self.off, self.n).view(self.shape)
 
 
 def workspace_layout(shapes):
@@ -174,32 +177,36 @@ def workspace_pieces(torch, layout, total, device):
 class PlannedLaunch:
     """One kernel launch of a plan: its runtime.FastLaunch (or a stand-in with the same ``setters`` and ``lock``),
     grid, and per param the index of its value in the call's list of values (``idx``); ``descs``: (param index,
-    the shape the kernel reads the tensor as) of each descriptor param. ``__call__(env)`` launches on ``env``
-    (tensors, Pieces, numbers), the descriptor params through the cache."""
+    row width) of each descriptor param, whose tensor the kernel reads as (numel / width, width) rows (every
+    attention descriptor is 2-D). ``__call__(env[, grid])`` launches on ``env`` (tensors, Pieces, numbers), the
+    descriptor params through the cache, keyed on (address, numel): a packed call's row count changes with its
+    lengths, a dense plan's is fixed by its key."""
 
     __slots__ = ("fast", "grid", "idx", "descs")
 
     def __init__(self, fast, grid, idx, descs=()):
-        self.fast, self.grid, self.idx = fast, tuple(grid) + (1,) * (3 - len(grid)), tuple(idx)
-        self.descs = tuple((pos, tuple(shape), {}) for pos, shape in descs)
+        self.fast, self.idx = fast, tuple(idx)
+        self.grid = None if grid is None else tuple(grid) + (1,) * (3 - len(grid))
+        self.descs = tuple((pos, int(width), {}) for pos, width in descs)
 
-    def _encode(self, pos, t, shape, cache, ptr):
-        # The first call with this address: the FastLaunch's own setter plans (checks) and encodes the
+    def _encode(self, pos, t, width, cache, key):
+        # The first call with this address and size: the FastLaunch's own setter plans (checks) and encodes the
         # descriptor for the tensor viewed as the kernel reads it; under its lock, since the setter also writes
         # the shared parameter slot (the launch rewrites it).
-        t = t.tensor() if type(t) is Piece else t.view(shape)
+        t = t.tensor() if type(t) is Piece else t
+        t = t.view(key[1] // width, width)
         with self.fast.lock:
             d = self.fast.setters[pos](t)
         if len(cache) >= DESC_CACHE_LIMIT:
             cache.clear()
-        cache[ptr] = d
+        cache[key] = d
         return d
 
-    def __call__(self, env):
+    def __call__(self, env, grid=None):
         vals = [env[i] for i in self.idx]
-        for pos, shape, cache in self.descs:
+        for pos, width, cache in self.descs:
             t = vals[pos]
-            ptr = t.data_ptr()
-            d = cache.get(ptr)
-            vals[pos] = d if d is not None else self._encode(pos, t, shape, cache, ptr)
-        self.fast(self.grid, vals)
+            key = (t.data_ptr(), t.numel())
+            d = cache.get(key)
+            vals[pos] = d if d is not None else self._encode(pos, t, width, cache, key)
+        self.fast(grid or self.grid, vals)

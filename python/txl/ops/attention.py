@@ -413,7 +413,7 @@ class _Plan:
         they are, without four row views and four descriptor lookups by (address, shape, strides))."""
         n = 7 + len(self.tail) + bool(has_sinks)
         self.step = _launch.PlannedLaunch(self.launch, self.grid, range(n),
-                                          ((0, q_rows), (1, k_rows), (2, v_rows), (3, o_rows)))
+                                          ((0, q_rows[1]), (1, k_rows[1]), (2, v_rows[1]), (3, o_rows[1])))
         # M when the caller wants no LSE (eager calls): written by every such launch, read by none, so launches on
         # several streams may share it.
         self.m_scratch = None

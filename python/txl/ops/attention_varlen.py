@@ -151,31 +151,40 @@ def _plan_key(q, k, v, cu_q, cu_k, max_q, causal, window, num_sink_tokens, has_s
 class _VarlenPlan:
     """One forward launch of packed sequences, from a call that went through _forward's fast_launch: the
     FastLaunch of the tuned config and where each of its params comes from; a call allocates o and M and
-    launches (no tuner lookup, no binding, no TensorDescriptor objects, no fingerprint). ``tail``: the launch's
-    constant arguments after BH (cu_q, cu_k, heads, window, sinks: cu_q/cu_k replaced per call)."""
+    launches (no tuner lookup, no binding, no TensorDescriptor objects, no fingerprint, no row views: the
+    descriptors are looked up by address and size, _launch.PlannedLaunch). ``tail``: the launch's constant
+    arguments after BH (cu_q, cu_k, heads, window, sinks: cu_q/cu_k replaced per call)."""
 
     def __init__(self, fast, idx, block_m, tail, q_dims, k_dims, v_dims, dtype, device):
-        self.fast, self.idx, self.block_m = fast, idx, block_m
+        self.block_m = block_m
         self.heads, self.d = q_dims
         self.hk, self.dv = v_dims
         self.tail = tuple(tail[2:6])  # NUM_HEADS, WIN_LEFT, WIN_RIGHT, N_SINK
         self.dtype, self.device = dtype, device
+        # desc_q, desc_k, desc_v, desc_o are the launch's arguments 0..3: (total, heads * head dim) rows
+        widths = (self.heads * self.d, self.hk * self.d, self.hk * self.dv, self.heads * self.dv)
+        self.step = _launch.PlannedLaunch(fast, None, idx, [(pos, widths[i]) for pos, i in enumerate(idx) if i < 4])
 
     def __call__(self, q, k, v, cu_q, cu_k, max_q, sm_scale, sinks):
         import torch
 
-        total_q, total_k = q.shape[0], k.shape[0]
-        H, D, Hk, Dv = self.heads, self.d, self.hk, self.dv
-        q2 = (q if q.is_contiguous() else q.contiguous()).view(total_q, H * D)
-        k2 = (k if k.is_contiguous() else k.contiguous()).view(total_k, Hk * D)
-        v2 = (v if v.is_contiguous() else v.contiguous()).view(total_k, Hk * Dv)
-        o = torch.empty((total_q, H, Dv), dtype=self.dtype, device=self.device)
-        o2 = o.view(total_q, H * Dv)
-        m = torch.empty((H, _m_len(total_q)), dtype=torch.float32, device=self.device)
+        if not q.is_contiguous():
+            q = q.contiguous()
+        if not k.is_contiguous():
+            k = k.contiguous()
+        if not v.is_contiguous():
+            v = v.contiguous()
+        total_q = q.shape[0]
+        H = self.heads
+        o = torch.empty((total_q, H, self.dv), dtype=self.dtype, device=self.device)
+        m_len = _m_len(total_q)
+        m = torch.empty((H, m_len), dtype=torch.float32, device=self.device)
         n = max(max_q, 1)
         bh = (cu_q.shape[0] - 1) * H
-        args = (q2, k2, v2, o2, m, o2, sm_scale, n, m.shape[1], bh, cu_q, cu_k) + self.tail + (sinks,)
-        self.fast((padded_len(n) // self.block_m, bh, 1), [args[i] for i in self.idx])
+        env = [q, k, v, o, m, o, sm_scale, n, m_len, bh, cu_q, cu_k]
+        env += self.tail
+        env.append(sinks)
+        self.step(env, (padded_len(n) // self.block_m, bh, 1))
         return o, m
 
 

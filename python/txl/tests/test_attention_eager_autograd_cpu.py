@@ -365,14 +365,16 @@ def test_varlen_forward_plan(torch, monkeypatch):
     # the packed forward: the first fast-path launch records a _VarlenPlan; a later call with other lengths (same
     # key) launches the same FastLaunch with its own tensors and ints, through the fast path of
     # flash_attention_varlen (no checks, no custom op)
+    import txl
     from txl.autotune import Autotuner
 
-    fast = _Fast()
+    fast = None
     launched = []
 
     def fast_launch(fn, grid, args, kwargs):
-        import txl
-
+        nonlocal fast
+        if fast is None:
+            fast = _Fast(["desc" if isinstance(a, txl.TensorDescriptor) else "" for a in args] + [""])
         names = fn.arg_names[:len(args)] + (["SINK_LOGITS"] if kwargs.get("SINK_LOGITS") is not None else [])
         vals = [getattr(a, "base", a) if isinstance(a, txl.TensorDescriptor) else a for a in args]
         vals += [kwargs["SINK_LOGITS"]] if kwargs.get("SINK_LOGITS") is not None else []
@@ -414,8 +416,12 @@ def test_varlen_forward_plan(torch, monkeypatch):
     grid, vals = fast.calls[1]
     assert grid == (A.padded_len(290) // 128, 3 * H, 1) and first_grid == (A.padded_len(300) // 128, 3 * H, 1)
     assert len(vals) == len(first_vals)
-    assert vals[0].data_ptr() == q.data_ptr() and vals[0].shape == (q.shape[0], H * D)
-    assert vals[3].data_ptr() == o.data_ptr() and o.shape == (q.shape[0], H, D)
+    # the descriptors encoded for this call's q and o as (total, heads * head dim) rows
+    assert isinstance(vals[0], _Enc) and vals[0].ptr == q.data_ptr() and vals[0].shape == (q.shape[0], H * D)
+    assert vals[0].stride == (H * D, 1)
+    assert vals[3].ptr == o.data_ptr() and vals[3].shape == (q.shape[0], H * D) and o.shape == (q.shape[0], H, D)
+    assert vals[5] is o  # O's pointer param: the tensor itself
+    assert vals[1].ptr == k.data_ptr() and vals[1].shape == (k.shape[0], HK * D)
     assert vals[7] == 290 and vals[8] == V._m_len(q.shape[0]) and vals[9] == 3 * H
     assert vals[10] is cu and vals[11] is cu
     assert vals[12:16] == first_vals[12:16]  # heads, window, sink tokens
@@ -427,15 +433,18 @@ def test_varlen_forward_plan(torch, monkeypatch):
 
 def test_varlen_backward_replay_launches_what_fast_launch_would(torch, monkeypatch):
     # backward_varlen's first call of a key records each launch's FastLaunch; a later call with other packed
-    # lengths replays them with raw tensors: the same kernels, grids, ints and tensors (by shape, and q's rows by
-    # address) as that call through fast_launch
+    # lengths replays them with the tensors as they are: the same kernels, grids, ints, descriptors (encoded for
+    # the same rows: shape, strides, and q's address) and pointers (same sizes, q's address) as that call through
+    # fast_launch
     import txl
 
     fasts = {}
     through_fast_launch = []
 
     def fast_launch(fn, grid, args, kwargs):
-        fast = fasts.setdefault(fn, _Fast())
+        if fn not in fasts:
+            fasts[fn] = _Fast(["desc" if isinstance(a, txl.TensorDescriptor) else "" for a in args])
+        fast = fasts[fn]
         vals = [a.base if isinstance(a, txl.TensorDescriptor) else a for a in args]
         through_fast_launch.append(fn)
         fast(tuple(grid) + (1,) * (3 - len(grid)), vals)
@@ -467,11 +476,17 @@ def test_varlen_backward_replay_launches_what_fast_launch_would(torch, monkeypat
         _attention_bwd.backward_varlen(*args, 0.125, deterministic, local)  # the same call through fast_launch
         assert len(through_fast_launch) == n + 3
         expected = [f.calls[-1] for f in fasts.values() if f.calls][-3:]
+        # the dK/dV kernel's seven descriptors (and the deterministic dQ kernel's none) were looked up encoded
+        assert sum(isinstance(a, _Enc) for _, vals in replayed for a in vals) == 7
         for (grid, vals), (grid2, vals2) in zip(replayed, expected):
             assert grid == grid2 and len(vals) == len(vals2)
             for a, b in zip(vals, vals2):
-                if isinstance(a, torch.Tensor):
-                    assert a.shape == b.shape and a.dtype == b.dtype
+                if isinstance(a, _Enc):
+                    assert a.shape == tuple(b.shape) and a.stride == b.stride()
+                    if b.data_ptr() == args[1].data_ptr():
+                        assert a.ptr == b.data_ptr()
+                elif isinstance(a, torch.Tensor):
+                    assert a.numel() == b.numel() and a.dtype == b.dtype and a.is_contiguous()
                     if b.data_ptr() == args[1].data_ptr():
                         assert a.data_ptr() == b.data_ptr()
                 else:
