@@ -492,7 +492,7 @@ class JITFunction:
     # -- the fast path of repeated launches --------------------------------------------------------------------
     def _fingerprint(self, args, kwargs, options):
         """A key that determines the specialisation and the argument checks of a launch (None: no fast path).
-        Tensors: dtype, device, contiguity (and a descriptor's tile); ints: the class specialisation sees (== 1,
+        Tensors: dtype, device, 16-byte alignment (and a descriptor's tile); ints: the class specialisation sees (== 1,
         divisible by 16, i32 or i64); constexprs: their value. Only torch tensors take the fast path."""
         kinds = self._kinds
         if len(args) > len(kinds):
@@ -556,8 +556,7 @@ class JITFunction:
                          else "'i32' if -0x80000000 <= %s <= 0x7FFFFFFF else 'i64'" % n)
                 lines += ["_txl_t = type(%s)" % n,
                           "if _txl_t in _TENSOR_TYPES:",
-                          "    _txl_f%d = (%s.dtype, %s.get_device(), %s.is_contiguous(), %s.data_ptr() %% 16 == 0)"
-                          % (i, n, n, n, n),
+                          "    _txl_f%d = (%s.dtype, %s.get_device(), %s.data_ptr() %% 16 == 0)" % (i, n, n, n),
                           "elif _txl_t is int:",
                           "    _txl_f%d = %s" % (i, intfp),
                           "else:",
@@ -735,7 +734,9 @@ def _arg_fingerprint(v, kind):
         return None
     types_ = _TENSOR_TYPES or _tensor_types()
     if t in types_ or isinstance(v, types_):  # torch.nn.Parameter and other tensor subclasses too
-        return (v.dtype, v.get_device(), v.is_contiguous(), v.data_ptr() % 16 == 0)
+        # Not its strides or contiguity: a tensor argument is a pointer param, which takes any strides (the
+        # kernel indexes through the strides it is passed); only descriptors need stride 1 innermost (below).
+        return (v.dtype, v.get_device(), v.data_ptr() % 16 == 0)
     if t in _DESCRIPTOR_TYPES and type(v.base) in types_ and v.padding != "nan":  # NaN fill: encoded on the slow path
         b = v.base
         return ("D", b.dtype, b.get_device(), b.stride()[-1] == 1, tuple(v.block_shape), v.swizzle)

@@ -597,8 +597,8 @@ class FastLaunch:
     """Repeated launches of one kernel on one device whose arguments keep their kinds: the hot path.
 
     ``Kernel.launch`` checks every argument against the sidecar. A caller that has already launched through it and
-    knows that a new launch has arguments of the same kinds (the JIT's fingerprint: the same dtypes, device and
-    contiguity of every tensor, the same class of every int) launches through this instead, which checks only what
+    knows that a new launch has arguments of the same kinds (the JIT's fingerprint: the same dtype, device and
+    16-byte alignment of every tensor, the same class of every int) launches through this instead, which checks only what
     can still differ: int and float ranges, and for descriptor params the tensor's address, shape and strides (a
     combination not seen before is planned with every TMA check and encoded once; encodings are cached). The
     parameter buffers are allocated once and reused (cuLaunchKernel copies them), under a lock so that two
