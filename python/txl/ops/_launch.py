@@ -1,7 +1,8 @@
 """What every ``txl.ops`` attention operator launches with, below the operators that share it: the padding of
 sequence lengths (BLOCK, padded_len), the "unbounded" window side the kernels take (BIG), the stand-in cu_seqlens of
-a launch without packed sequences (_dummy_i32), and ``fast_launch``, the launch path of kernels launched once per
-call or more.
+a launch without packed sequences (_dummy_i32), ``fast_launch``, the launch path of kernels launched once per
+call or more, and what the operators' per-shape plans replay a call with (``PlannedLaunch``: descriptors cached by
+address, no row views; ``Piece`` / ``workspace_pieces``: a call's scratch tensors in one allocation).
 
 ``txl.ops.attention`` re-exports these names (``txl.ops.attention.fast_launch`` etc.), where callers and tests know
 them; the modules ``attention`` imports (``_attention_bwd``, ``rope``) take them from here, so the imports run one
@@ -130,7 +131,9 @@ def fast_launch(fn, grid, args, kwargs):
 # address: torch's caching allocator hands the same few addresses back, so later calls hit), a pointer param
 # takes the tensor as it is (FastLaunch reads only its data_ptr()), and a call's scratch tensors are pieces of one
 # float32 workspace allocation (one torch.empty instead of one per scratch tensor), passed by address.
-DESC_CACHE_LIMIT = 64  # encoded descriptors kept per descriptor param (128 bytes each); cleared when exceeded
+# Encoded descriptors kept per descriptor param of a plan (about 200 bytes each), cleared when exceeded: as many as
+# FastLaunch keeps, so that a model whose layers share one shape (a plan) but not addresses still hits.
+DESC_CACHE_LIMIT = 256
 WORKSPACE_ALIGN = 128  # float32 elements (512 bytes, as torch's allocator aligns): every piece starts aligned
 
 

@@ -280,6 +280,33 @@ class _Fast:
         self.calls.append((grid, list(values)))
 
 
+def test_planned_launch_caches_descriptors_by_address_and_size(torch):
+    # _launch.PlannedLaunch encodes a descriptor param once per (address, numel), through the launch's own setter,
+    # as (numel / width, width) rows; pointer params and scalars pass as they are; workspace pieces are aligned,
+    # disjoint, and encode at their own address
+    fast = _Fast(["desc", "", ""])
+    step = _launch.PlannedLaunch(fast, (2,), [0, 1, 2], [(0, 64)])
+    a = torch.empty(256, 64)
+    step([a, a, 5])
+    step([a, a, 5])
+    assert len(fast.encoded) == 1 and fast.encoded[0].shape == (256, 64) and fast.encoded[0].ptr == a.data_ptr()
+    assert fast.calls[1] == ((2, 1, 1), [fast.encoded[0], a, 5])
+    step([a[:128], a, 5])  # the same address, fewer rows: encoded again
+    assert len(fast.encoded) == 2 and fast.encoded[1].shape == (128, 64)
+    step([a, a, 6], (3, 4, 1))  # a grid of the call's own (packed plans)
+    assert len(fast.encoded) == 2 and fast.calls[-1] == ((3, 4, 1), [fast.encoded[0], a, 6])
+    layout, total = _launch.workspace_layout([(3,), (4, 64), (2, 2)])
+    assert [off for off, _, _ in layout] == [0, _launch.WORKSPACE_ALIGN, 3 * _launch.WORKSPACE_ALIGN]
+    assert total == 4 * _launch.WORKSPACE_ALIGN
+    pieces = _launch.workspace_pieces(torch, layout, total, "cpu")
+    assert all(p.data_ptr() % 16 == 0 for p in pieces) and pieces[1].data_ptr() - pieces[0].data_ptr() == 512
+    t = pieces[1].tensor()
+    assert t.shape == (4, 64) and t.dtype == torch.float32 and t.data_ptr() == pieces[1].data_ptr()
+    step([pieces[1], pieces[2], 5])
+    assert fast.encoded[-1].ptr == pieces[1].data_ptr() and fast.encoded[-1].shape == (4, 64)
+    assert fast.calls[-1][1][1] is pieces[2]
+
+
 def test_backward_plan_launches_what_the_first_call_did(torch, monkeypatch):
     # the first call launches through _launch.fast_launch and records a plan; later calls (plan.run) launch the
     # same kernels on their own tensors, with the same grids and constants: descriptor params as descriptors
