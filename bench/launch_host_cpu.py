@@ -3,6 +3,7 @@
 
     python3 bench/launch_host_cpu.py            # needs torch (CPU is enough) and a built txlc
     python3 bench/launch_host_cpu.py --profile  # cProfile of each case's repeated launch
+    python3 bench/launch_host_cpu.py --instructions  # instructions per launch under valgrind's callgrind
 
 What runs is the real code of a launch from ``kernel[grid](...)`` down to the ``cuLaunchKernel`` call: the JIT's
 option handling and argument fingerprint (jit.py), the fast entry's argument mapping, ``runtime.FastLaunch``'s
@@ -13,8 +14,8 @@ refuse CPU tensors); the measured launches are the repeated ones. What is faked:
 
 * the arguments are torch CPU tensors, reported to the checked path as CUDA tensors;
 * the driver: ``cuLaunchKernel`` and ``cuCtxGetCurrent`` are a C function that returns 0 (compiled here with cc),
-  called through ctypes with the real argtypes, so the ctypes conversion of the arguments is measured and the
-  driver's own work is not;
+  called through ctypes exactly as FastLaunch calls libcuda's, so ctypes' conversion of the arguments is measured
+  and the driver's own work is not;
 * ``torch._C._cuda_getCurrentRawStream`` (which needs a GPU) is the builtin ``abs``: a C call of one int.
 
 Cases: (a) a @txl.jit kernel of 4 tensors and 2 ints, launched positionally as Liger launches (constexpr by
@@ -23,7 +24,9 @@ arguments as bench/gluon.py does; (c) the kernel of (a) under ``txl.heuristics``
 configs, as fla stacks them). Each prints microseconds per launch of this thread's CPU time, the best and the
 median of 9 runs of 2000 launches, and the median wall clock. On a shared machine the best run is the steadiest
 figure (other processes only add to it). These are CPU numbers of this machine's Python, not GPU-host numbers;
-read them as before/after on the same machine, run interleaved."""
+read them as before/after on the same machine, run interleaved. ``--instructions`` runs the script again under
+valgrind's callgrind, instrumenting only 500 launches of each case, and prints instructions per launch: a count
+that the machine's load does not change (torch's import under valgrind takes about a minute)."""
 
 import argparse
 import cProfile
@@ -218,7 +221,6 @@ def main():
     a = ap.parse_args()
     if a.instructions:
         return count_instructions(["--only", a.only] if a.only else [])
-    os.environ.setdefault("TXL_CACHE_DIR", tempfile.mkdtemp(prefix="txl-launch-host-cache-"))
     os.environ.setdefault("TXL_TARGET", "sm_90a")
     drv = install_fakes()
     if a.under_callgrind:

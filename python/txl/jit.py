@@ -537,7 +537,7 @@ class JITFunction:
         options = ("num_warps", "num_warpgroups", "num_stages", "debug_hangs", "stream", "num_ctas", "warmup",
                    "extern_libs", "grid") + tuple(self._ignored_options)
         if (self.diff_mode or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params)
-                or any(n in options or n.startswith("_txl") for n in self.arg_names)):
+                or any(n in options or n in _BINDER_NAMES or n.startswith("_txl") for n in self.arg_names)):
             return False
         closure = {"_txl_fp": self._value_fingerprint}
         sig, lines, fps = [], [], []
@@ -746,6 +746,10 @@ def _arg_fingerprint(v, kind):
 _MISSING = type("_Missing", (), {"__repr__": lambda self: "<not given>"})()  # a parameter the launch left out
 _BOUND = type("_BoundKey", (), {"__repr__": lambda self: "<bound by name>"})()  # tags a binder key (see run)
 _SCALAR_CONSTEXPRS = frozenset((int, bool, float, str, type(None)))
+# Names the binder's code reads (builtins and this module's): a kernel parameter of one of these names would shadow
+# it there, so such a kernel keeps the positional fingerprint.
+_BINDER_NAMES = frozenset(("type", "bool", "int", "env_flag", "_MISSING", "_BOUND", "_TENSOR_TYPES",
+                           "_SCALAR_CONSTEXPRS", "_NoFastPath"))
 
 
 class _BoundEntry:

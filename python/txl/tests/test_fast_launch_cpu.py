@@ -242,6 +242,13 @@ def test_autotuner_key_is_the_binders(calls):
         pass
 
     assert opt_param._make_binder() is False  # the positional fingerprint serves it
+
+    @txl.jit
+    def shadowing(x_ptr, y_ptr, out_ptr, type):  # a name the binder's code reads (type(v)): no binder either
+        pass
+
+    assert shadowing._make_binder() is False
+    assert shadowing._launch_key((x, x, x, 1000), {}) == shadowing._fingerprint((x, x, x, 1000), {}, ())
     assert opt_param._launch_key((x, x, x, 1000), {"num_warps": 4}) == opt_param._fingerprint((x, x, x, 1000),
                                                                                             {"num_warps": 4}, ())
 
