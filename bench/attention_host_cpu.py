@@ -1,25 +1,29 @@
-"""The host (Python + torch) cost of a txl.ops attention call, without a GPU: CPU tensors, every kernel launch
-replaced by a stand-in with the runtime.FastLaunch hot path's work (a ctypes slot per parameter, the TMA
-descriptor cache lookup per descriptor, two ctypes calls in place of cuCtxGetCurrent and cuLaunchKernel), so what
-is timed is everything the eager paths do around the kernels: argument checks, plan lookup, allocations, the
-autograd machinery (custom op or autograd.Function), the backward's plan.
+"""The host (Python + torch) cost of a txl.ops attention call, without a GPU: CPU tensors and the real
+runtime.FastLaunch on a no-op driver (cuLaunchKernel and cuCtxGetCurrent are a compiled C function that returns 0,
+called through ctypes as FastLaunch calls libcuda's; descriptor encoding writes nothing), so what is timed is
+everything the eager paths do around the kernels: argument checks, plan lookup, allocations, the autograd
+machinery (custom op or autograd.Function), the plans' launches down to the driver call. Kernels are never compiled:
+a plan's FastLaunch gets a sidecar made from its launch's arguments, and the dense forward's tuning is skipped.
 
     PYTHONPATH=python python3 bench/attention_host_cpu.py [--calls N] [--profile ROW] [--count]
 
 Prints microseconds per call (min over repeats; wall clock and this thread's CPU time, the latter steadier on a
 loaded machine) for: the backward alone (torch.autograd.grad of the output, retain_graph, back to back, as
-bench/attention_bwd.py --profile times it), the forward with gradients, the forward without, dense and packed
-(varlen), with learnable sinks, and a plain torch.autograd.Function / SDPA call of the same tensors as the
-floor of torch's own machinery on this host. --count: torch ops (by name), kernel launches and Python function
-calls per call instead, which do not depend on the machine's load. CPU-harness numbers: a GPU host's Python is slower or faster; the
-ratios between rows are what carries over. --profile NAME: cProfile of that row, top functions."""
+bench/attention_bwd.py --profile times it), the forward with gradients, the forward without, a forward + backward
+step, dense (the issue-34 MQA/GQA rows of bench/attention_bwd.py among them) and packed (varlen), with learnable
+sinks, and a plain torch.autograd.Function of the same tensors as the floor of torch's own machinery on this host.
+--count: torch ops (by name), kernel launches and Python function calls per call instead, which do not depend on
+the machine's load. CPU-harness numbers: a GPU host's Python is slower or faster and torch's CUDA allocator and
+the driver cost more than their CPU stand-ins; the ratios between rows and the counts are what carries over.
+--profile NAME: cProfile of that row, top functions."""
 
 import argparse
 import contextlib
 import ctypes
 import os
+import subprocess
 import sys
-import threading
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
@@ -28,106 +32,82 @@ import torch  # noqa: E402
 
 import txl  # noqa: E402
 from txl.ops import _attention_bwd as AB  # noqa: E402
-from txl.runtime.driver import env_flag  # noqa: E402
 from txl.ops import _launch  # noqa: E402
 from txl.ops import attention as A  # noqa: E402
 from txl.ops import attention_varlen as V  # noqa: E402
 
-_libc = ctypes.CDLL(None)
+class FakeDriver:
+    """What runtime.FastLaunch and descriptor encoding ask of the driver: no-op C functions (compiled here) in
+    place of cuLaunchKernel and cuCtxGetCurrent, called through ctypes as FastLaunch calls libcuda's, so the
+    argument conversion is timed and the driver's own work is not; an encode_tiled that writes nothing."""
+
+    def __init__(self):
+        d = tempfile.mkdtemp(prefix="txl-attn-host-")
+        src, lib = os.path.join(d, "noop.c"), os.path.join(d, "libnoop.so")
+        with open(src, "w") as f:
+            f.write("int txl_noop(void) { return 0; }\n")
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", src, "-o", lib], check=True)
+        lib = ctypes.CDLL(lib)
+        self._fns = {name: lib["txl_noop"] for name in ("cuLaunchKernel", "cuCtxGetCurrent")}
+
+    def set_device(self, dev):
+        pass
+
+    def primary_context(self, dev):
+        return None  # what the no-op cuCtxGetCurrent leaves in its out-parameter: "already current"
+
+    def encode_tiled(self, out_addr, plan, what):
+        pass
 
 
-class FakeDescriptor:
-    """An "encoded" descriptor: 128 host bytes at ``address``, as runtime.driver.TensorDescriptor."""
-
-    def __init__(self, t):
-        self.buf = (ctypes.c_uint8 * 128)()
-        self.address = ctypes.addressof(self.buf)
-        self.key = (t.data_ptr(), tuple(t.shape), t.stride())
+_SIDECAR_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.int32: "i32"}
 
 
-class FakeFast:
-    """runtime.FastLaunch's __call__ without a driver: the same per-parameter setters (ctypes slots; descriptor
-    params look their (address, shape, strides) up in a cache, as FastLaunch does), the lock, a ctypes call for
-    cuCtxGetCurrent, one for the raw stream, one for cuLaunchKernel (libc's labs, which ignores extra args), and
-    the TXL_LAUNCH_BLOCKING check. ``kinds``: per param "desc", "ptr", "i32", "f32"."""
+def real_fast(args, dev=-1):
+    """A runtime.FastLaunch (the real one: its generated pack, its descriptor setters and caches, its lock, the
+    ctypes launch call) for a kernel whose params are ``args`` (TensorDescriptor or tensor -> tensordesc with a
+    legal hardware box, tensor -> ptr, float -> f32, int -> i32), on the no-op driver of install()."""
+    from txl.runtime import launcher
 
-    total = 0  # launches by every instance (--count)
-
-    def __init__(self, kinds):
-        self.lock = threading.Lock()
-        self.params = (ctypes.c_void_p * max(len(kinds), 1))()
-        self.slots = []
-        self.setters = [self._setter(k, i) for i, k in enumerate(kinds)]
-        self.cu_launch = _libc.labs
-        self.cu_ctx_get = _libc.labs
-        self.raw_stream = _libc.labs
-        self.cur = ctypes.c_void_p()
-        self.cur_ref = ctypes.byref(self.cur)
-        self.func_p = ctypes.c_void_p(0)
-        self.block = (384, 1, 1, 200000)
-        self.launches = 0
-
-    def _setter(self, kind, idx):
-        params = self.params
-        if kind == "desc":
-            cache = {}
-
-            def set_desc(v):
-                if type(v) is FakeDescriptor:  # encoded by the caller, as FastLaunch takes a TensorDescriptor
-                    params[idx] = v.address
-                    return v
-                key = (v.data_ptr(), v.shape, v.stride())
-                d = cache.get(key)
-                if d is None:
-                    d = cache[key] = FakeDescriptor(v)
-                params[idx] = d.address
-                return d
-            return set_desc
-        ctype = {"ptr": ctypes.c_uint64, "i32": ctypes.c_uint32, "f32": ctypes.c_float}[kind]
-        slot = ctype()
-        self.slots.append(slot)
-        params[idx] = ctypes.addressof(slot)
-        if kind == "ptr":
-            def set_ptr(v):
-                slot.value = v.data_ptr()
-            return set_ptr
-        if kind == "i32":
-            def set_i32(v):
-                slot.value = v & 0xFFFFFFFF
-            return set_i32
-
-        def set_f32(v):
-            slot.value = v
-        return set_f32
-
-    def __call__(self, grid, values, stream=None):
-        gx, gy, gz = grid
-        with self.lock:
-            keep = [f(v) for f, v in zip(self.setters, values)]  # noqa: F841
-            self.cu_ctx_get(self.cur_ref)
-            s = self.raw_stream(0)
-            bx, by, bz, shared = self.block
-            self.cu_launch(self.func_p, gx, gy, gz, bx, by, bz, shared, s, self.params, None)
-        self.launches += 1
-        FakeFast.total += 1
-        env_flag(b"TXL_LAUNCH_BLOCKING")
-
-
-def _kind(v):
-    if isinstance(v, txl.TensorDescriptor):
-        return "desc"
-    if isinstance(v, torch.Tensor):
-        return "ptr"
-    return "f32" if isinstance(v, float) else "i32"
+    params = []
+    for i, v in enumerate(args):
+        name = "arg%d" % i
+        if isinstance(v, txl.TensorDescriptor):
+            dt = _SIDECAR_DTYPES[v.base.dtype]
+            cols = min(v.base.shape[-1], 128 // v.base.element_size())  # within the 128-byte swizzle span
+            params.append(dict(name=name, kind="tensordesc", dtype=dt, block_shape=[64, cols], swizzle=128))
+        elif isinstance(v, torch.Tensor):
+            params.append(dict(name=name, kind="ptr", dtype=_SIDECAR_DTYPES[v.dtype]))
+        else:
+            params.append(dict(name=name, kind="scalar", dtype="f32" if isinstance(v, float) else "i32"))
+    kernel = launcher.Kernel(dict(kernel="k%d" % len(args), threads=[384, 1, 1], shared_bytes=200000,
+                                  params=params))
+    return launcher.FastLaunch(kernel, dev)
 
 
 def _fake_bwd_launcher(fn, args, kwargs, dev):
     """_attention_bwd._Plan._launcher without compiling: a step's params are its positional runtime arguments."""
-    return FakeFast([_kind(v) for v in args]), fn.arg_names[:len(args)]
+    return real_fast(args, dev), fn.arg_names[:len(args)]
 
 
 def install():
-    """Patch the launch boundary: kernels never compile or run; plans are built on CPU tensors."""
+    """Patch the launch boundary: kernels never compile or run; plans are built on CPU tensors; launches go through
+    the real runtime.FastLaunch on a no-op driver."""
+    from txl.runtime import dtypes as _dt
+    from txl.runtime import launcher
+
+    drv = FakeDriver()
+    launcher.get_driver = lambda: drv
+    launcher.Kernel._function = lambda self, d, dev: 0x1000
+    torch._C._cuda_getCurrentRawStream = abs  # (a C call, as torch's)
+    info = _dt.tensor_info
+
+    def cuda_info(obj):  # the launcher's CUDA checks see CPU tensors as CUDA tensors
+        i = info(obj)
+        if i is not None and i.device_type == "cpu":
+            i.device_type = "cuda"
+        return i
+    _dt.tensor_info = cuda_info
     torch.cuda.current_device = lambda: -1  # a CPU tensor's get_device()
     torch.cuda.is_current_stream_capturing = lambda: False
     torch.cuda.device = lambda device: contextlib.nullcontext()
@@ -142,8 +122,11 @@ def install():
             self.grid = (self.n_pad // 128, B * H, 1)
             self.tail = (N, self.n_pad, B * H, A._dummy_i32(q), A._dummy_i32(q), H) + \
                 ((A.BIG, A.BIG, 0) if local is None else tuple(local))
-            self.launch = FakeFast(["desc"] * 4 + ["ptr", "ptr", "f32"] + ["i32"] * 2 + ["i32", "ptr", "ptr"]
-                                   + ["i32"] * 4 + (["ptr"] if sinks is not None else []))
+            q2, k2, v2 = A._rows(q), A._rows(k), A._rows(v)
+            o2 = torch.empty((B * H * N, Dv), dtype=q.dtype)
+            m = torch.empty((B * H, self.n_pad), dtype=torch.float32)
+            desc = [txl.TensorDescriptor(t, block_shape=[64, t.shape[-1]]) for t in (q2, k2, v2, o2)]
+            self.launch = real_fast(desc + [m, o2, 0.125] + list(self.tail) + ([sinks] if sinks is not None else []))
             self.in_place = all(t.is_contiguous() for t in (q, k, v))
             self.ready((B * H * N, D), (B * Hk * N, D), (B * Hk * N, Dv), (B * H * N, Dv), sinks is not None)
         A._Plan.__init__ = init
@@ -168,7 +151,7 @@ def install():
         entry = _fast.get(key)
         if entry is None:
             names = fn.arg_names[:len(args)] + list(tensors)
-            entry = _fast[key] = (FakeFast([_kind(a) for a in args] + ["ptr"] * len(tensors)), names)
+            entry = _fast[key] = (real_fast(list(args) + list(tensors.values())), names)
         fast, names = entry
         by_name = dict(zip(fn.arg_names, args), **tensors)
         vals = [by_name[n].base if isinstance(by_name[n], txl.TensorDescriptor) else by_name[n] for n in names]
@@ -202,13 +185,23 @@ def _count(fn, calls=20):
             self.ops[func.overloadpacket.__name__] += 1
             return func(*args, **(kwargs or {}))
 
+    from txl.runtime import launcher
+
     for _ in range(3):
         fn()
-    FakeFast.total = 0
-    with Ops() as mode:
-        for _ in range(calls):
-            fn()
-    launches = FakeFast.total
+    real_call, launches = launcher.FastLaunch.__call__, [0]
+
+    def counted(self, *a, **k):
+        launches[0] += 1
+        return real_call(self, *a, **k)
+    launcher.FastLaunch.__call__ = counted
+    try:
+        with Ops() as mode:
+            for _ in range(calls):
+                fn()
+    finally:
+        launcher.FastLaunch.__call__ = real_call
+    launches = launches[0]
     py = [0]
 
     def prof(frame, event, arg):
