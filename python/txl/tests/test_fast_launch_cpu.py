@@ -297,3 +297,102 @@ def test_autotuner_with_a_config_pre_hook_never_launches_directly(calls):
     tuned[(1,)](x, x, x, 1000)
     assert [hit[2] for hit in tuned._chosen.values()] == [None]
     assert len(seen) == first + 2  # the hook runs at every later launch
+
+
+# -- FastLaunch's driver calls, untyped (no ctypes argtypes), against a C stub with cuLaunchKernel's prototype
+_STUB = r"""
+#include <stdint.h>
+#include <string.h>
+typedef int CUresult;
+void *got_func, *got_stream, **got_extra;
+unsigned got_dims[7];
+uint64_t got_params[8];
+int got_calls, n_params;
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, void *stream, void **params, void **extra) {
+  unsigned d[7] = {gx, gy, gz, bx, by, bz, shared};
+  got_func = f; got_stream = stream; got_extra = extra; memcpy(got_dims, d, sizeof d);
+  for (int i = 0; i < n_params; i++) got_params[i] = *(uint64_t *)params[i];  /* 8 bytes from each slot */
+  got_calls++;
+  return gx == 7 ? 700 : 0;  /* a grid of 7 fails, as a driver error would */
+}
+void *current_ctx = (void *)0x5000;
+CUresult cuCtxGetCurrent(void **ctx) { *ctx = current_ctx; return 0; }
+"""
+
+
+@pytest.fixture
+def stub_driver(tmp_path):
+    import ctypes
+    import shutil
+    import subprocess
+
+    from txl.runtime.driver import _SIGNATURES
+
+    cc = shutil.which("cc")
+    if cc is None:  # pragma: no cover
+        pytest.skip("no C compiler")
+    (tmp_path / "stub.c").write_text(_STUB)
+    subprocess.run([cc, "-shared", "-fPIC", str(tmp_path / "stub.c"), "-o", str(tmp_path / "stub.so")], check=True)
+    lib = ctypes.CDLL(str(tmp_path / "stub.so"))
+
+    class StubDriver:
+        _fns = {}
+        set_devices = []
+
+        def set_device(self, dev):
+            self.set_devices.append(dev)
+
+        def primary_context(self, dev):
+            return 0x5000
+
+        def make_error(self, rc, fn, what, cls=None):
+            return RuntimeError("%s failed (%d): %s" % (fn, rc, what))
+
+    drv = StubDriver()
+    for name in ("cuLaunchKernel", "cuCtxGetCurrent"):  # typed, as CudaDriver sets them up
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = _SIGNATURES[name], ctypes.c_int
+        drv._fns[name] = fn
+    return drv, lib
+
+
+def test_untyped_launch_passes_every_argument(stub_driver, monkeypatch):
+    import ctypes
+
+    drv, lib = stub_driver
+    monkeypatch.setattr(launcher, "get_driver", lambda: drv)
+    monkeypatch.setattr(Kernel, "_function", lambda self, d, dev: 0x7F00DEAD0000)
+    k = Kernel({"kernel": "k", "threads": [128, 2, 1], "shared_bytes": 1536,
+                "params": [{"name": "x", "kind": "ptr", "dtype": "f32"}, {"name": "n", "kind": "scalar", "dtype": "i32"},
+                           {"name": "s", "kind": "scalar", "dtype": "f32"}, {"name": "m", "kind": "scalar",
+                                                                             "dtype": "i64"}]}, ptx="")
+    fast = launcher.FastLaunch(k, 0)
+    ctypes.c_int.in_dll(lib, "n_params").value = 4
+    x = X(ptr=0x7F1234567890)
+    fast((2**31 - 1, 3, 4), [x, -5, 0.5, 2**40], stream=0x7FFF00001234)
+    dims = list((ctypes.c_uint * 7).in_dll(lib, "got_dims"))
+    params = list((ctypes.c_uint64 * 8).in_dll(lib, "got_params"))
+    assert dims == [2**31 - 1, 3, 4, 128, 2, 1, 1536]
+    assert ctypes.c_void_p.in_dll(lib, "got_func").value == 0x7F00DEAD0000
+    assert ctypes.c_void_p.in_dll(lib, "got_stream").value == 0x7FFF00001234  # 64 bits, not truncated
+    assert ctypes.c_void_p.in_dll(lib, "got_extra").value is None
+    # (an i32 or f32 slot is 4 bytes: the stub's 8-byte read has the value in the low half)
+    assert params[0] == 0x7F1234567890 and params[1] & 0xFFFFFFFF == 2**32 - 5
+    assert ctypes.c_float.from_buffer(ctypes.c_uint32(params[2] & 0xFFFFFFFF)).value == 0.5 and params[3] == 2**40
+    fast((1, 1, 1), [x, 1, 1.0, 1], stream=0x7FFF00005678)  # another stream: a new handle is passed
+    assert ctypes.c_void_p.in_dll(lib, "got_stream").value == 0x7FFF00005678
+    with pytest.raises(RuntimeError, match="cuLaunchKernel failed \\(700\\)"):  # the driver's error is reported
+        fast((7, 1, 1), [x, 1, 1.0, 1], stream=0x7FFF00005678)
+    with pytest.raises(ValueError, match="does not fit in i32"):  # the setter's checks still run
+        fast((1, 1, 1), [x, 2**31, 1.0, 1], stream=0)
+    with pytest.raises(TypeError, match="takes 4 values"):
+        fast((1, 1, 1), [x, 1, 1.0], stream=0)
+    assert ctypes.c_int.in_dll(lib, "got_calls").value == 3
+    # cuCtxGetCurrent's answer is read through the untyped call: another context current makes the device current
+    before = len(drv.set_devices)
+    fast((1, 1, 1), [x, 1, 1.0, 1], stream=0)
+    assert len(drv.set_devices) == before
+    ctypes.c_void_p.in_dll(lib, "current_ctx").value = 0x6000
+    fast((1, 1, 1), [x, 1, 1.0, 1], stream=0)
+    assert drv.set_devices[before:] == [0]
