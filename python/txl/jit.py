@@ -373,7 +373,13 @@ class JITFunction:
     # -- compile and launch ------------------------------------------------------------------------------------
     def __getitem__(self, grid):
         """``kernel[grid](*args, num_warps=4, num_warpgroups=1, **constexprs)``."""
-        return functools.partial(self.run, grid=grid)  # (a C call: no Python frame of its own per launch)
+        binder = self._binder
+        if binder is None:
+            binder = self._binder = self._make_binder()
+        if binder and "run" not in self.__dict__ and type(self).run is JITFunction.run:
+            # the binder's launcher, called by functools.partial: no Python frame between the call and it
+            return functools.partial(binder.launch, grid)
+        return functools.partial(self.run, grid=grid)
 
     def warmup(self, *args, grid=None, **kwargs):
         """Specialise and compile (through the cache) without launching; returns the CompiledKernel."""
@@ -562,8 +568,15 @@ class JITFunction:
                           "else:",
                           "    _txl_f%d = _txl_fp(%s, %r)" % (i, n, kind)]
             fps.append("_txl_f%d" % i)
+        closure["_txl_self"] = self
         kwonly = ["num_warps=4", "num_warpgroups=1", "num_stages=None", "debug_hangs=None", "stream=None",
                   "num_ctas=1", "warmup=False"] + ["%s=None" % o for o in self._ignored_options]
+        # One key and one values expression for both functions: the autotuner finds the JIT's entries by the
+        # binder's key, which the launcher registers them under.
+        key = ("((num_warps, num_warpgroups, num_stages, bool(debug_hangs), None, num_ctas), _BOUND, %s)"
+               % ", ".join(fps))
+        values = "(%s)" % "".join(n + ", " for n in self.arg_names)
+        options = "num_warps, num_warpgroups, num_stages, debug_hangs, stream, num_ctas, warmup"
         src = ["def _txl_make(%s):" % ", ".join(sorted(closure)),
                "    def _txl_bind(%s):" % ", ".join(sig + ["*"] + kwonly),
                "        if warmup:",
@@ -575,15 +588,56 @@ class JITFunction:
                "        elif type(num_ctas) is not int:",
                "            raise _NoFastPath",
                ] + ["        " + ln for ln in lines] + [
-               "        return ((num_warps, num_warpgroups, num_stages, bool(debug_hangs), None, num_ctas), _BOUND, %s), "
-               "(%s), stream" % (", ".join(fps), "".join(n + ", " for n in self.arg_names)),
-               "    return _txl_bind"]
+               "        return %s, %s, stream" % (key, values),
+               # kernel[grid](...): binds, fingerprints and launches a known fingerprint in one call; anything
+               # else goes to _launch_checked with the arguments by name
+               "    def _txl_launch(_txl_grid, %s):" % ", ".join(sig + ["*_txl_more"] + kwonly + ["**_txl_extra"]),
+               "        if _txl_more or _txl_extra or warmup or (num_ctas is not None and type(num_ctas) is not int):",
+               "            return _txl_self._launch_checked(_txl_grid, _txl_more, _txl_extra, %s, %s, None)"
+               % (values, options),
+               "        _txl_hangs, _txl_ctas = debug_hangs, num_ctas",
+               "        if debug_hangs is None:",
+               "            debug_hangs = env_flag(b'TXL_DEBUG_HANGS')",
+               "        if num_ctas is None:",
+               "            num_ctas = 1",
+               "        try:",
+               ] + ["            " + ln for ln in lines] + [
+               "        except (TypeError, KeyError, _NoFastPath):",
+               "            return _txl_self._launch_checked(_txl_grid, (), {}, %s, %s, None)"
+               % (values, options.replace("debug_hangs", "_txl_hangs").replace("num_ctas", "_txl_ctas")),
+               "        _txl_key = %s" % key,
+               "        _txl_values = %s" % values,
+               "        _txl_entry = _txl_self._fast.get(_txl_key)",
+               "        if _txl_entry is not None:",
+               "            return _txl_entry(_txl_grid, _txl_values, stream)",
+               "        return _txl_self._launch_checked(_txl_grid, (), {}, _txl_values, %s, (_txl_key, _txl_values, "
+               "stream))" % options.replace("debug_hangs", "_txl_hangs").replace("num_ctas", "_txl_ctas"),
+               "    return _txl_bind, _txl_launch"]
         scope = {}
         # The binder's globals are this module's, so what it calls (_arg_fingerprint, env_flag) is looked up at
         # the call (bench/libraries.py counts fast-path misses by wrapping _arg_fingerprint); its constants are
         # closure cells.
         exec(compile("\n".join(src), "<txl binder of %s>" % self.where, "exec"), globals(), scope)
-        return scope["_txl_make"](**closure)
+        binder, launch = scope["_txl_make"](**closure)
+        # A call that Python itself refuses (an argument given twice) names the kernel
+        launch.__name__ = launch.__qualname__ = self.__name__
+        binder.launch = launch
+        return binder
+
+    def _launch_checked(self, grid, more, extra, values, num_warps, num_warpgroups, num_stages, debug_hangs,
+                        stream, num_ctas, warmup, binding):
+        """The binder's launcher (see _make_binder) hands a launch without a fast entry to the checked path: the
+        arguments by name (all positional where more were given than the kernel has parameters), the options as
+        given, and its (key, values, stream) to remember, None where it could not fingerprint them."""
+        if more:
+            args, kwargs = tuple(values) + tuple(more), {}
+        else:
+            args = ()
+            kwargs = {n: v for n, v in zip(self.arg_names, values) if v is not _MISSING}
+        kwargs.update(extra)
+        kwargs.update(num_warps=num_warps, num_warpgroups=num_warpgroups, num_stages=num_stages,
+                      debug_hangs=debug_hangs, stream=stream, num_ctas=num_ctas, warmup=warmup)
+        return self._run_checked(args, kwargs, grid, True, binding)
 
     def _value_fingerprint(self, v, kind):
         """A launch value's fingerprint where the binder's inlined cases do not decide (GluonJITFunction adds the

@@ -199,11 +199,18 @@ def test_binder_leaves_unusual_launches_to_the_checked_path(mixcalls, monkeypatc
         vmix[(1,)](x, y, x, 1000)
     with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
         vmix[(1,)](x, y, x, 1000, 7, bogus=1)
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        vmix[(1,)](x, y, x, 1000, 7, 128, None, 5)
+    with pytest.raises(TypeError, match="vmix\\(\\) got multiple values for argument 'x_ptr'"):  # Python's own
+        vmix[(1,)](x, y, x, 1000, 7, x_ptr=x)
     vmix[(1,)](x, y, x, 1000, 7, warmup=True)  # compiles, does not launch
     assert len(mixcalls["checked"]) == 1 and not mixcalls["fast"]
     monkeypatch.setenv("TXL_DEBUG_HANGS", "1")  # read at every launch: another specialisation
     vmix[(1,)](x, y, x, 1000, 7)
     assert len(mixcalls["checked"]) == 2 and not mixcalls["fast"]
+    for _ in range(2):  # a value the fingerprint does not take (a list constexpr): the checked path, every time
+        vmix[(1,)](x, y, x, 1000, 7, FLAG=[1, 2])
+    assert len(mixcalls["checked"]) == 4 and not mixcalls["fast"]
 
 
 def test_binder_passes_the_stream_and_the_grid_meta(mixcalls, monkeypatch):
