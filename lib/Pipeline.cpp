@@ -30,6 +30,9 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
   TXLMbarsOptions mbars;
   mbars.debugHangs = options.debugHangs;
   return {
+      // Slots of the device-built TMA descriptors, before any stage copies
+      // an op (one site per op the user wrote).
+      {"txl-global-scratch", [] { return createTXLGlobalScratch(); }},
       // One copy of a 1-D index vector per expand_dims, before the
       // pipeliner splits loops into stages and layouts are assigned.
       {"txl-rematerialize-expanded-ranges", [] { return createTXLRematerializeExpandedRanges(); }},

@@ -21,6 +21,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "txl/Analysis/LoweringUtils.h"
 #include "txl/Dialect/TXL/IR/TXLDialect.h"
+#include "txl/Dialect/TXL/Transforms/GlobalScratch.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
@@ -148,6 +149,20 @@ FailureOr<SmallVector<KernelSignature>> mlir::txl::collectKernelSignatures(Modul
       if (param.dtype.empty())
         return unsupported("whose element type has no launcher dtype; supported: bf16, f16, "
                            "f32, f64, f8E4M3FN, f8E5M2, i1, i8, ui8, i16, i32, i64");
+      sig.params.push_back(std::move(param));
+    }
+    // The parameter txl-global-scratch appends (the signature is read before
+    // the pipeline runs): the scratch of descriptors built on the device.
+    if (int64_t bytes = getGlobalScratchBytes(fn)) {
+      SidecarParam param;
+      param.name = "arg" + std::to_string(argTypes.size());
+      if (!seen.insert(param.name).second)
+        return fn.emitError() << "kernel '" << sig.name << "' has a parameter named '" << param.name
+                              << "', the name of the global scratch parameter "
+                              << "that txl-global-scratch appends; rename it";
+      param.kind = "global_scratch";
+      param.dtype = "i8";
+      param.scratchBytes = bytes;
       sig.params.push_back(std::move(param));
     }
     kernels.push_back(std::move(sig));

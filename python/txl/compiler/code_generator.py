@@ -34,7 +34,7 @@ import textwrap
 import types
 
 from . import ir
-from .dialects import arith as d_arith, builtin as d_builtin, func as d_func, scf as d_scf
+from .dialects import builtin as d_builtin, func as d_func, scf as d_scf
 from .errors import CompilationError, SemanticError, ShapeMismatchError
 from ..language import core, semantic
 from ..language.core import block_type, constexpr, dtype, smem_type, tensor, tensordesc_type, _is_aggregate, _unwrap
@@ -1563,7 +1563,6 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
     gen = CodeGenerator(info, ctx, lscope)
     gen.is_kernel = True
     ctx.codegen = gen
-    ctx.entry = entry  # hidden parameters (the global scratch of tl.make_tensor_descriptor) are added to it
     with semantic.activate(ctx):
         gen.visit_body(_lower_early_returns(fnode.body))
         semantic.finalize_dots(ctx)
@@ -1576,10 +1575,8 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
                   "kernel of %d warps has no warpgroup" % (num_warps, num_warps), "launch it with num_warps=4")
     # (a kernel of 1 or 2 warps is one role of its txl.num_warps warps: the compiler reads that, no attribute)
     role_warps = num_warps if num_warps in (8, 16, 32) and not _uses_roles(entry) else 4
-    if role_warps != 4:
-        _single_role_slots(entry)
+    # (tl.make_tensor_descriptor's hidden scratch parameter and slots are txl-global-scratch's)
     return _print_module(info.name, entry, num_warps * num_warpgroups, num_stages, target,
-                         semantic.global_scratch_bytes(ctx),
                          gen.source_loc(fnode), entry_divisible, role_warps=role_warps, num_ctas=num_ctas)
 
 
@@ -1587,31 +1584,16 @@ _ROLE_OPS = ("txl.is_warp", "txl.is_warpgroup", "txl.warpgroup_id")
 
 
 def _uses_roles(block):
-    # (the warpgroup_id of a device descriptor's scratch slot is the frontend's own, not a role of the kernel's)
-    return any((op.name in _ROLE_OPS and not op.attrs.get("role_slot"))
-               or any(_uses_roles(b) for r in op.regions for b in r.blocks) for op in block.ops)
+    return any(op.name in _ROLE_OPS or any(_uses_roles(b) for r in op.regions for b in r.blocks)
+               for op in block.ops)
 
 
-def _single_role_slots(block):
-    """One role on all warps: its leader alone writes device descriptors, into the slot of warpgroup 0."""
-    for op in block.ops:
-        if op.attrs.get("role_slot"):
-            op.become(d_arith.constant(result=op.result.type, value=ir.Attr("0 : %s" % op.result.type)))
-        for r in op.regions:
-            for b in r.blocks:
-                _single_role_slots(b)
-
-
-def _print_module(name, entry, total_warps, num_stages, target, global_scratch=None, loc=None, divisible=(),
-                  role_warps=4, num_ctas=1):
+def _print_module(name, entry, total_warps, num_stages, target, loc=None, divisible=(), role_warps=4, num_ctas=1):
     arg_attrs = []
     for a in entry.args:
         attrs = []
         if a in divisible:  # txl-vectorize-accesses proves aligned vector accesses from it
             attrs.append("txl.divisibility = 16 : i32")
-        if global_scratch is not None and a is global_scratch[0]:
-            # The launcher allocates this many bytes per CTA and passes them (tl.make_tensor_descriptor).
-            attrs.append("txl.global_scratch = %d : i64" % global_scratch[1])
         arg_attrs.append("{%s}" % ", ".join(attrs))
     entry.ops.append(d_func.return_([]))
     fn = d_func.func(sym_name=name, function_type=ir.Attr("(%s) -> ()" % ", ".join(str(a.type) for a in entry.args)),

@@ -81,12 +81,12 @@ def lower_copies(text):
     return run_opt(text, "--txl-lower-tile-copies")
 
 
-TILE_PASSES = ("--txl-rematerialize-expanded-ranges", "--txl-fold-dot-add", "--txl-schedule-loops",
-               "--txl-expand-loops", "--txl-lower-tile-copies")
+TILE_PASSES = ("--txl-global-scratch", "--txl-rematerialize-expanded-ranges", "--txl-fold-dot-add",
+               "--txl-schedule-loops", "--txl-expand-loops", "--txl-lower-tile-copies")
 
 
 def lower_tiles(text):
-    """The first stages of txlc's pipeline (txl-rematerialize-expanded-ranges ... txl-lower-tile-copies): the
+    """The first stages of txlc's pipeline (txl-global-scratch ... txl-lower-tile-copies): the
     module with every desc_load / desc_store / register-B dot decided (rings for pipelined loops, staging buffers
     for the rest)."""
     return run_opt(text, *TILE_PASSES)

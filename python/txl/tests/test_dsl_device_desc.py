@@ -1,9 +1,14 @@
-"""tl.make_tensor_descriptor: TMA descriptors built on the device. The kernel gets a hidden parameter
-`txl_global_scratch` (a !txl.ptr<i8> marked txl.global_scratch = bytes per CTA) that the launcher allocates; each
-call site has a 128-byte slot per warpgroup and CTA. The GPU side is python/txl/tests/gpu/device_desc_cases.py."""
+"""tl.make_tensor_descriptor: TMA descriptors built on the device. The frontend emits txl.make_tensor_descriptor
+without a slot; txl-global-scratch (txlc's first stage) gives the kernel a hidden parameter (a !txl.ptr<i8> marked
+txl.global_scratch = bytes per CTA, described in the sidecar) that the launcher allocates, and each op a 128-byte
+slot per warpgroup and CTA. The GPU side is python/txl/tests/gpu/device_desc_cases.py."""
 
 
+import json
+import os
 import re
+import subprocess
+import tempfile
 
 import pytest
 
@@ -12,23 +17,42 @@ import txl.language as tl
 from txl.compiler.errors import CompilationError
 from txl.runtime.launcher import parse_sidecar
 
-from .dsl_helpers import check, check_not, compile_ptx, ir_of, lower_copies, lower_tiles, verify
+from .dsl_helpers import TXLC, _need, check, check_not, compile_ptx, ir_of, lower_copies, lower_tiles, run_opt, verify
 from .gpu import device_desc_cases
 
 SIG = {"a_ptr": "*bf16", "out_ptr": "*fp32", "M": "i32", "K": "i32"}
 
 
+def _sidecar(text):
+    """The sidecar txlc writes for the frontend IR `text` (what the launcher reads)."""
+    _need(TXLC)
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "k.mlir"), "w") as f:
+            f.write(text)
+        r = subprocess.run([TXLC, os.path.join(d, "k.mlir"), "--emit=json", "-o", os.path.join(d, "k.json")],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        with open(os.path.join(d, "k.json")) as f:
+            return json.load(f)
+
+
 def test_descriptor_ir_and_ptx():
     text = ir_of(device_desc_cases.device_desc_for, SIG, {"BM": 64, "BK": 64})
-    # Two call sites x 1 warpgroup x 128 bytes per CTA.
-    check(text, r"arg_attrs = \[(\{\}, )*\{txl.global_scratch = 256 : i64\}\]",
-          r"\^bb0\(.*%txl_global_scratch: !txl.ptr<i8>\):",
-          r"txl.warpgroup_id", r"txl.addptr %txl_global_scratch, %\w+ : !txl.ptr<i8>, i64",
-          r"%a_desc = txl.make_tensor_descriptor %a_ptr, \[%\w+, %\w+\], \[%\w+, %c1_i64\], %\w+ : !txl.ptr<bf16>, "
-          r"!txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>",
+    # The frontend names no slot and adds no parameter: txl-global-scratch does.
+    check(text, r"\^bb0\(%a_ptr: !txl.ptr<bf16>, %out_ptr: !txl.ptr<f32>, %M: i32, %K: i32\):",
+          r"%a_desc = txl.make_tensor_descriptor %a_ptr, \[%\w+, %\w+\], \[%\w+, %c1_i64\] : !txl.ptr<bf16> -> "
+          r"!txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>",
           r"%o_desc = txl.make_tensor_descriptor %out_ptr, .* -> !txl.tensordesc<64x64xf32, "
           r"#txl.nvmma_shared<swizzle = 128>>",
           r"scf.for", r"txl.desc_load %a_desc\[%off_m, %k\]", r"txl.desc_store %o_desc\[%off_m, %c0\], ")
+    check_not(text, r"txl.global_scratch", r"txl.warpgroup_id", r"txl.addptr")
+    # Two call sites x 1 warpgroup x 128 bytes per CTA, in the pass's output and in the sidecar.
+    slots = run_opt(text, "--txl-global-scratch")
+    check(slots, r"%arg4: !txl.ptr<i8> \{txl.global_scratch = 256 : i64\}",
+          r"txl.warpgroup_id", r"%(?P<s>\d+) = txl.addptr %arg4, %\d+ : !txl.ptr<i8>, i64",
+          r"txl.make_tensor_descriptor %arg0, .*, %[[s]] : !txl.ptr<bf16>, !txl.ptr<i8> -> ",
+          r"txl.warpgroup_id", r"%(?P<o>\d+) = txl.addptr %arg4, ", r"txl.make_tensor_descriptor %arg1, .*, %[[o]] : ")
+    assert _sidecar(text)["params"][4] == {"name": "arg4", "kind": "global_scratch", "dtype": "i8", "bytes": 256}
     # the device-built descriptors feed the TMA ops the C++ passes make (a ring in the pipelined loop)
     low = lower_tiles(text)
     check(low, r"%(?P<a>\d+) = txl.make_tensor_descriptor %arg0, ", r"%(?P<o>\d+) = txl.make_tensor_descriptor %arg1, ",
@@ -42,7 +66,7 @@ def test_descriptor_ir_and_ptx():
 def test_slots_per_warpgroup_and_call_site():
     text = ir_of(device_desc_cases.device_desc_ws, SIG, {"BM": 64, "BK": 64}, num_warps=4, num_warpgroups=3)
     # 2 call sites x 3 warpgroups x 128 bytes.
-    check(text, r"\{txl.global_scratch = 768 : i64\}")
+    check(run_opt(text, "--txl-global-scratch"), r"\{txl.global_scratch = 768 : i64\}")
     verify(text)
 
 
@@ -50,7 +74,8 @@ def test_slots_per_warpgroup_and_call_site():
 def test_rebuilt_in_a_loop_from_pointer_arithmetic(num_stages):
     text = ir_of(device_desc_cases.device_desc_batched, dict(SIG, B="i32"), {"BM": 64, "BK": 64},
                  num_stages=num_stages)
-    check(text, r"\{txl.global_scratch = 256 : i64\}", r"scf.for", r"txl.addptr %a_ptr",
+    check(run_opt(text, "--txl-global-scratch"), r"\{txl.global_scratch = 256 : i64\}")
+    check(text, r"scf.for", r"txl.addptr %a_ptr",
           r"%a_desc = txl.make_tensor_descriptor", r"%o_desc = txl.make_tensor_descriptor", r"scf.for",
           r"scf.for", r"txl.desc_load %a_desc\[")
     # the TMA reads the descriptor rebuilt in this iteration of the outer loop

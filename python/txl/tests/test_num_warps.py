@@ -14,7 +14,7 @@ import txl.language as tl
 from txl.tests.gpu import dsl_cases, num_warps8_cases, small_warps_cases
 from txl.tests.gpu.cp_async_alignment_cases import ptr_gemm
 
-from .dsl_helpers import TXLC, _need, compile_ptx, ir_of
+from .dsl_helpers import TXLC, _need, compile_ptx, ir_of, run_opt
 
 
 def _compiled(case):
@@ -43,11 +43,22 @@ def test_tma_issue_and_descriptor_slot_belong_to_the_role():
     tid = re.search(r"mov\.u32\s+(%r\d+), %tid\.x;", ptx).group(1)
     assert re.search(r"setp\.eq\.b32\s+%p\d+, " + re.escape(tid) + ", 0;", ptx)
     assert not re.search(r"(rem\.u32\s+%r\d+, %r\d+, 128;|and\.b32\s+%r\d+, %r\d+, 127;)", ptx)
-    # the descriptors' scratch slot is the role's (warpgroup 0's), not txl.warpgroup_id()'s
+    # the descriptors' scratch slot is the role's (warpgroup 0's), not txl.warpgroup_id()'s: txl-global-scratch
+    # reads the role from txl.role_warps (getRoleWarps); the frontend names no slot
     from txl.tests.gpu.device_desc_cases import device_desc_gemm
     text = ir_of(device_desc_gemm, {"a_ptr": "*bf16:16", "b_ptr": "*bf16:16", "c_ptr": "*fp32:16", "M": "i32:16",
                                     "N": "i32:16", "K": "i32:16"}, {"BM": 128, "BN": 128, "BK": 64}, num_warps=8)
-    assert "txl.role_warps = 8" in text and "txl.warpgroup_id" not in text
+    assert "txl.role_warps = 8" in text and "txl.warpgroup_id" not in text and "txl.global_scratch" not in text
+    slots = run_opt(text, "--txl-global-scratch")
+    # 3 sites (a, b, c) x 2 warpgroups x 128 bytes; every slot at warpgroup 0
+    assert "{txl.global_scratch = 768 : i64}" in slots and "txl.warpgroup_id" not in slots
+    wg = re.findall(r"= arith.constant 0 : i32\n\s*%\S+ = arith.extsi %\S+ : i32 to i64\n\s*%\S+ = arith.addi %c", slots)
+    assert len(wg) == slots.count("txl.make_tensor_descriptor") == 3, slots
+    # with a role per warpgroup (num_warps=4, 2 warpgroups) each warpgroup has its own slot
+    ws = run_opt(ir_of(device_desc_gemm, {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "M": "i32",
+                                          "N": "i32", "K": "i32"}, {"BM": 64, "BN": 64, "BK": 64},
+                       num_warpgroups=2), "--txl-global-scratch")
+    assert "{txl.global_scratch = 768 : i64}" in ws and ws.count("txl.warpgroup_id") == 3, ws
 
 
 def test_num_warps8_marks_the_role_in_the_ir():

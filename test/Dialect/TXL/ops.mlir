@@ -432,6 +432,9 @@ func.func @make_tensor_descriptor(%a: !txl.ptr<bf16>, %slot: !txl.ptr<i8>, %m: i
   %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %slot : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
   // CHECK: txl.make_tensor_descriptor %[[A]], [%[[M]], %[[K]]], [%[[K]], %{{.*}}], %[[S]] {nan_fill} : !txl.ptr<bf16>
   %n = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %slot {nan_fill} : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  // Without its slot (as the frontend writes it; txl-global-scratch gives it one).
+  // CHECK: txl.make_tensor_descriptor %[[A]], [%[[M]], %[[K]]], [%[[K]], %{{.*}}] {nan_fill} : !txl.ptr<bf16> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+  %u = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1] {nan_fill} : !txl.ptr<bf16> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
   return
 }
 

@@ -1,8 +1,9 @@
-// A TMA descriptor built on the device (tl.make_tensor_descriptor): the
-// kernel's !txl.ptr<i8> parameter marked txl.global_scratch is described in
-// the sidecar as a "global_scratch" parameter of N bytes per CTA, which the
-// launcher allocates and passes (it is not a user argument); the PTX builds
-// the tensor map there and ptxas accepts it.
+// A TMA descriptor built on the device (tl.make_tensor_descriptor), written
+// without its slot as the frontend writes it: txl-global-scratch appends the
+// kernel's !txl.ptr<i8> parameter marked txl.global_scratch, which the
+// sidecar describes as a "global_scratch" parameter of N bytes per CTA, which
+// the launcher allocates and passes (it is not a user argument); the PTX
+// builds the tensor map there and ptxas accepts it.
 //
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
@@ -34,13 +35,12 @@
 
 #sw128 = #txl.nvmma_shared<swizzle = 128>
 module attributes {txl.target = "sm_90a"} {
-  func.func @device_desc(%a: !txl.ptr<bf16>, %m: i64, %out: !txl.ptr<f32>,
-                         %scratch: !txl.ptr<i8> {txl.global_scratch = 128 : i64})
+  func.func @device_desc(%a: !txl.ptr<bf16>, %m: i64, %out: !txl.ptr<f32>)
       attributes {txl.kernel, txl.num_warps = 4 : i32} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i64
     %c64 = arith.constant 64 : i64
-    %d = txl.make_tensor_descriptor %a, [%m, %c64], [%c64, %c1], %scratch : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #sw128>
+    %d = txl.make_tensor_descriptor %a, [%m, %c64], [%c64, %c1] : !txl.ptr<bf16> -> !txl.tensordesc<64x64xbf16, #sw128>
     %buf = txl.smem_alloc : !txl.smem<64x64xbf16, stages = 1, #sw128>
     %bars = txl.mbar_alloc count 1 : !txl.mbar<1>
     %v = txl.get_buffer %buf[%c0] : !txl.smem<64x64xbf16, stages = 1, #sw128>

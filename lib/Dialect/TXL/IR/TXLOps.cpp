@@ -464,13 +464,16 @@ LogicalResult DescStoreOp::verify() {
 LogicalResult MakeTensorDescOp::verify() {
   TensorDescType desc = getType();
   auto base = cast<PtrType>(getBase().getType());
-  auto scratch = cast<PtrType>(getScratch().getType());
   if (base.getAddressSpace() != 1 || base.getPointeeType() != desc.getElementType())
     return emitOpError() << "base must be a global pointer to " << desc.getElementType()
                          << " (the descriptor's element type), got " << base;
-  if (scratch.getAddressSpace() != 1 || !scratch.getPointeeType().isInteger(8))
-    return emitOpError() << "scratch must be a global !txl.ptr<i8> (a 128-byte slot), got "
-                         << scratch;
+  // Without a slot, txl-global-scratch gives it one.
+  if (Value slot = getScratch()) {
+    auto scratch = cast<PtrType>(slot.getType());
+    if (scratch.getAddressSpace() != 1 || !scratch.getPointeeType().isInteger(8))
+      return emitOpError() << "scratch must be a global !txl.ptr<i8> (a 128-byte slot), got "
+                           << scratch;
+  }
   size_t rank = desc.getBlockShape().size();
   if (getShape().size() != rank || getStrides().size() != rank)
     return emitOpError() << "needs " << rank << " sizes and " << rank
@@ -486,6 +489,18 @@ LogicalResult MakeTensorDescOp::verify() {
                             "f32 and f64 only, got "
                          << elt;
   return success();
+}
+
+/// A write of its slot, as ODS's `Arg<..., [MemWrite]>` would declare it. An
+/// op without its slot yet (before txl-global-scratch) still writes a tensor
+/// map somewhere: an unnamed write, so that nothing erases it or merges two.
+void MakeTensorDescOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getScratch())
+    effects.emplace_back(MemoryEffects::Write::get(), &getScratchMutable()[0], 0, false,
+                         SideEffects::DefaultResource::get());
+  else
+    effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
 }
 
 LogicalResult TmaGatherOp::verify() {

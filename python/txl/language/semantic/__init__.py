@@ -40,7 +40,7 @@ from .arith import (TRITON_MATH_DTYPES, abs_, addptr, binary, cast, check_triton
                     fma, invert, logical, logical_not, math_op, math_unary, minmax, mulhi, neg, where, _binop,
                     _with_elem)
 from .memory import advance, atomic_cas, atomic_rmw, load, make_block_ptr, store, _mem_attrs
-from .descriptors import GLOBAL_SCRATCH, desc_load, desc_store, global_scratch_bytes, make_tensor_descriptor, _desc
+from .descriptors import desc_load, desc_store, make_tensor_descriptor, _desc
 from .buffers import (TMA_REDUCE_KINDS, as_view, get_buffer, mbar_alloc, mbar_expect, smem_alloc, smem_load, smem_store,
                       smem_trans, tma_load, tma_store, tmem_alloc, _pred, _shape_list)
 from .reductions import reduce_arg, reduce_fn, reduce_named, scan_fn, scan_named, sum_dtype, unsplat

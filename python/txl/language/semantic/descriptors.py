@@ -5,9 +5,9 @@ from ...compiler import dialects as ods
 from ...compiler.errors import SemanticError
 from .. import core
 from ..core import block_type, dtype, pointer_type, tensor, tensordesc_type, _unwrap
-from .context import _b, _ctx
+from .context import _b
 from .values import const_value, constant, to_tensor, _i32, _static_int
-from .arith import addptr, binary, cast
+from .arith import cast
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -61,50 +61,9 @@ def desc_store(desc, offsets, value):
 # Device-built TMA descriptors: tl.make_tensor_descriptor
 # ----------------------------------------------------------------------------------------------------------------
 # A descriptor built in the kernel lives in global memory (TMA reads tensor maps from param, const or global
-# space). The kernel gets one hidden parameter, `txl_global_scratch` (a !txl.ptr<i8> marked
-# `txl.global_scratch = bytes per CTA`), which the launcher allocates and passes. Each call site has one
-# 128-byte slot per warpgroup and CTA, because the first thread of each warpgroup that runs the op builds its own
-# copy (it is the thread that issues that warpgroup's TMA): slot = ((site * warpgroups + warpgroup) * CTAs + CTA)
-# * 128, so the per-CTA size is only needed at the end (sites * warpgroups * 128).
-GLOBAL_SCRATCH = "txl_global_scratch"
-
-
-def _grid_value(name, axis):
-    op = _b().insert(getattr(ods.txl, name)(result=core.int32, axis=axis), pure=True)
-    return cast(tensor(op.result, core.int32), core.int64)
-
-
-def _descriptor_slot():
-    ctx = _ctx()
-    st = ctx.__dict__.setdefault("global_scratch", {"arg": None, "sites": {}})
-    if st["arg"] is None:
-        if getattr(ctx, "entry", None) is None:
-            raise SemanticError("tl.make_tensor_descriptor needs a kernel (the launcher passes its scratch memory)")
-        st["arg"] = ctx.entry.add_arg(core.pointer_type(core.int8), GLOBAL_SCRATCH)
-    site = ctx.codegen.call_site() if ctx.codegen is not None else (object(),)
-    index = st["sites"].setdefault(site, len(st["sites"]))
-    warpgroups = max(1, -(-ctx.num_warps * ctx.num_warpgroups // 4))
-    ctas = binary("*", binary("*", _grid_value("num_programs", 0), _grid_value("num_programs", 1)),
-                  _grid_value("num_programs", 2))
-    cta = binary("+", _grid_value("program_id", 0),
-                 binary("*", _grid_value("num_programs", 0),
-                        binary("+", _grid_value("program_id", 1),
-                               binary("*", _grid_value("num_programs", 1), _grid_value("program_id", 2)))))
-    # Each warpgroup's leader writes its own slot; in a kernel whose role spans the warpgroups (num_warps = 8) the
-    # code generator makes this 0 (one leader, one slot used).
-    wg = cast(tensor(_b().insert(ods.txl.warpgroup_id(result=core.int32), pure=True, attrs={"role_slot": True}).result,
-                     core.int32), core.int64)
-    slot = binary("+", binary("*", binary("+", constant(index * warpgroups, core.int64), wg), ctas), cta)
-    return addptr(tensor(st["arg"], st["arg"].type), binary("*", slot, constant(128, core.int64)))
-
-
-def global_scratch_bytes(ctx):
-    """(the hidden scratch argument, bytes per CTA), or None when the kernel builds no descriptor."""
-    st = ctx.__dict__.get("global_scratch")
-    if not st or st["arg"] is None:
-        return None
-    warpgroups = max(1, -(-ctx.num_warps * ctx.num_warpgroups // 4))
-    return st["arg"], len(st["sites"]) * warpgroups * 128
+# space). The op is emitted without its slot: txl-global-scratch (first in txlc's pipeline) gives the kernel one
+# hidden parameter (a !txl.ptr<i8> marked `txl.global_scratch = bytes per CTA`, which the sidecar describes and
+# the launcher allocates) and each txl.make_tensor_descriptor its 128-byte slot per warpgroup and CTA.
 
 
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
@@ -148,7 +107,6 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
         desc_ty = tensordesc_type(ety, block)
     except ValueError as e:
         raise SemanticError("tl.make_tensor_descriptor: %s" % e) from None
-    slot = _descriptor_slot()
     op = _b().insert(ods.txl.make_tensor_descriptor(base.handle, [v.handle for v in dims], [v.handle for v in strd],
-                                                    slot.handle, result=desc_ty, nan_fill=padding == "nan"))
+                                                    result=desc_ty, nan_fill=padding == "nan"))
     return tensor(op.result, desc_ty)

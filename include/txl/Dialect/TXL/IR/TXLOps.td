@@ -445,7 +445,8 @@ def TXL_TmaStoreOp : TXL_Op<"tma_store"> {
   let hasVerifier = 1;
 }
 
-def TXL_MakeTensorDescOp : TXL_Op<"make_tensor_descriptor", [AttrSizedOperandSegments]> {
+def TXL_MakeTensorDescOp : TXL_Op<"make_tensor_descriptor", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "build a TMA descriptor on the device (tl.make_tensor_descriptor)";
   let description = [{
     Writes a 128-byte tensor map for the row-major tensor at `base` with
@@ -460,17 +461,25 @@ def TXL_MakeTensorDescOp : TXL_Op<"make_tensor_descriptor", [AttrSizedOperandSeg
     of a load read as zero, or as NaN with `nan_fill` (Triton's
     padding_option="nan"; floating-point elements only).
 
+    The frontend writes the op without `scratch`; txl-global-scratch (first
+    in the pipeline) gives each such op its slot of the kernel's hidden
+    `txl.global_scratch` parameter, so every later stage sees a slot. Until
+    then the op writes memory it does not name (so it is neither erased nor
+    merged with another).
+
     ```mlir
     %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1], %slot
         : !txl.ptr<bf16>, !txl.ptr<i8> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+    %e = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1]
+        : !txl.ptr<bf16> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
     ```
   }];
   let arguments = (ins TXL_Ptr:$base, Variadic<I64>:$shape, Variadic<I64>:$strides,
-                       Arg<TXL_Ptr, "", [MemWrite]>:$scratch, UnitAttr:$nan_fill);
+                       Optional<TXL_Ptr>:$scratch, UnitAttr:$nan_fill);
   let results = (outs TXL_TensorDesc:$result);
   let assemblyFormat = [{
-    $base `,` `[` $shape `]` `,` `[` $strides `]` `,` $scratch attr-dict `:` qualified(type($base)) `,`
-    qualified(type($scratch)) `->` qualified(type($result))
+    $base `,` `[` $shape `]` `,` `[` $strides `]` (`,` $scratch^)? attr-dict `:` qualified(type($base))
+    (`,` qualified(type($scratch))^)? `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }

@@ -16,6 +16,28 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TXLGlobalScratch : Pass<"txl-global-scratch", "mlir::ModuleOp"> {
+  let summary = "Give device-built TMA descriptors their slots of the kernel's global scratch";
+  let description = [{
+    Runs first. A kernel whose txl.make_tensor_descriptor ops have no
+    `scratch` (the frontend writes them so) gets one more parameter, a
+    !txl.ptr<i8> marked `txl.global_scratch = bytes per CTA` that the sidecar
+    describes and the launcher allocates (bytes x CTAs per launch), and each
+    such op its 128-byte slot of it: ((site * warpgroups + warpgroup) * CTAs
+    + CTA) * 128, sites numbered in program order, the warpgroup the
+    executing one's (txl.warpgroup_id), or 0 where the kernel's role spans
+    its warpgroups (getRoleWarps: one leader builds the descriptor), CTAs and
+    CTA from num_programs / program_id. Bytes per CTA: sites x warpgroups x
+    128. A kernel without such ops is unchanged.
+
+    Before: `%d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1] : ...`.
+    After:  the kernel's last parameter `%s: !txl.ptr<i8> {txl.global_scratch
+            = 128 : i64}` and `txl.make_tensor_descriptor ..., %slot` with
+            `%slot = txl.addptr %s, %bytes`.
+  }];
+  let dependentDialects = ["::mlir::txl::TXLDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TXLScheduleLoops : Pass<"txl-schedule-loops", "mlir::ModuleOp"> {
   let summary = "Loop pipeliner, step 1: give loads in scf.for loops a ring of buffers and a stage";
   let description = [{
