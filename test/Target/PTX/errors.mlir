@@ -76,6 +76,13 @@
 // RUN: not txlc cast.mlir -o out.ptx 2>&1 | FileCheck %s --check-prefix=CAST
 // CAST: cast.mlir:2:8: error: 'builtin.unrealized_conversion_cast' from 'i32' to 'f32' is left after reconcile-unrealized-casts
 
+// A parameter named (txl.name) as the global scratch parameter that
+// txl-global-scratch appends to a kernel that builds a TMA descriptor: the
+// launcher passes arguments by name, so the sidecar refuses it.
+// RUN: not txlc scratchname.mlir --emit=json -o out.json 2>&1 | FileCheck %s --check-prefix=SCRATCHNAME
+// RUN: not test -e out.json
+// SCRATCHNAME: scratchname.mlir:2:3: error: kernel 'k' has a parameter named 'arg2', the name of the global scratch parameter that txl-global-scratch appends; rename it
+
 //--- ok.mlir
 llvm.func @k(%p: !llvm.ptr<1>) attributes {nvvm.kernel} {
   llvm.return
@@ -127,5 +134,13 @@ module {
   nvvm.barrier0
   llvm.func @f() {
     llvm.return
+  }
+}
+//--- scratchname.mlir
+module attributes {txl.target = "sm_90a"} {
+  func.func @k(%a: !txl.ptr<bf16> {txl.name = "arg2"}, %m: i64) attributes {txl.kernel, txl.num_warps = 4 : i32} {
+    %c1 = arith.constant 1 : i64
+    %d = txl.make_tensor_descriptor %a, [%m, %m], [%m, %c1] : !txl.ptr<bf16> -> !txl.tensordesc<64x64xbf16>
+    return
   }
 }
