@@ -33,6 +33,12 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
       // Slots of the device-built TMA descriptors, before any stage copies
       // an op (one site per op the user wrote).
       {"txl-global-scratch", [] { return createTXLGlobalScratch(); }},
+      // What nothing reads goes before any stage sees it: the frontend's
+      // dry-run leftovers, unread values, variables carried through scf
+      // for nothing (they would get layouts and registers). Before the
+      // stages below, so that a dead reader keeps no dot's product from
+      // folding into its accumulator and no dead expand_dims gets a copy.
+      {"txl-erase-dead-values", [] { return createTXLEraseDeadValues(); }},
       // One copy of a 1-D index vector per expand_dims, before the
       // pipeliner splits loops into stages and layouts are assigned.
       {"txl-rematerialize-expanded-ranges", [] { return createTXLRematerializeExpandedRanges(); }},

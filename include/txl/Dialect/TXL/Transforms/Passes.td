@@ -167,6 +167,26 @@ def TXLRematerializeExpandedRanges : Pass<"txl-rematerialize-expanded-ranges", "
   let dependentDialects = ["::mlir::txl::TXLDialect"];
 }
 
+def TXLEraseDeadValues : Pass<"txl-erase-dead-values", "mlir::ModuleOp"> {
+  let summary = "Erase what nothing reads: unused pure ops and unread scf.for / scf.if / scf.while results";
+  let description = [{
+    Runs right after txl-global-scratch, before every stage that reads the
+    frontend's IR. To a fixed
+    point: an op whose results nothing reads and that has no memory effect
+    but allocating them (arith, math, txl's pure tile ops, an unused
+    smem_alloc / tmem_alloc / mbar_alloc) is erased; so are the results of
+    scf.for, scf.if and scf.while that nothing reads, with their yielded
+    values, and a loop's iter_args that the body reads only to yield them
+    again in place (a while's carried values that its `before` region does
+    not read). Ops that read memory, control flow itself, and everything
+    else stay as they are: nothing is folded, deduplicated or moved.
+
+    Before: `%r:2 = scf.for ... iter_args(%a = %x, %b = %y)` with `%r#1`
+    unread and `%b` only yielded. After: a loop carrying `%a` alone.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def TXLFoldDotAdd : Pass<"txl-fold-dot-add", "mlir::ModuleOp"> {
   let summary = "Fold `x + dot(a, b)` into the dot's accumulator: dot(a, b, x)";
   let description = [{
