@@ -1567,7 +1567,6 @@ def _ast_to_ir(jit_fn, signature, constexprs, num_warps, num_warpgroups, target,
         gen.visit_body(_lower_early_returns(fnode.body))
         semantic.finalize_dots(ctx)
     entry.ops = builder.hoisted + entry.ops
-    ir.eliminate_dead_ops(entry)
     # One copy of the body on all the warps (their warpgroups split each dot's M), unless the kernel gives its
     # warps or warpgroups roles of their own (TXL's warp specialization, txl.warpgroup_id()).
     if num_warps < 4 and _uses_roles(entry):

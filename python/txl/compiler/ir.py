@@ -12,7 +12,8 @@ Keeping a tree (rather than appending strings) lets the frontend
 
 * finish types late: types print lazily, so a swizzle the user names for a buffer (Gluon's shared layouts) shows
   on every use of it and of the buffers control flow joins with it (any other swizzle is txl-smem-allocs' choice);
-* hoist scalar constants and allocations to the top of the kernel and drop the unused ones;
+* hoist scalar constants (deduplicated) and allocations to the top of the kernel (what nothing reads, there or
+  anywhere, is txlc's first stage's to erase: txl-erase-dead-values);
 * mark a ``txl.dot`` asynchronous once it is known that a ``txl.dot_wait`` follows it.
 """
 
@@ -87,8 +88,8 @@ def _specs():
 class Op:
     """One operation, made by a ``dialects`` builder. ``props`` are its ODS attributes (Python values, checked by
     ``build_op``), ``discardable`` other attributes (name -> ``Attr`` text, or True for a unit attribute), ``attrs``
-    the frontend's own bookkeeping (never printed). ``pure`` ops (and hoisted allocations) whose results are never
-    used are dropped before printing."""
+    the frontend's own bookkeeping (never printed). Nothing is dropped here: an op whose results nothing reads is
+    printed, and txlc's txl-erase-dead-values erases it."""
 
     def __init__(self, name, operands=(), result_types=(), regions=(), props=None, segments=None):
         self.name = name
@@ -99,7 +100,6 @@ class Op:
         self.regions = list(regions)
         self.props = dict(props or {})
         self.discardable = {}
-        self.pure = False
         self.attrs = {}
         self.block = None
         self.loc = None  # 'loc("kernel.py":12:5)': where in the user's source the op comes from
@@ -231,20 +231,23 @@ class Builder:
         self.hoisted = []  # ops kept at the top of the entry block, in creation order
 
     def insert(self, op, pure=False, attrs=None):
-        """Appends ``op`` (a ``dialects`` builder's) to the current block at the current location."""
-        op.pure = pure
+        """Appends ``op`` (a ``dialects`` builder's) to the current block at the current location. ``pure`` is
+        read by nothing any more (what nothing reads is txl-erase-dead-values' to erase, from the ops' own
+        effects); the builtins still pass it, until their call sites drop it."""
         op.attrs.update(attrs or {})
         op.loc = self.loc
         op.block = self.block
         self.block.ops.append(op)
         return op
 
-    def hoist(self, op, key=None, pure=True, attrs=None):
+    def hoist(self, op, key=None, attrs=None):
         """Places an operand-free op at the top of the kernel (constants, allocations); ``key`` deduplicates: the op
-        made first for a key is returned instead of ``op``."""
+        made first for a key is returned instead of ``op``. An allocation is the kernel's, not the statement's (a
+        buffer allocated in a branch is used after it); a constant hoisted and shared by value is one that a
+        branch can make and the code after it reuse. Those that nothing reads (a loop's dry runs make some) are
+        erased by txl-erase-dead-values."""
         if key is not None and key in self._const_cache:
             return self._const_cache[key]
-        op.pure = pure
         op.attrs.update(attrs or {})
         op.loc = self.loc
         op.block = self.entry
@@ -252,83 +255,6 @@ class Builder:
         if key is not None:
             self._const_cache[key] = op
         return op
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Dead-code removal
-# ----------------------------------------------------------------------------------------------------------------
-def _uses(block, counts):
-    for op in block.ops:
-        for v in op.operands:
-            counts[id(v)] = counts.get(id(v), 0) + 1
-        for r in op.regions:
-            for b in r.blocks:
-                _uses(b, counts)
-
-
-def _prune_results(op, counts):
-    """Drops the results of an scf.if / scf.for that nothing reads (a variable the frontend carried because the
-    body assigns it, but that is neither read before being re-assigned in the body nor used afterwards).
-    Returns True if something was removed."""
-    if op.name not in ("scf.if", "scf.for"):
-        return False
-    dead = []
-    for i, r in enumerate(op.results):
-        if counts.get(id(r), 0):
-            continue
-        if op.name == "scf.for":
-            body = op.regions[0].blocks[0]
-            arg = body.args[i + 1]
-            y = body.ops[-1]
-            n = counts.get(id(arg), 0) - (1 if y.operands[i] is arg else 0)
-            if n:
-                continue
-        dead.append(i)
-    if not dead:
-        return False
-    keep = [i for i in range(len(op.results)) if i not in dead]
-    op.results = [op.results[i] for i in keep]
-    # (the yields stay, with fewer operands: the generic form spells out every terminator)
-    if op.name == "scf.if":
-        for region in op.regions:
-            for block in region.blocks:
-                y = block.ops[-1] if block.ops else None
-                if y is not None and y.name == "scf.yield":
-                    y.operands = [y.operands[i] for i in keep]
-    else:
-        body = op.regions[0].blocks[0]
-        body.args = [body.args[0]] + [body.args[i + 1] for i in keep]
-        y = body.ops[-1]
-        y.operands = [y.operands[i] for i in keep]
-        op.operands = op.operands[:3] + [op.operands[3 + i] for i in keep]
-    return True
-
-
-def eliminate_dead_ops(entry):
-    """Removes pure ops whose results are unused and unused loop/if results, to a fixed point (dry-run leftovers,
-    unused constants, variables carried through a loop that nothing reads)."""
-    while True:
-        counts = {}
-        _uses(entry, counts)
-        removed = [False]
-
-        def sweep(block):
-            kept = []
-            for op in block.ops:
-                for r in op.regions:
-                    for b in r.blocks:
-                        sweep(b)
-                if op.pure and op.results and all(counts.get(id(v), 0) == 0 for v in op.results):
-                    removed[0] = True
-                    continue
-                if _prune_results(op, counts):
-                    removed[0] = True
-                kept.append(op)
-            block.ops = kept
-
-        sweep(entry)
-        if not removed[0]:
-            return
 
 
 # ----------------------------------------------------------------------------------------------------------------

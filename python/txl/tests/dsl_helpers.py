@@ -75,14 +75,20 @@ def opt_error(text, *passes):
     return r.stderr
 
 
+def erase_dead(text):
+    """txl-erase-dead-values, txlc's first cleanup stage: the module as every later stage sees it, without what
+    nothing reads (the frontend prints the values its dry runs leave and the variables it carries for nothing)."""
+    return run_opt(text, "--txl-erase-dead-values")
+
+
 def lower_copies(text):
     """txl-lower-tile-copies: staging buffers, mbarriers and phases for the desc_load / desc_store / dot ops that
     the loop pipeliner did not take (for a kernel compiled with num_stages=1, all of them)."""
     return run_opt(text, "--txl-lower-tile-copies")
 
 
-TILE_PASSES = ("--txl-global-scratch", "--txl-rematerialize-expanded-ranges", "--txl-fold-dot-add",
-               "--txl-schedule-loops", "--txl-expand-loops", "--txl-lower-tile-copies")
+TILE_PASSES = ("--txl-global-scratch", "--txl-erase-dead-values", "--txl-rematerialize-expanded-ranges",
+               "--txl-fold-dot-add", "--txl-schedule-loops", "--txl-expand-loops", "--txl-lower-tile-copies")
 
 
 def lower_tiles(text):
