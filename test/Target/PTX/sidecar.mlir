@@ -55,7 +55,8 @@
 // CUBIN-NEXT: "threads": [256, 1, 1],
 
 // A Blackwell kernel: arch from the module's txl.target; the shared-memory
-// size is what the pipeline planned (an mbarrier here).
+// size is what the pipeline planned (an mbarrier here, which the kernel
+// arrives on: an allocation nothing reads is erased by txl-erase-dead-values).
 // RUN: txlc mbar100.mlir -o mbar100.ptx
 // RUN: FileCheck %s --check-prefix=SM100 < mbar100.json
 // SM100: "kernel": "k100",
@@ -94,6 +95,9 @@ module attributes {txl.target = "sm_90a"} {
 module attributes {txl.target = "sm_100a"} {
   func.func @k100(%p: !txl.ptr<f32>) attributes {txl.kernel, txl.num_warps = 4 : i32} {
     %bars = txl.mbar_alloc count 1 : !txl.mbar<2>
+    %c0 = arith.constant 0 : i32
+    %b = txl.get_buffer %bars[%c0] : !txl.mbar<2>
+    txl.mbar_arrive %b
     return
   }
 }
