@@ -10,6 +10,7 @@ and K.json). Kernels, from test/gpu/ and test/Target/PTX/layout-conversion-matri
   row_softmax            (x, y, M, N): y = softmax(x, dim=1), N = 100 (masked), 16 rows per program
   masked_reduce          (x, sum, max, M, W): row sums and maxima, W = 300 (masked), 8 rows per program
   layout_matrix_<shape>  (in, out): block p of out (8192 floats) = the input tile, for every conversion p
+  smem_matrix            (in32, out32, in16, out16): 4 blocks of each = the input, through ldmatrix / stmatrix
 
 Each kernel runs on fresh random inputs; every output element is compared with a float32 torch reference
 (outputs are pre-filled with NaN, so an element a kernel forgets to write fails). Prints PASS/FAIL per
@@ -95,6 +96,19 @@ def check_layout_matrix(kernel, shape):
     return worst == 0.0 and written == list(range(len(written))), worst
 
 
+def check_smem_matrix(kernel):
+    """test/gpu/smem_matrix.mlir: 4 blocks of each input through ldmatrix / stmatrix (one side of each trip)."""
+    x32 = torch.randn(32 * 64, device="cuda")
+    x16 = torch.randn(64 * 64, device="cuda").to(torch.bfloat16)
+    out32 = nan_like((4, 32 * 64))
+    out16 = nan_like((4, 64 * 64)).to(torch.bfloat16)
+    kernel[(1, 1, 1)](x32, out32, x16, out16)
+    torch.cuda.synchronize()
+    worst = max(max(max_err(out32[b], x32) for b in range(4)),
+                max(max_err(out16[b].float(), x16.float()) for b in range(4)))
+    return worst == 0.0, worst
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", required=True, help="directory of txlc outputs (K.json next to K.ptx/K.cubin)")
@@ -104,6 +118,7 @@ def main():
         "layout_roundtrip": check_layout_roundtrip,
         "row_softmax": check_row_softmax,
         "masked_reduce": check_masked_reduce,
+        "smem_matrix": check_smem_matrix,
     }
     for shape in MATRIX_SHAPES:
         checks["layout_matrix_" + shape] = lambda k, s=MATRIX_SHAPES[shape]: check_layout_matrix(k, s)

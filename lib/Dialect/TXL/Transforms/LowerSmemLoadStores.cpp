@@ -16,6 +16,11 @@
 // chunk stays whole under the swizzle); everything else is one access per
 // element; mma.sync operands (16-bit) read from a whole NVMMA-encoded view
 // use ldmatrix (.trans when the view's contiguous dimension is not K).
+// Before either, a tile whose layout and view decompose into 8 x 8 matrices
+// of b16 (16-byte rows; a 32-bit element is two b16) moves with ldmatrix /
+// stmatrix (.x4, .x2; .trans for 16-bit elements), as Triton does: four
+// words per lane per instruction instead of one ld/st.shared each
+// (planMatrixAccess).
 // A `ctaId` reads or writes that CTA's copy of the view (distributed shared
 // memory: mapa, then ld/st.shared::cluster). frag_smem_load/store are the
 // predicated and partial forms; a frag_smem_store with an mbarrier is
@@ -326,6 +331,297 @@ Value loadMmaSyncOperand(ConversionPatternRewriter &rewriter, Location loc,
   return result;
 }
 
+//===----------------------------------------------------------------------===//
+// ldmatrix / stmatrix: 8 x 8 matrices of 16-bit elements
+//===----------------------------------------------------------------------===//
+
+/// How a tile moves with ldmatrix / stmatrix (.x2 / .x4, b16). One
+/// instruction moves `num` 8 x 8 matrices of b16 whose rows are 16
+/// contiguous bytes of shared memory; lane L gives the address of row L % 8
+/// of matrix L / 8, and each lane holds one 32-bit word per matrix:
+///   - as is:  lane l holds bytes 4 * (l % 4) .. +3 of row l / 4;
+///   - .trans: lane l holds the b16 at bytes 2 * (l / 4) of rows
+///             2 * (l % 4) (low half) and 2 * (l % 4) + 1 (high half).
+/// A word is one register of a 32-bit tile (as is only: .trans splits
+/// words), or the registers r and r | pairBit of a 16-bit tile. So a tile
+/// fits when, in the tile's layout composed with the view's byte offsets
+/// (its swizzle included), lane bits 0-1 move 4 and 8 bytes (as is) or lane
+/// bits 2-4 move 2, 4 and 8 bytes (.trans), the pair bit moves 2 bytes (as
+/// is) or a whole row, and every other basis moves a multiple of 16 bytes,
+/// which is Triton's condition (its LinearLayout divided by the ldmatrix
+/// tile). Then the rows are a layout of their own (`rows`): the lane bits
+/// that do not pick a word's bytes, the register bits that pick the matrix
+/// (lane bits 3-4 of the addressing lane) and the warps; its registers are
+/// the instructions.
+struct MatrixAccess {
+  bool trans = false;
+  int64_t num = 0;                  // matrices per instruction: 2 or 4
+  int64_t pairBit = -1;             // 16-bit tiles: the register bit of a word's second half
+  SmallVector<unsigned> matrixBits; // register bits choosing the matrix (log2 num)
+  SmallVector<unsigned> instrBits;  // the others: one instruction per combination
+  std::optional<LinearLayout> rows; // (instruction, addressing lane, warp) -> row start
+
+  /// Tile register of instruction `s`, matrix `k`, half `h`.
+  int64_t reg(int64_t s, int64_t k, int64_t h) const {
+    int64_t r = h && pairBit >= 0 ? int64_t(1) << pairBit : 0;
+    for (auto [i, bit] : llvm::enumerate(matrixBits))
+      if ((k >> i) & 1)
+        r |= int64_t(1) << bit;
+    for (auto [i, bit] : llvm::enumerate(instrBits))
+      if ((s >> i) & 1)
+        r |= int64_t(1) << bit;
+    return r;
+  }
+  int64_t numInstrs() const { return int64_t(1) << instrBits.size(); }
+};
+
+/// The plan for moving `tile` (in `layout`) to or from `view` with
+/// ldmatrix / stmatrix, or nullopt (then the per-register path does it).
+/// Every (register, lane, warp) of the tile is checked against what the
+/// instruction gives that lane, so a plan is only returned when each lane
+/// gets exactly its elements.
+std::optional<MatrixAccess> planMatrixAccess(const LinearLayout &layout, RankedTensorType tile,
+                                             SmemType view, Value viewValue) {
+  int64_t bits = getElementBitWidth(tile.getElementType());
+  if ((bits != 16 && bits != 32) || bits != getElementBitWidth(view.getElementType()) ||
+      !isa<IntegerType, FloatType>(tile.getElementType()) || tile.getShape() != view.getShape() ||
+      layout.getLaneBases().size() != 5)
+    return std::nullopt;
+  // Row starts must be 16-byte aligned: the view's start is when it is a
+  // whole buffer or a stage of one (buffers are 1024-byte aligned, stages of
+  // a multiple of 16 bytes); a subslice may start anywhere.
+  int64_t viewBytes = bits / 8;
+  for (int64_t d : view.getShape())
+    viewBytes *= d;
+  DenseSet<Value> seen;
+  if (viewBytes % 16 || mayBeSubslice(viewValue, seen))
+    return std::nullopt;
+  auto bytes = [&](const LinearLayout::Coord &c) { return getSharedElementOffset(view, c); };
+  ArrayRef<LinearLayout::Coord> regs = layout.getRegBases(), lanes = layout.getLaneBases(),
+                                warps = layout.getWarpBases();
+  auto rowAligned = [&](ArrayRef<LinearLayout::Coord> bases) {
+    return llvm::all_of(bases, [&](const LinearLayout::Coord &c) { return bytes(c) % 16 == 0; });
+  };
+  MatrixAccess plan;
+  SmallVector<unsigned> spare; // register bits left for matrices and instructions
+  SmallVector<LinearLayout::Coord> rowLanes;
+  if (bytes(lanes[0]) == 4 && bytes(lanes[1]) == 8) {
+    // As is: a word's 4 bytes come from lane bits 0-1; lane bits 2-4 pick
+    // the row.
+    for (unsigned b = 0; b < regs.size(); ++b) {
+      if (bits == 16 && plan.pairBit < 0 && bytes(regs[b]) == 2)
+        plan.pairBit = b;
+      else
+        spare.push_back(b);
+    }
+    if ((bits == 16 && plan.pairBit < 0) ||
+        !rowAligned(ArrayRef<LinearLayout::Coord>(lanes).drop_front(2)))
+      return std::nullopt;
+    rowLanes.assign({lanes[2], lanes[3], lanes[4]});
+  } else if (bits == 16 && bytes(lanes[2]) == 2 && bytes(lanes[3]) == 4 && bytes(lanes[4]) == 8) {
+    // .trans: lane bits 2-4 pick the b16 in the row; the pair bit and lane
+    // bits 0-1 the row. The pair bit is the register bit (a whole row away)
+    // whose 8 rows fall in the most distinct 16-byte bank groups (fewest
+    // conflicts).
+    plan.trans = true;
+    if (!rowAligned(ArrayRef<LinearLayout::Coord>(lanes).take_front(2)))
+      return std::nullopt;
+    int64_t bestGroups = -1;
+    for (unsigned b = 0; b < regs.size(); ++b) {
+      if (bytes(regs[b]) % 16)
+        continue;
+      DenseSet<int64_t> groups;
+      for (int64_t i = 0; i < 8; ++i)
+        groups.insert(((i & 1 ? bytes(regs[b]) : 0) ^ (i & 2 ? bytes(lanes[0]) : 0) ^
+                       (i & 4 ? bytes(lanes[1]) : 0)) /
+                      16 % 8);
+      if (int64_t(groups.size()) > bestGroups) {
+        bestGroups = groups.size();
+        plan.pairBit = b;
+      }
+    }
+    if (plan.pairBit < 0)
+      return std::nullopt;
+    for (unsigned b = 0; b < regs.size(); ++b)
+      if (int64_t(b) != plan.pairBit)
+        spare.push_back(b);
+    rowLanes.assign({regs[plan.pairBit], lanes[0], lanes[1]});
+  } else {
+    return std::nullopt;
+  }
+  SmallVector<LinearLayout::Coord> spareRegs;
+  for (unsigned b : spare)
+    spareRegs.push_back(regs[b]);
+  if (!rowAligned(spareRegs) || !rowAligned(warps) || spare.empty())
+    return std::nullopt;
+  // .x4 where the thread has 4 words, else .x2 (one word: the per-register
+  // path moves it as well).
+  unsigned matrixLog2 = std::min<unsigned>(2, spare.size());
+  plan.num = int64_t(1) << matrixLog2;
+  plan.matrixBits.assign(spare.begin(), spare.begin() + matrixLog2);
+  plan.instrBits.assign(spare.begin() + matrixLog2, spare.end());
+  SmallVector<LinearLayout::Coord> rowRegs;
+  for (unsigned b : plan.instrBits)
+    rowRegs.push_back(regs[b]);
+  for (unsigned b : plan.matrixBits)
+    rowLanes.push_back(regs[b]);
+  plan.rows.emplace(SmallVector<int64_t>(tile.getShape()), rowRegs, rowLanes,
+                    SmallVector<LinearLayout::Coord>(warps));
+
+  // Every element, as the hardware moves it.
+  for (int64_t w = 0; w < layout.getNumWarps(); ++w)
+    for (int64_t s = 0; s < plan.numInstrs(); ++s) {
+      for (int64_t lane = 0; lane < 8 * plan.num; ++lane)
+        if (bytes(plan.rows->apply(s, lane, w)) % 16)
+          return std::nullopt;
+      for (int64_t k = 0; k < plan.num; ++k)
+        for (int64_t h = 0; h < (bits == 16 ? 2 : 1); ++h)
+          for (int64_t l = 0; l < 32; ++l) {
+            int64_t want = bytes(layout.apply(plan.reg(s, k, h), l, w));
+            int64_t got = plan.trans
+                              ? bytes(plan.rows->apply(s, 8 * k + 2 * (l % 4) + h, w)) + 2 * (l / 4)
+                              : bytes(plan.rows->apply(s, 8 * k + l / 4, w)) + 4 * (l % 4) + 2 * h;
+            if (want != got)
+              return std::nullopt;
+          }
+    }
+  return plan;
+}
+
+/// The 32-bit words of instruction `s` (one per matrix) from the tile's
+/// registers `value`, or (load) the registers from the words.
+Value packWord(OpBuilder &b, Location loc, const MatrixAccess &plan, Value value, int64_t s,
+               int64_t k, Type elt) {
+  auto i32 = b.getI32Type();
+  if (plan.pairBit < 0)
+    return LLVM::BitcastOp::create(b, loc, i32,
+                                   LLVM::ExtractValueOp::create(b, loc, value, plan.reg(s, k, 0)));
+  Value pair = LLVM::UndefOp::create(b, loc, VectorType::get({2}, elt));
+  for (int64_t h = 0; h < 2; ++h)
+    pair = LLVM::InsertElementOp::create(
+        b, loc, pair, LLVM::ExtractValueOp::create(b, loc, value, plan.reg(s, k, h)),
+        i32Const(b, loc, h));
+  return LLVM::BitcastOp::create(b, loc, i32, pair);
+}
+
+Value unpackWord(OpBuilder &b, Location loc, const MatrixAccess &plan, Value result, Value word,
+                 int64_t s, int64_t k, Type elt) {
+  if (plan.pairBit < 0)
+    return LLVM::InsertValueOp::create(b, loc, result, LLVM::BitcastOp::create(b, loc, elt, word),
+                                       plan.reg(s, k, 0));
+  Value pair = LLVM::BitcastOp::create(b, loc, VectorType::get({2}, elt), word);
+  for (int64_t h = 0; h < 2; ++h)
+    result = LLVM::InsertValueOp::create(
+        b, loc, result, LLVM::ExtractElementOp::create(b, loc, pair, i32Const(b, loc, h)),
+        plan.reg(s, k, h));
+  return result;
+}
+
+/// The row address each lane gives to instruction `s` of `plan`: register
+/// 0's address plus a constant where SharedAddresses finds that form (no
+/// swizzle, or instructions that keep the swizzle phase); else register 0's
+/// byte offset XOR a constant. The view's byte offset is linear over GF(2) in
+/// the coordinates (power-of-two dimensions; the swizzle XORs address
+/// bits), so a swizzled epilogue tile costs one xor per instruction instead
+/// of the swizzle arithmetic per address. Both forms are checked for every
+/// thread; otherwise each address is computed from its coordinates.
+class RowAddresses {
+public:
+  RowAddresses(OpBuilder &b, Location loc, Value base, SmemType view, const LinearLayout &rows,
+               int64_t numInstrs)
+      : addrs(b, loc, base, view, rows, 1, /*pinned=*/true), base(base) {
+    auto offset = [&](int64_t s, int64_t lane, int64_t warp) {
+      return getSharedElementOffset(view, rows.apply(s, lane, warp));
+    };
+    bool additive = true, linear = true;
+    for (int64_t w = 0; w < rows.getNumWarps(); ++w)
+      for (int64_t l = 0; l < rows.getNumLanes(); ++l)
+        for (int64_t s = 0; s < numInstrs; ++s) {
+          int64_t at = offset(s, l, w), at0 = offset(0, l, w), part = offset(s, 0, 0);
+          additive &= at - at0 == part - offset(0, 0, 0);
+          linear &= at == (at0 ^ part);
+        }
+    if (additive || !linear)
+      return;
+    for (int64_t s = 0; s < numInstrs; ++s)
+      fixed.push_back(offset(s, 0, 0));
+    SmallVector<Value> coords;
+    for (unsigned d = 0; d < rows.getShape().size(); ++d)
+      coords.push_back(addrs.getCoords().get(b, loc, 0, d));
+    Value zero = LLVM::ZeroOp::create(b, loc, base.getType());
+    first = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(),
+                                     getSharedElementAddress(b, loc, zero, view, coords));
+  }
+  Value get(OpBuilder &b, Location loc, int64_t s) {
+    if (!first)
+      return addrs.get(b, loc, s);
+    Value off =
+        fixed[s] ? Value(LLVM::XOrOp::create(b, loc, first, i32Const(b, loc, fixed[s]))) : first;
+    return addBytes(b, loc, base, off);
+  }
+
+private:
+  SharedAddresses addrs;
+  Value base;
+  Value first;                // register 0's byte offset (the XOR form)
+  SmallVector<int64_t> fixed; // per instruction: its offset's constant part
+};
+
+/// smem_load with ldmatrix when the tile fits (planMatrixAccess), else null
+/// (nothing built).
+Value loadTileMatrices(ConversionPatternRewriter &rewriter, Location loc,
+                       const TypeConverter &converter, RankedTensorType tile, SmemType view,
+                       Value viewValue, Value base) {
+  auto layout = LinearLayout::get(tile.getShape(), tile.getEncoding());
+  Type structType = converter.convertType(tile);
+  if (failed(layout) || !structType)
+    return {};
+  std::optional<MatrixAccess> plan = planMatrixAccess(*layout, tile, view, viewValue);
+  if (!plan)
+    return {};
+  Type elt = converter.convertType(tile.getElementType());
+  auto i32 = rewriter.getI32Type();
+  Type resType =
+      LLVM::LLVMStructType::getLiteral(rewriter.getContext(), SmallVector<Type>(plan->num, i32));
+  RowAddresses addrs(rewriter, loc, base, view, *plan->rows, plan->numInstrs());
+  Value result = LLVM::UndefOp::create(rewriter, loc, structType);
+  for (int64_t s = 0; s < plan->numInstrs(); ++s) {
+    Value words = NVVM::LdMatrixOp::create(
+        rewriter, loc, resType, addrs.get(rewriter, loc, s), plan->num,
+        plan->trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8), NVVM::LdStMatrixEltType::B16);
+    for (int64_t k = 0; k < plan->num; ++k)
+      result = unpackWord(rewriter, loc, *plan, result,
+                          LLVM::ExtractValueOp::create(rewriter, loc, words, k), s, k, elt);
+  }
+  return result;
+}
+
+/// smem_store with stmatrix when the tile fits, else failure (nothing
+/// built). Threads that hold copies of an element store the same value.
+LogicalResult storeTileMatrices(ConversionPatternRewriter &rewriter, Location loc,
+                                RankedTensorType tile, SmemType view, Value viewValue, Value base,
+                                Value value) {
+  auto layout = LinearLayout::get(tile.getShape(), tile.getEncoding());
+  if (failed(layout))
+    return failure();
+  std::optional<MatrixAccess> plan = planMatrixAccess(*layout, tile, view, viewValue);
+  if (!plan)
+    return failure();
+  Type elt = cast<LLVM::LLVMStructType>(value.getType()).getBody().front();
+  RowAddresses addrs(rewriter, loc, base, view, *plan->rows, plan->numInstrs());
+  for (int64_t s = 0; s < plan->numInstrs(); ++s) {
+    SmallVector<Value> words;
+    for (int64_t k = 0; k < plan->num; ++k)
+      words.push_back(packWord(rewriter, loc, *plan, value, s, k, elt));
+    NVVM::StMatrixOp::create(rewriter, loc, addrs.get(rewriter, loc, s), words,
+                             plan->trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+                             NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8),
+                             NVVM::LdStMatrixEltType::B16);
+  }
+  return success();
+}
+
 /// One st.shared per register of `tile`. Threads holding copies of an
 /// element (broadcast lanes or warps, or a 2-D tile into a 1-D row) all
 /// store the same value, which is harmless.
@@ -388,6 +684,11 @@ struct LowerSmemLoad : OpConversionPattern<SmemLoadOp> {
       rewriter.replaceOp(op, tile);
       return success();
     }
+    if (Value tile = loadTileMatrices(rewriter, op.getLoc(), *getTypeConverter(), op.getType(),
+                                      op.getSrc().getType(), op.getSrc(), adaptor.getSrc())) {
+      rewriter.replaceOp(op, tile);
+      return success();
+    }
     FailureOr<Value> tile = loadTile(rewriter, op.getLoc(), op, *getTypeConverter(), op.getType(),
                                      op.getSrc().getType(), op.getSrc(), adaptor.getSrc());
     if (failed(tile))
@@ -404,7 +705,14 @@ struct LowerSmemStore : OpConversionPattern<SmemStoreOp> {
     if (isInsideSwizzleAtom(op.getDst().getType()))
       return refuseInsideSwizzleAtom(op, op.getDst().getType());
     Value base = adaptor.getDst();
-    if (int32_t cta = static_cast<int32_t>(op.getCtaId()); cta != -1)
+    int32_t cta = static_cast<int32_t>(op.getCtaId());
+    if (cta == -1 && succeeded(storeTileMatrices(rewriter, op.getLoc(), op.getValue().getType(),
+                                                 op.getDst().getType(), op.getDst(), base,
+                                                 adaptor.getValue()))) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    if (cta != -1)
       base = remoteBase(rewriter, op.getLoc(), base, cta);
     if (failed(storeTile(rewriter, op.getLoc(), op, op.getValue().getType(), op.getDst().getType(),
                          op.getDst(), base, adaptor.getValue())))

@@ -1,4 +1,4 @@
-// RUN: txl-opt %s -txl-lower-smem-load-stores -split-input-file -verify-diagnostics | FileCheck %s --implicit-check-not=txl.smem_load --implicit-check-not=txl.smem_store
+// RUN: txl-opt %s -txl-lower-smem-load-stores -split-input-file -verify-diagnostics | FileCheck %s --implicit-check-not=txl.smem_load --implicit-check-not=txl.smem_store --implicit-check-not=nvvm.ldmatrix --implicit-check-not=nvvm.stmatrix
 // RUN: txl-opt %s -txl-lower-smem-load-stores -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SWZ
 
 // One ld/st.shared per run of registers that hold consecutive elements along
@@ -100,11 +100,11 @@ module attributes {txl.target = "sm_90a"} {
 #nv = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]>
 
 // A 64x64 tile in the wgmma accumulator layout holds 32 registers per
-// thread, in pairs of adjacent columns; from a row-major view: 16 loads of
-// 4 bytes, no swizzle.
+// thread, in pairs of adjacent columns; from a row-major view: 16 words, read
+// by 4 ldmatrix.x4 (lower-smem-matrices.mlir has the details), no swizzle.
 // CHECK-LABEL: func.func @load_nvmma_plain
 // CHECK: llvm.mlir.undef : !llvm.struct<(bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)>
-// CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK-NOT: llvm.load
 // CHECK: return
 // SWZ-LABEL: func.func @load_nvmma_plain
@@ -123,18 +123,19 @@ module attributes {txl.target = "sm_90a"} {
 #nv = #txl.nvmma<version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]>
 
 // The GEMM epilogue: a 128x128 accumulator-layout tile (128 registers) into
-// a 128-byte swizzled staging tile (two 64-column blocks of 128 rows): one
-// 4-byte store per pair of adjacent columns.
+// a 128-byte swizzled staging tile (two 64-column blocks of 128 rows): 64
+// words (pairs of adjacent columns), 16 stmatrix.x4. The swizzle is computed
+// once, for the first instruction; the others XOR a constant into its offset.
 // CHECK-LABEL: func.func @store_nvmma_sw128
 // CHECK: llvm.udiv %{{.*}}, %{{.*}} : i32
 // CHECK: %[[BLKBYTES:.*]] = llvm.mlir.constant(16384 : i32) : i32
 // CHECK: %[[C7:.*]] = llvm.mlir.constant(7 : i32) : i32
 // CHECK-NEXT: llvm.lshr %{{.*}}, %[[C7]] : i32
-// CHECK-COUNT-64: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-COUNT-16: nvvm.stmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK-NOT: llvm.store
 // CHECK: return
 // SWZ-LABEL: func.func @store_nvmma_sw128
-// SWZ-COUNT-64: llvm.shl
+// SWZ-COUNT-1: llvm.shl
 // SWZ-NOT: llvm.shl
 // SWZ: return
 module attributes {txl.target = "sm_90a"} {
