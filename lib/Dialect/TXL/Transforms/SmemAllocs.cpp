@@ -312,7 +312,61 @@ struct Slot {
   int64_t align;
   int64_t begin, end; // live range in top-level op indices
   int64_t offset = -1;
+  int64_t firstAccess = -1; // the first top-level op that reads or writes it (not a view)
 };
+
+/// True if `op` syncs the threads that share its scratch before writing it
+/// (relayoutThroughShared, the reductions' and gather's scratch, histogram's
+/// zeroing all begin with a barrier): a buffer first used by one needs no
+/// sync of its own when it takes the bytes of a dead one.
+bool syncsBeforeWriting(Operation *op) {
+  return isa<RelayoutOp, ReduceOp, GatherOp, HistogramOp>(op);
+}
+
+/// Two top-level buffers whose live ranges do not overlap may share bytes,
+/// but live ranges are program order, and warps are not in step: a warp that
+/// starts writing the later buffer (a pipeliner ring's first cp.async or TMA,
+/// a plain smem_store) can overwrite bytes that a slower warp is still reading
+/// as the earlier buffer (the last loads of a relayout's scratch). So the
+/// first top-level user of a buffer that took bytes of an earlier, dead one
+/// is preceded by a sync of the CTA, unless one already sits between the two
+/// (the pipeliner's drain after its loop) or that user syncs first itself.
+/// Found by fla's GLA backward under num_warps=2 (chunk_gla_bwd_kernel_dv:
+/// row 0 of dv sometimes wrong, the ring of its gate vector placed on the
+/// scratch of the relayout just before its loop).
+void syncReusedBytes(Block &entry, ArrayRef<Slot> slots) {
+  SmallVector<Operation *> ops = llvm::to_vector(llvm::make_pointer_range(entry));
+  const int64_t whole = ops.size();
+  auto isSync = [](Operation *op) {
+    auto wait = dyn_cast<BarWaitOp>(op);
+    return wait && wait.getBar() == 0;
+  };
+  DenseSet<Operation *> done;
+  for (const Slot &s : slots) {
+    // Buffers only: an mbarrier array is initialized by one thread behind its
+    // own fence, a TMEM address slot is written by tcgen05.alloc at the start.
+    if (!isa<SmemAllocOp>(s.op) || s.op->getBlock() != &entry || s.firstAccess < 0 ||
+        s.firstAccess >= whole)
+      continue;
+    int64_t lastDead = -1;
+    for (const Slot &p : slots) {
+      bool bytesOverlap = s.offset < p.offset + p.bytes && p.offset < s.offset + s.bytes;
+      if (&p != &s && bytesOverlap && p.end < s.begin)
+        lastDead = std::max(lastDead, p.end);
+    }
+    if (lastDead < 0)
+      continue;
+    // Views (get_buffer, subslices) only compute addresses: the sync goes
+    // before the first op that touches the bytes.
+    Operation *first = ops[s.firstAccess];
+    if (syncsBeforeWriting(first) ||
+        llvm::any_of(ArrayRef(ops).slice(lastDead + 1, s.firstAccess - lastDead - 1), isSync) ||
+        !done.insert(first).second)
+      continue;
+    OpBuilder b(first);
+    emitGroupSync(b, first->getLoc(), first, getWarpgroupGroup(first));
+  }
+}
 
 /// Plans the kernel's shared memory; sets txl.offset on each allocation.
 LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
@@ -347,10 +401,12 @@ LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
     }
     if (op->getBlock() == &entry) {
       slot.begin = slot.end = index[op];
-      int64_t first = whole;
+      int64_t first = whole, access = whole;
       forEachUse(op->getResult(0), [&](OpOperand &use) {
         Operation *user = use.getOwner();
         first = std::min(first, topLevelIndex(user));
+        if (!isViewOp(user))
+          access = std::min(access, topLevelIndex(user));
         // The hardware may still read or write the buffer after an async
         // op's position (until a later wait): keep it live to the end;
         // except a loop pipeliner's ring, which is drained right after the
@@ -368,6 +424,7 @@ LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
       // still inside an earlier one.
       if (!warpSpecialized && first < whole)
         slot.begin = first;
+      slot.firstAccess = access;
     }
     slots.push_back(slot);
   });
@@ -410,6 +467,7 @@ LogicalResult plan(func::FuncOp func, int64_t &total, int64_t &numShared) {
       diag.attachNote(s->op->getLoc()) << s->bytes << " bytes here";
     return failure();
   }
+  syncReusedBytes(entry, slots);
   Builder b(func.getContext());
   for (Slot &s : slots)
     s.op->setAttr(kOffsetAttrName, b.getI64IntegerAttr(s.offset));

@@ -60,7 +60,9 @@ module attributes {txl.target = "sm_90a"} {
 // -----
 
 // Two top-level buffers whose live ranges (alloc .. last top-level use) do
-// not overlap share offset 0: both GEPs start at @txl_smem itself.
+// not overlap share offset 0: both GEPs start at @txl_smem itself. The first
+// access of the second is preceded by a sync of the CTA (see
+// @sync_before_reusing_dead_bytes below).
 // CHECK-LABEL: func.func @liveness_sharing
 // CHECK-SAME: txl.shared_bytes = 16384 : i64
 // CHECK: %[[A:.*]] = llvm.mlir.addressof @txl_smem : !llvm.ptr<3>
@@ -73,6 +75,9 @@ module attributes {txl.target = "sm_90a"} {
 // CHECK-NEXT: llvm.mlir.constant(8192 : i64)
 // CHECK-NEXT: llvm.mul
 // CHECK-NEXT: llvm.getelementptr %[[B]][%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: builtin.unrealized_conversion_cast
+// CHECK-NEXT: txl.bar_wait 0, 128
+// CHECK-NEXT: txl.smem_load
 module attributes {txl.target = "sm_90a"} {
   func.func @liveness_sharing() attributes {txl.kernel} {
     %c0 = arith.constant 0 : i32
@@ -439,6 +444,54 @@ module attributes {txl.target = "sm_90a"} {
     %d = txl.get_buffer %db[%c0] : !txl.smem<64x64xbf16, stages = 1, #sw128>
     txl.smem_store %w, %d : tensor<64x64xbf16, #bl>, !txl.smem<64x64xbf16, #sw128>
     %done = txl.dot_wait 0, %r : tensor<64x64xf32, #nv>
+    return
+  }
+}
+
+// -----
+
+// Bytes of a dead buffer are written only after a sync of the CTA: warps are
+// not in step, so a fast warp's first cp.async into the ring could overwrite
+// the relayout scratch (same offset 0) that a slower warp still reads (fla's
+// GLA backward, num_warps=2: row 0 of dv sometimes wrong). The sync goes
+// before the first access (after the get_buffer view). None is added before
+// the second relayout, whose scratch reuses the ring's drained bytes: a sync
+// already sits between (the drain), and a relayout syncs first anyway.
+// CHECK-LABEL: func.func @sync_before_reusing_dead_bytes
+// CHECK-SAME: txl.shared_bytes = 16384 : i64
+// CHECK: txl.relayout
+// CHECK: llvm.getelementptr
+// CHECK-NEXT: builtin.unrealized_conversion_cast
+// CHECK-NEXT: txl.bar_wait 0, 128
+// CHECK-NEXT: txl.async_load
+// CHECK: scf.for
+// CHECK: txl.async_load_wait 0
+// CHECK-NEXT: txl.bar_wait 0, 128
+// CHECK-NOT: txl.bar_wait
+// CHECK: txl.relayout
+// CHECK-NOT: txl.bar_wait
+// CHECK: return
+#rows = #txl.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#cols = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]>
+module attributes {txl.target = "sm_90a"} {
+  func.func @sync_before_reusing_dead_bytes(%t: tensor<32x64xf32, #rows>, %p: tensor<64x64x!txl.ptr<bf16>>, %n: i32) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %s = txl.smem_alloc : !txl.smem<32x68xf32, stages = 1>
+    %sv = txl.get_buffer %s[%c0] : !txl.smem<32x68xf32, stages = 1>
+    %u = txl.relayout %t scratch(%sv : !txl.smem<32x68xf32>) : tensor<32x64xf32, #rows> -> tensor<32x64xf32, #cols>
+    %r = txl.smem_alloc {txl.ring} : !txl.smem<64x64xbf16, stages = 2>
+    %v0 = txl.get_buffer %r[%c0] : !txl.smem<64x64xbf16, stages = 2>
+    txl.async_load %p, %v0 : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %v = txl.get_buffer %r[%c1] : !txl.smem<64x64xbf16, stages = 2>
+      txl.async_load %p, %v : tensor<64x64x!txl.ptr<bf16>>, !txl.smem<64x64xbf16>
+    }
+    txl.async_load_wait 0
+    txl.bar_wait 0, 128
+    %s2 = txl.smem_alloc : !txl.smem<32x68xf32, stages = 1>
+    %sv2 = txl.get_buffer %s2[%c0] : !txl.smem<32x68xf32, stages = 1>
+    %w = txl.relayout %t scratch(%sv2 : !txl.smem<32x68xf32>) : tensor<32x64xf32, #rows> -> tensor<32x64xf32, #cols>
     return
   }
 }
