@@ -325,6 +325,18 @@ Value SharedAddresses::get(OpBuilder &b, Location loc, int64_t reg) {
   return getSharedElementAddress(b, loc, base, view, c);
 }
 
+void SharedAddresses::pinBase(OpBuilder &b, Location loc) {
+  if (!first)
+    return;
+  // A 32-bit mov (shared pointers are 32-bit, nvptx-short-ptr), which
+  // ptxas removes; side-effecting, so LLVM neither looks through it nor
+  // hoists it (and the addresses built on it) out of the loop.
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), first);
+  addr = createInlinePtx(b, loc, b.getI32Type(), ValueRange{addr}, "mov.b32 $0, $1;", "=r,r")
+             .getResult(0);
+  first = LLVM::IntToPtrOp::create(b, loc, first.getType(), addr);
+}
+
 Value mlir::txl::getSharedElementAddress(OpBuilder &b, Location loc, Value base, SmemType view,
                                          ArrayRef<Value> coords) {
   return addBytes(b, loc, base, sharedOffset(IRArith{b, loc}, view, coords));

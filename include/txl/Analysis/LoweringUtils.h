@@ -177,6 +177,14 @@ public:
                   int64_t step, bool pinned = false);
   /// The address of register `reg` (a multiple of the step).
   Value get(OpBuilder &b, Location loc, int64_t reg);
+  /// When the addresses are register 0's plus constants: read register 0's
+  /// address through an opaque instruction here, so that LLVM keeps them in
+  /// that form inside a loop. Without it, loop strength reduction rewrites
+  /// the addresses of a ring slot picked by a run-time `i % S` (SCEV sees
+  /// `i - S * (i / S)`) as one loop-invariant register per access plus a
+  /// shared induction term: tutorial 03's pipelined add with 3 buffers kept
+  /// 64 such registers live across its loop and spilled 168 bytes.
+  void pinBase(OpBuilder &b, Location loc);
   /// The thread's coordinates in the layout.
   const ThreadCoords &getCoords() const { return coords; }
   Value getBase() const { return base; }

@@ -71,6 +71,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::txl {
@@ -293,6 +294,16 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
       modifier = NVVM::LoadCacheModifierKind::CA;
 
     SharedAddresses dsts(rewriter, loc, adaptor.getDst(), view, *layout, run);
+    // Inside a loop, the destinations of many copies stay one base register
+    // plus immediates ([%r+256]), as Triton's (SharedAddresses::pinBase):
+    // LLVM's loop strength reduction may give each copy a loop-invariant
+    // register of its own. From 16 copies a thread on: tutorial 03's 32 per
+    // tile (4-byte copies) spilled at 3 buffers; with 2 to 8 copies (16-byte
+    // copies of GEMM and attention tiles) its form measured within a few
+    // registers of the pinned one, better in some kernels and worse in
+    // others, so those are left to LLVM.
+    if (layout->getNumRegs() / run >= 16 && op->getParentOfType<LoopLikeOpInterface>())
+      dsts.pinBase(rewriter, loc);
     auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
     Value zero, size;
     if (mask) {

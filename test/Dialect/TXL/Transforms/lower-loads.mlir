@@ -388,6 +388,49 @@ module attributes {txl.target = "sm_90a"} {
 
 // -----
 
+#rows = #txl.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]>
+
+// Gluon tutorial 03's pipelined copy: a 32x64 f32 tile into slot `i % 3` of
+// a 3-buffer ring in a loop. The 32 copies of a thread are one base register
+// (the slot's address plus this thread's offset, read through an opaque mov
+// so that LLVM's loop strength reduction cannot turn them into 32
+// loop-invariant registers) plus a constant each (rows are 256 bytes apart).
+// CHECK-LABEL: func.func @async_load_ring_slot_in_loop
+// CHECK: scf.for
+// CHECK: %[[VIEW:.*]] = txl.get_buffer
+// CHECK: %[[DST:.*]] = builtin.unrealized_conversion_cast %[[VIEW]] : !txl.smem<32x64xf32> to !llvm.ptr<3>
+// CHECK: %[[FIRST:.*]] = llvm.getelementptr %[[DST]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK: %[[INT:.*]] = llvm.ptrtoint %[[FIRST]] : !llvm.ptr<3> to i32
+// CHECK: %[[PIN:.*]] = llvm.inline_asm has_side_effects {{.*}}"mov.b32 $0, $1;", "=r,r" %[[INT]] : (i32) -> i32
+// CHECK: %[[BASE:.*]] = llvm.inttoptr %[[PIN]] : i32 to !llvm.ptr<3>
+// CHECK-NOT: llvm.getelementptr
+// CHECK: nvvm.cp.async.shared.global %[[BASE]], %{{.*}}, 4, cache = ca
+// CHECK-NEXT: %[[A1:.*]] = llvm.getelementptr %[[BASE]][256] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: llvm.extractvalue
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[A1]], %{{.*}}, 4, cache = ca
+// CHECK-COUNT-29: llvm.getelementptr %[[BASE]][{{[0-9]+}}] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: %[[A31:.*]] = llvm.getelementptr %[[BASE]][7936] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: llvm.extractvalue
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[A31]], %{{.*}}, 4, cache = ca
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: return
+module attributes {txl.target = "sm_90a"} {
+  func.func @async_load_ring_slot_in_loop(%p: tensor<32x64x!txl.ptr<f32>, #rows>, %ring: !txl.smem<32x64xf32, stages = 3>, %n: i32) attributes {txl.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c3 = arith.constant 3 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %slot = arith.remui %i, %c3 : i32
+      %buf = txl.get_buffer %ring[%slot] : !txl.smem<32x64xf32, stages = 3>
+      txl.async_load %p, %buf : tensor<32x64x!txl.ptr<f32>, #rows>, !txl.smem<32x64xf32>
+    }
+    return
+  }
+}
+
+// -----
+
 // async_load_wait N is cp.async.wait_group N.
 // CHECK-LABEL: func.func @async_load_wait
 // CHECK-NEXT: nvvm.cp.async.wait.group 1
