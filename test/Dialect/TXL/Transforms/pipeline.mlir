@@ -34,7 +34,7 @@
 // DUMP-NOT: txl.smem_store
 // DUMP: txl.smem_trans
 // DUMP-NOT: txl.smem_store
-// DUMP: llvm.store
+// DUMP: nvvm.stmatrix
 // DUMP-NOT: txl.smem_store
 // DUMP: // -----// After txl-mem-desc //----- //
 // DUMP-NOT: txl.smem_trans
@@ -66,7 +66,7 @@
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK: scf.yield
 // CHECK: arith.truncf
-// CHECK: llvm.store
+// CHECK: nvvm.stmatrix
 // CHECK: nvvm.fence.proxy
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: nvvm.cp.async.bulk.commit.group
