@@ -431,6 +431,11 @@ struct LowerMakeTensorDesc : OpConversionPattern<MakeTensorDescOp> {
   LogicalResult matchAndRewrite(MakeTensorDescOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // The slot comes from txl-global-scratch (first in txlc's pipeline); a
+    // module run through this pass alone may not have one.
+    if (!adaptor.getScratch())
+      return op.emitOpError() << "has no global-scratch slot to build its descriptor in: run "
+                                 "txl-global-scratch before txl-lower-loads (txlc's pipeline does)";
     TensorDescType desc = op.getType();
     TmaBox box = getTmaBox(desc);
     if (llvm::any_of(box.box, [](int64_t d) { return d > 256; }))

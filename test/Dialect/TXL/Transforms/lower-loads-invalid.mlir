@@ -42,3 +42,18 @@ module attributes {txl.target = "sm_100a"} {
     return
   }
 }
+
+// -----
+
+// A descriptor built on the device needs the global-scratch slot that
+// txl-global-scratch (first in txlc's pipeline) gives it; run alone, this
+// pass says so instead of failing inside.
+module attributes {txl.target = "sm_90a"} {
+  func.func @descriptor_without_slot(%a: !txl.ptr<bf16>, %m: i64, %k: i64) attributes {txl.kernel} {
+    %c1 = arith.constant 1 : i64
+    // expected-error @+2 {{failed to legalize operation 'txl.make_tensor_descriptor'}}
+    // expected-error @+1 {{has no global-scratch slot to build its descriptor in: run txl-global-scratch before txl-lower-loads}}
+    %d = txl.make_tensor_descriptor %a, [%m, %k], [%k, %c1] : !txl.ptr<bf16> -> !txl.tensordesc<64x64xbf16, #txl.nvmma_shared<swizzle = 128>>
+    return
+  }
+}
