@@ -14,8 +14,9 @@
 // with sites numbered in program order. The warpgroup is txl.warpgroup_id,
 // or 0 in a kernel whose role spans its warpgroups (getRoleWarps > 4: one
 // leader for the whole CTA, one slot used). CTAs and CTA come from
-// num_programs / program_id, so the per-CTA size (sites x warpgroups x 128)
-// is the only thing the launcher needs. It runs first, before any stage
+// num_programs / program_id (times the cluster size, plus cta_rank, in a
+// cluster kernel, whose programs are clusters), so the per-CTA size
+// (sites x warpgroups x 128) is the only thing the launcher needs. It runs first, before any stage
 // moves or copies the op (the pipeliner's prologue, loop expansion), so each
 // op the user wrote is one site.
 //
@@ -132,6 +133,18 @@ struct GlobalScratchPass : txl::impl::TXLGlobalScratchBase<GlobalScratchPass> {
       Value z = grid(true, 2);
       Value cta = arith::AddIOp::create(b, loc, y, arith::MulIOp::create(b, loc, ny2, z));
       cta = arith::AddIOp::create(b, loc, x, arith::MulIOp::create(b, loc, nx2, cta));
+      // In a cluster kernel a program is a cluster (program_id and
+      // num_programs count clusters), so each CTA of it takes its own slot:
+      // CTA * cluster size + cta_rank, of CTAs * cluster size (the launcher
+      // allocates the bytes per CTA of the hardware grid). Sharing one slot,
+      // the CTAs of a cluster would rewrite each other's tensor map while
+      // their TMA reads it.
+      if (int64_t clusterSize = getClusterSize(op); clusterSize > 1) {
+        Value n = entryConst(func, clusterSize);
+        ctas = arith::MulIOp::create(b, loc, ctas, n);
+        Value rank = i64Of(b, loc, CtaRankOp::create(b, loc, i32).getResult());
+        cta = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, cta, n), rank);
+      }
       // The role's leader builds the descriptor: one per warpgroup, or the
       // first warpgroup's alone when the role is the whole CTA.
       Value wg = getRoleWarps(op) > 4

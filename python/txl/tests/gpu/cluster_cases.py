@@ -74,3 +74,18 @@ def async_exchange(X, Y, ROWS: tl.constexpr, N: tl.constexpr):
         tl.store(Y + row * (N + 4) + N + offs4, txl.smem_load(small))
         # the other CTA writes this buffer again next row
         txl.cluster_barrier()
+
+
+@txl.jit
+def cluster_device_desc(a_ptr, out_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr, CTAS: tl.constexpr):
+    # Each CTA of a cluster builds a TMA descriptor on the device over its own batch (a different base per CTA)
+    # and sums that batch's K tiles. The descriptors live in the launch's global scratch, one slot per CTA: with
+    # one slot per cluster (program), the CTAs of a cluster rewrote each other's tensor map while their TMA read it.
+    b = tl.program_id(0) * CTAS + txl.cta_rank()
+    a_desc = tl.make_tensor_descriptor(a_ptr + b * M * K, [M, K], [K, 1], [BM, BK])
+    acc = tl.zeros([BM, BK], tl.float32)
+    for k in range(0, K, BK):
+        acc += a_desc.load([0, k]).to(tl.float32)
+    offs_m = tl.arange(0, BM)
+    offs_k = tl.arange(0, BK)
+    tl.store(out_ptr + b * BM * BK + offs_m[:, None] * BK + offs_k[None, :], acc)

@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():  # pragma: no cover - depends on the machine
     pytest.skip("no CUDA GPU (torch.cuda.is_available() is false)", allow_module_level=True)
 
-from .cluster_cases import async_exchange, push_write, ring_read  # noqa: E402
+from .cluster_cases import async_exchange, cluster_device_desc, push_write, ring_read  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -63,3 +63,16 @@ def test_async_exchange(n):
     peer = x.view(programs, 2, rows, n).flip(1).reshape(programs * 2 * rows, n)
     assert torch.equal(y[:, :n], peer)
     assert torch.equal(y[:, n:], peer[:, :4] * 2)
+
+
+@pytest.mark.parametrize("ctas", [2, 4])
+def test_device_descriptors_per_cta(ctas):
+    # Every CTA of a cluster builds its own descriptor (its own batch): each needs its own global-scratch slot.
+    programs, M, K, BM, BK = 66, 64, 512, 64, 64
+    a = torch.randn(programs * ctas, M, K, device="cuda").bfloat16()
+    ref = a.float().view(programs * ctas, M, K // BK, BK).sum(2)
+    for _ in range(10):
+        out = torch.full((programs * ctas, BM, BK), float("nan"), device="cuda")
+        cluster_device_desc[(programs,)](a, out, M, K, BM=BM, BK=BK, CTAS=ctas, num_ctas=ctas)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-3)

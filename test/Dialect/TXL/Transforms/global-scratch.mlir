@@ -170,3 +170,41 @@ module attributes {txl.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A cluster kernel (txl.num_ctas = 2): a program is a cluster, so the CTAs of
+// one cluster would share the slot program_id gives; each takes its own,
+// CTA * 2 + cta_rank of CTAs * 2 (the launcher allocates per CTA of the
+// hardware grid).
+// CHECK-LABEL: func.func @cluster_of_two
+// CHECK-SAME: {txl.global_scratch = 128 : i64}
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK: %[[NZ:.*]] = txl.num_programs 2
+// CHECK-NEXT: %[[NZ64:.*]] = arith.extsi %[[NZ]] : i32 to i64
+// CHECK-NEXT: %[[CTAS:.*]] = arith.muli %{{.*}}, %[[NZ64]] : i64
+// CHECK: txl.program_id 2
+// CHECK-NEXT: arith.extsi
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: %[[CTA:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT: %[[CTAS2:.*]] = arith.muli %[[CTAS]], %[[TWO]] : i64
+// CHECK-NEXT: %[[RANK:.*]] = txl.cta_rank
+// CHECK-NEXT: %[[RANK64:.*]] = arith.extsi %[[RANK]] : i32 to i64
+// CHECK-NEXT: %[[CTA2:.*]] = arith.muli %[[CTA]], %[[TWO]] : i64
+// CHECK-NEXT: %[[CTA3:.*]] = arith.addi %[[CTA2]], %[[RANK64]] : i64
+// CHECK-NEXT: txl.warpgroup_id
+// CHECK-NEXT: arith.extsi
+// CHECK-NEXT: %[[U0:.*]] = arith.addi
+// CHECK-NEXT: %[[U1:.*]] = arith.muli %[[U0]], %[[CTAS2]] : i64
+// CHECK-NEXT: %[[U2:.*]] = arith.addi %[[U1]], %[[CTA3]] : i64
+// CHECK: txl.make_tensor_descriptor
+module attributes {txl.target = "sm_90a"} {
+  func.func @cluster_of_two(%a: !txl.ptr<bf16>, %m: i64) attributes {txl.kernel, txl.num_warps = 4 : i32, txl.num_ctas = 2 : i32} {
+    %c1 = arith.constant 1 : i64
+    %c64 = arith.constant 64 : i64
+    %d = txl.make_tensor_descriptor %a, [%m, %c64], [%c64, %c1] : !txl.ptr<bf16> -> !txl.tensordesc<64x64xbf16>
+    return
+  }
+}
