@@ -22,12 +22,12 @@ if ldd "$TXLC" 2>/dev/null | grep -qi "libLLVM\|libMLIR"; then
   echo "error: $TXLC links LLVM/MLIR dynamically; a GPU host has neither: build it with -DTXL_LINK=fullstatic" >&2
   exit 1
 fi
-# The frontend's op builders (python/txl/compiler/dialects.py, committed) must be what the bundled txlc's ODS
+# The frontend's op builders (python/txl/ir/dialects.py, committed) must be what the bundled txlc's ODS
 # gives, or the wheel's frontend prints ops its own txlc does not parse.
 if [[ -x "${TXL_TBLGEN:-/usr/lib/llvm-22/bin/llvm-tblgen}" ]]; then
-  python3 "$ROOT/python/txl/compiler/gen_ops.py" --check
+  python3 "$ROOT/python/txl/ir/gen_ops.py" --check
 else
-  echo "warning: no llvm-tblgen: python/txl/compiler/dialects.py not checked against ODS" >&2
+  echo "warning: no llvm-tblgen: python/txl/ir/dialects.py not checked against ODS" >&2
 fi
 # Build from a staging copy: setuptools writes build/ and *.egg-info next to its sources, and build/ here is
 # the CMake build directory.

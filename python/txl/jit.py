@@ -186,6 +186,10 @@ def _view(base, info, shape, strides):
 class JITFunction:
     """A kernel or device function written in the txl DSL."""
 
+    # How the language and the code generator recognise one without importing this module (they sit below it):
+    # ``txl.language.core.is_jit_function``.
+    __txl_jit_function__ = True
+
     # Launch options accepted and not acted on (GluonJITFunction: Triton's enable_fp_fusion, maxnreg...).
     _ignored_options = ()
 

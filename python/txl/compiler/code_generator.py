@@ -4,7 +4,7 @@ Design (after Triton's ``code_generator.py``): a ``CodeGenerator`` walks the fun
 that maps names to values -- ``tensor`` (run-time values: scalars, tiles, pointers, buffers, mbarriers,
 descriptors), ``constexpr`` (compile-time values) or plain Python objects (modules, functions, dtypes, tuples).
 Expressions on constexprs are folded in Python; everything else goes through ``txl.language.semantic``, which
-builds the IR (``txl.compiler.ir``).
+builds the IR (``txl.ir``).
 
 Control flow:
   * ``if`` on a constexpr compiles one branch; on a run-time i1 it becomes ``scf.if``, whose results are the
@@ -33,11 +33,12 @@ import re
 import textwrap
 import types
 
-from . import ir
-from .dialects import builtin as d_builtin, func as d_func, scf as d_scf
-from .errors import CompilationError, SemanticError, ShapeMismatchError
+from .. import ir
+from ..ir.dialects import builtin as d_builtin, func as d_func, scf as d_scf
+from ..errors import CompilationError, SemanticError, ShapeMismatchError
 from ..language import core, semantic
-from ..language.core import block_type, constexpr, dtype, smem_type, tensor, tensordesc_type, _is_aggregate, _unwrap
+from ..language.core import (block_type, constexpr, dtype, is_jit_function, smem_type, tensor, tensordesc_type,
+                             _is_aggregate, _unwrap)
 from ..language.triton_api import Refused
 
 
@@ -94,8 +95,7 @@ def _foreign_jit_fn(fn):
 
 class _FnInfo:
     def __init__(self, fn):
-        from ..jit import JITFunction
-        if isinstance(fn, JITFunction):
+        if is_jit_function(fn):
             self.fn = fn.fn
             self.src = fn.src
             self.file = fn.file
@@ -1126,8 +1126,7 @@ class CodeGenerator(ast.NodeVisitor):
             else:
                 kwargs[kw.arg] = self.visit(kw.value)
         fn = _unwrap(fn)
-        from ..jit import JITFunction
-        if isinstance(fn, JITFunction):
+        if is_jit_function(fn):
             return self.call_jit(node, fn, args, kwargs)
         if _is_proton_noop(fn):  # pl.enter_scope("x") / pl.exit_scope("x"): txl has no proton instrumentation
             return constexpr(None)

@@ -70,7 +70,7 @@ _error_cls_lock = threading.Lock()
 
 
 def _compile_error_class():
-    """TxlCompileError, made a subclass of the frontend's ``txl.compiler.errors.CompilationError`` too when that
+    """TxlCompileError, made a subclass of the frontend's ``txl.errors.CompilationError`` too when that
     module exists, so that ``except CompilationError`` catches back-end and front-end errors alike."""
     global _error_cls
     # Under a lock, assigned once: compiles run in threads (txl.autotune), and a thread must neither see a half-made
@@ -79,7 +79,7 @@ def _compile_error_class():
         if _error_cls is None:
             cls = TxlCompileError
             try:
-                from .errors import CompilationError
+                from ..errors import CompilationError
             except Exception:
                 CompilationError = None
             if isinstance(CompilationError, type) and not issubclass(TxlCompileError, CompilationError):

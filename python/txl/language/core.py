@@ -2,7 +2,7 @@
 compute with, and the ``@builtin`` marker for functions that only exist inside a @txl.jit function.
 
 Types print as their MLIR spelling (``str(tl.bfloat16) == "bf16"``, ``str(block_type(fp32, [64, 128])) ==
-"tensor<64x128xf32>"``); the frontend's IR (``txl.compiler.ir``) stores them directly and prints them lazily.
+"tensor<64x128xf32>"``); the frontend's IR (``txl.ir``) stores them directly and prints them lazily.
 Shared-memory types share an ``EncodingCell`` per allocation so that a swizzle the user named (Gluon's shared
 layouts) shows on every view of it and on every buffer control flow joins with it. A buffer the user gave no
 swizzle prints none: txl-smem-allocs chooses it (the TMA descriptor's, else the widest a wgmma allows).
@@ -10,7 +10,7 @@ swizzle prints none: txl-smem-allocs chooses it (the TMA descriptor's, else the 
 
 import functools
 
-from ..compiler.errors import SemanticError
+from ..errors import SemanticError
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -135,7 +135,6 @@ class block_type:
         self.shape = [int(s) for s in shape]
         self.numel = functools.reduce(lambda a, b: a * b, self.shape, 1)
         if self.numel > MAX_TILE_NUMEL:
-            from ..compiler.errors import SemanticError
             raise SemanticError("a tile of shape %s has %d elements, more than the %d (2^20) a tile may have "
                                 "(Triton's limit too)" % (self.shape, self.numel, MAX_TILE_NUMEL),
                                 "use smaller blocks and loop over them")
@@ -301,7 +300,6 @@ class mbar_type:
 def _check_tma_box(block_shape, element_ty):
     """The TMA box rules of !txl.tensordesc's verifier (TensorDescType::verify), checked where the kernel names
     the box so the error points at the user's line, not at the frontend's IR."""
-    from ..compiler.errors import SemanticError
     for i, d in enumerate(block_shape):
         # the innermost may be wider: a swizzled tile moves as several boxes of one swizzle span (the compiler
         # refuses it where the buffer gets no swizzle)
@@ -438,6 +436,12 @@ class constexpr:
 
 def _unwrap(x):
     return x.value if isinstance(x, constexpr) else x
+
+
+def is_jit_function(fn):
+    """True for a ``@txl.jit`` function (a ``txl.jit.JITFunction``, recognised by its class marker: the language
+    sits below ``txl.jit`` and does not import it)."""
+    return getattr(type(fn), "__txl_jit_function__", False)
 
 
 class constexpr_type:

@@ -7,7 +7,7 @@ bit-identical.
 The 32-bit high products (mul.hi.u32) are computed as 64-bit products shifted by 32 (see semantic.mulhi).
 """
 
-from ..compiler.errors import SemanticError
+from ..errors import SemanticError
 from . import core
 from . import semantic as S
 from .core import block_type, builtin, _unwrap

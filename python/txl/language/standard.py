@@ -7,8 +7,8 @@ descriptor creation, atomics...) raise an ``UnsupportedError`` naming the constr
 
 import builtins
 
-from ..compiler import dialects as ods
-from ..compiler.errors import SemanticError
+from ..ir import dialects as ods
+from ..errors import SemanticError
 from . import core
 from . import semantic as S
 from .core import block_type, builtin, constexpr, dtype, tensor, _shape_arg, _unwrap
@@ -39,7 +39,7 @@ def arange(start, end):
     if n & (n - 1):
         raise SemanticError("tl.arange(%d, %d) has %d elements; tile sizes must be powers of two" % (start, end, n))
     ty = block_type(core.int32, [n])
-    op = S._b().insert(ods.txl.make_range(result=ty, start=start, end=end), pure=True)
+    op = S._b().insert(ods.txl.make_range(result=ty, start=start, end=end))
     return tensor(op.result, ty)
 
 

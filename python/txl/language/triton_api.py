@@ -13,6 +13,8 @@ Each table maps a name to ``(status, detail, instead)``:
 compile through txlc), every refused name is refused with its hint, and no name of Triton 3.6 is missing.
 """
 
+from ..errors import UnsupportedError
+
 TRITON_VERSION = "3.6.0"
 
 IMPLEMENTED = "implemented"
@@ -270,7 +272,6 @@ class Refused:
         return "%s is not supported yet by txl: %s" % (spelling or self.spelling, self.why)
 
     def error(self, spelling=None):
-        from ..compiler.errors import UnsupportedError
         return UnsupportedError(self.message(spelling), self.instead)
 
     def __call__(self, *args, **kwargs):

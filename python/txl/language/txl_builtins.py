@@ -11,8 +11,8 @@ so ignoring them cannot change a kernel's results.
 """
 
 import re
-from ..compiler import dialects as ods
-from ..compiler.errors import SemanticError
+from ..ir import dialects as ods
+from ..errors import SemanticError
 from . import core
 from . import semantic as S
 from . import warp_partials as WP
@@ -37,7 +37,7 @@ def _ctx():
 # ---------------------------------------------------------------------------------------------------------------
 def _id_op(name):
     """txl.tid / txl.warp_id / ...: ``name`` is the op's name in ``ods.txl``."""
-    op = S._b().insert(getattr(ods.txl, name)(result=core.int32), pure=True)
+    op = S._b().insert(getattr(ods.txl, name)(result=core.int32))
     return tensor(op.result, core.int32)
 
 
@@ -74,7 +74,7 @@ def _grid_op(name, axis):
     axis = S._static_int(axis, "axis")
     if axis not in (0, 1, 2):
         raise SemanticError("axis must be 0, 1 or 2, got %d" % axis)
-    op = S._b().insert(getattr(ods.txl, name)(result=core.int32, axis=axis), pure=True)
+    op = S._b().insert(getattr(ods.txl, name)(result=core.int32, axis=axis))
     return tensor(op.result, core.int32)
 
 
@@ -119,7 +119,7 @@ def wg_thread0(wgid):
 
 def _role(name, ids, limit_unit):
     ids = _ids(ids, "txl." + name)
-    op = S._b().insert(getattr(ods.txl, name)(result=core.int1, ids=list(ids)), pure=True)
+    op = S._b().insert(getattr(ods.txl, name)(result=core.int1, ids=list(ids)))
     t = tensor(op.result, core.int1)
     t.role = name
     t.role_ids = tuple(ids)  # the code generator tracks warp-specialized regions by them
@@ -257,7 +257,7 @@ def smem_index(input, index):
     view = S.as_view(input, "txl.smem_index")
     idx = S._i32(index, "txl.smem_index index")
     rt = view.type.view(shape=view.type.shape[1:])
-    op = S._b().insert(ods.txl.smem_index(view.handle, idx.handle, result=rt), pure=True)
+    op = S._b().insert(ods.txl.smem_index(view.handle, idx.handle, result=rt))
     return tensor(op.result, rt)
 
 
@@ -276,7 +276,7 @@ def smem_slice(input, start, length, dim=0):
     offsets[dim] = start
     shape[dim] = length
     rt = view.type.view(shape=shape)
-    op = S._b().insert(ods.txl.smem_subslice(view.handle, result=rt, offsets=offsets), pure=True)
+    op = S._b().insert(ods.txl.smem_subslice(view.handle, result=rt, offsets=offsets))
     return tensor(op.result, rt)
 
 
@@ -292,7 +292,7 @@ def smem_reshape(input, shape):
     view = S.as_view(input, "txl.smem_reshape")
     shape = S._shape_list(shape, "txl.smem_reshape")
     rt = view.type.view(shape=shape)
-    op = S._b().insert(ods.txl.smem_reshape(view.handle, result=rt), pure=True)
+    op = S._b().insert(ods.txl.smem_reshape(view.handle, result=rt))
     return tensor(op.result, rt)
 
 

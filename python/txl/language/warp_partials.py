@@ -32,8 +32,9 @@ tile in such a kernel combines only the elements of the CTA's share (the others 
 0 for sum), which is the value TXL's warp gets.
 """
 
-from ..compiler import dialects as ods, ir
-from ..compiler.errors import SemanticError
+from .. import ir
+from ..ir import dialects as ods
+from ..errors import SemanticError
 from . import core
 from . import semantic as S
 from .core import block_type, dtype, tensor, _unwrap
@@ -301,8 +302,7 @@ def _cta_share(t, kind):
     if c == 1 or n < c:
         return t
     from . import txl_builtins
-    rng = tensor(S._b().insert(ods.txl.make_range(result=block_type(core.int32, [n]), start=0, end=n),
-                               pure=True).result, block_type(core.int32, [n]))
+    rng = tensor(S._b().insert(ods.txl.make_range(result=block_type(core.int32, [n]), start=0, end=n)).result, block_type(core.int32, [n]))
     mine = S.compare("==", S.binary("//", rng, n // c), txl_builtins.cta_rank())
     return S.where(mine, t, S.to_tensor(_identity(kind, t.dtype), t.dtype))
 
@@ -349,15 +349,14 @@ def warp_reduce(kind, input, axis, keep_dims, dtype_=None, return_indices=False,
             raise SemanticError("%s(return_indices=True) needs a tile (indices of its elements), got a per-thread "
                                 "value" % name)
         n = S._shape(t)[0]
-        idx = tensor(S._b().insert(ods.txl.make_range(result=block_type(core.int32, [n]), start=0, end=n),
-                                   pure=True).result, block_type(core.int32, [n]))
+        idx = tensor(S._b().insert(ods.txl.make_range(result=block_type(core.int32, [n]), start=0, end=n)).result, block_type(core.int32, [n]))
         op = S._b().insert(ods.txl.warp_reduce([t.handle, idx.handle], results=[ety, core.int32],
-                                               combineOp=_arg_combiner(ety, tie_break_left)), pure=True)
+                                               combineOp=_arg_combiner(ety, tie_break_left)))
         vals, inds = tensor(op.results[0], ety), tensor(op.results[1], core.int32)
         if keep_dims:
             vals, inds = S.splat(vals, [1] * max(1, len(shape))), S.splat(inds, [1] * max(1, len(shape)))
         return vals, inds
-    op = S._b().insert(ods.txl.warp_reduce([t.handle], results=[ety], combineOp=_combiner(kind, ety)), pure=True)
+    op = S._b().insert(ods.txl.warp_reduce([t.handle], results=[ety], combineOp=_combiner(kind, ety)))
     r = S.cast(tensor(op.result, ety), out)
     if keep_dims and shape:
         r = S.splat(r, [1] * len(shape))

@@ -9,7 +9,7 @@ import pytest
 
 import txl
 import txl.language as tl
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 
 from .dsl_helpers import compile_ptx, ir_of
 

@@ -145,7 +145,7 @@ def test_symmetric_ir_is_unchanged_by_an_explicit_head_dim_v():
 
 
 def test_kernel_rejects_v_wider_than_q():
-    from txl.compiler.errors import CompilationError
+    from txl.errors import CompilationError
 
     with pytest.raises(CompilationError, match="V's head dim must not exceed"):
         ir_of(fa.flash_attention, fa.signature(64, 128, 128, "bf16", 128), fa.constexprs(64, head_dim_v=128),

@@ -15,7 +15,7 @@ import pytest
 
 import txl
 import txl.language as tl
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 
 from .dsl_helpers import check, check_not, compile_ptx, erase_dead, ir_of, run_opt
 from .gpu.block_ptr_cases import bp_gemm

@@ -204,7 +204,7 @@ def test_compile_error_is_located_and_not_cached(env):
     assert compile_entries(env.cache) == []
     # it is also the frontend's CompilationError when that exists
     try:
-        from txl.compiler.errors import CompilationError
+        from txl.errors import CompilationError
     except ImportError:  # pragma: no cover
         return
     assert isinstance(e, CompilationError)

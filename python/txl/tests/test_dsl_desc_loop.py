@@ -18,7 +18,7 @@ import pytest
 import txl
 import txl.language as tl
 from txl.compiler import compiler as C
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 
 from .dsl_helpers import (TILE_PASSES, check, check_not, compile_ptx, ir_of, lower_copies, lower_tiles, opt_error,
                           run_opt, verify)

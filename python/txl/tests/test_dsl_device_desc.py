@@ -14,7 +14,7 @@ import pytest
 
 import txl
 import txl.language as tl
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 from txl.runtime.launcher import parse_sidecar
 
 from .dsl_helpers import TXLC, _need, check, check_not, compile_ptx, ir_of, lower_copies, lower_tiles, run_opt, verify

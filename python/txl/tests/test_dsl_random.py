@@ -10,7 +10,7 @@ import pytest
 
 import txl
 import txl.language as tl
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 
 from .dsl_helpers import check, compile_ptx, ir_of
 from .gpu.triton_lang_cases import M32, philox_reference

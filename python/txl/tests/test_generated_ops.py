@@ -1,4 +1,4 @@
-"""The frontend's op builders are generated from ODS (python/txl/compiler/gen_ops.py -> dialects.py):
+"""The frontend's op builders are generated from ODS (python/txl/ir/gen_ops.py -> dialects.py):
 
 * the committed dialects.py is what gen_ops.py generates from TableGen now (skipped without llvm-tblgen);
 * every op name in the IR of the kernel corpus (the GPU test cases that precompile.py compiles) is a generated op,
@@ -13,7 +13,9 @@ import subprocess
 
 import pytest
 
-from txl.compiler import compiler as compiler_mod, dialects as ods, gen_ops, ir
+from txl import ir
+from txl.compiler import compiler as compiler_mod
+from txl.ir import dialects as ods, gen_ops
 from txl.language import core
 
 from .dsl_helpers import TXL_OPT
@@ -26,7 +28,7 @@ def test_committed_builders_match_tablegen():
     with open(gen_ops.OUTPUT) as f:
         committed = f.read()
     assert gen_ops.generate() == committed, \
-        "python/txl/compiler/dialects.py is stale: run python3 python/txl/compiler/gen_ops.py and commit it"
+        "python/txl/ir/dialects.py is stale: run python3 python/txl/ir/gen_ops.py and commit it"
 
 
 _GENERIC = re.compile(r'^"([a-z_]\w*\.[\w.]+)"\(')

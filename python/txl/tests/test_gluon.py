@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 from txl.experimental import gluon  # noqa: F401
 from txl.experimental.gluon import language as gl
 from txl.experimental.gluon.language.nvidia import blackwell

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 from txl.experimental.gluon import language as gl
 from txl.experimental.gluon._runtime import descriptor_shapes
 from txl.tests.dsl_helpers import compile_ptx, ir_of

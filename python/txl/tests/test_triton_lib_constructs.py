@@ -12,7 +12,7 @@ import pytest
 
 import txl
 import txl.language as tl
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 from txl.language import core
 
 from txl.tests.gpu import dsl_cases, library_constructs_cases

@@ -12,7 +12,7 @@ import pytest
 
 import txl
 import txl.language as tl
-from txl.compiler.errors import CompilationError, UnsupportedError
+from txl.errors import CompilationError, UnsupportedError
 from txl.language import triton_api as api
 from txl.language.extra import libdevice
 from txl.language.extra.cuda import libdevice as cuda_libdevice

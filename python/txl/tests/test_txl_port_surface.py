@@ -17,7 +17,7 @@ import pytest
 import txl
 import txl.language as tl
 from txl.compiler import compiler as C
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 from txl.jit import JITFunction
 from txl.tests import txl_port_kernels as K
 from txl.tests.txl_fakes import FakeTensor

@@ -16,7 +16,7 @@ import pytest
 import txl
 import txl.language as tl
 from txl.compiler import compiler as C
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 from txl.tests.gpu import warp_partials_cases as K
 
 from .dsl_helpers import REPO, check, check_not, ir_of

@@ -12,7 +12,7 @@ import pytest
 
 import txl
 import txl.language as tl
-from txl.compiler.errors import CompilationError
+from txl.errors import CompilationError
 
 from .dsl_helpers import TXLC, _need, ir_of
 

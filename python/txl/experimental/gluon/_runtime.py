@@ -15,7 +15,7 @@ import re
 import threading
 
 from ...compiler import code_generator as _cg
-from ...compiler.errors import SemanticError
+from ...errors import SemanticError
 from ...jit import JITFunction
 from ...jit import TensorDescriptor as TxlDescriptor
 from ...language.core import constexpr, tensor, tensordesc_type
@@ -124,7 +124,7 @@ def check_outside_partitions(text, where):
         if name == "scf.if" and rest.split()[0] in roles:
             continue
         loc = _LOC.search(line)
-        from ...compiler.errors import CompilationError
+        from ...errors import CompilationError
         file, lno, col = (loc.group(1), int(loc.group(2)), int(loc.group(3))) if loc else ("<unknown>", None, None)
         import linecache
         raise CompilationError(

@@ -1,8 +1,9 @@
 """Elementwise operations: casts (``.to()``, pointers, fp8), binary and unary arithmetic with Triton's promotion, the
 comparisons, ``tl.where``, min/max, the math functions (``tl.exp2``...) and device assertions."""
 
-from ...compiler import dialects as ods, ir
-from ...compiler.errors import SemanticError, UnsupportedError
+from ... import ir
+from ...ir import dialects as ods
+from ...errors import SemanticError, UnsupportedError
 from .. import core
 from ..core import block_type, dtype, mbar_type, smem_type, tensor, tensordesc_type, tmem_type, _unwrap
 from .context import _b, _ctx
@@ -17,9 +18,9 @@ def _with_elem(t_type, elem):
     return block_type(elem, t_type.shape) if isinstance(t_type, block_type) else elem
 
 
-def _unop(name, t, result_type, pure=True, **attrs):
+def _unop(name, t, result_type, **attrs):
     """The one-operand, one-result op ``name`` (``arith.extf``, ``math.exp2``, ...) of ``t``."""
-    op = _b().insert(ir.build_op(name, [t.handle], [result_type], attrs, []), pure=pure)
+    op = _b().insert(ir.build_op(name, [t.handle], [result_type], attrs, []))
     return tensor(op.result, result_type)
 
 
@@ -155,7 +156,7 @@ def _binop(name, a, b, result_type=None, ieee_div=False):
         # Triton's `/` on floats is the approximate full-range division (div.full.f32, 2 ulp); tl.div_rn and
         # tl.fdiv(ieee_rounding=True) are the IEEE one.
         flags = {"fastmath": "afn"}
-    op = _b().insert(getattr(ods.arith, name)(a.handle, b.handle, result=rt, **flags), pure=True)
+    op = _b().insert(getattr(ods.arith, name)(a.handle, b.handle, result=rt, **flags))
     return tensor(op.result, rt)
 
 
@@ -252,7 +253,7 @@ def compare(opname, a, b):
         pred, name = _CMP_F[opname], "cmpf"
     else:
         pred, name = (_CMP_U if ety.is_int_unsigned() else _CMP_S)[opname], "cmpi"
-    op = _b().insert(getattr(ods.arith, name)(ta.handle, tb.handle, result=rt, predicate=pred), pure=True)
+    op = _b().insert(getattr(ods.arith, name)(ta.handle, tb.handle, result=rt, predicate=pred))
     return tensor(op.result, rt)
 
 
@@ -296,7 +297,7 @@ def logical(opname, a, b):
 
 def addptr(ptr, offset, opname="`+`"):
     ptr, offset = binary_broadcast(ptr, offset, opname)
-    op = _b().insert(ods.txl.addptr(ptr.handle, offset.handle, result=ptr.type), pure=True)
+    op = _b().insert(ods.txl.addptr(ptr.handle, offset.handle, result=ptr.type))
     return tensor(op.result, ptr.type)
 
 
@@ -313,7 +314,7 @@ def where(cond, x, y):
     if shape:
         cond, tx, ty = broadcast_to(cond, shape), broadcast_to(tx, shape), broadcast_to(ty, shape)
     tx, ty = cast(tx, ety), cast(ty, ety)
-    op = _b().insert(ods.arith.select(cond.handle, tx.handle, ty.handle, result=tx.type), pure=True)
+    op = _b().insert(ods.arith.select(cond.handle, tx.handle, ty.handle, result=tx.type))
     return tensor(op.result, tx.type)
 
 
@@ -433,7 +434,7 @@ def fma(x, y, z):
         raise SemanticError("tl.fma needs floating-point operands")
     shape = broadcast_shapes(broadcast_shapes(_shape(tx), _shape(ty)), _shape(tz))
     vals = [cast(broadcast_to(v, shape) if shape else v, ety) for v in (tx, ty, tz)]
-    op = _b().insert(ods.math.fma(*[v.handle for v in vals], result=vals[0].type), pure=True)
+    op = _b().insert(ods.math.fma(*[v.handle for v in vals], result=vals[0].type))
     return tensor(op.result, vals[0].type)
 
 

@@ -1,8 +1,8 @@
 """Broadcasting: splat, expand_dims, broadcast_to and the NumPy-style shape rule every elementwise operation applies
 (shapes are aligned from the right)."""
 
-from ...compiler import dialects as ods
-from ...compiler.errors import SemanticError, ShapeMismatchError
+from ...ir import dialects as ods
+from ...errors import SemanticError, ShapeMismatchError
 from ..core import block_type, dtype, tensor
 from .context import _b
 from .values import const_value, dense, to_tensor, _static_int
@@ -21,7 +21,7 @@ def splat(t, shape):
     v = const_value(t)
     if v is not None and not t.type.is_ptr():
         return dense(v, ty)
-    op = _b().insert(ods.txl.splat(t.handle, result=ty), pure=True)
+    op = _b().insert(ods.txl.splat(t.handle, result=ty))
     return tensor(op.result, ty)
 
 
@@ -43,7 +43,7 @@ def expand_dims(t, axis):
     cv = const_value(t)
     if cv is not None:
         return dense(cv, ty)
-    op = _b().insert(ods.txl.expand_dims(t.handle, result=ty, axis=axis), pure=True)
+    op = _b().insert(ods.txl.expand_dims(t.handle, result=ty, axis=axis))
     return tensor(op.result, ty)
 
 
@@ -64,7 +64,7 @@ def broadcast_to(t, shape):
     cv = const_value(t)
     if cv is not None:
         return dense(cv, ty)
-    op = _b().insert(ods.txl.broadcast(t.handle, result=ty), pure=True)
+    op = _b().insert(ods.txl.broadcast(t.handle, result=ty))
     return tensor(op.result, ty)
 
 

@@ -1,8 +1,8 @@
 """Shared memory, tensor memory, mbarriers and TMA copies (the TXL builtins call these): allocations, one-stage
 views, transposed views, loads and stores of buffers."""
 
-from ...compiler import dialects as ods
-from ...compiler.errors import SemanticError
+from ...ir import dialects as ods
+from ...errors import SemanticError
 from .. import core
 from ..core import block_type, dtype, mbar_type, smem_type, tensor, tmem_type, _unwrap
 from .context import _b
@@ -48,7 +48,7 @@ def get_buffer(src, index):
         raise SemanticError("txl.get_buffer index %d is out of range for %d stages" % (i, src.type.num_stages))
     idx = _i32(index, "txl.get_buffer index")
     rt = src.type.view() if isinstance(src.type, smem_type) else mbar_type(0)
-    op = _b().insert(ods.txl.get_buffer(src.handle, idx.handle, result=rt), pure=True)
+    op = _b().insert(ods.txl.get_buffer(src.handle, idx.handle, result=rt))
     return tensor(op.result, rt)
 
 
@@ -57,7 +57,7 @@ def smem_trans(t, order):
     shape = [t.type.shape[o] for o in order]
     flip = order != list(range(len(order)))
     rt = t.type.view(shape=shape, transposed=(not t.type.transposed) if flip else t.type.transposed)
-    op = _b().insert(ods.txl.smem_trans(t.handle, result=rt, order=order), pure=True)
+    op = _b().insert(ods.txl.smem_trans(t.handle, result=rt, order=order))
     return tensor(op.result, rt)
 
 

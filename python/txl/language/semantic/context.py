@@ -3,7 +3,7 @@ the whole kernel, such as the wgmma groups still in flight) and how the other mo
 
 import contextlib
 
-from ...compiler.errors import UnsupportedError
+from ...errors import UnsupportedError
 
 
 _current = []

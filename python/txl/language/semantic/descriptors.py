@@ -1,8 +1,8 @@
 """TMA tensor descriptors: ``desc.load`` / ``desc.store`` on descriptor arguments, and descriptors built on the
 device (``tl.make_tensor_descriptor``) in the kernel's hidden global scratch memory."""
 
-from ...compiler import dialects as ods
-from ...compiler.errors import SemanticError
+from ...ir import dialects as ods
+from ...errors import SemanticError
 from .. import core
 from ..core import block_type, dtype, pointer_type, tensor, tensordesc_type, _unwrap
 from .context import _b
@@ -38,7 +38,7 @@ def desc_load(desc, offsets):
     desc = _desc(desc, "desc.load")
     idx = _offsets(offsets, len(desc.type.block_shape), "desc.load")
     rt = block_type(desc.type.element_ty, desc.type.block_shape)
-    op = _b().insert(ods.txl.desc_load(desc.handle, [i.handle for i in idx], result=rt), pure=True)
+    op = _b().insert(ods.txl.desc_load(desc.handle, [i.handle for i in idx], result=rt))
     out = tensor(op.result, rt)
     out.from_desc = True  # a dot reads it where desc.load brought it (see dot)
     return out

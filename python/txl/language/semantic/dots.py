@@ -5,9 +5,9 @@ import json
 import linecache
 import re
 
-from ...compiler import dialects as ods
-from ...compiler import ir
-from ...compiler.errors import CompilationError, SemanticError
+from ...ir import dialects as ods
+from ... import ir
+from ...errors import CompilationError, SemanticError
 from .. import core
 from ..core import block_type, mbar_type, smem_type, tensor, tmem_type, _unwrap
 from .context import _b, _ctx, _reads

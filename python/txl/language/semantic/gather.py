@@ -7,8 +7,8 @@ shared memory (``--txl-allocate-scratch`` gives the op its scratch). Out-of-rang
 the element at the index modulo the axis size.
 """
 
-from ...compiler import dialects as ods
-from ...compiler.errors import SemanticError
+from ...ir import dialects as ods
+from ...errors import SemanticError
 from ..core import block_type, builtin, tensor
 from .context import _b
 from .values import to_tensor, _static_int
@@ -43,7 +43,7 @@ def gather_tile(src, index, axis):
                                 "broadcast the index with tl.broadcast_to(index, %s)"
                                 % [ishape[k] if k == axis else shape[k] for k in range(rank)])
     ty = block_type(src.type.element_ty, ishape)
-    op = _b().insert(ods.txl.gather(src.handle, index.handle, result=ty, axis=axis), pure=True)
+    op = _b().insert(ods.txl.gather(src.handle, index.handle, result=ty, axis=axis))
     return tensor(op.result, ty)
 
 

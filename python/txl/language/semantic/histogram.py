@@ -3,8 +3,8 @@ method): ``result[b]`` counts the elements equal to ``b`` for ``b`` in ``[0, num
 int32 tile of ``num_bins``; other values are not counted. The frontend emits one ``txl.histogram``; the compiler
 counts with shared-memory atomics in the op's scratch (``--txl-allocate-scratch``)."""
 
-from ...compiler import dialects as ods
-from ...compiler.errors import SemanticError
+from ...ir import dialects as ods
+from ...errors import SemanticError
 from ..core import _unwrap, block_type, builtin, int32, tensor
 from .broadcast import broadcast_to
 from .context import _b
@@ -30,7 +30,7 @@ def histogram_tile(x, num_bins, mask=None):
             raise SemanticError("tl.histogram: mask must have boolean scalar type, got %s" % m.type.element_ty.name)
         m = m.handle
     ty = block_type(int32, [num_bins])
-    op = _b().insert(ods.txl.histogram(x.handle, m, result=ty), pure=True)
+    op = _b().insert(ods.txl.histogram(x.handle, m, result=ty))
     return tensor(op.result, ty)
 
 

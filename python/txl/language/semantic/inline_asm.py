@@ -9,8 +9,8 @@ TXLOps.td); the op's verifier checks the constraint string against that register
 at the user's line, not LLVM's.
 """
 
-from ...compiler import dialects as ods
-from ...compiler.errors import SemanticError
+from ...ir import dialects as ods
+from ...errors import SemanticError
 from ..core import _unwrap, block_type, builtin, dtype, tensor
 from .broadcast import _shape, broadcast_shapes, broadcast_to
 from .context import _b
@@ -66,8 +66,7 @@ def elementwise_inline_asm(asm, constraints, args, dtype_, is_pure, pack):
         args = [broadcast_to(a, shape) for a in args]
     types = [block_type(d, shape) if shape else d for d in dtypes]
     op = _b().insert(ods.txl.elementwise_inline_asm([a.handle for a in args], results=types, asm_string=asm,
-                                                     constraints=constraints, pure=is_pure, packed_element=pack),
-                     pure=is_pure)
+                                                     constraints=constraints, pure=is_pure, packed_element=pack))
     outs = [tensor(v, t) for v, t in zip(op.results, types)]
     return tuple(outs) if many else outs[0]
 

@@ -6,8 +6,8 @@ computes both sides, which Triton's per-element branch avoids). ``pack`` > 1 (th
 of each argument) is refused with the alternative.
 """
 
-from ...compiler.errors import SemanticError, UnsupportedError
-from ..core import _unwrap, block_type, builtin
+from ...errors import SemanticError, UnsupportedError
+from ..core import _unwrap, block_type, builtin, is_jit_function
 from .broadcast import _shape, broadcast_shapes, broadcast_to
 from .context import _ctx
 from .values import to_tensor
@@ -15,9 +15,8 @@ from .values import to_tensor
 
 def map_elementwise_tiles(scalar_fn, args, pack=1):
     """``scalar_fn`` (a @txl.jit function) called on ``args`` broadcast to one shape: a tensor, or a tuple."""
-    from ...jit import JITFunction
     fn = _unwrap(scalar_fn)
-    if not isinstance(fn, JITFunction):
+    if not is_jit_function(fn):
         raise SemanticError("tl.map_elementwise needs a @txl.jit function to map, got %r" % (fn,),
                             "decorate the scalar function with @txl.jit")
     pack = _unwrap(pack)

@@ -1,8 +1,8 @@
 """Global memory through pointers: ``tl.load`` / ``tl.store`` of pointer tiles, block pointers
 (``tl.make_block_ptr``, ``tl.advance``) and the atomics."""
 
-from ...compiler import dialects as ods
-from ...compiler.errors import SemanticError
+from ...ir import dialects as ods
+from ...errors import SemanticError
 from .. import core
 from ..core import block_type, dtype, pointer_type, tensor, tensordesc_type, _unwrap
 from .context import _b
@@ -248,7 +248,7 @@ def _bp_boundary_check(ptr, boundary_check, what):
 
 def _make_range(n):
     ty = block_type(core.int32, [n])
-    return tensor(_b().insert(ods.txl.make_range(result=ty, start=0, end=n), pure=True).result, ty)
+    return tensor(_b().insert(ods.txl.make_range(result=ty, start=0, end=n)).result, ty)
 
 
 def _bp_along(t, d, rank):

@@ -1,10 +1,11 @@
 """Reductions and scans: ``tl.sum`` / ``tl.max`` / ``tl.argmax``..., ``tl.reduce`` and ``tl.associative_scan`` with
 a @txl.jit combine function, ``tl.cumsum`` / ``tl.cumprod``, and ``unsplat`` (a one-element tile to a scalar)."""
 
-from ...compiler import dialects as ods, ir
-from ...compiler.errors import SemanticError
+from ... import ir
+from ...ir import dialects as ods
+from ...errors import SemanticError
 from .. import core
-from ..core import block_type, dtype, tensor, _unwrap
+from ..core import block_type, dtype, is_jit_function, tensor, _unwrap
 from .context import unsupported, _b, _ctx
 from .values import to_tensor, _static_int
 from .broadcast import broadcast_to, expand_dims, splat, _shape
@@ -79,7 +80,7 @@ def _reduce_axes(kind, t, axis, keep_dims):
     body = ir.Block([ety, ety], ["x", "y"])
     comb = getattr(ods.arith, _combine_name(kind, ety))(*body.args, result=ety)
     body.ops = [comb, ods.txl.reduce_return([comb.result])]
-    op = _b().insert(ods.txl.reduce([t.handle], results=[rt], axis=axis, combineOp=ir.Region([body])), pure=True)
+    op = _b().insert(ods.txl.reduce([t.handle], results=[rt], axis=axis, combineOp=ir.Region([body])))
     r = tensor(op.result, rt)
     if keep_dims:
         r = expand_dims(r, axis)
@@ -119,7 +120,7 @@ def reduce_arg(kind, t, axis, keep_dims=False, tie_break_left=True):
     if ety.is_bool():
         t, ety = cast(t, core.int8), core.int8
     rty = block_type(core.int32, [shape[axis]])
-    rng = tensor(_b().insert(ods.txl.make_range(result=rty, start=0, end=shape[axis]), pure=True).result, rty)
+    rng = tensor(_b().insert(ods.txl.make_range(result=rty, start=0, end=shape[axis])).result, rty)
     idx = rng
     for d in range(len(shape)):
         if d != axis:
@@ -145,7 +146,7 @@ def reduce_arg(kind, t, axis, keep_dims=False, tie_break_left=True):
     ret = ods.txl.reduce_return([xs.result, ix.result])
     body.ops = [better, equal, first, tie, take, xs, ix, ret]
     op = _b().insert(ods.txl.reduce([t.handle, idx.handle], results=[vt, it], axis=axis,
-                                    combineOp=ir.Region([body])), pure=True)
+                                    combineOp=ir.Region([body])))
     vals, inds = tensor(op.results[0], vt), tensor(op.results[1], it)
     if keep_dims:
         vals, inds = expand_dims(vals, axis), expand_dims(inds, axis)
@@ -158,9 +159,8 @@ def reduce_arg(kind, t, axis, keep_dims=False, tie_break_left=True):
 def _combine_inputs(what, inputs, combine_fn):
     """The @txl.jit combine function and the tiles (one, or a tuple of one shape) of tl.reduce / tl.associative_scan;
     booleans become int8 (i1 registers do not cross lanes)."""
-    from ...jit import JITFunction
     fn = _unwrap(combine_fn)
-    if not isinstance(fn, JITFunction):
+    if not is_jit_function(fn):
         raise SemanticError("%s needs a @txl.jit combine function, got %r" % (what, fn),
                             "decorate the combine function with @txl.jit")
     single = not isinstance(_unwrap(inputs), (tuple, list))
@@ -226,7 +226,7 @@ def reduce_fn(inputs, axis, combine_fn, keep_dims=False, what="tl.reduce"):
     region = _combine_region(what, fn, etys)
     out_shape = shape[:axis] + shape[axis + 1:]
     rts = [block_type(ety, out_shape) if out_shape else ety for ety in etys]
-    op = _b().insert(ods.txl.reduce([t.handle for t in ts], results=rts, axis=axis, combineOp=region), pure=True)
+    op = _b().insert(ods.txl.reduce([t.handle for t in ts], results=rts, axis=axis, combineOp=region))
     outs = [tensor(v, rt) for v, rt in zip(op.results, rts)]
     if keep_dims:
         outs = [expand_dims(o, axis) for o in outs]
@@ -255,7 +255,7 @@ def scan_named(kind, t, axis=0, reverse=False, dtype_=None):
     comb = getattr(ods.arith, _combine_name(kind, ety))(*body.args, result=ety)
     body.ops = [comb, ods.txl.reduce_return([comb.result])]
     op = _b().insert(ods.txl.scan([t.handle], results=[t.type], axis=axis, reverse=bool(reverse),
-                                  combineOp=ir.Region([body])), pure=True)
+                                  combineOp=ir.Region([body])))
     return tensor(op.result, t.type)
 
 
@@ -273,7 +273,7 @@ def scan_fn(inputs, axis, combine_fn, reverse=False, what="tl.associative_scan")
     region = _combine_region(what, fn, etys)
     rts = [t.type for t in ts]
     op = _b().insert(ods.txl.scan([t.handle for t in ts], results=rts, axis=axis, reverse=bool(reverse),
-                                  combineOp=region), pure=True)
+                                  combineOp=region))
     outs = [tensor(v, rt) for v, rt in zip(op.results, rts)]
     outs = [cast(o, core.int1) if b else o for o, b in zip(outs, bools)]
     return outs[0] if single else tuple(outs)

@@ -4,8 +4,8 @@ coordinates only: no data moves between threads."""
 
 import math
 
-from ...compiler import dialects as ods
-from ...compiler.errors import SemanticError
+from ...ir import dialects as ods
+from ...errors import SemanticError
 from ..core import block_type, dtype, mbar_type, smem_type, tensor, tmem_type, _unwrap
 from .context import unsupported, _b
 from .values import result_dtype, to_tensor, _static_int
@@ -66,7 +66,7 @@ def trans(t, *dims):
             return t
         shape = [t.type.shape[d] for d in order]
         rt = block_type(t.dtype, shape)
-        op = _b().insert(ods.txl.trans(t.handle, result=rt, order=order), pure=True)
+        op = _b().insert(ods.txl.trans(t.handle, result=rt, order=order))
         out = tensor(op.result, rt)
         out.from_desc = getattr(t, "from_desc", False)
         return out
@@ -90,7 +90,7 @@ def reshape(t, shape):
     if list(shape) == list(t.type.shape):
         return t
     rt = block_type(t.dtype, shape)
-    op = _b().insert(ods.txl.reshape(t.handle, result=rt), pure=True)
+    op = _b().insert(ods.txl.reshape(t.handle, result=rt))
     return tensor(op.result, rt)
 
 
@@ -102,7 +102,7 @@ def join(a, b):
     if not isinstance(a.type, block_type):
         a, b = splat(a, [1]), splat(b, [1])
     rt = block_type(ety, list(a.type.shape) + [2])
-    op = _b().insert(ods.txl.join(a.handle, b.handle, result=rt), pure=True)
+    op = _b().insert(ods.txl.join(a.handle, b.handle, result=rt))
     return tensor(op.result, rt)
 
 
@@ -115,7 +115,7 @@ def split(t):
     if len(t.type.shape) == 1:
         t = reshape(t, [1, 2])
     rt = block_type(t.dtype, list(t.type.shape[:-1]))
-    op = _b().insert(ods.txl.split(t.handle, outLHS=rt, outRHS=rt), pure=True)
+    op = _b().insert(ods.txl.split(t.handle, outLHS=rt, outRHS=rt))
     return tuple(tensor(r, rt) for r in op.results)
 
 

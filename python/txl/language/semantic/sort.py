@@ -1,7 +1,7 @@
 """Sorting: ``tl.sort`` / ``tl.flip`` (one txl.sort / txl.flip along a dimension) and ``tl.topk`` built on them."""
 
-from ...compiler import dialects as ods
-from ...compiler.errors import SemanticError
+from ...ir import dialects as ods
+from ...errors import SemanticError
 from .. import core
 from ..core import block_type, tensor
 from .context import _b

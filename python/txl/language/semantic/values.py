@@ -5,8 +5,9 @@ kinds meet in fp32, integers widen to the wider operand)."""
 import math
 import struct
 
-from ...compiler import dialects as ods, ir
-from ...compiler.errors import SemanticError
+from ... import ir
+from ...ir import dialects as ods
+from ...errors import SemanticError
 from .. import core
 from ..core import dtype, tensor, _unwrap
 from .context import _b
@@ -104,7 +105,7 @@ def dense(value, ty):
     """``arith.constant dense<v> : tensor<...>`` (emitted at its use: tile constants are not hoisted so each use
     gets the register layout it needs)."""
     lit = _literal(value, ty.element_ty)
-    op = _b().insert(ods.arith.constant(result=ty, value=ir.TypedAttr("dense<%s>" % lit, ty)), pure=True,
+    op = _b().insert(ods.arith.constant(result=ty, value=ir.TypedAttr("dense<%s>" % lit, ty)),
                      attrs={"const": value})
     return tensor(op.result, ty)
 

@@ -16,7 +16,7 @@ its Gluon layout) with Gluon's ``.load(layout)``, ``.store(value)``, ``.index(i)
 
 import functools
 
-from ....compiler.errors import CompilationError, SemanticError
+from ....errors import CompilationError, SemanticError
 from ....language import core as _tl_core
 from ....language import semantic as S
 from ....language import standard as _std
@@ -52,11 +52,11 @@ def given_layout(x, layout, what):
 
 def _relayout_op(t, attr):
     """The one op this layer emits itself: ``txl.relayout %t {txl.layout = L} : T -> T`` (built by
-    txl.compiler.dialects' generated builder)."""
-    from ....compiler.dialects import txl as _d
+    txl.ir.dialects' generated builder)."""
+    from ....ir.dialects import txl as _d
     op = _d.relayout(t.handle, result=t.type)
     op.discardable["txl.layout"] = attr
-    return S._b().insert(op, pure=True)
+    return S._b().insert(op)
 
 
 def _layout_rank(layout):

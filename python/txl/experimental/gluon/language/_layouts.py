@@ -9,7 +9,7 @@ the dialect's LinearLayout (docs/gluon.md), so what the kernel names is what its
 
 from dataclasses import dataclass
 
-from ....compiler.errors import SemanticError
+from ....errors import SemanticError
 from ....language.layouts import (AutoLayout, BlockedLayout, DistributedLinearLayout, DotOperandLayout,
                                   NVMMADistributedLayout, NVMMASharedLayout, SliceLayout, SwizzledSharedLayout,
                                   _Layout)

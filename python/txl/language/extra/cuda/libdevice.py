@@ -11,8 +11,8 @@ Integer results follow libdevice: the classification functions (``isnan``, ``isi
 
 import math as _pymath
 
-from ....compiler import dialects as ods
-from ....compiler.errors import SemanticError
+from ....ir import dialects as ods
+from ....errors import SemanticError
 from ... import core as _core
 from ... import semantic as S
 from ... import triton_api as _api
@@ -86,7 +86,7 @@ def _binary_rn(name, arith):
         if not ety.is_floating():
             ety = _F32
         tx, ty = S.binary_broadcast(S.cast(tx, ety), S.cast(ty, ety), "libdevice." + name)
-        op = S._b().insert(getattr(ods.arith, arith)(tx.handle, ty.handle, result=tx.type), pure=True)
+        op = S._b().insert(getattr(ods.arith, arith)(tx.handle, ty.handle, result=tx.type))
         return _core.tensor(op.result, tx.type)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = "libdevice.%s: IEEE %s rounded to nearest even, never fused into an fma." % (name, arith)
@@ -111,7 +111,7 @@ def fast_dividef(x, y):
     tx, ty = S.binary_broadcast(tx, ty, "libdevice.fast_dividef")
     # `arcp` as well as `afn`: x times an approximate reciprocal (div.approx.f32, __fdividef); `afn` alone is
     # Triton's `/` (div.full.f32).
-    op = S._b().insert(ods.arith.divf(tx.handle, ty.handle, result=tx.type, fastmath="arcp,afn"), pure=True)
+    op = S._b().insert(ods.arith.divf(tx.handle, ty.handle, result=tx.type, fastmath="arcp,afn"))
     return _core.tensor(op.result, tx.type)
 
 
@@ -119,7 +119,7 @@ def fast_dividef(x, y):
 def copysign(x, y):
     tx, ty = _float(x, "copysign"), S.to_tensor(y)
     tx, ty = S.binary_broadcast(tx, S.cast(ty, tx.dtype), "libdevice.copysign")
-    op = S._b().insert(ods.math.copysign(tx.handle, ty.handle, result=tx.type), pure=True)
+    op = S._b().insert(ods.math.copysign(tx.handle, ty.handle, result=tx.type))
     return _core.tensor(op.result, tx.type)
 
 
@@ -190,8 +190,7 @@ def _classify(name, test):
 
 
 def _cmpf(pred, a, b):
-    op = S._b().insert(ods.arith.cmpf(a.handle, b.handle, result=S._with_elem(a.type, _core.int1), predicate=pred),
-                       pure=True)
+    op = S._b().insert(ods.arith.cmpf(a.handle, b.handle, result=S._with_elem(a.type, _core.int1), predicate=pred))
     return _core.tensor(op.result, S._with_elem(a.type, _core.int1))
 
 
@@ -398,7 +397,7 @@ def _libdevice_call(name):
         if rdt.is_int() and sym.startswith("__nv_u") and sym not in ("__nv_ull2float_rd",):
             rdt = _U32 if ret == "i32" else _U64
         rtype = _core.block_type(rdt, shape) if shape is not None else rdt
-        op = S._b().insert(ods.txl.extern_elementwise([a.handle for a in args], result=rtype, symbol=sym), pure=True)
+        op = S._b().insert(ods.txl.extern_elementwise([a.handle for a in args], result=rtype, symbol=sym))
         out = _core.tensor(op.result, rtype)
         if half and rdt == _F32 and all(h == half[0] for h in half):
             out = S.cast(out, half[0])

@@ -1,6 +1,6 @@
 """``gluon.language.nvidia.ampere``: ``async_copy`` (cp.async) and ``mma_v2`` (mma.sync)."""
 
-from ......compiler.errors import SemanticError
+from ......errors import SemanticError
 from ......language import semantic as S
 from ......language.core import builtin, _unwrap
 from . import async_copy  # noqa: F401

@@ -11,7 +11,7 @@ in a loop body is walked again once the loop is complete (``_refine_waits``, at 
 for more than Gluon asks is always correct; k is exact for straight-line code and tutorial 03's pipelines.
 """
 
-from ......compiler.errors import SemanticError
+from ......errors import SemanticError
 from ......language import semantic as S
 from ......language import txl_builtins as _txl
 from ......language.core import builtin, _unwrap

@@ -8,7 +8,7 @@ layout of a tensor-memory tile (tcgen05.ld 32x32b: row = 32 * warp + lane, the c
 mbarriers are Hopper's.
 """
 
-from ......compiler.errors import SemanticError
+from ......errors import SemanticError
 from ......language import semantic as S
 from ......language import txl_builtins as _txl
 from ......language.core import builtin, constexpr, smem_type, tensor, _unwrap

@@ -2,7 +2,7 @@
 ops: ``warpgroup_mma`` is ``txl.dot`` (A from shared memory or registers, B from shared memory),
 ``warpgroup_mma_wait`` is ``txl.dot_wait``."""
 
-from ......compiler.errors import SemanticError
+from ......errors import SemanticError
 from ......language import semantic as S
 from ......language import txl_builtins as _txl
 from ......language.core import builtin, constexpr, smem_type, tensor, _unwrap

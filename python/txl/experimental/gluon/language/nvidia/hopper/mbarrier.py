@@ -8,7 +8,7 @@ is a located error). ``init`` places nothing in the kernel's body: txl initialis
 memory for data).
 """
 
-from ......compiler.errors import SemanticError
+from ......errors import SemanticError
 from ......language import semantic as S
 from ......language import txl_builtins as _txl
 from ......language.core import builtin, mbar_type, tensor, _unwrap

@@ -1,7 +1,7 @@
 """Gluon's ``tma`` module on txl's TMA ops: ``async_copy_global_to_shared`` is ``txl.tma_load``,
 ``async_copy_shared_to_global`` ``txl.tma_store``, ``store_wait`` ``txl.tma_store_wait``."""
 
-from ......compiler.errors import SemanticError
+from ......errors import SemanticError
 from ......language import txl_builtins as _txl
 from ......language.core import builtin, _unwrap
 from ..._core import smem_tensor

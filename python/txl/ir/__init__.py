@@ -1,5 +1,10 @@
 """A minimal in-memory IR that the frontend builds and prints as MLIR text.
 
+The bottom layer of the Python package: ``txl.ir`` (this tree, ``dialects.py`` and its generator) and
+``txl.errors`` import nothing else from txl; ``txl.language`` builds ops through them; ``txl.compiler`` (the
+code generator and the txlc driver) imports the language; ``txl.jit`` and ``txl.runtime`` sit on top. No module
+imports upward, so there is no import cycle between the packages (``test_import_layers.py``).
+
 The frontend does not link against MLIR: it builds a small tree of operations (``Op``) with regions and blocks,
 then prints it as MLIR text for txlc. Ops are made only by the builders of ``dialects.py``, which ``gen_ops.py``
 generates from the ops' ODS (TXLOps.td and upstream arith, math, scf, func, builtin): ``build_op`` checks an op
@@ -230,10 +235,10 @@ class Builder:
         self._const_cache = {}
         self.hoisted = []  # ops kept at the top of the entry block, in creation order
 
-    def insert(self, op, pure=False, attrs=None):
-        """Appends ``op`` (a ``dialects`` builder's) to the current block at the current location. ``pure`` is
-        read by nothing any more (what nothing reads is txl-erase-dead-values' to erase, from the ops' own
-        effects); the builtins still pass it, until their call sites drop it."""
+    def insert(self, op, attrs=None):
+        """Appends ``op`` (a ``dialects`` builder's) to the current block at the current location. Whether an op
+        nothing reads may go is not the frontend's to say: txl-erase-dead-values decides from the op's own
+        effects."""
         op.attrs.update(attrs or {})
         op.loc = self.loc
         op.block = self.block

@@ -1,12 +1,12 @@
 """Builders of the ops the txl frontend emits, one per op, generated from ODS by gen_ops.py: do not edit.
 
-Regenerate with ``python3 python/txl/compiler/gen_ops.py`` (or ``ninja -C build txl-docs``) after an
+Regenerate with ``python3 python/txl/ir/gen_ops.py`` (or ``ninja -C build txl-docs``) after an
 ODS change. Each builder takes the op's operands positionally (``None`` for an absent optional operand, a
 list for a variadic one), its result types, attributes and regions by keyword, all named as in ODS, and
-returns an unattached ``ir.Op``; ``ir.py`` checks it against ``SPECS`` and prints it.
+returns an unattached ``ir.Op``; ``txl.ir`` checks it against ``SPECS`` and prints it.
 """
 
-from .ir import REQUIRED as _REQUIRED, build_op as _build
+from . import REQUIRED as _REQUIRED, build_op as _build
 
 # name -> {operands: [(name, single|optional|variadic, constraint)], results: [(name, kind)],
 #          attrs: [(name, kind, optional, default)], regions: [(name, kind)], segments: AttrSizedOperandSegments,

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Generate ``txl/compiler/dialects.py``: one Python builder per op of the dialects the frontend emits, from ODS.
+"""Generate ``txl/ir/dialects.py``: one Python builder per op of the dialects the frontend emits, from ODS.
 
-    python3 python/txl/compiler/gen_ops.py            # rewrite python/txl/compiler/dialects.py
-    python3 python/txl/compiler/gen_ops.py --check    # exit 1 when the committed file differs (CI, ninja txl-docs-check)
-    python3 python/txl/compiler/gen_ops.py -o FILE    # write elsewhere (the CMake build, the wheel build)
+    python3 python/txl/ir/gen_ops.py            # rewrite python/txl/ir/dialects.py
+    python3 python/txl/ir/gen_ops.py --check    # exit 1 when the committed file differs (CI, ninja txl-docs-check)
+    python3 python/txl/ir/gen_ops.py -o FILE    # write elsewhere (the CMake build, the wheel build)
 
 It runs ``llvm-tblgen --dump-json`` on TXLOps.td and on the upstream dialects' ODS (arith, math, scf, func, builtin)
 and writes, for every op, its operands (single, optional, variadic), results, attributes (with their kind: integer,
 array, string, enum and its cases, ...) and regions, named as in ODS, and its declarative assembly format. The
-frontend builds ops only through these builders (``dialects.txl.smem_index(src, index, result=ty)``); ``ir.py``
+frontend builds ops only through these builders (``dialects.txl.smem_index(src, index, result=ty)``); ``txl.ir``
 checks arity and attribute kinds when an op is built and prints it from this description, so no op syntax is
 written by hand in Python and an op whose ODS changes changes the frontend with it. The output is committed (a
 checkout and the wheel have it without LLVM); every ``ninja txl-tools`` build runs ``--check`` (a stale file fails
@@ -113,7 +113,7 @@ def attr_kind(recs, name):
         dialect = recs[recs.ref(r["dialect"])]["name"]
         fmt = (r.get("assemblyFormat") or "").replace(" ", "")
         if fmt not in ("$value", "`<`$value`>`"):
-            raise SystemExit("gen_ops.py: enum attribute %s has assembly format %r; teach ir.py to print it"
+            raise SystemExit("gen_ops.py: enum attribute %s has assembly format %r; teach txl/ir/__init__.py to print it"
                              % (name, r.get("assemblyFormat")))
         return ("enum", dialect, r["mnemonic"], fmt != "$value", _cases(recs, info),
                 recs[info].get("separator") if "BitEnumAttr" in recs.sup(info) or "separator" in recs[info] else None)
@@ -214,13 +214,13 @@ def pyname(n):
 def render(all_specs):
     out = ['"""Builders of the ops the txl frontend emits, one per op, generated from ODS by gen_ops.py: do not edit.',
            "",
-           "Regenerate with ``python3 python/txl/compiler/gen_ops.py`` (or ``ninja -C build txl-docs``) after an",
+           "Regenerate with ``python3 python/txl/ir/gen_ops.py`` (or ``ninja -C build txl-docs``) after an",
            "ODS change. Each builder takes the op's operands positionally (``None`` for an absent optional operand, a",
            "list for a variadic one), its result types, attributes and regions by keyword, all named as in ODS, and",
-           "returns an unattached ``ir.Op``; ``ir.py`` checks it against ``SPECS`` and prints it.",
+           "returns an unattached ``ir.Op``; ``txl.ir`` checks it against ``SPECS`` and prints it.",
            '"""',
            "",
-           "from .ir import build_op as _build",
+           "from . import build_op as _build",
            "",
            "# name -> {operands: [(name, single|optional|variadic, constraint)], results: [(name, kind)],",
            "#          attrs: [(name, kind, optional, default)], regions: [(name, kind)], segments: AttrSizedOperandSegments,",
@@ -264,8 +264,8 @@ def render(all_specs):
             out.append("        return " + call)
     text = "\n".join(out) + "\n"
     if "_REQUIRED" in text:
-        text = text.replace("from .ir import build_op as _build",
-                            "from .ir import REQUIRED as _REQUIRED, build_op as _build")
+        text = text.replace("from . import build_op as _build",
+                            "from . import REQUIRED as _REQUIRED, build_op as _build")
     return text
 
 
@@ -289,7 +289,7 @@ def main(argv=None):
         old = open(args.output).read() if os.path.exists(args.output) else None
         if old != text:
             print("%s is not what gen_ops.py generates from ODS now (an op's ODS changed): run "
-                  "python3 python/txl/compiler/gen_ops.py (or ninja -C build txl-docs) and commit it"
+                  "python3 python/txl/ir/gen_ops.py (or ninja -C build txl-docs) and commit it"
                   % args.output, file=sys.stderr)
             return 1
         return 0
