@@ -47,6 +47,7 @@ def kernels():
     from txl.kernels import flash_attention_bwd as kb
     from txl.kernels import flash_attention_fp8 as f8
     from txl.kernels import kvcache_decode as kk
+    from txl.kernels import mla_decode_seesaw as ms
     from txl.kernels import mla_decode_wgmma as mw
     from txl.ops import _attention_bwd
     from txl.ops import attention as A
@@ -70,7 +71,7 @@ def kernels():
     bn, ns = F8.CONFIGS[128][0][:2]
     out.append(("fp8 fwd hd128", f8.flash_attention_fp8, f8.signature(128, bn),
                 f8.constexprs(128, False, bn, ns, True, 1), f8.OPTIONS))
-    out.append(("mla decode (wgmma)", mw.mla_decode_wgmma, mw.signature(), mw.constexprs(64, 2), mw.OPTIONS))
+    out.append(("mla decode (seesaw)", ms.mla_decode_seesaw, mw.signature(), mw.constexprs(64, 2), mw.OPTIONS))
     cx = kk.split_constexprs(128, 4, 1, 64, 2, False)
     out.append(("kvcache decode hd128", kk.kvcache_decode_split, _KVCACHE_SIGNATURE, cx, {"num_warps": 4}))
     return out

@@ -8,13 +8,14 @@ materialises the GQA-expanded keys: 37 GiB at (64, 16, 4096).)
 
     python3 bench/mla_decode.py              # every row
     python3 bench/mla_decode.py --compute    # the compute-bound rows (64+ query rows per sequence) only
-    python3 bench/mla_decode.py --compute --seesaw   # also the experimental seesaw schedule of the wgmma kernel
+    python3 bench/mla_decode.py --compute --fa3      # also the wgmma kernel's other schedule (FA3's overlap)
     python3 bench/mla_decode.py --fp8        # also an "fp8" row under each: the same cache in e4m3 + per-tensor scale
 
 On the rows with fewer than 64 query rows per sequence (where the op runs the mma.sync kernel) the "wgmma pad"
 columns time the wgmma kernel too, its 64-row tile padded (mla_decode.WGMMA_ROWS lowered to 1 for that call),
-with its share of the copy bandwidth: the measurement for moving the op's threshold. With --seesaw the last
-columns of the wgmma rows are the seesaw schedule's time and TFLOP/s (mla_decode.SCHEDULE = "seesaw").
+with its share of the copy bandwidth: the measurement for moving the op's threshold. The wgmma rows run the default
+schedule (mla_decode.SCHEDULE = "seesaw"); with --fa3 their last columns are the other schedule's time and TFLOP/s
+(mla_decode.SCHEDULE = "fa3", txl/kernels/mla_decode_wgmma.py).
 
 Rows: (B, H, S_Q, cache length, page size); bf16, not causal. "kernel" says which kernel the op ran. Each output is
 checked against the float32 reference on the first two sequences before timing (ERR after the row otherwise;
@@ -99,7 +100,7 @@ class Old:
 
 
 class Scheduled:
-    """The op with mla_decode.SCHEDULE set to ``schedule`` during the call ("seesaw": mla_decode_seesaw.py)."""
+    """The op with mla_decode.SCHEDULE set to ``schedule`` during the call ("fa3": mla_decode_wgmma.py)."""
 
     def __init__(self, schedule):
         self.schedule = schedule
@@ -182,8 +183,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--compute", action="store_true", help="only the rows with 64+ query rows per sequence")
     ap.add_argument("--no-triton", action="store_true", help="skip the Triton 3.6 column")
-    ap.add_argument("--seesaw", action="store_true",
-                    help="on the wgmma rows also time the seesaw schedule (mla_decode.SCHEDULE = 'seesaw')")
+    ap.add_argument("--fa3", action="store_true",
+                    help="on the wgmma rows also time FA3's schedule (mla_decode.SCHEDULE = 'fa3'; the default is "
+                         "'seesaw')")
     ap.add_argument("--fp8", action="store_true",
                     help="under each row, the op on the cache in float8_e4m3fn with a per-tensor scale")
     args = ap.parse_args()
@@ -198,7 +200,7 @@ def main():
             print("triton: %s" % str(e).splitlines()[0][:200])
     print("%-30s %6s %6s %8s %7s %7s %8s | %8s %7s %6s | %9s %7s | %9s %6s" % (
         "shape (B,H,S_Q,len,page)", "kernel", "splits", "txl ms", "GB/s", "%copy", "TFLOP/s", "mma ms", "TFLOP/s",
-        "x mma", "triton ms", "x trit", "seesaw ms" if args.seesaw else "wgmma pad", "TF/s" if args.seesaw else "%copy"))
+        "x mma", "triton ms", "x trit", "fa3 ms" if args.fa3 else "wgmma pad", "TF/s" if args.fa3 else "%copy"))
     for B, H, S_Q, lens, page in SHAPES:
         rows = S_Q * H
         if args.compute and rows < mop.WGMMA_ROWS:
@@ -232,10 +234,10 @@ def main():
             else:
                 trit = "%8.3f%s %7.2f" % (tt, tnote or " ", tt / t)
         pad = "%9s %6s" % ("-", "-")
-        if kernel == "wgmma" and args.seesaw:  # the column shows the seesaw's time and TFLOP/s instead
-            ts, snote = peer(Scheduled("seesaw"), q, kv, bt, seqlens, ro.reshape(ro.shape[0], rows, 512))
+        if kernel == "wgmma" and args.fa3:  # the column shows the fa3 schedule's time and TFLOP/s instead
+            ts, snote = peer(Scheduled("fa3"), q, kv, bt, seqlens, ro.reshape(ro.shape[0], rows, 512))
             if ts == "fail":
-                print("seesaw %s: %s" % ((B, H, S_Q, lens, page), snote))
+                print("fa3 schedule %s: %s" % ((B, H, S_Q, lens, page), snote))
                 pad = "%9s %6s" % ("fail", "-")
             else:
                 pad = "%8.3f%s %6.0f" % (ts, snote or " ", flops / (ts * 1e-3) / 1e12)

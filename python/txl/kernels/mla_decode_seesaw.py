@@ -1,6 +1,6 @@
-"""MLA decoding, compute-bound case, with FlashMLA's "seesaw" schedule: an experimental alternative to
-mla_decode_wgmma.py (same arguments, tiles, outputs and producer; `txl.ops.mla_decode` uses it only when
-`mla_decode.SCHEDULE` is "seesaw"; bench/mla_decode.py --seesaw times both).
+"""MLA decoding, compute-bound case, with FlashMLA's "seesaw" schedule: the default of `txl.ops.mla_decode` for 64+
+query rows (`mla_decode.SCHEDULE` = "seesaw"; "fa3" selects mla_decode_wgmma.py, with the same arguments, tiles,
+outputs and producer; bench/mla_decode.py --fa3 times both).
 
 In mla_decode_wgmma.py one consumer (WG1) computes every tile's S = Q K^T and softmax and WG2 only multiplies P V,
 so WG1's softmax hides only under P V wgmmas. Here the consumers take turns: tiles are taken in pairs (e = 2i, o =

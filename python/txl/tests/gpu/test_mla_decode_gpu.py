@@ -4,11 +4,11 @@ block), 64 and 128, page sizes 16 and 64, cache lengths 0, 1, 777 and 3001 in on
 explicit and default split counts (1 split, 7, the default), fp16 and bf16, the 4-D (B, 1, H, 576) layout; argument
 errors on CUDA tensors; the custom op's registration (opcheck).
 
-The wgmma kernel (64+ query rows per sequence, pages of 64+ keys; txl/kernels/mla_decode_wgmma.py): h_q 64 / 128,
-s_q 1 / 2 (causal and not), lengths 0 / 1 / 777 / 3001 / 4096 with NaN in every cache slot past a sequence's end,
-pages 64 / 128, one split (O written by the kernel) and several (the combine), bf16 and fp16, rows that straddle
-a 64-row block (s_q 2 x 40 heads), checked to have run on that kernel; the same with the experimental seesaw
-schedule (test_mla_decode_seesaw; run it on its own first: -k seesaw); the wgmma kernel padded to fewer rows;
+The wgmma kernels (64+ query rows per sequence, pages of 64+ keys), each of the two schedules (mla_decode.SCHEDULE:
+"seesaw", the default, txl/kernels/mla_decode_seesaw.py; "fa3", txl/kernels/mla_decode_wgmma.py): h_q 64 / 128,
+s_q 1 / 2 (causal and not), lengths 0 / 1 / 64 / 130 / 777 / 3001 / 4096 with NaN in every cache slot past a
+sequence's end, pages 64 / 128, one split (O written by the kernel) and several (the combine), bf16 and fp16, rows
+that straddle a 64-row block (s_q 2 x 40 heads), checked to have run on that kernel; padded to fewer rows;
 misaligned inputs; the mma.sync kernel with s_q 2, causal.
 
 FP8 (e4m3) caches with a per-tensor scale (txl/kernels/mla_decode_fp8.py, every shape; -k fp8): against the float32
@@ -129,26 +129,43 @@ def launched(monkeypatch):
     return seen
 
 
-def _ran_wgmma(launched):
-    from txl.kernels import mla_decode as km
+def _wgmma_kernel(schedule):
+    """The kernel of a wgmma schedule (mla_decode.SCHEDULE): "seesaw" (the default) or "fa3"."""
+    from txl.kernels import mla_decode_seesaw as ks
     from txl.kernels import mla_decode_wgmma as kw
 
-    return kw.mla_decode_wgmma in launched and km.mla_decode_split not in launched
+    return ks.mla_decode_seesaw if schedule == "seesaw" else kw.mla_decode_wgmma
+
+
+def _ran_wgmma(launched, schedule=None):
+    from txl.kernels import mla_decode as km
+
+    kernels = [_wgmma_kernel(schedule or mop.SCHEDULE)]
+    return all(k in launched for k in kernels) and km.mla_decode_split not in launched
+
+
+@pytest.fixture(params=["seesaw", "fa3"])
+def schedule(request, monkeypatch):
+    """Each wgmma schedule in turn (mla_decode.SCHEDULE: the seesaw default, and FA3's intra-warpgroup overlap)."""
+    monkeypatch.setattr(mop, "SCHEDULE", request.param)
+    return request.param
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
 @pytest.mark.parametrize("heads,s_q,causal", [(64, 1, False), (128, 1, False), (64, 2, False), (64, 2, True),
                                               (128, 2, True), (40, 2, True)])
 @pytest.mark.parametrize("page,splits", [(64, None), (64, 1), (64, 3), (128, 2)])
-def test_mla_decode_wgmma(dtype, heads, s_q, causal, page, splits, launched):
+def test_mla_decode_wgmma(dtype, heads, s_q, causal, page, splits, launched, schedule):
+    """Both wgmma schedules: odd and even tile counts per split (lengths 1 / 64 / 130 / 777 / 3001 / 4096 with NaN
+    past each end, 0), causal and not, a partial 64-row block (40 heads x 2 tokens)."""
     if dtype == torch.float16 and (page, splits) != (64, None):
         pytest.skip("fp16: the default splits only")
-    lens = [1, 777, 3001, 4096, 0, 64]
+    lens = [1, 777, 3001, 4096, 0, 64, 130]
     kv, bt, seqlens = cache(lens, page, dtype, nan_tail=True)
     q = torch.randn(len(lens), s_q, heads, 576, device="cuda", dtype=dtype)
     assert mop.uses_wgmma(s_q * heads, page, kv.shape[0])
     o, lse = mla_decode(q, kv, bt, seqlens, num_splits=splits, return_lse=True, causal=causal)
-    assert _ran_wgmma(launched)
+    assert _ran_wgmma(launched, schedule)
     assert o.shape == q.shape[:3] + (512,) and o.dtype == dtype
     assert lse.shape == ((len(lens), heads) if s_q == 1 else (len(lens), s_q, heads))
     ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
@@ -190,7 +207,7 @@ def test_mla_decode_small_rows_several_tokens(causal, launched):
 
 
 @pytest.mark.parametrize("heads,s_q,causal,splits", [(16, 1, False, None), (20, 1, False, 2), (16, 2, True, 1)])
-def test_mla_decode_wgmma_padded_rows(monkeypatch, launched, heads, s_q, causal, splits):
+def test_mla_decode_wgmma_padded_rows(monkeypatch, launched, heads, s_q, causal, splits, schedule):
     """The wgmma kernel on fewer than 64 query rows (its tile padded; what bench/mla_decode.py's "wgmma pad" column
     times): the op's threshold lowered to 1."""
     monkeypatch.setattr(mop, "WGMMA_ROWS", 1)
@@ -198,7 +215,7 @@ def test_mla_decode_wgmma_padded_rows(monkeypatch, launched, heads, s_q, causal,
     kv, bt, seqlens = cache(lens, 64, nan_tail=True)
     q = torch.randn(len(lens), s_q, heads, 576, device="cuda", dtype=torch.bfloat16)
     o, lse = mla_decode(q, kv, bt, seqlens, num_splits=splits, return_lse=True, causal=causal)
-    assert _ran_wgmma(launched)
+    assert _ran_wgmma(launched, schedule)
     ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
     if s_q == 1:
         o, ro, rlse = o[:, 0], ro[:, 0], rlse[:, 0]
@@ -209,7 +226,6 @@ def test_misaligned_inputs(launched):
     """Views into larger buffers whose first element is not 16-byte aligned: q is copied for the wgmma kernel's TMA;
     a misaligned cache takes the mma.sync kernel."""
     from txl.kernels import mla_decode as km
-    from txl.kernels import mla_decode_wgmma as kw
 
     lens = [300, 1000]
     kv, bt, seqlens = cache(lens, 64)
@@ -218,38 +234,15 @@ def test_misaligned_inputs(launched):
     assert q.data_ptr() % 16 != 0 and q.is_contiguous()
     ro, rlse = mla_reference(q, kv, bt, seqlens)
     o, lse = mla_decode(q, kv, bt, seqlens, return_lse=True)
-    assert kw.mla_decode_wgmma in launched
+    assert _ran_wgmma(launched)
     _check(o[:, 0], lse, ro[:, 0], rlse[:, 0])
     pool = torch.empty(kv.numel() + 1, device="cuda", dtype=torch.bfloat16)
     kv_off = pool[1:].view(kv.shape)
     kv_off.copy_(kv)
     launched.clear()
     o, lse = mla_decode(q, kv_off, bt, seqlens, return_lse=True)
-    assert km.mla_decode_split in launched and kw.mla_decode_wgmma not in launched
+    assert km.mla_decode_split in launched and _wgmma_kernel(mop.SCHEDULE) not in launched
     _check(o[:, 0], lse, ro[:, 0], rlse[:, 0])
-
-
-@pytest.mark.parametrize("heads,s_q,causal", [(64, 1, False), (128, 1, False), (64, 2, True), (40, 2, True)])
-@pytest.mark.parametrize("page,splits", [(64, None), (64, 1), (64, 3), (128, 2)])
-def test_mla_decode_seesaw(monkeypatch, launched, heads, s_q, causal, page, splits):
-    """The experimental seesaw schedule (mla_decode.SCHEDULE = "seesaw", txl/kernels/mla_decode_seesaw.py) on the
-    wgmma shapes: odd and even tile counts per split (lengths 1 / 64 / 130 / 777 / 3001 / 4096 with NaN past each
-    end, 0), causal and not."""
-    from txl.kernels import mla_decode_seesaw as ks
-
-    monkeypatch.setattr(mop, "SCHEDULE", "seesaw")
-    lens = [1, 777, 3001, 4096, 0, 64, 130]
-    kv, bt, seqlens = cache(lens, page, nan_tail=True)
-    q = torch.randn(len(lens), s_q, heads, 576, device="cuda", dtype=torch.bfloat16)
-    o, lse = mla_decode(q, kv, bt, seqlens, num_splits=splits, return_lse=True, causal=causal)
-    assert ks.mla_decode_seesaw in launched
-    ro, rlse = mla_reference(q, kv, bt, seqlens, causal=causal)
-    if s_q == 1:
-        o, ro, rlse = o[:, 0], ro[:, 0], rlse[:, 0]
-    _check(o, lse, ro, rlse)
-    for b in range(len(lens)):
-        if lens[b]:
-            _check(o[b], lse[b], ro[b], rlse[b])
 
 
 # ---- FP8 (e4m3) caches with a per-tensor scale: txl/kernels/mla_decode_fp8.py (every shape) ----------------------
@@ -285,10 +278,8 @@ def _check_fp8(o, lse, ro_deq, rlse_deq, ro_orig):
 def _ran_fp8(launched):
     from txl.kernels import mla_decode as km
     from txl.kernels import mla_decode_fp8 as kf
-    from txl.kernels import mla_decode_wgmma as kw
-
     return (kf.mla_decode_split_fp8 in launched and km.mla_decode_split not in launched
-            and kw.mla_decode_wgmma not in launched)
+            and not any(_wgmma_kernel(s) in launched for s in ("seesaw", "fa3")))
 
 
 @pytest.mark.parametrize("heads,s_q,causal", [(16, 1, False), (128, 1, False), (16, 2, False), (16, 2, True),
