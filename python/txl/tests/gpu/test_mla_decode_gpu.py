@@ -116,17 +116,39 @@ def test_bad_arguments_on_cuda():
 
 @pytest.fixture
 def launched(monkeypatch):
-    """The kernels the op launches during the test (fast_launch recorded)."""
-    attention = importlib.import_module("txl.ops.attention")
-    real = attention.fast_launch
+    """The kernels the op launches during the test: fast_launch recorded, with the op's plans emptied first (a call
+    whose key ran before replays its launches without fast_launch)."""
+    _launch = importlib.import_module("txl.ops._launch")
+    real = _launch.fast_launch
     seen = []
 
     def record(fn, *args, **kwargs):
         seen.append(fn)
         return real(fn, *args, **kwargs)
 
-    monkeypatch.setattr(attention, "fast_launch", record)
+    monkeypatch.setattr(_launch, "fast_launch", record)
+    monkeypatch.setattr(mop, "_plans", {})
     return seen
+
+
+@pytest.mark.parametrize("heads,page,splits", [(128, 64, 1), (128, 64, 3), (16, 64, None), (16, 16, 2)])
+def test_replayed_calls(launched, heads, page, splits):
+    """A call whose key ran before replays its launches (no fast_launch, descriptors looked up by address): new q
+    values, a second cache of the same shape at another address (new TMA descriptors) with its own block table,
+    shorter lengths (within each sequence's written slots: past them the caches hold NaN), and the first cache
+    again; each result against the reference."""
+    lens = [777, 3001, 64, 1]
+    kv, bt, seqlens = cache(lens, page, nan_tail=True)
+    kv2, bt2, _ = cache(lens, page, nan_tail=True)
+    seqlens2 = torch.tensor([5, 2048, 60, 0], device="cuda", dtype=torch.int32)
+    calls = [(kv, bt, seqlens), (kv2, bt2, seqlens2), (kv, bt, seqlens2), (kv, bt, seqlens)]
+    for i, (c, t, n) in enumerate(calls):
+        q = torch.randn(len(lens), 1, heads, 576, device="cuda", dtype=torch.bfloat16)
+        before = len(launched)
+        o, lse = mla_decode(q, c, t, n, num_splits=splits, return_lse=True)
+        assert (len(launched) > before) == (i == 0), "only the first call of a key goes through fast_launch"
+        ro, rlse = mla_reference(q, c, t, n)
+        _check(o[:, 0], lse, ro[:, 0], rlse[:, 0])
 
 
 def _wgmma_kernel(schedule):
