@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """MLA decoding on the GPU: txl.ops.mla_decode over a paged latent cache next to, in the same run: the HBM bandwidth
 of a device-to-device copy (torch, 1 GiB); the mma.sync kernel (txl/kernels/mla_decode.py, the op's kernel for
-fewer than 64 query rows, launched directly with its own split rule) on every row, so the compute-bound rows show
-the wgmma kernel (txl/kernels/mla_decode_wgmma.py) against the kernel it replaces there; the mma.sync source
+16 query rows or fewer, launched directly with its old split rule) on every row, so the other rows show the wgmma
+kernel (the seesaw schedule, txl/kernels/mla_decode_seesaw.py) against the kernel it replaces there; the mma.sync source
 compiled by Triton 3.6 (its imports swapped). (SDPA is no peer here: at head dim 576 it takes the math path, which
 materialises the GQA-expanded keys: 37 GiB at (64, 16, 4096).)
 
@@ -11,7 +11,7 @@ materialises the GQA-expanded keys: 37 GiB at (64, 16, 4096).)
     python3 bench/mla_decode.py --compute --fa3      # also the wgmma kernel's other schedule (FA3's overlap)
     python3 bench/mla_decode.py --fp8        # also an "fp8" row under each: the same cache in e4m3 + per-tensor scale
 
-On the rows with fewer than 64 query rows per sequence (where the op runs the mma.sync kernel) the "wgmma pad"
+On the rows with 16 query rows or fewer per sequence (where the op runs the mma.sync kernel) the "wgmma pad"
 columns time the wgmma kernel too, its 64-row tile padded (mla_decode.WGMMA_ROWS lowered to 1 for that call),
 with its share of the copy bandwidth: the measurement for moving the op's threshold. The wgmma rows run the default
 schedule (mla_decode.SCHEDULE = "seesaw"); with --fa3 their last columns are the other schedule's time and TFLOP/s
@@ -203,7 +203,7 @@ def main():
         "x mma", "triton ms", "x trit", "fa3 ms" if args.fa3 else "wgmma pad", "TF/s" if args.fa3 else "%copy"))
     for B, H, S_Q, lens, page in SHAPES:
         rows = S_Q * H
-        if args.compute and rows < mop.WGMMA_ROWS:
+        if args.compute and rows < 64:
             continue
         q, kv, bt, seqlens, ls = make(B, H, S_Q, lens, page)
         capacity = bt.shape[1] * page

@@ -27,11 +27,12 @@ combine.
 * Returns o (like q with 512 columns) and, with ``return_lse``, the natural-log log-sum-exp float32, (B, H) for
   one query token (3-D q, or S_Q == 1), (B, S_Q, H) for several. Inference only (no autograd).
 
-Kernels: a sequence's S_Q * H query rows, when 64 or more and the pages hold whole 64-key tiles, run on
-txl/kernels/mla_decode_wgmma.py (TXL-style, FlashMLA's design: 64 rows per CTA, TMA, wgmma, two consumer
-warpgroups splitting the 512 output columns; compute-bound at 128 heads); fewer rows or 16/32-key pages on
-txl/kernels/mla_decode.py (Triton-style: page lookups as scalar loads, tl.dot on mma.sync with M = 16; memory-bound);
-an FP8 cache on txl/kernels/mla_decode_fp8.py whatever the rows.
+Kernels: a sequence's S_Q * H query rows, when more than 16 and the pages hold whole 64-key tiles, run on the
+wgmma kernel (TXL-style, FlashMLA's design: 64 rows per CTA, padded below 64, TMA, wgmma, two consumer warpgroups
+splitting the 512 output columns; compute-bound at 128 heads), in the seesaw schedule
+(txl/kernels/mla_decode_seesaw.py; SCHEDULE = "fa3": txl/kernels/mla_decode_wgmma.py); 16 rows or fewer, or
+16/32-key pages on txl/kernels/mla_decode.py (Triton-style: page lookups as scalar loads, tl.dot on mma.sync with
+M = 16; memory-bound); an FP8 cache on txl/kernels/mla_decode_fp8.py whatever the rows.
 """
 
 import functools
@@ -105,10 +106,14 @@ def _check(torch, q, kv, bt, seqlens, sm_scale, num_splits, causal=False, kv_sca
 
 
 _SMS = {}
-# Query rows (S_Q * H) per sequence from which the wgmma kernel runs: wgmma's M. Fewer rows pad its 64-row tile (the
-# kernel masks the rows past a sequence's own); bench/mla_decode.py times it that way too on the memory-bound rows
-# (setting this to 1 for those columns), the measurement that would move this threshold.
-WGMMA_ROWS = 64
+# Query rows (S_Q * H) per sequence from which the wgmma kernel runs, its 64-row tile padded below 64 (the kernel
+# masks the rows past a sequence's own). The mma.sync kernel's programs take 16 rows each and each reads the whole
+# cache: from 17 rows on it reads it twice or more, the padded wgmma tile once. GPU time per call (H200, session
+# 21, each kernel at its own default splits): rows 20 / 24 / 32 / 48 ran 1.8-3.0x faster padded (e.g. (64, 32,
+# 8192): 0.168 against 0.340 ms); at 16 rows the two are even (0.090 / 0.086 ms at (64, 16, 4096)), so 16 rows
+# stay on mma.sync (half its registers, no TMA alignment needs). bench/mla_decode.py's "wgmma pad" column times the
+# 16-row rows padded (this set to 1 for that call).
+WGMMA_ROWS = 17
 # The wgmma kernel's schedule: "seesaw" (txl/kernels/mla_decode_seesaw.py: the consumers take alternate tiles'
 # S and softmax, FlashMLA's schedule) or "fa3" (txl/kernels/mla_decode_wgmma.py: WG1 computes every S and softmax,
 # FA3's intra-warpgroup overlap). Seesaw is the default: 1.03-1.24x the fa3 schedule on every compute-bound row
@@ -125,8 +130,8 @@ def _sms(device):
 
 
 def uses_wgmma(rows, page_size, num_pages):
-    """Whether a sequence's ``rows`` query rows (S_Q * H) run on the wgmma kernel: 64 rows or more, pages of whole
-    64-key tiles, and cache rows TMA's int32 coordinates address."""
+    """Whether a sequence's ``rows`` query rows (S_Q * H) run on the wgmma kernel: more than one mma.sync program's
+    16 (WGMMA_ROWS), pages of whole 64-key tiles, and cache rows TMA's int32 coordinates address."""
     return rows >= WGMMA_ROWS and page_size % 64 == 0 and num_pages * page_size < 2 ** 31
 
 
@@ -146,14 +151,16 @@ def wgmma_splits(programs, capacity, sms):
 
 
 def default_splits(batch, heads, capacity, device, s_q=1, page_size=64, num_pages=1, fp8=False):
-    """Splits per sequence. mma.sync kernel (and its FP8 variant, which every FP8 cache takes): about four programs
-    per SM (measured on the H100 at (64, 16, 4096): 0.151 ms with 5 splits, 0.134 with 10), at most one per 256
-    cache slots of a sequence. wgmma kernel: ``wgmma_splits``."""
+    """Splits per sequence. mma.sync kernel (and its FP8 variant, which every FP8 cache takes): as many as fill at
+    most two full waves of two programs per SM (255 registers a thread), at most one per 256 cache slots of a
+    sequence. Rounding the count down matters: (64, 16, 4096) ran 0.105 ms with 9 splits (576 programs, a third
+    wave of 48) and 0.097 with 8 (512), (128, 16, 2048) 0.112 with 5 and 0.098 with 4 (GPU time, H200, session 21).
+    wgmma kernel: ``wgmma_splits``."""
     rows = heads * s_q
     if not fp8 and uses_wgmma(rows, page_size, num_pages):
         return wgmma_splits(batch * -(-rows // 64), capacity, _sms(device))
     programs = batch * -(-rows // 16)
-    want = -(-4 * _sms(device) // max(programs, 1))
+    want = 4 * _sms(device) // max(programs, 1)
     return max(1, min(want, capacity // 256, MAX_SPLITS))
 
 

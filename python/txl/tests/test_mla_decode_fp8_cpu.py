@@ -149,8 +149,8 @@ def test_routing_and_splits(monkeypatch):
     bf16 = mop.default_splits(32, 128, 8192, None, 1, 64, 1000)
     fp8 = mop.default_splits(32, 128, 8192, None, 1, 64, 1000, fp8=True)
     assert bf16 == mop.wgmma_splits(32 * 2, 8192, 132)
-    # mma.sync rule: ~4 programs per SM of 16-row programs, at most one split per 256 slots.
-    assert fp8 == max(1, min(-(-4 * 132 // (32 * 8)), 8192 // 256, mop.MAX_SPLITS)) == 3
+    # mma.sync rule: at most two full waves of two 16-row programs per SM, at most one split per 256 slots.
+    assert fp8 == max(1, min(4 * 132 // (32 * 8), 8192 // 256, mop.MAX_SPLITS)) == 2
     assert mop.default_splits(64, 16, 4096, None, fp8=True) == mop.default_splits(64, 16, 4096, None)
 
 

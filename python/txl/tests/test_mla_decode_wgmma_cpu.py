@@ -104,11 +104,12 @@ def test_split_kernel_causal(page):
 
 def test_routing():
     assert mop.uses_wgmma(128, 64, 1000) and mop.uses_wgmma(64, 128, 10)
-    assert not mop.uses_wgmma(63, 64, 1000)  # fewer rows than wgmma's M: mma.sync
+    assert mop.uses_wgmma(17, 64, 1000)  # from 17 rows on: the padded wgmma tile reads the cache once
+    assert not mop.uses_wgmma(16, 64, 1000)  # one mma.sync program's 16 rows: mma.sync
     assert not mop.uses_wgmma(128, 16, 1000) and not mop.uses_wgmma(128, 32, 1000)  # tiles span pages
     assert not mop.uses_wgmma(128, 64, 2 ** 31 // 64)  # past TMA's int32 coordinates
-    # 2 tokens x 32 heads = 64 rows: wgmma; 2 x 16 = 32 rows: mma.sync.
-    assert mop.uses_wgmma(2 * 32, 64, 100) and not mop.uses_wgmma(2 * 16, 64, 100)
+    # 2 tokens x 16 heads = 32 rows: wgmma (padded); 1 x 16: mma.sync.
+    assert mop.uses_wgmma(2 * 16, 64, 100) and not mop.uses_wgmma(1 * 16, 64, 100)
 
 
 def test_wgmma_splits():

@@ -69,8 +69,8 @@ def _check(o, lse, ro, rlse):
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
-@pytest.mark.parametrize("heads,page,splits", [(16, 64, None), (20, 16, 7), (64, 64, 1), (128, 64, None),
-                                                (128, 16, None)])
+@pytest.mark.parametrize("heads,page,splits", [(16, 64, None), (20, 16, 7), (20, 64, None), (32, 64, 2),
+                                                (64, 64, 1), (128, 64, None), (128, 16, None)])
 def test_mla_decode(dtype, heads, page, splits):
     lens = [1, 777, 3001, 256, 64]
     kv, bt, seqlens = cache(lens, page, dtype)
