@@ -260,7 +260,16 @@ def nsa_selection_attention(q, k, v, block_indices, block_size=64, sm_scale=None
     q, k, v = (t.contiguous() for t in (q, k, v))
     idx = block_indices.to(torch.int32).contiguous()
     cu = None if cu_seqlens is None else cu_seqlens.contiguous()
-    o, lse2 = _custom_op()(q, k, v, idx, int(block_size), float(sm_scale), cu)
+    from txl.ops import _launch
+
+    args = (q, k, v, idx, int(block_size), float(sm_scale), cu)
+    # The custom op (its autograd formula, torch.compile's fake) when tracing or when a gradient is wanted; else the
+    # kernels directly: the custom op's dispatch alone costs tens of microseconds of host time per call.
+    if _launch.tracing(torch) or (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad
+                                                                or v.requires_grad)):
+        o, lse2 = _custom_op()(*args)
+    else:
+        o, lse2 = _forward(*args)
     if not return_lse:
         return o
     lse = lse2 * math.log(2.0)  # (tokens, HQ), log2 -> natural
