@@ -30,6 +30,11 @@ SmallVector<PipelineStage> mlir::txl::getTXLPipelineStages(const PipelineOptions
   TXLMbarsOptions mbars;
   mbars.debugHangs = options.debugHangs;
   return {
+      // Block pointers become the pointer tiles and masks of Triton's
+      // RewriteTensorPointer first, so every stage below (the AxisInfo of
+      // txl-schedule-loops' cp.async ring, txl-vectorize-accesses) sees
+      // plain pointer loads and stores.
+      {"txl-expand-block-pointers", [] { return createTXLExpandBlockPointers(); }},
       // Slots of the device-built TMA descriptors, before any stage copies
       // an op (one site per op the user wrote).
       {"txl-global-scratch", [] { return createTXLGlobalScratch(); }},

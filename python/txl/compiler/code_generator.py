@@ -236,8 +236,9 @@ def _hinted(values, name):
 
 def _keep_mask(init, new, name):
     """Which leaves of a value carried through control flow become iter_args / results: all of them, except the
-    fields of an aggregate that are the same value on both sides (the base, shape and strides of a block pointer
-    that the loop advances stay loop-invariant values, so the C++ analyses still see where they come from)."""
+    fields of an aggregate that are the same value on both sides (a block pointer that a loop only reads, or that
+    ``tl.advance(p, (0, 0))`` leaves as it is, is not carried; txl-expand-block-pointers carries the changing
+    fields of the others)."""
     leaves = _flatten(init, name)[0]
     try:
         other = _flatten(new, name)[0]
@@ -733,13 +734,15 @@ class CodeGenerator(ast.NodeVisitor):
                 b = _flatten(new, n)[0] if not _is_static(new) else None
             except SemanticError:
                 b = None
-            if b is not None and [x.type for x in a] != [x.type for x in b]:
-                self._type_change_error(node, n, a, b)
-            if b is not None and _static_key(init) != _static_key(new):
+            # The kind before the types where the leaves correspond (a block pointer's IR type holds its block;
+            # the kind says what changed).
+            if b is not None and len(a) == len(b) and _static_key(init) != _static_key(new):
                 raise self.error(node, "loop-carried variable `%s` is %s before the loop but %s at the end of the "
                                  "body" % (n, _kind(init), _kind(new)),
                                  "give it the same kind of value in every iteration (a block pointer keeps its "
                                  "element type, block shape and order: tl.advance changes only its offsets)")
+            if b is not None and [x.type for x in a] != [x.type for x in b]:
+                self._type_change_error(node, n, a, b)
             out.append((n, init, new, _keep_mask(init, new, n)))
         return out
 
@@ -814,6 +817,9 @@ class CodeGenerator(ast.NodeVisitor):
                 finally:
                     self.builder.block = saved
             leaves = _flatten(v, n)[0]
+            if len(leaves) == len(init_leaves) and _static_key(v) != _static_key(init):
+                raise self.error(node, "loop-carried variable `%s` is %s before the loop but %s at the end of the "
+                                 "body" % (n, _kind(init), _kind(v)))
             if [x.type for x in leaves] != [x.type for x in init_leaves]:
                 self._type_change_error(node, n, init_leaves, leaves)
             if _static_key(v) != _static_key(init):

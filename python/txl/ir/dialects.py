@@ -14,6 +14,7 @@ from . import REQUIRED as _REQUIRED, build_op as _build
 #          format: the declarative assembly format, None where the op has a C++ parser (generic form)}
 SPECS = {
     'txl.addptr': {'operands': [('ptr', 'single', 'txl pointer or ranked tensor of txl pointer values'), ('offset', 'single', 'signless integer or ranked tensor of signless integer values')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$ptr `,` $offset attr-dict `:` qualified(type($ptr)) `,` qualified(type($offset))'},
+    'txl.advance': {'operands': [('ptr', 'single', 'block pointer'), ('offsets', 'variadic', 'variadic of 32-bit signless integer')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$ptr `,` `[` $offsets `]` attr-dict `:` qualified(type($ptr))'},
     'txl.assert': {'operands': [('condition', 'single', '1-bit signless integer or ranked tensor of any type values')], 'results': [], 'attrs': [('message', ('str',), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$condition `,` $message attr-dict `:` qualified(type($condition))'},
     'txl.async_load': {'operands': [('ptrs', 'single', 'ranked tensor of txl pointer values'), ('dst', 'single', 'shared-memory view (one stage)'), ('mask', 'optional', '1-bit signless integer or ranked tensor of 1-bit signless integer values'), ('other', 'optional', 'ranked tensor of any type values')], 'results': [], 'attrs': [('contiguity', ('int', 'i32'), True, -1), ('cache', ('enum', 'txl', 'cache', False, {'none': 0, 'ca': 1, 'cg': 2, 'wb': 3, 'cs': 4, 'wt': 5, 'cv': 6}, None), True, 'none'), ('evict', ('enum', 'txl', 'evict', False, {'evict_normal': 0, 'evict_first': 1, 'evict_last': 2}, None), True, 'evict_normal')], 'regions': [], 'segments': True, 'same_type': False, 'format': '$ptrs `,` $dst (`mask` $mask^ `:` qualified(type($mask)))? (`other` $other^ `:` qualified(type($other)))? attr-dict `:` qualified(type($ptrs)) `,` qualified(type($dst))'},
     'txl.async_load_wait': {'operands': [], 'results': [], 'attrs': [('pendings', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$pendings attr-dict'},
@@ -21,6 +22,8 @@ SPECS = {
     'txl.atomic_rmw': {'operands': [('ptr', 'single', 'txl pointer or ranked tensor of txl pointer values'), ('value', 'single', 'any type'), ('mask', 'optional', '1-bit signless integer or ranked tensor of 1-bit signless integer values'), ('scratch', 'optional', 'shared-memory view (one stage)')], 'results': [('result', 'single')], 'attrs': [('kind', ('enum', 'txl', 'atomic_kind', False, {'add': 0, 'max': 1, 'min': 2, 'umax': 3, 'umin': 4, 'and': 5, 'or': 6, 'xor': 7, 'xchg': 8}, None), False, None), ('sem', ('enum', 'txl', 'sem', False, {'relaxed': 0, 'acquire': 1, 'release': 2, 'acq_rel': 3}, None), False, None), ('scope', ('enum', 'txl', 'scope', False, {'cta': 0, 'cluster': 1, 'gpu': 2, 'sys': 3}, None), False, None)], 'regions': [], 'segments': True, 'same_type': False, 'format': '$kind $sem $scope $ptr `,` $value (`mask` $mask^)? (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict `:` qualified(type($ptr)) `,` qualified(type($value))'},
     'txl.bar_arrive': {'operands': [], 'results': [], 'attrs': [('bar', ('int', 'i32'), False, None), ('numThreads', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$bar `,` $numThreads attr-dict'},
     'txl.bar_wait': {'operands': [], 'results': [], 'attrs': [('bar', ('int', 'i32'), False, None), ('numThreads', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$bar `,` $numThreads attr-dict'},
+    'txl.block_load': {'operands': [('ptr', 'single', 'block pointer')], 'results': [('result', 'single')], 'attrs': [('boundary_check', ('array', 'i32'), True, None), ('padding', ('enum', 'txl', 'padding', False, {'zero': 0, 'nan': 1}, None), True, None), ('cache', ('enum', 'txl', 'cache', False, {'none': 0, 'ca': 1, 'cg': 2, 'wb': 3, 'cs': 4, 'wt': 5, 'cv': 6}, None), True, 'none'), ('evict', ('enum', 'txl', 'evict', False, {'evict_normal': 0, 'evict_first': 1, 'evict_last': 2}, None), True, 'evict_normal'), ('isVolatile', ('unit',), True, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$ptr (`boundary_check` `=` $boundary_check^)? (`padding` $padding^)? attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))'},
+    'txl.block_store': {'operands': [('ptr', 'single', 'block pointer'), ('value', 'single', 'any type')], 'results': [], 'attrs': [('boundary_check', ('array', 'i32'), True, None), ('cache', ('enum', 'txl', 'cache', False, {'none': 0, 'ca': 1, 'cg': 2, 'wb': 3, 'cs': 4, 'wt': 5, 'cv': 6}, None), True, 'none'), ('evict', ('enum', 'txl', 'evict', False, {'evict_normal': 0, 'evict_first': 1, 'evict_last': 2}, None), True, 'evict_normal')], 'regions': [], 'segments': False, 'same_type': False, 'format': '$ptr `,` $value (`boundary_check` `=` $boundary_check^)? attr-dict `:` qualified(type($ptr)) `,` type($value)'},
     'txl.broadcast': {'operands': [('src', 'single', 'ranked tensor of any type values')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))'},
     'txl.cluster_barrier': {'operands': [], 'results': [], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': 'attr-dict'},
     'txl.cta_rank': {'operands': [], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': 'attr-dict'},
@@ -45,6 +48,7 @@ SPECS = {
     'txl.join': {'operands': [('lhs', 'single', 'ranked tensor of any type values'), ('rhs', 'single', 'ranked tensor of any type values')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': '$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `->` qualified(type($result))'},
     'txl.lane_id': {'operands': [], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': False, 'same_type': False, 'format': 'attr-dict'},
     'txl.load': {'operands': [('ptr', 'single', 'txl pointer or ranked tensor of txl pointer values'), ('mask', 'optional', '1-bit signless integer or ranked tensor of 1-bit signless integer values'), ('other', 'optional', 'any type')], 'results': [('result', 'single')], 'attrs': [('cache', ('enum', 'txl', 'cache', False, {'none': 0, 'ca': 1, 'cg': 2, 'wb': 3, 'cs': 4, 'wt': 5, 'cv': 6}, None), True, 'none'), ('evict', ('enum', 'txl', 'evict', False, {'evict_normal': 0, 'evict_first': 1, 'evict_last': 2}, None), True, 'evict_normal'), ('isVolatile', ('unit',), True, None)], 'regions': [], 'segments': True, 'same_type': False, 'format': '$ptr (`mask` $mask^)? (`other` $other^)? attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))'},
+    'txl.make_block_ptr': {'operands': [('base', 'single', 'txl pointer'), ('shape', 'variadic', 'variadic of 64-bit signless integer'), ('strides', 'variadic', 'variadic of 64-bit signless integer'), ('offsets', 'variadic', 'variadic of 32-bit signless integer')], 'results': [('result', 'single')], 'attrs': [], 'regions': [], 'segments': True, 'same_type': False, 'format': '$base `,` `[` $shape `]` `,` `[` $strides `]` `,` `[` $offsets `]` attr-dict `:` qualified(type($base)) `->` qualified(type($result))'},
     'txl.make_range': {'operands': [], 'results': [('result', 'single')], 'attrs': [('start', ('int', 'i32'), False, None), ('end', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '$start `,` $end attr-dict `:` qualified(type($result))'},
     'txl.make_tensor_descriptor': {'operands': [('base', 'single', 'txl pointer'), ('shape', 'variadic', 'variadic of 64-bit signless integer'), ('strides', 'variadic', 'variadic of 64-bit signless integer'), ('scratch', 'optional', 'txl pointer')], 'results': [('result', 'single')], 'attrs': [('nan_fill', ('unit',), True, None)], 'regions': [], 'segments': True, 'same_type': False, 'format': '$base `,` `[` $shape `]` `,` `[` $strides `]` (`,` $scratch^)? attr-dict `:` qualified(type($base)) (`,` qualified(type($scratch))^)? `->` qualified(type($result))'},
     'txl.mbar_alloc': {'operands': [], 'results': [('result', 'single')], 'attrs': [('arriveCount', ('int', 'i32'), False, None)], 'regions': [], 'segments': False, 'same_type': False, 'format': '`count` $arriveCount attr-dict `:` qualified(type($result))'},
@@ -215,6 +219,11 @@ class txl:
         return _build('txl.addptr', [ptr, offset], [result], {}, [])
 
     @staticmethod
+    def advance(ptr, offsets, *, result):
+        "move a block pointer by whole elements (tl.advance)."
+        return _build('txl.advance', [ptr, offsets], [result], {}, [])
+
+    @staticmethod
     def assert_(condition, *, message):
         "stop the kernel with a message where a condition is false."
         return _build('txl.assert', [condition], [], {'message': message}, [])
@@ -248,6 +257,16 @@ class txl:
     def bar_wait(*, bar, numThreads):
         "arrive at named barrier `bar` and wait for `numThreads` (bar.sync)."
         return _build('txl.bar_wait', [], [], {'bar': bar, 'numThreads': numThreads}, [])
+
+    @staticmethod
+    def block_load(ptr, *, result, boundary_check=None, padding=None, cache=None, evict=None, isVolatile=None):
+        "load the block a block pointer points to (tl.load of a block pointer)."
+        return _build('txl.block_load', [ptr], [result], {'boundary_check': boundary_check, 'padding': padding, 'cache': cache, 'evict': evict, 'isVolatile': isVolatile}, [])
+
+    @staticmethod
+    def block_store(ptr, value, *, boundary_check=None, cache=None, evict=None):
+        "store a tile into the block a block pointer points to (tl.store of a block pointer)."
+        return _build('txl.block_store', [ptr, value], [], {'boundary_check': boundary_check, 'cache': cache, 'evict': evict}, [])
 
     @staticmethod
     def broadcast(src, *, result):
@@ -368,6 +387,11 @@ class txl:
     def load(ptr, mask=None, other=None, *, result, cache=None, evict=None, isVolatile=None):
         "load through a pointer or a tile of pointers, with mask and other."
         return _build('txl.load', [ptr, mask, other], [result], {'cache': cache, 'evict': evict, 'isVolatile': isVolatile}, [])
+
+    @staticmethod
+    def make_block_ptr(base, shape, strides, offsets, *, result):
+        "a pointer to a block of a parent tensor (tl.make_block_ptr)."
+        return _build('txl.make_block_ptr', [base, shape, strides, offsets], [result], {}, [])
 
     @staticmethod
     def make_range(*, result, start, end):

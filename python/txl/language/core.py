@@ -348,6 +348,38 @@ class tensordesc_type:
         return self.to_ir()
 
 
+class block_ptr_type:
+    """The IR type of a block pointer (``tl.make_block_ptr``):
+    ``!txl.block_ptr<tensor<64x32xf16>, order = [1, 0]>`` (element type, block shape, order)."""
+
+    def __init__(self, element_ty, block_shape, order):
+        self.element_ty = element_ty
+        self.block_shape = tuple(int(s) for s in block_shape)
+        self.order = tuple(int(o) for o in order)
+
+    def is_block(self):
+        return False
+
+    def is_ptr(self):
+        return False
+
+    def to_ir(self):
+        return "!txl.block_ptr<%s, order = [%s]>" % (block_type(self.element_ty, self.block_shape).to_ir(),
+                                                      ", ".join(str(o) for o in self.order))
+
+    __str__ = to_ir
+
+    def __eq__(self, other):
+        return (isinstance(other, block_ptr_type) and other.element_ty == self.element_ty
+                and other.block_shape == self.block_shape and other.order == self.order)
+
+    def __hash__(self):
+        return hash(("block_ptr", self.element_ty, self.block_shape, self.order))
+
+    def __repr__(self):
+        return self.to_ir()
+
+
 class _DescriptorMeta(type):
     def __instancecheck__(cls, v):
         v = v.value if isinstance(v, constexpr) else v
@@ -719,27 +751,27 @@ def install_tensor_methods(language):
 
 class block_pointer:
     """What ``tl.make_block_ptr`` returns: Triton's pointer to a block of a parent tensor (its
-    ``pointer_type(block_type)``), kept by the frontend as the scalars the user gave: ``base`` (a scalar pointer),
-    ``shape`` and ``strides`` (i64 scalars), ``offsets`` (i32 scalars), ``block_shape`` and ``order``
-    (compile-time ints). There is no IR type for it: ``tl.load`` / ``tl.store`` through it is one ``txl.load`` /
-    ``txl.store`` of the pointer tile ``base + sum_d (offsets[d] + arange(block_shape[d])) * strides[d]``
-    (masked on the ``boundary_check`` dimensions), ``tl.advance`` adds to the offsets.
+    ``pointer_type(block_type)``). ``value`` is its IR value, of type ``!txl.block_ptr<tensor<...>, order = [...]>``
+    (``block_ptr_type``), made by ``txl.make_block_ptr`` from the base, shape and strides (i64) and offsets (i32);
+    ``tl.advance`` is ``txl.advance``, ``tl.load`` / ``tl.store`` through it ``txl.block_load`` /
+    ``txl.block_store``. How the block is read is the compiler's decision: txl-expand-block-pointers (first in
+    txlc's pipeline) makes each load or store one ``txl.load`` / ``txl.store`` of the pointer tile
+    ``base + sum_d (offsets[d] + arange(block_shape[d])) * strides[d]`` (masked on the ``boundary_check``
+    dimensions) and carries only the changing fields through loops.
 
-    It is a frontend aggregate: through run-time control flow (``scf.for`` iter_args, ``scf.if`` results) it
-    travels as its run-time fields (``_txl_fields``), and the code generator carries only those that change (a GEMM
-    loop that advances the block pointer along K carries one i32)."""
+    It is a frontend aggregate of one run-time field (``_txl_fields``: the IR value, carried through ``scf.for``
+    iter_args / ``scf.if`` results like any value) and a compile-time part (element type, block shape, order)
+    that both branches of an ``if`` and every loop iteration must agree on, with the located errors of the code
+    generator when they do not."""
 
-    def __init__(self, base, shape, strides, offsets, block_shape, order):
-        self.base = base
-        self.shape = tuple(shape)
-        self.strides = tuple(strides)
-        self.offsets = tuple(offsets)
+    def __init__(self, value, block_shape, order):
+        self.value = value
         self.block_shape = tuple(int(s) for s in block_shape)
         self.order = tuple(int(o) for o in order)
 
     @property
     def element_ty(self):
-        return self.base.type.element_ty
+        return self.value.type.element_ty
 
     @property
     def dtype(self):
@@ -749,14 +781,12 @@ class block_pointer:
 
     # -- the aggregate protocol of the code generator (control flow) ---------------------------------------------
     def _txl_fields(self):
-        """The run-time fields, as a tuple of tensors (the leaves carried through control flow)."""
-        return (self.base,) + self.shape + self.strides + self.offsets
+        """The run-time fields, as a tuple of tensors (the leaves carried through control flow): the IR value."""
+        return (self.value,)
 
     def _txl_rebuild(self, fields):
-        n = len(self.block_shape)
-        fields = tuple(fields)
-        return block_pointer(fields[0], fields[1:1 + n], fields[1 + n:1 + 2 * n], fields[1 + 2 * n:1 + 3 * n],
-                             self.block_shape, self.order)
+        (value,) = tuple(fields)
+        return block_pointer(value, self.block_shape, self.order)
 
     def _txl_static(self):
         """What must agree between two values of one variable (if/else branches, loop iterations)."""
@@ -778,7 +808,8 @@ class block_pointer:
 
 
 def _is_aggregate(v):
-    """A frontend aggregate (``block_pointer``): a value made of run-time fields that has no IR type of its own."""
+    """A frontend aggregate (``block_pointer``): run-time fields (IR values) and a compile-time part that control
+    flow must keep."""
     return hasattr(type(v), "_txl_fields")
 
 

@@ -1,13 +1,15 @@
 """Block pointers (issue 14): ``tl.make_block_ptr``, ``tl.advance`` and ``tl.load`` / ``tl.store`` through them,
 with Triton 3.6's semantics, through the real frontend and txlc (no GPU; the GPU side is gpu/test_block_ptr_gpu.py).
 
-A block pointer is a frontend value (``core.block_pointer``: base, shape, strides, offsets, block_shape, order). A
-load or store through it is ONE ``txl.load`` / ``txl.store`` -- the op ``tl.load(ptrs, mask=, other=)`` emits --
-of the pointer tile ``base + sum_d (offsets[d] + arange(block_shape[d])) * strides[d]`` (i64), masked by
-``0 <= index < shape[d]`` on the ``boundary_check`` dimensions. Through ``scf.for`` / ``scf.while`` / ``scf.if``
-it travels as its run-time fields, and only the fields that change are carried (a GEMM loop that advances two
-block pointers along K carries two i32 offsets), so the C++ passes (txl-vectorize-accesses, the cp.async ring of
-txl-schedule-loops) see the loads as any pointer load."""
+A block pointer is an IR value: the frontend emits ``txl.make_block_ptr`` / ``txl.advance`` / ``txl.block_load`` /
+``txl.block_store`` and carries it through ``scf.for`` / ``scf.while`` / ``scf.if`` like any value. The C++ pass
+txl-expand-block-pointers (first in txlc's pipeline) makes a load or store through it ONE ``txl.load`` /
+``txl.store`` -- the op ``tl.load(ptrs, mask=, other=)`` emits -- of the pointer tile
+``base + sum_d (offsets[d] + arange(block_shape[d])) * strides[d]`` (i64), masked by ``0 <= index < shape[d]`` on the
+``boundary_check`` dimensions, and carries only the fields that change through loops (a GEMM loop that advances two
+block pointers along K carries two i32 offsets), so the later passes (txl-vectorize-accesses, the cp.async ring of
+txl-schedule-loops) see the loads as any pointer load. The tests below check the frontend's ops and, after the pass
+(``_expand``: txl-opt prints generic SSA names, %argN for the kernel's parameters), the pointer tiles."""
 
 import re
 
@@ -17,7 +19,7 @@ import txl
 import txl.language as tl
 from txl.errors import CompilationError
 
-from .dsl_helpers import check, check_not, compile_ptx, erase_dead, ir_of, run_opt
+from .dsl_helpers import check, check_not, compile_ptx, ir_of, run_opt
 from .gpu.block_ptr_cases import bp_gemm
 
 THIS = __file__.replace(".pyc", ".py")
@@ -25,6 +27,13 @@ THIS = __file__.replace(".pyc", ".py")
 
 def _count(text, pattern):
     return len(re.findall(pattern, text, re.M))
+
+
+def _expand(text):
+    """The module after txl-expand-block-pointers: no block pointer is left."""
+    out = run_opt(text, "--txl-expand-block-pointers")
+    check_not(out, r"txl\.block_|txl\.advance|txl\.make_block_ptr")
+    return out
 
 
 # -- a 2-D load with boundary_check=(0, 1) and zero padding --------------------------------------------------------
@@ -47,33 +56,44 @@ def _copy_ir(pad="zero", align=""):
 
 def test_2d_load_with_boundary_check_and_zero_padding():
     text = _copy_ir()
-    # The shapes and strides become i64 at make_block_ptr (Triton's widths); offsets stay i32.
+    # The frontend: the shapes and strides become i64 at make_block_ptr (Triton's widths), offsets stay i32; the
+    # load and store are the block ops with their (sorted) boundary_check and padding.
+    check(text,
+          r"%(?P<m64>\d+) = arith.extsi %M : i32 to i64", r"%(?P<n64>\d+) = arith.extsi %N : i32 to i64",
+          r"%(?P<s64>\d+) = arith.extsi %sxm : i32 to i64",
+          r"%(?P<xb>\d+) = txl.make_block_ptr %x_ptr, \[%[[m64]], %[[n64]]\], \[%[[s64]], %c1_i64\], \[%\d+, %\d+\] "
+          r": !txl.ptr<f32> -> !txl.block_ptr<tensor<64x32xf32>, order = \[1, 0\]>",
+          r"%x = txl.block_load %[[xb]] boundary_check = \[0, 1\] padding zero : "
+          r"!txl.block_ptr<tensor<64x32xf32>, order = \[1, 0\]> -> tensor<64x32xf32>",
+          r"txl.block_store %\d+, %x boundary_check = \[0, 1\] : !txl.block_ptr<tensor<64x32xf32>, order = \[1, 0\]>, "
+          r"tensor<64x32xf32>")
+    text = _expand(text)
     env = check(text,
-                r"%(?P<m64>\d+) = arith.extsi %M : i32 to i64", r"%(?P<n64>\d+) = arith.extsi %N : i32 to i64",
-                r"%(?P<s64>\d+) = arith.extsi %sxm : i32 to i64",
+                r"%(?P<m64>\d+) = arith.extsi %arg2 : i32 to i64", r"%(?P<n64>\d+) = arith.extsi %arg3 : i32 to i64",
+                r"%(?P<s64>\d+) = arith.extsi %arg4 : i32 to i64",
                 # rows: (pm * BM + arange(64)) as a [64, 1] column, times the row stride, checked against M
                 r"txl.make_range 0, 64 : tensor<64xi32>", r"arith.extsi %\d+ : tensor<64xi32> to tensor<64xi64>",
                 r"arith.addi", r"%(?P<rows>\d+) = txl.expand_dims %\d+, 1 : tensor<64xi64> -> tensor<64x1xi64>",
                 r"txl.splat %[[s64]] : i64 -> tensor<64x1xi64>", r"arith.muli %[[rows]], %\d+ : tensor<64x1xi64>",
                 r"txl.splat %[[m64]] : i64 -> tensor<64x1xi64>", r"arith.cmpi slt, %[[rows]], %\d+",
-                r"arith.cmpi sge, %[[rows]], %\d+",
+                r"arith.cmpi sge, %[[rows]], %\w+",
                 # columns: stride 1 (the specialisation of an int equal to 1): no multiply
                 r"txl.make_range 0, 32 : tensor<32xi32>",
                 r"%(?P<cols>\d+) = txl.expand_dims %\d+, 0 : tensor<32xi64> -> tensor<1x32xi64>",
                 r"arith.addi %\d+, %\d+ : tensor<64x32xi64>",
                 r"txl.splat %[[n64]] : i64 -> tensor<1x32xi64>", r"arith.cmpi slt, %[[cols]], %\d+",
                 r"%(?P<mask>\d+) = arith.andi %\d+, %\d+ : tensor<64x32xi1>",
-                r"txl.splat %x_ptr : !txl.ptr<f32> -> tensor<64x32x!txl.ptr<f32>>",
+                r"txl.splat %arg0 : !txl.ptr<f32> -> tensor<64x32x!txl.ptr<f32>>",
                 r"%(?P<ptrs>\d+) = txl.addptr %\d+, %\d+ : tensor<64x32x!txl.ptr<f32>>, tensor<64x32xi64>",
-                r"%(?P<zero>\d+) = arith.constant dense<0.0+e\+00> : tensor<64x32xf32>",
-                r"%x = txl.load %[[ptrs]] mask %[[mask]] other %[[zero]] : tensor<64x32x!txl.ptr<f32>> -> "
+                r"%(?P<zero>\w+) = arith.constant dense<0.0+e\+00> : tensor<64x32xf32>",
+                r"%(?P<x>\d+) = txl.load %[[ptrs]] mask %[[mask]] other %[[zero]] : tensor<64x32x!txl.ptr<f32>> -> "
                 r"tensor<64x32xf32>",
-                r"txl.store %\d+, %x mask %\d+ : tensor<64x32x!txl.ptr<f32>>, tensor<64x32xf32>")
+                r"txl.store %\d+, %[[x]] mask %\d+ : tensor<64x32x!txl.ptr<f32>>, tensor<64x32xf32>")
     assert env
-    # Exactly one load and one store, the ops of pointer tiles: nothing new reaches the C++ side.
+    # Exactly one load and one store, the ops of pointer tiles: nothing new reaches the later passes.
     assert _count(text, r"txl\.load ") == 1 and _count(text, r"txl\.store ") == 1
     check_not(text, r"arith.muli %\w+, %\w+ : tensor<1x32xi64>")  # the unit stride is not multiplied
-    ptx, _ = compile_ptx(text)
+    ptx, _ = compile_ptx(_copy_ir())
     assert "ld.global" in ptx and "st.global" in ptx
 
 
@@ -86,11 +106,13 @@ def test_block_pointer_loads_vectorize_like_pointer_loads():
 
 def test_padding_nan_and_no_padding():
     text = _copy_ir("nan")
-    check(text, r"%(?P<nan>\d+) = arith.constant dense<0x7FC00000> : tensor<64x32xf32>",
-          r"%x = txl.load %\d+ mask %\d+ other %[[nan]]")
+    check(text, r"%x = txl.block_load %\d+ boundary_check = \[0, 1\] padding nan :")
+    check(_expand(text), r"%(?P<nan>\w+) = arith.constant dense<0x7FC00000> : tensor<64x32xf32>",
+          r"txl.load %\d+ mask %\d+ other %[[nan]]")
     # padding_option "" (Triton's default): masked, no fill value (what tl.load(ptrs, mask=m) emits).
     text = _copy_ir("")
-    check(text, r"%x = txl.load %\d+ mask %\d+ : tensor<64x32x!txl.ptr<f32>> -> tensor<64x32xf32>")
+    check(text, r"%x = txl.block_load %\d+ boundary_check = \[0, 1\] : ")
+    check(_expand(text), r"txl.load %\d+ mask %\d+ : tensor<64x32x!txl.ptr<f32>> -> tensor<64x32xf32>")
     compile_ptx(text)
 
 
@@ -105,11 +127,16 @@ def _unchecked(x_ptr, y_ptr, n, BN: tl.constexpr):
 
 def test_without_boundary_check_nothing_is_masked():
     text = ir_of(_unchecked, {"x_ptr": "*fp16:16", "y_ptr": "*fp16:16", "n": "i32"}, {"BN": 128})
-    check(text, r"%x = txl.load %\d+ : tensor<128x!txl.ptr<f16>> -> tensor<128xf16>",
+    # No boundary_check: the padding is dropped (it pads nothing).
+    check(text, r"%x = txl.block_load %\d+ : !txl.block_ptr<tensor<128xf16>, order = \[0\]> -> tensor<128xf16>",
+          r"txl.advance %\d+, \[%c128\]", r"txl.block_store %\d+, %\w+ boundary_check = \[0\] : "
+          r"!txl.block_ptr<tensor<128xf16>, order = \[0\]>, f16")
+    expanded = _expand(text)
+    check(expanded, r"%(?P<x>\d+) = txl.load %\d+ : tensor<128x!txl.ptr<f16>> -> tensor<128xf16>",
           r"txl.store %\d+, %\d+ : tensor<128x!txl.ptr<f16>>, tensor<128xf16>",
           # offsets (0) + 128: a constant offset >= 0 needs no lower bound, only index < n
-          r"arith.cmpi slt", r"txl.store %\d+, %\d+ mask %\d+ : tensor<128x!txl.ptr<f16>>, tensor<128xf16>")
-    check_not(text, r"cmpi sge")
+          r"arith.cmpi slt", r"txl.store %\d+, %\w+ mask %\d+ : tensor<128x!txl.ptr<f16>>, tensor<128xf16>")
+    check_not(expanded, r"cmpi sge")
     compile_ptx(text)
 
 
@@ -125,6 +152,8 @@ def _transpose_store(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 def test_store_with_boundary_check_through_a_column_major_block_pointer():
     text = ir_of(_transpose_store, {"x_ptr": "*bf16", "y_ptr": "*bf16", "M": "i32", "N": "i32"},
                  {"BM": 64, "BN": 64})
+    check(text, r"txl.make_block_ptr %y_ptr, .* -> !txl.block_ptr<tensor<64x64xbf16>, order = \[0, 1\]>")
+    text = _expand(text)
     y_part = text[text.index("txl.load"):]
     env = check(y_part,
                 # y: dimension 0 (rows) has stride 1 -- not multiplied; dimension 1 is multiplied by M
@@ -132,7 +161,7 @@ def test_store_with_boundary_check_through_a_column_major_block_pointer():
                 r"arith.cmpi slt, %[[rows]]", r"arith.cmpi sge, %[[rows]]",
                 r"%(?P<cols>\d+) = txl.expand_dims %\d+, 0 : tensor<64xi64> -> tensor<1x64xi64>",
                 r"arith.muli %[[cols]], %\d+ : tensor<1x64xi64>",
-                r"txl.splat %y_ptr", r"txl.store %\d+, %\d+ mask %\d+ : tensor<64x64x!txl.ptr<bf16>>, "
+                r"txl.splat %arg1", r"txl.store %\d+, %\d+ mask %\d+ : tensor<64x64x!txl.ptr<bf16>>, "
                 r"tensor<64x64xbf16>")
     check_not(y_part, r"arith.muli %%%s," % env["rows"])
     assert _count(text, r"txl\.store ") == 1
@@ -152,19 +181,31 @@ GEMM_CONSTS = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "stride_ak": 1, "s
 
 def test_gemm_loop_carries_only_the_advanced_offsets():
     text = ir_of(_gemm, GEMM_SIG, GEMM_CONSTS)
-    # The loop carries the accumulator and one i32 per block pointer (the K offset); base, shape, strides and the
-    # other offset stay loop-invariant values defined before the loop.
+    # The frontend carries the accumulator and the two block pointers (values like any other).
+    bp_a = r"!txl.block_ptr<tensor<128x64xf16>, order = \[1, 0\]>"
+    bp_b = r"!txl.block_ptr<tensor<64x128xf16>, order = \[1, 0\]>"
     check(text,
-          r'%accumulator, %a_block_ptr, %b_block_ptr = "scf.for"\(%c0, %K, %c64, %\d+, %c0, %c0\) \(\{\n\s*'
-          r"\^bb0\(%k: i32, %accumulator_1: tensor<128x128xf32>, %a_block_ptr_1: i32, %b_block_ptr_1: i32\):",
-          r"arith.extsi %a_block_ptr_1 : i32 to i64", r"%a = txl.load %\d+ mask %\d+ other %\d+ : "
+          r'%accumulator, %a_block_ptr, %b_block_ptr = "scf.for"\(%c0, %K, %c64, %\d+, %\d+, %\d+\) \(\{\n\s*'
+          r"\^bb0\(%k: i32, %accumulator_1: tensor<128x128xf32>, %a_block_ptr_1: " + bp_a + ", %b_block_ptr_1: "
+          + bp_b + r"\):",
+          r"%a = txl.block_load %a_block_ptr_1 boundary_check = \[0, 1\] padding zero",
+          r"%b = txl.block_load %b_block_ptr_1 boundary_check = \[0, 1\] padding zero",
+          r"txl.dot %a, %b, %accumulator_1", r"txl.advance %a_block_ptr_1, \[%c0, %c64\]",
+          r"txl.advance %b_block_ptr_1, \[%c64, %c0\]")
+    # After txl-expand-block-pointers the loop carries the accumulator and one i32 per block pointer (the K
+    # offset); base, shape, strides and the other offset stay loop-invariant values defined before the loop.
+    text = _expand(text)
+    check(text,
+          r"scf.for %arg\d+ = %c0_i32 to %arg5 step %c64_i32 iter_args\(%(?P<acc>arg\d+) = %\w+, "
+          r"%(?P<ka>arg\d+) = %c0_i32, %(?P<kb>arg\d+) = %c0_i32\) -> \(tensor<128x128xf32>, i32, i32\)",
+          r"arith.extsi %[[ka]] : i32 to i64", r"%(?P<a>\d+) = txl.load %\d+ mask %\d+ other %\w+ : "
           r"tensor<128x64x!txl.ptr<f16>> -> tensor<128x64xf16>",
-          r"arith.extsi %b_block_ptr_1 : i32 to i64", r"%b = txl.load %\d+ mask %\d+ other %\d+ : "
+          r"arith.extsi %[[kb]] : i32 to i64", r"%(?P<b>\d+) = txl.load %\d+ mask %\d+ other %\w+ : "
           r"tensor<64x128x!txl.ptr<f16>> -> tensor<64x128xf16>",
-          r"txl.dot %a, %b, %accumulator_1",
-          r"%(?P<ka>\d+) = arith.addi %a_block_ptr_1, %c64 : i32", r"%(?P<kb>\d+) = arith.addi %b_block_ptr_1, %c64",
-          r"scf.yield %accumulator_2, %[[ka]], %[[kb]] : tensor<128x128xf32>, i32, i32",
-          r"txl.store %\d+, %c mask %\d+ : tensor<128x128x!txl.ptr<f16>>, tensor<128x128xf16>")
+          r"%(?P<acc2>\d+) = txl.dot %[[a]], %[[b]], %[[acc]]",
+          r"%(?P<na>\d+) = arith.addi %[[ka]], %c64_i32 : i32", r"%(?P<nb>\d+) = arith.addi %[[kb]], %c64_i32",
+          r"scf.yield %[[acc2]], %[[na]], %[[nb]] : tensor<128x128xf32>, i32, i32",
+          r"txl.store %\d+, %\d+ mask %\d+ : tensor<128x128x!txl.ptr<f16>>, tensor<128x128xf16>")
     assert _count(text, r"scf\.for") == 1 and _count(text, r"txl\.load ") == 2
 
 
@@ -172,7 +213,7 @@ def test_gemm_block_pointer_loads_get_the_cp_async_ring():
     """txl-schedule-loops takes both loads (they feed the dot; the padding is zero) into cp.async rings, as it does
     for the tutorial's pointer-tile GEMM; the dot becomes async."""
     text = ir_of(_gemm, GEMM_SIG, GEMM_CONSTS)
-    scheduled = run_opt(text, "--txl-fold-dot-add", "--txl-schedule-loops")
+    scheduled = run_opt(text, "--txl-expand-block-pointers", "--txl-fold-dot-add", "--txl-schedule-loops")
     assert _count(scheduled, r"txl\.async_load ") == 2, scheduled
     check_not(scheduled, r"= txl\.load ")
     ptx, _ = compile_ptx(text)
@@ -198,11 +239,18 @@ def _branchy(x_ptr, y_ptr, n, flag, BN: tl.constexpr):
 
 def test_block_pointers_through_if_and_while():
     text = ir_of(_branchy, {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "flag": "i32"}, {"BN": 256})
-    check(text, r'%xb = "scf.if"\(%\d+\)', r"arith.addi %\d+, %c256 : i32", r"scf.yield %\d+ : i32",
-          r"arith.addi %\d+, %c_m256 : i32", r"scf.yield %\d+ : i32", r"\}\) : \(i1\) -> i32",
-          r"arith.extsi %xb : i32 to i64", r"%x = txl.load %\d+ mask %\d+ other %\d+",
-          r'%xb_1, %i = "scf.while"\(%xb, %c0\) \(\{\n\s*\^bb0\(%xb_2: i32, %i_1: i32\):',
-          r"arith.addi %\w+, %c512 : i32", r"txl.load")
+    bp = r"!txl.block_ptr<tensor<256xf32>, order = \[0\]>"
+    check(text, r'%xb = "scf.if"\(%\d+\)', r"txl.advance %\d+, \[%c256\]", r"scf.yield %\d+ : " + bp,
+          r"txl.advance %\d+, \[%c_m256\]", r"\}\) : \(i1\) -> " + bp,
+          r"%x = txl.block_load %xb boundary_check = \[0\] padding nan",
+          r'%xb_1, %i = "scf.while"\(%xb, %c0\) \(\{\n\s*\^bb0\(%xb_2: ' + bp + r", %i_1: i32\):",
+          r"txl.advance %\w+, \[%c512\]", r"txl.block_load")
+    # Expanded: the `if` and the `while` carry the changing i32 offset alone.
+    check(_expand(text), r"%(?P<xb>\d+) = scf.if %\d+ -> \(i32\)", r"arith.addi %\d+, %c256_i32 : i32",
+          r"scf.yield %\d+ : i32", r"arith.addi %\d+, %c-256_i32 : i32", r"scf.yield %\d+ : i32",
+          r"arith.extsi %[[xb]] : i32 to i64", r"txl.load %\d+ mask %\d+ other %\w+",
+          r"scf.while \(%arg\d+ = %[[xb]], %arg\d+ = %c0_i32\) : \(i32, i32\) -> \(i32, i32\)",
+          r"arith.addi %\w+, %c512_i32 : i32", r"txl.load")
     compile_ptx(text)
 
 
@@ -224,16 +272,20 @@ def _tuple_of_block_ptrs(x_ptr, y_ptr, n, BN: tl.constexpr):
 
 def test_aggregates_in_tuples_are_flattened_generically():
     text = ir_of(_tuple_of_block_ptrs, {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"}, {"BN": 128})
-    # tuple leaves: x's offset, y's offset, the tile (the block pointers' bases, shapes and strides are not carried)
-    check(text, r'"scf.for"\(%c0, %n, %c128, %c0, %c0, %\w+\) \(\{\n\s*\^bb0\(%i: i32, %\w+: i32, %\w+: i32, '
-                r"%\w+: tensor<128xf32>\):",
-          r"scf.yield %\d+, %\d+, %\d+ : i32, i32, tensor<128xf32>",
-          r"\}\) : \(i32, i32, i32, i32, i32, tensor<128xf32>\) -> \(i32, i32, tensor<128xf32>\)")
+    bp = r"!txl.block_ptr<tensor<128xf32>, order = \[0\]>"
+    # tuple leaves: the two block pointers and the tile
+    check(text, r'"scf.for"\(%c0, %n, %c128, %\d+, %\d+, %\w+\) \(\{\n\s*\^bb0\(%i: i32, %\w+: ' + bp + r", %\w+: "
+                + bp + r", %\w+: tensor<128xf32>\):")
+    # expanded: x's offset, y's offset, the tile (the block pointers' bases, shapes and strides are not carried)
+    check(_expand(text),
+          r"scf.for %arg\d+ = %c0_i32 to %arg2 step %c128_i32 iter_args\(%arg\d+ = %c0_i32, %arg\d+ = %c0_i32, "
+          r"%arg\d+ = %\w+\) -> \(i32, i32, tensor<128xf32>\)",
+          r"scf.yield %\d+, %\d+, %\d+ : i32, i32, tensor<128xf32>")
     # The second loop makes a new block pointer each iteration: its base and its shape (an extsi of n, a new value
     # each time) are carried; nothing reads the shape after the loop (the store has no boundary_check), so after
-    # txlc's first cleanup stage (txl-erase-dead-values) only the base is.
-    check(erase_dead(text), r"scf.for %arg3 = %c0_i32 to %c4_i32 step %c1_i32 iter_args\(%arg4 = %arg0\) "
-                            r"-> \(!txl.ptr<f32>\)  : i32 \{")
+    # txlc's cleanup stage (txl-erase-dead-values) only the base is.
+    check(run_opt(text, "--txl-expand-block-pointers", "--txl-erase-dead-values"),
+          r"scf.for %arg3 = %c0_i32 to %c4_i32 step %c1_i32 iter_args\(%arg4 = %arg0\) -> \(!txl.ptr<f32>\)  : i32 \{")
     compile_ptx(text)
 
 
@@ -256,7 +308,11 @@ def _helper_and_3d(x_ptr, y_ptr, B, M, N, BB: tl.constexpr, BM: tl.constexpr, BN
 def test_3d_block_pointer_through_a_helper():
     text = ir_of(_helper_and_3d, {"x_ptr": "*fp32", "y_ptr": "*fp32", "B": "i32", "M": "i32", "N": "i32"},
                  {"BB": 2, "BM": 16, "BN": 32})
-    check(text, r'"scf.for"\(%c0, %B, %c2, %c0, %c0\) \(\{\n\s*\^bb0\(%b: i32, %\w+: i32, %\w+: i32\):',
+    bp = r"!txl.block_ptr<tensor<2x16x32xf32>, order = \[2, 1, 0\]>"
+    check(text, r'"scf.for"\(%c0, %B, %c2, %\d+, %\d+\) \(\{\n\s*\^bb0\(%b: i32, %\w+: ' + bp + r", %\w+: " + bp)
+    check(_expand(text),
+          r"scf.for %arg\d+ = %c0_i32 to %arg2 step %c2_i32 iter_args\(%arg\d+ = %c0_i32, %arg\d+ = %c0_i32\) -> "
+          r"\(i32, i32\)",
           r"txl.expand_dims %\d+, 2 : tensor<2x1xi64> -> tensor<2x1x1xi64>",
           r"txl.expand_dims %\d+, 2 : tensor<1x16xi64> -> tensor<1x16x1xi64>",
           r"txl.load %\d+ mask %\d+ : tensor<2x16x32x!txl.ptr<f32>> -> tensor<2x16x32xf32>",

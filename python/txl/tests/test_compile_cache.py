@@ -236,7 +236,7 @@ def test_stage_ir(env):
     assert "#txl.blocked" in k.asm["txl-assign-layouts"] and "txl.make_range" in k.asm["txl-lower-loads"]
     assert "txl-partition-warpgroups" not in k.asm
     stages = C.pipeline_stages(TXLC)
-    first = ["txl-global-scratch", "txl-rematerialize-expanded-ranges", "txl-fold-dot-add", "txl-schedule-loops",
+    first = ["txl-expand-block-pointers", "txl-global-scratch", "txl-rematerialize-expanded-ranges", "txl-fold-dot-add", "txl-schedule-loops",
              "txl-expand-loops", "txl-lower-tile-copies", "txl-partition-warpgroups", "txl-assign-layouts"]
     assert stages[0] == first[0] and [s for s in stages if s in first] == first, stages
     assert "txl-wgmma" in stages
@@ -273,11 +273,12 @@ def test_diff_select(env, capsys):
     assert "--- vector_add_kernel" in out and "before txl-assign-layouts (after txl-partition-warpgroups)" in out
     assert "+    %" in out and "#txl.blocked" in out and out == k.asm["diff"]
     # a kernel without device-built descriptors, loops or tiles: those passes change nothing
-    txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select="txl-global-scratch")
-    assert "stage 0 txl-global-scratch changed nothing: the IR after it is the frontend IR" in capsys.readouterr().out
+    txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select="txl-expand-block-pointers")
+    assert "stage 0 txl-expand-block-pointers changed nothing: the IR after it is the frontend IR" \
+        in capsys.readouterr().out
     txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select="txl-partition-warpgroups")
     assert "stage %d txl-partition-warpgroups changed nothing" % (al - 1) in capsys.readouterr().out
-    with pytest.raises(ValueError, match="out of range.*0 txl-global-scratch"):
+    with pytest.raises(ValueError, match="out of range.*0 txl-expand-block-pointers"):
         txl.compile(vector_add_kernel, SIG, {"BLOCK": 256}, diff_select=99)
 
 
@@ -288,7 +289,7 @@ def test_log_dir_keeps_files(env, capsys):
     d = logs / ("vector_add_kernel-" + k.key[:12])
     names = sorted(os.listdir(d))
     for n in ("vector_add_kernel.mlir", "vector_add_kernel.ptx", "vector_add_kernel.json",
-              "00-txl-global-scratch.mlir", "diff-00-txl-global-scratch.diff"):
+              "00-txl-expand-block-pointers.mlir", "diff-00-txl-expand-block-pointers.diff"):
         assert n in names, names
     # stage dumps are numbered by pipeline position (which moves as stages are added)
     assert any(n.endswith("-txl-lower-loads.mlir") for n in names), names

@@ -17,7 +17,7 @@ from txl.language import triton_api as api
 from txl.language.extra import libdevice
 from txl.language.extra.cuda import libdevice as cuda_libdevice
 
-from .dsl_helpers import check, compile_ptx, ir_of
+from .dsl_helpers import check, compile_ptx, ir_of, run_opt
 
 MODULES = {"txl.language": tl, "txl.language.math": tl.math, "txl.language.extra.cuda.libdevice": libdevice}
 TABLES = {"txl.language": api.LANGUAGE, "txl.language.math": api.MATH,
@@ -264,11 +264,19 @@ def test_block_pointer_names_compile():
     assert api.status("txl.language", "make_block_ptr")[0] == api.IMPLEMENTED
     assert api.status("txl.language", "advance")[0] == api.IMPLEMENTED
     text = ir_of(_block_ptr_names, {"x_ptr": "*fp32", "y_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"})
-    check(text, r'"scf.for"\(%c0, %K, %c32, %\d+, %c0\) \(\{\n\s*\^bb0\(%k: i32, %acc_1: tensor<64x32xf32>, '
-                r"%xb_1: i32\):",
-          r"txl.load %\d+ mask %\d+ other %\d+ : tensor<64x32x!txl.ptr<f32>> -> tensor<64x32xf32>",
-          r"arith.addi %xb_1, %c32 : i32",
-          r"txl.store %\d+, %acc mask %\d+ : tensor<64x32x!txl.ptr<f32>>, tensor<64x32xf32>")
+    bp = r"!txl.block_ptr<tensor<64x32xf32>, order = \[1, 0\]>"
+    check(text, r'"scf.for"\(%c0, %K, %c32, %\d+, %\d+\) \(\{\n\s*\^bb0\(%k: i32, %acc_1: tensor<64x32xf32>, '
+                r"%xb_1: " + bp + r"\):",
+          r"txl.block_load %xb_1 boundary_check = \[0, 1\] padding zero : " + bp + " -> tensor<64x32xf32>",
+          r"txl.advance %xb_1, \[%c0, %c32\]",
+          r"txl.block_store %\d+, %acc boundary_check = \[0, 1\] : " + bp + ", tensor<64x32xf32>")
+    # txl-expand-block-pointers: pointer tiles, the loop carrying the advanced offset alone
+    check(run_opt(text, "--txl-expand-block-pointers"),
+          r"scf.for %arg\d+ = %c0_i32 to %arg4 step %c32_i32 iter_args\(%arg\d+ = %\w+, %(?P<k>arg\d+) = %c0_i32\) -> "
+          r"\(tensor<64x32xf32>, i32\)",
+          r"txl.load %\d+ mask %\d+ other %\w+ : tensor<64x32x!txl.ptr<f32>> -> tensor<64x32xf32>",
+          r"arith.addi %[[k]], %c32_i32 : i32",
+          r"txl.store %\d+, %\d+#0 mask %\d+ : tensor<64x32x!txl.ptr<f32>>, tensor<64x32xf32>")
     ptx, _ = compile_ptx(text)
     assert "ld.global" in ptx and "st.global" in ptx
 

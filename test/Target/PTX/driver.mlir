@@ -22,7 +22,8 @@
 // --stop-after prints.
 // RUN: txlc txl.mlir --stop-after=txl-smem-allocs --dump-stages=stages > stop.mlir
 // RUN: ls stages | FileCheck %s --check-prefix=DUMP
-// DUMP: 00-txl-global-scratch.mlir
+// DUMP: 00-txl-expand-block-pointers.mlir
+// DUMP: 01-txl-global-scratch.mlir
 // DUMP: {{[0-9][0-9]}}-txl-smem-allocs.mlir
 // DUMP-NOT: txl-mbars
 // RUN: cmp stop.mlir stages/*-txl-smem-allocs.mlir

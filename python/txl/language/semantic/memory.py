@@ -7,8 +7,8 @@ from .. import core
 from ..core import block_type, dtype, pointer_type, tensor, tensordesc_type, _unwrap
 from .context import _b
 from .values import const_value, constant, to_tensor
-from .broadcast import broadcast_shapes, broadcast_to, expand_dims, _shape
-from .arith import addptr, binary, cast, compare, logical, _check_value, _with_elem
+from .broadcast import broadcast_shapes, broadcast_to, _shape
+from .arith import cast, _check_value, _with_elem
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -110,11 +110,13 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 # ----------------------------------------------------------------------------------------------------------------
 # Block pointers: tl.make_block_ptr, tl.advance, and tl.load / tl.store through them
 # ----------------------------------------------------------------------------------------------------------------
-# A block pointer is a frontend value (core.block_pointer) holding the scalars the user gave. A load or store
-# through it is ONE txl.load / txl.store -- the op `tl.load(ptrs, mask=..., other=...)` emits -- of the pointer
-# tile base + sum_d (offsets[d] + arange(block_shape[d])) * strides[d], computed in 64 bits as Triton's
-# RewriteTensorPointer does, masked by 0 <= index < shape[d] on the boundary_check dimensions. The C++ passes
-# then treat it as any pointer load (txl-vectorize-accesses, the cp.async ring of txl-schedule-loops).
+# A block pointer is an IR value (core.block_pointer wraps it with its compile-time part): tl.make_block_ptr is
+# txl.make_block_ptr of the scalars the user gave (shapes and strides as i64, offsets as i32: Triton's widths),
+# tl.advance is txl.advance, and a load or store through it is txl.block_load / txl.block_store with its
+# boundary_check and padding. How the block is read is a lowering decision, taken in C++: txl-expand-block-pointers
+# (first in txlc's pipeline) makes it ONE txl.load / txl.store of the pointer tile
+# base + sum_d (offsets[d] + arange(block_shape[d])) * strides[d] (Triton's RewriteTensorPointer). The frontend
+# checks every rule here, at the user's line.
 def _not_a_block_pointer(what, args, mask_example):
     raise SemanticError("%s: %s only apply to block pointers (tl.make_block_ptr); for a tile of pointers the "
                         "compiler does not know the bounds (Triton refuses it too)" % (what, args),
@@ -159,7 +161,7 @@ def _bp_static_ints(x, what, fix):
 
 
 def make_block_ptr(base, shape, strides, offsets, block_shape, order):
-    """tl.make_block_ptr: a core.block_pointer (no IR until it is loaded from or stored to)."""
+    """tl.make_block_ptr: a core.block_pointer of a txl.make_block_ptr."""
     if isinstance(_unwrap(base), core.block_pointer):
         raise SemanticError("tl.make_block_ptr: base is already a block pointer", "move it with tl.advance(ptr, "
                             "offsets), or pass the tensor's base pointer")
@@ -190,10 +192,13 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
                             % (rank - 1, tuple(order)),
                             "order lists the dimensions from the fastest-varying in memory: (1, 0) for row-major")
     block_type(base.type.element_ty, block)  # the tile size limit, checked here at the user's line
-    return core.block_pointer(base, [_bp_int(v, core.int64, "tl.make_block_ptr shape") for v in lists[0][1]],
-                              [_bp_int(v, core.int64, "tl.make_block_ptr strides") for v in lists[1][1]],
-                              [_bp_int(v, core.int32, "tl.make_block_ptr offsets") for v in lists[2][1]],
-                              block, order)
+    shape = [_bp_int(v, core.int64, "tl.make_block_ptr shape") for v in lists[0][1]]
+    strides = [_bp_int(v, core.int64, "tl.make_block_ptr strides") for v in lists[1][1]]
+    offsets = [_bp_int(v, core.int32, "tl.make_block_ptr offsets") for v in lists[2][1]]
+    ty = core.block_ptr_type(base.type.element_ty, block, order)
+    op = _b().insert(ods.txl.make_block_ptr(base.handle, [v.handle for v in shape], [v.handle for v in strides],
+                                            [v.handle for v in offsets], result=ty))
+    return core.block_pointer(tensor(op.result, ty), block, order)
 
 
 def _block_pointer(ptr, what):
@@ -206,7 +211,7 @@ def _block_pointer(ptr, what):
 
 
 def advance(ptr, offsets):
-    """tl.advance: the block pointer with ``offsets`` added to its offsets (pure frontend arithmetic: i32 adds)."""
+    """tl.advance: the block pointer with ``offsets`` (i32) added to its offsets (txl.advance)."""
     ptr = _block_pointer(ptr, "tl.advance")
     deltas = _bp_list(offsets)
     rank = len(ptr.block_shape)
@@ -215,11 +220,12 @@ def advance(ptr, offsets):
                             % (rank, ptr.block_shape, len(deltas)),
                             "give one offset per dimension, e.g. tl.advance(ptr, (0, BLOCK_K))" if rank == 2 else
                             "give one offset per dimension")
-    new = []
-    for off, d in zip(ptr.offsets, deltas):
-        d = _bp_int(d, core.int32, "tl.advance offsets")
-        new.append(off if const_value(d) == 0 else binary("+", off, d))  # unchanged fields stay the same value
-    return core.block_pointer(ptr.base, ptr.shape, ptr.strides, new, ptr.block_shape, ptr.order)
+    deltas = [_bp_int(d, core.int32, "tl.advance offsets") for d in deltas]
+    if all(const_value(d) == 0 for d in deltas):  # the same value: a loop that only does this carries nothing
+        return core.block_pointer(ptr.value, ptr.block_shape, ptr.order)
+    ty = ptr.value.type
+    op = _b().insert(ods.txl.advance(ptr.value.handle, [d.handle for d in deltas], result=ty))
+    return core.block_pointer(tensor(op.result, ty), ptr.block_shape, ptr.order)
 
 
 def _bp_boundary_check(ptr, boundary_check, what):
@@ -246,44 +252,6 @@ def _bp_boundary_check(ptr, boundary_check, what):
     return tuple(sorted(dims))
 
 
-def _make_range(n):
-    ty = block_type(core.int32, [n])
-    return tensor(_b().insert(ods.txl.make_range(result=ty, start=0, end=n)).result, ty)
-
-
-def _bp_along(t, d, rank):
-    """The 1-D tile ``t`` as dimension ``d`` of a rank-``rank`` tile (size 1 elsewhere)."""
-    for _ in range(d):
-        t = expand_dims(t, 0)
-    for _ in range(rank - d - 1):
-        t = expand_dims(t, len(_shape(t)))
-    return t
-
-
-def _bp_tile(ptr, check):
-    """The pointer tile of a block pointer and the mask of its ``check`` dimensions (None when there is none):
-    per dimension d, the index column/row ``offsets[d] + arange(block_shape[d])`` (i64, shaped to dimension d),
-    its product with ``strides[d]`` summed into the offsets, and ``0 <= index < shape[d]`` and-ed into the mask."""
-    rank = len(ptr.block_shape)
-    offs = mask = None
-    for d, n in enumerate(ptr.block_shape):
-        off = ptr.offsets[d]
-        idx = cast(_make_range(n), core.int64)
-        c_off = const_value(off)
-        if c_off != 0:
-            idx = binary("+", idx, cast(off, core.int64))
-        idx = _bp_along(idx, d, rank)
-        stride = ptr.strides[d]
-        term = idx if const_value(stride) == 1 else binary("*", idx, stride)
-        offs = term if offs is None else binary("+", offs, term)
-        if d in check:
-            inside = compare("<", idx, ptr.shape[d])
-            if c_off is None or c_off < 0:  # a constant offset >= 0 needs no lower bound
-                inside = logical("and", compare(">=", idx, constant(0, core.int64)), inside)
-            mask = inside if mask is None else logical("and", mask, inside)
-    return addptr(ptr.base, offs), mask
-
-
 _PADDINGS = ("", "zero", "nan")
 
 
@@ -302,11 +270,12 @@ def _load_block_pointer(ptr, mask, other, boundary_check, padding_option, cache_
         raise SemanticError("tl.load: padding_option='nan' needs a floating-point block pointer, this one is %s "
                             "(Triton refuses it too)" % elt.name, "use padding_option='zero'")
     dims = _bp_boundary_check(ptr, boundary_check, "tl.load")
-    ptrs, m = _bp_tile(ptr, dims)
-    fill = None
-    if m is not None and padding:
-        fill = 0 if padding == "zero" else float("nan")
-    return load(ptrs, m, fill, (), "", cache_modifier, eviction_policy, volatile)
+    # The padding is what the checked dimensions read outside the parent; without a check nothing is padded.
+    rt = block_type(elt, list(ptr.block_shape))
+    op = _b().insert(ods.txl.block_load(ptr.value.handle, result=rt, boundary_check=list(dims) if dims else None,
+                                        padding=padding if dims and padding else None,
+                                        **_mem_attrs(cache_modifier, eviction_policy, volatile)))
+    return tensor(op.result, rt)
 
 
 def _store_block_pointer(ptr, value, mask, boundary_check, cache_modifier, eviction_policy):
@@ -330,8 +299,9 @@ def _store_block_pointer(ptr, value, mask, boundary_check, cache_modifier, evict
         raise SemanticError("tl.store: the value has element type %s but the block pointer points to %s (Triton "
                             "refuses the mismatch too)" % (val.dtype.name, elt.name),
                             "convert it first: value.to(tl.%s)" % core._DTYPE_PY_NAMES.get(elt.name, elt.name))
-    ptrs, m = _bp_tile(ptr, dims)
-    store(ptrs, broadcast_to(val, list(ptr.block_shape)), m, (), cache_modifier, eviction_policy)
+    # A scalar is stored into every element (txl-expand-block-pointers broadcasts it).
+    _b().insert(ods.txl.block_store(ptr.value.handle, val.handle, boundary_check=list(dims) if dims else None,
+                                    **_mem_attrs(cache_modifier, eviction_policy)))
 
 
 # ----------------------------------------------------------------------------------------------------------------

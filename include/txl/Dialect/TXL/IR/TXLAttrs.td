@@ -206,4 +206,13 @@ def TXL_MemScope : I32EnumAttr<"MemScope", "threads an atomic is ordered against
 }
 def TXL_MemScopeAttr : EnumAttr<TXL_Dialect, TXL_MemScope, "scope">;
 
+// What a txl.block_load reads for the elements of its block outside the
+// parent tensor on its boundary_check dimensions (Triton's padding_option).
+def TXL_PaddingOption : I32EnumAttr<"PaddingOption", "padding of a block pointer load", [
+    I32EnumAttrCase<"zero", 0>, I32EnumAttrCase<"nan", 1>]> {
+  let cppNamespace = "::mlir::txl";
+  let genSpecializedAttr = 0;
+}
+def TXL_PaddingOptionAttr : EnumAttr<TXL_Dialect, TXL_PaddingOption, "padding">;
+
 #endif // TXL_ATTRS_TD

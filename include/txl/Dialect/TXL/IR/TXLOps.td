@@ -1259,6 +1259,9 @@ def TXL_StoreOp : TXL_Op<"store", [
   let hasVerifier = 1;
 }
 
+// Block pointers: TXLBlockPointerOps.td.
+include "txl/Dialect/TXL/IR/TXLBlockPointerOps.td"
+
 //===----------------------------------------------------------------------===//
 // Atomics
 //===----------------------------------------------------------------------===//

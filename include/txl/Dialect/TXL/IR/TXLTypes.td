@@ -130,6 +130,28 @@ def TXL_PtrType : TXL_Type<"Ptr", "ptr"> {
   let genVerifyDecl = 1;
 }
 
+def TXL_BlockPtrType : TXL_Type<"BlockPtr", "block_ptr"> {
+  let summary = "pointer to a block of a parent tensor in global memory (tl.make_block_ptr)";
+  let description = [{
+    `!txl.block_ptr<tensor<64x32xf16>, order = [1, 0]>` points to a 64 x 32
+    block of f16 elements of a parent tensor in global memory (Triton's
+    `pointer_type(block_type)`); `order` lists the dimensions from the
+    fastest-varying in memory. The parent's base, shape, strides and the
+    block's offsets are run-time values of the txl.make_block_ptr that
+    built it (txl.advance moves the offsets). txl-expand-block-pointers
+    replaces every value of this type by those fields before any other
+    stage runs.
+  }];
+  let parameters = (ins "::mlir::RankedTensorType":$blockType, ArrayRefParameter<"int64_t">:$order);
+  let assemblyFormat = "`<` $blockType `,` `order` `=` `[` $order `]` `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getBlockType().getRank(); }
+    ::mlir::Type getElementType() const { return getBlockType().getElementType(); }
+    ::llvm::ArrayRef<int64_t> getBlockShape() const { return getBlockType().getShape(); }
+  }];
+}
+
 // Type constraints used by the ops.
 def TXL_AnySmem : Type<CPred<"::llvm::isa<::mlir::txl::SmemType>($_self)">,
     "shared-memory buffer", "::mlir::txl::SmemType">;
@@ -161,6 +183,8 @@ def TXL_TensorDesc : Type<CPred<"::llvm::isa<::mlir::txl::TensorDescType>($_self
     "TMA descriptor", "::mlir::txl::TensorDescType">;
 def TXL_Ptr : Type<CPred<"::llvm::isa<::mlir::txl::PtrType>($_self)">,
     "txl pointer", "::mlir::txl::PtrType">;
+def TXL_BlockPtr : Type<CPred<"::llvm::isa<::mlir::txl::BlockPtrType>($_self)">,
+    "block pointer", "::mlir::txl::BlockPtrType">;
 def TXL_PtrTensor : RankedTensorOf<[TXL_Ptr]>;
 def TXL_PtrLike : AnyTypeOf<[TXL_Ptr, TXL_PtrTensor]>;
 def TXL_Tile : RankedTensorOf<[AnyType]>;

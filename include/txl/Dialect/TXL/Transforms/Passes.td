@@ -16,11 +16,37 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TXLExpandBlockPointers : Pass<"txl-expand-block-pointers", "mlir::ModuleOp"> {
+  let summary = "Expand block pointers into masked pointer tiles and carry their fields through scf";
+  let description = [{
+    Runs first, before any stage reads the IR. Every !txl.block_ptr value
+    is replaced by its fields (base, shape and strides as i64, offsets as
+    i32, one per dimension): txl.make_block_ptr by its operands,
+    txl.advance by i32 adds to the offsets (a constant zero delta adds
+    nothing). A txl.block_load / txl.block_store becomes one txl.load /
+    txl.store of the pointer tile base + sum_d (offsets[d] +
+    arange(block[d])) * strides[d] in i64, masked by 0 <= index < shape[d]
+    on its boundary_check dimensions (no lower bound where the offset is a
+    constant >= 0; no multiply for a constant unit stride), `other` the
+    padding (zero or NaN) when there is one: Triton's RewriteTensorPointer.
+    scf.for, scf.if and scf.while carry a block pointer as its fields, and
+    then only the fields that change (the others are the values before the
+    loop / both branches' one value), keeping every attribute.
+
+    Before: `%p = txl.make_block_ptr %a, [%m], [%c1], [%o] : ...` and
+    `%x = txl.block_load %p boundary_check = [0] padding zero : ...`.
+    After:  `txl.load %ptrs mask %in other %zeros` of the pointer tile.
+  }];
+  let dependentDialects = ["::mlir::txl::TXLDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TXLGlobalScratch : Pass<"txl-global-scratch", "mlir::ModuleOp"> {
   let summary = "Give device-built TMA descriptors their slots of the kernel's global scratch";
   let description = [{
-    Runs first. A kernel whose txl.make_tensor_descriptor ops have no
-    `scratch` (the frontend writes them so) gets one more parameter, a
+    Runs right after txl-expand-block-pointers. A kernel whose
+    txl.make_tensor_descriptor ops have no `scratch` (the frontend writes
+    them so) gets one more parameter, a
     !txl.ptr<i8> marked `txl.global_scratch = bytes per CTA` that the sidecar
     describes and the launcher allocates (bytes x CTAs per launch), and each
     such op its 128-byte slot of it: ((site * warpgroups + warpgroup) * CTAs
