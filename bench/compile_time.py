@@ -14,7 +14,7 @@ of other processes, CPU time much less, so compare ``cpu`` between runs made at 
 involved (no directory is read or written), so every row is a cold compile.
 
 The kernels are the ones txl.ops launches by default: fa3 forward (head dims 64, 128, 256; causal or not; its
-first tuning config), its backward, varlen (packed sequences), MLA decode (the wgmma kernel), paged KV-cache decode
+first tuning config), its backward, varlen (packed sequences), MLA decode (the wgmma kernel, seesaw schedule), paged KV-cache decode
 and FP8 forward. Needs txlc (TXL_TXLC or build/bin/txlc) and ptxas (TXL_PTXAS, PATH or /usr/local/cuda/bin).
 """
 
