@@ -28,7 +28,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -212,6 +215,172 @@ void mlir::txl::registerPTXTargetInterfaces(DialectRegistry &registry) {
   registerConvertNVVMToLLVMInterface(registry);
 }
 
+/// The 16-bit value whose low (`high` false) or high byte `byte` is:
+/// trunc(x), or trunc(lshr(x, 8)); null otherwise.
+static Value byteOf(Value byte, bool high) {
+  auto trunc = byte ? byte.getDefiningOp<LLVM::TruncOp>() : LLVM::TruncOp();
+  if (!trunc || !trunc.getArg().getType().isInteger(16))
+    return {};
+  Value x = trunc.getArg();
+  if (!high)
+    return x;
+  auto shift = x.getDefiningOp<LLVM::LShrOp>();
+  APInt amount;
+  if (!shift || !matchPattern(shift.getRhs(), m_ConstantInt(&amount)) || amount != 8)
+    return {};
+  return shift.getLhs();
+}
+
+/// The 16-bit values x, y, ... when `bytes` are lo(x), hi(x), lo(y), hi(y),
+/// ... (byteOf); empty otherwise.
+static SmallVector<Value> bytePairs(ArrayRef<Value> bytes) {
+  SmallVector<Value> halves;
+  for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
+    Value lo = byteOf(bytes[i], false);
+    if (!lo || byteOf(bytes[i + 1], true) != lo)
+      return {};
+    halves.push_back(lo);
+  }
+  return halves;
+}
+
+/// The value an insertvalue chain ending in `v` put at `pos`; null if none.
+static Value insertedAt(Value v, int64_t pos) {
+  while (auto insert = v.getDefiningOp<LLVM::InsertValueOp>()) {
+    if (insert.getPosition().size() == 1 && insert.getPosition()[0] == pos)
+      return insert.getValue();
+    v = insert.getContainer();
+  }
+  return {};
+}
+
+/// Erases `op` and, transitively, the operands' producers it leaves unused
+/// (the byte extractions and insertions a packing replaced).
+static void eraseDeadChain(Operation *op) {
+  SmallVector<Operation *> worklist{op};
+  while (!worklist.empty()) {
+    Operation *dead = worklist.pop_back_val();
+    if (!dead->use_empty() || !isMemoryEffectFree(dead))
+      continue;
+    SmallVector<Operation *> producers;
+    for (Value operand : dead->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        producers.push_back(producer);
+    dead->erase();
+    for (Operation *producer : producers)
+      if (!llvm::is_contained(worklist, producer))
+        worklist.push_back(producer);
+  }
+}
+
+/// bitcast <n x i16> {halves...} to `type`, built at `b`.
+static Value packHalves(OpBuilder &b, Location loc, ArrayRef<Value> halves, Type type) {
+  auto vec = VectorType::get({int64_t(halves.size())}, b.getI16Type());
+  Value packed = LLVM::UndefOp::create(b, loc, vec);
+  for (auto [i, half] : llvm::enumerate(halves))
+    packed = LLVM::InsertElementOp::create(
+        b, loc, packed, half,
+        LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(i)));
+  return LLVM::BitcastOp::create(b, loc, type, packed);
+}
+
+/// fp8 registers are one byte per element (truncToFp8 splits each 16-bit
+/// cvt.rn.satfinite.{e4m3x2,e5m2x2} result into its two bytes), and an MMA
+/// operand register is four of them packed again: bitcast <4 x i8> {lo(x),
+/// hi(x), lo(y), hi(y)} to i32. When the bytes come in such pairs the
+/// register is the two cvt results side by side, bitcast <2 x i16> {x, y}:
+/// one register move. LLVM does not see through the split (it re-extracts
+/// and re-inserts every byte: shr, cvt, mov and two bfi per register in the
+/// PTX, about 1.2 instructions per element of the FP8 attention's P, whose
+/// softmax is issue-bound). The bytes often reach the packing through a
+/// block argument (P is carried to the next loop iteration, where its P @ V
+/// is issued): then every predecessor passes the packed register instead, as
+/// a new block argument, when each passes such pairs.
+static void packFp8BytePairs(ModuleOp module) {
+  SmallVector<LLVM::BitcastOp> casts;
+  module.walk([&](LLVM::BitcastOp cast) {
+    auto vec = dyn_cast<VectorType>(cast.getArg().getType());
+    if (vec && vec.getRank() == 1 && vec.getElementType().isInteger(8) &&
+        vec.getNumElements() % 2 == 0 && cast.getType().isInteger(8 * vec.getNumElements()))
+      casts.push_back(cast);
+  });
+  for (LLVM::BitcastOp bitcast : casts) {
+    int64_t n = cast<VectorType>(bitcast.getArg().getType()).getNumElements();
+    SmallVector<Value> bytes(n);
+    for (Value v = bitcast.getArg(); auto insert = v.getDefiningOp<LLVM::InsertElementOp>();
+         v = insert.getVector()) {
+      APInt pos;
+      if (!matchPattern(insert.getPosition(), m_ConstantInt(&pos)) ||
+          pos.getZExtValue() >= uint64_t(n))
+        break;
+      if (!bytes[pos.getZExtValue()])
+        bytes[pos.getZExtValue()] = insert.getValue();
+    }
+    if (llvm::is_contained(bytes, Value()))
+      continue;
+    Location loc = bitcast.getLoc();
+    if (SmallVector<Value> halves = bytePairs(bytes); !halves.empty()) {
+      OpBuilder b(bitcast);
+      bitcast.replaceAllUsesWith(packHalves(b, loc, halves, bitcast.getType()));
+      eraseDeadChain(bitcast);
+      continue;
+    }
+    // Bytes extracted from one struct block argument: look at what each
+    // predecessor passes for it.
+    auto first = bytes[0].getDefiningOp<LLVM::ExtractValueOp>();
+    auto arg = first ? dyn_cast<BlockArgument>(first.getContainer()) : BlockArgument();
+    if (!arg || arg.getOwner()->isEntryBlock())
+      continue;
+    SmallVector<int64_t> positions;
+    for (Value byte : bytes) {
+      auto extract = byte.getDefiningOp<LLVM::ExtractValueOp>();
+      if (!extract || extract.getContainer() != arg || extract.getPosition().size() != 1)
+        break;
+      positions.push_back(extract.getPosition()[0]);
+    }
+    if (int64_t(positions.size()) != n)
+      continue;
+    Block *block = arg.getOwner();
+    SmallVector<std::pair<BranchOpInterface, unsigned>> edges;
+    SmallVector<SmallVector<Value>> incoming;
+    bool ok = true;
+    for (Block *pred : block->getPredecessors()) {
+      auto branch = dyn_cast<BranchOpInterface>(pred->getTerminator());
+      if (!branch) {
+        ok = false;
+        break;
+      }
+      for (unsigned s = 0, e = branch->getNumSuccessors(); s < e && ok; ++s) {
+        if (branch->getSuccessor(s) != block || llvm::any_of(edges, [&](auto &edge) {
+              return edge.first == branch && edge.second == s;
+            }))
+          continue;
+        SuccessorOperands operands = branch.getSuccessorOperands(s);
+        Value passed = operands[arg.getArgNumber()];
+        SmallVector<Value> passedBytes;
+        for (int64_t pos : positions)
+          passedBytes.push_back(passed ? insertedAt(passed, pos) : Value());
+        SmallVector<Value> halves = bytePairs(passedBytes);
+        ok = !halves.empty();
+        edges.push_back({branch, s});
+        incoming.push_back(halves);
+      }
+      if (!ok)
+        break;
+    }
+    if (!ok || edges.empty())
+      continue;
+    BlockArgument packedArg = block->addArgument(bitcast.getType(), loc);
+    for (auto [edge, halves] : llvm::zip_equal(edges, incoming)) {
+      OpBuilder b(edge.first);
+      edge.first.getSuccessorOperands(edge.second)
+          .append(packHalves(b, loc, halves, bitcast.getType()));
+    }
+    bitcast.replaceAllUsesWith(packedArg);
+    eraseDeadChain(bitcast);
+  }
+}
+
 LogicalResult mlir::txl::prepareForLLVMTranslation(ModuleOp module) {
   PassManager pm(module->getContext(), ModuleOp::getOperationName());
   // No verification after each of these upstream passes: the module was
@@ -233,6 +402,7 @@ LogicalResult mlir::txl::prepareForLLVMTranslation(ModuleOp module) {
   pm.addPass(createCSEPass());
   if (failed(pm.run(module)))
     return failure();
+  packFp8BytePairs(module);
 
   // Parameter annotations of dialects LLVM knows nothing about (txl.name,
   // which only the sidecar reads) would each draw an "Unhandled parameter

@@ -224,6 +224,20 @@ class _LlvmTrace:
         m = re.match(r"extractvalue \{[^}]*\} (%[\w.]+), (\d+)$", d)
         if m:  # a register pinned by an asm with tied operands: output i is input i
             return self.register_bytes(self.call_args(self.defs[m.group(1)], "i32")[int(m.group(2))])
+        m = re.match(r"phi i32 \[ (%[\w.]+), ", d)
+        if m:  # a register packed in the previous iteration (or before the loop): carried as a block argument
+            return self.register_bytes(m.group(1))
+        m = re.match(r"bitcast <2 x i16> (%[\w.]+) to i32", d)
+        if m:  # two cvt.e4m3x2 results side by side (txlc's byte-pair packing): bytes lo, hi of each
+            halves, cur = [None] * 2, m.group(1)
+            while True:
+                m = re.match(r"insertelement <2 x i16> (\S+), i16 (%[\w.]+), i32 (\d+)", self.defs.get(cur, ""))
+                if not m:
+                    break
+                if halves[int(m.group(3))] is None:
+                    halves[int(m.group(3))] = self.pair(m.group(2))
+                cur = m.group(1)
+            return [b for half in halves for b in half]
         m = re.match(r"bitcast <4 x i8> (%[\w.]+) to i32", d)
         assert m, "A register %s: %s" % (v, d[:120])
         out, cur = [None] * 4, m.group(1)
@@ -250,9 +264,13 @@ class _LlvmTrace:
         m = re.match(r"lshr i16 (%[\w.]+), 8", self.defs[x])
         if m:
             x, high = m.group(1), True
+        return self.pair(x)[1 if high else 0]
+
+    def pair(self, x):
+        """(low byte, high byte) of a cvt.e4m3x2 result, as S elements."""
         m = re.match(r"call i16 @llvm\.nvvm\.ff\.to\.e4m3x2\.rn\(float (%[\w.]+), float (%[\w.]+)\)", self.defs[x])
         assert m, "P pair %s: %s" % (x, self.defs[x][:120])
-        return self.s_element(m.group(1) if high else m.group(2))  # cvt a, b: a -> high byte
+        return self.s_element(m.group(2)), self.s_element(m.group(1))  # cvt a, b: a -> high byte
 
     def s_element(self, f, depth=0):
         assert depth < 30, f
