@@ -37,7 +37,8 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
                         DESCALE_STRIDE, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                         NUM_STAGES: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr,
                         H_Q_PER_KV: tl.constexpr, CONSUMER_REGS: tl.constexpr = 240,
-                        RENAME_P: tl.constexpr = True, P_SHIFT: tl.constexpr = 8.0):
+                        RENAME_P: tl.constexpr = True, P_SHIFT: tl.constexpr = 8.0,
+                        RESCALE_TAU: tl.constexpr = -1.0):
     tl.static_assert(BLOCK_M == 128, "two consumer warpgroups of 64 query rows")
     tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal: BLOCK_M must be a multiple of BLOCK_N")
     HALF_M: tl.constexpr = BLOCK_M // 2
@@ -130,9 +131,20 @@ def flash_attention_fp8(desc_q, desc_k, desc_vt, desc_o, M, O, DQ, DK, DV, sm_sc
             _pingpong_pass()
             if CAUSAL or not EVEN_N:
                 qk = _mask_tile(qk, j, n_tiles, q_row, N_CTX, HALF_M, BLOCK_N, CAUSAL, EVEN_N)
-            p, m_new, l_i, alpha = _softmax_step_shifted(qk, m_i, l_i, qk_scale, P_SHIFT)
-            p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N, RENAME_P)
-            acc, m_i, sk, phk, sv, phv = _retire_pv(acc, alpha, m_new, v_empty, sk, phk, sv, phv, NUM_STAGES)
+            if RESCALE_TAU < 0:
+                p, m_new, l_i, alpha = _softmax_step_shifted(qk, m_i, l_i, qk_scale, P_SHIFT)
+                p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N, RENAME_P)
+                acc, m_i, sk, phk, sv, phv = _retire_pv(acc, alpha, m_new, v_empty, sk, phk, sv, phv, NUM_STAGES)
+            else:
+                p, m_new, l_i, alpha, moved = _softmax_step_lazy(qk, m_i, l_i, qk_scale, P_SHIFT, RESCALE_TAU)
+                p8 = _a_operand(p.to(dtype), HALF_M, BLOCK_N, RENAME_P)
+                txl.dot_wait(0)  # P_{j-1} V_{j-1} retired: its V stage is free and acc may be read
+                txl.mbar_arrive(txl.get_buffer(v_empty, sv))
+                if moved > 0:  # some row of this warp moved its max: rescale (a branch uniform in the warp)
+                    acc = acc * alpha[:, None]
+                m_i = m_new
+                sk, phk = _advance(sk, phk, NUM_STAGES)
+                sv, phv = _advance(sv, phv, NUM_STAGES)
 
         txl.mbar_wait(txl.get_buffer(v_full, sv), phv)
         acc = tl.dot(p8, txl.get_buffer(bVt, sv).T, acc)
@@ -169,6 +181,22 @@ def _softmax_step_shifted(qk, m_i, l_i, qk_scale, P_SHIFT: tl.constexpr):
     alpha = tl.exp2(m_i - m_new)
     l_i = l_i * alpha + tl.sum(p, 1)
     return p, m_new, l_i, alpha
+
+
+@txl.jit
+def _softmax_step_lazy(qk, m_i, l_i, qk_scale, P_SHIFT: tl.constexpr, TAU: tl.constexpr):
+    # _softmax_step_shifted with FA4's conditional rescaling: a row's running max moves only when the tile's max
+    # passes it by more than TAU (log2 units), so P = exp2(S * scale - m + P_SHIFT) <= 2^(P_SHIFT + TAU) (445.7 for
+    # 8 + 0.8: below e4m3's largest, 448) and l, O and M stay exact (each keeps the max it was scaled by). `moved`
+    # (per warp: txl.warp_max) says whether any of the warp's rows moved; the accumulator's rescale (one multiply
+    # per element, ~15% of this issue-bound softmax) runs only then, which after the first tiles is rarely.
+    m_tile = tl.max(qk, 1) * qk_scale
+    m_new = tl.where(m_tile > m_i + TAU, m_tile, m_i)
+    p = tl.exp2(tl.fma(qk, qk_scale, (P_SHIFT - m_new)[:, None]))
+    alpha = tl.exp2(m_i - m_new)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    moved = txl.warp_max((m_new > m_i).to(tl.int32))
+    return p, m_new, l_i, alpha, moved
 
 
 @txl.jit
@@ -236,10 +264,19 @@ def signature(head_dim=128, block_n=128):
     }
 
 
+def default_rescale_tau(head_dim):
+    """RESCALE_TAU for a head dim: the lazy rescale (_softmax_step_lazy) where it paid off on the H200 (session 21,
+    same process, kernel alone: hd256 +4.3 % / +0.8 % causal at (4, 16, 8192)); every tile elsewhere (the lazy step
+    measured 1-3.4 % slower at hd64 / hd128, where the accumulator has one element per S element instead of four and
+    the per-warp vote and branch cost more than the multiplies they skip)."""
+    return 0.8 if head_dim == 256 else -1.0
+
+
 def constexprs(head_dim=128, causal=False, block_n=128, num_stages=2, even_n=True, h_q_per_kv=1, consumer_regs=240,
-               rename_p=True):
+               rename_p=True, rescale_tau=None):
     return {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": block_n, "NUM_STAGES": num_stages, "CAUSAL": causal,
-            "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv, "CONSUMER_REGS": consumer_regs, "RENAME_P": rename_p}
+            "EVEN_N": even_n, "H_Q_PER_KV": h_q_per_kv, "CONSUMER_REGS": consumer_regs, "RENAME_P": rename_p,
+            "RESCALE_TAU": default_rescale_tau(head_dim) if rescale_tau is None else rescale_tau}
 
 
 OPTIONS = {"num_warps": 4, "num_warpgroups": 3}

@@ -225,7 +225,10 @@ def _forward(q, k, v, causal, sm_scale, descales, vt=None, rename_p=None):
                 txl.TensorDescriptor(vt, block_shape=[D, bn]), txl.TensorDescriptor(o2, block_shape=[BLOCK // 2, D]))
 
     grid = (n_pad // BLOCK, B * H)
-    kwargs = dict(HEAD_DIM=D, CAUSAL=bool(causal), EVEN_N=(N == n_pad), H_Q_PER_KV=H // Hk)
+    from txl.kernels.flash_attention_fp8 import default_rescale_tau
+
+    kwargs = dict(HEAD_DIM=D, CAUSAL=bool(causal), EVEN_N=(N == n_pad), H_Q_PER_KV=H // Hk,
+                  RESCALE_TAU=default_rescale_tau(D))
     key = (D, bool(causal), n_bucket(N), q.device, rename_p)
     config = _configs.get(key)
     if config is None:

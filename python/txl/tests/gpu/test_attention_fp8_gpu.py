@@ -57,11 +57,15 @@ def _reference(q, k, v, causal, sm_scale):
     return torch.matmul(torch.softmax(s, dim=-1), v), lse
 
 
-def _inputs(B, H, Hk, N, D, per_head, seed, scale=1.0):
+def _inputs(B, H, Hk, N, D, per_head, seed, scale=1.0, ramp=0.0):
     g = torch.Generator(device="cuda").manual_seed(seed)
     q = torch.randn(B, H, N, D, device="cuda", generator=g) * scale
     k = torch.randn(B, Hk, N, D, device="cuda", generator=g) * scale
     v = torch.randn(B, Hk, N, D, device="cuda", generator=g)
+    if ramp:  # every score grows along the keys by about `ramp` (scaled units) over the sequence
+        w = torch.ones(D, device="cuda") / math.sqrt(D)
+        q = q + 3.0 * w
+        k = k + (ramp * math.sqrt(D) / 3.0) * torch.linspace(0, 1, N, device="cuda")[:, None] * w
     # FA3's descales are (B, H_KV) for q too: quantize q with one scale per (batch, kv head)
     if per_head:
         qg = q.view(B, Hk, H // Hk * N, D)
@@ -74,8 +78,8 @@ def _inputs(B, H, Hk, N, D, per_head, seed, scale=1.0):
     return (q8, k8, v8), (dq, dk, dv)
 
 
-def _check(B, H, Hk, N, D, causal, per_head, seed=0, scale=1.0, rename_p=None):
-    (q8, k8, v8), (dq, dk, dv) = _inputs(B, H, Hk, N, D, per_head, seed, scale)
+def _check(B, H, Hk, N, D, causal, per_head, seed=0, scale=1.0, rename_p=None, ramp=0.0):
+    (q8, k8, v8), (dq, dk, dv) = _inputs(B, H, Hk, N, D, per_head, seed, scale, ramp)
     sm_scale = 1.0 / math.sqrt(D)
     if rename_p is None:  # the public entry point (RENAME_P)
         o, lse = flash_attention_fp8(q8, k8, v8, causal=causal, descale_q=dq, descale_k=dk, descale_v=dv,
@@ -149,6 +153,14 @@ def test_fp8_both_p_orders(B, H, Hk, N, D, causal, rename_p):
     # P renamed into the A fragment with V^T's keys permuted (the default), and P in its natural order with a plain
     # V^T (relayout through shared memory): both are attention
     _check(B, H, Hk, N, D, causal, per_head=True, rename_p=rename_p)
+
+
+@pytest.mark.parametrize("N,D,causal", [(2048, 128, False), (4096, 64, True), (1000, 256, False)])
+def test_fp8_growing_scores(N, D, causal):
+    # scores that grow along the keys (by about 12 over the sequence, in scaled units): the running max moves a
+    # little at every tile, sometimes by less than the kernel's lazy-rescale threshold (kept; P up to 2^8.8) and
+    # sometimes by more (the accumulator rescaled in that warp), so both branches run in every row
+    _check(2, 4, 2, N, D, causal, per_head=True, ramp=12.0)
 
 
 def test_fp8_large_scores():
