@@ -252,9 +252,12 @@ def flash_attention_with_kvcache(q, k_cache, v_cache, block_table=None, cache_se
 
     args = (k_cache, v_cache, block_table.contiguous(), cache_seqlens.contiguous(), float(softmax_scale), causal,
             int(num_splits), int(page), int(cap))
-    # torch.compile and other tracing record the custom op; an eager call launches directly (the custom op's
-    # dispatch cost 50-90 us of host time per call on the H200's host: more than a short decoding step's kernels).
-    o, lse2 = _custom_op()(q, *args) if _launch.tracing(torch) else _forward(q.contiguous(), *args)
+    # torch.compile and other tracing record the custom op (so does a call whose inputs want a gradient: the op has
+    # no backward, and torch says so through it); an eager call launches directly (the custom op's dispatch cost
+    # 50-90 us of host time per call on the H200's host: more than a short decoding step's kernels).
+    traced = _launch.tracing(torch) or (torch.is_grad_enabled() and (q.requires_grad or k_cache.requires_grad
+                                                                     or v_cache.requires_grad))
+    o, lse2 = _custom_op()(q, *args) if traced else _forward(q.contiguous(), *args)
     if return_softmax_lse:
         return o, (lse2 * math.log(2.0)).permute(0, 2, 1)
     return o

@@ -116,8 +116,8 @@ _SMS = {}
 WGMMA_ROWS = 17
 # The wgmma kernel's schedule: "seesaw" (txl/kernels/mla_decode_seesaw.py: the consumers take alternate tiles'
 # S and softmax, FlashMLA's schedule) or "fa3" (txl/kernels/mla_decode_wgmma.py: WG1 computes every S and softmax,
-# FA3's intra-warpgroup overlap). Seesaw is the default: 1.03-1.24x the fa3 schedule on every compute-bound row
-# of bench/mla_decode.py --compute --seesaw (H200, session 21; 487 against 399 TFLOP/s at 132 x 128 heads x 4096).
+# FA3's intra-warpgroup overlap). Seesaw is the default: 1.04-1.24x the fa3 schedule on every compute-bound row
+# (H200, session 21; 487 against 399 TFLOP/s at 132 x 128 heads x 4096). bench/mla_decode.py --fa3 times both.
 SCHEDULE = "seesaw"
 
 
