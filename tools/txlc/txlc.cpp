@@ -284,9 +284,9 @@ struct Request {
 };
 } // namespace
 
-/// The options that need no input (--emit, --stop-after, -O,
-/// --num-warps-per-layout, --arch) and the output paths: the PTX, cubin and
-/// sidecar share a stem (-o k.ptx gives k.json, k.cubin).
+/// The options that need no input (--emit, --stop-after, -O, --arch) and
+/// the output paths: the PTX, cubin and sidecar share a stem (-o k.ptx gives
+/// k.json, k.cubin).
 static LogicalResult readRequest(ArrayRef<mlir::txl::PipelineStage> stages, Location cliLoc,
                                  Request &req) {
   auto cliError = [&]() { return emitError(cliLoc); };
