@@ -11,7 +11,8 @@ Prints microseconds per call (min over repeats; wall clock and this thread's CPU
 loaded machine) for: the backward alone (torch.autograd.grad of the output, retain_graph, back to back, as
 bench/attention_bwd.py --profile times it), the forward with gradients, the forward without, a forward + backward
 step, dense (the issue-34 MQA/GQA rows of bench/attention_bwd.py among them) and packed (varlen), with learnable
-sinks, and a plain torch.autograd.Function of the same tensors as the floor of torch's own machinery on this host.
+sinks; MLA decoding (txl.ops.mla_decode, one decoding step: inference only), on its seesaw and mma.sync kernels; and a
+plain torch.autograd.Function of the same tensors as the floor of torch's own machinery on this host.
 --count: torch ops (by name), kernel launches and Python function calls per call instead, which do not depend on
 the machine's load. CPU-harness numbers: a GPU host's Python is slower or faster and torch's CUDA allocator and
 the driver cost more than their CPU stand-ins; the ratios between rows and the counts are what carries over.
@@ -35,6 +36,9 @@ from txl.ops import _attention_bwd as AB  # noqa: E402
 from txl.ops import _launch  # noqa: E402
 from txl.ops import attention as A  # noqa: E402
 from txl.ops import attention_varlen as V  # noqa: E402
+from txl.ops import mla_decode as _mla_fn  # noqa: E402,F401  (the function; the module is below)
+
+M = sys.modules["txl.ops.mla_decode"]  # the module (txl.ops.mla_decode is also the function)
 
 class FakeDriver:
     """What runtime.FastLaunch and descriptor encoding ask of the driver: no-op C functions (compiled here) in
@@ -113,6 +117,7 @@ def install():
     torch.cuda.device = lambda device: contextlib.nullcontext()
     AB._Plan._launcher = staticmethod(_fake_bwd_launcher)
     _launch.DEVICE_TYPES = ("cuda", "cpu")
+    M._sms = lambda device: 132  # MLA's split rules read the SM count (an H100's / H200's)
     if True:  # the dense forward's plan: a _Plan whose constructor skips tuning and compiling
         def init(self, torch_, kernel, q, k, v, causal, sm_scale, local=None, sinks=None):
             B, H, N, D = q.shape
@@ -291,6 +296,19 @@ def rows():
                         V.flash_attention_varlen(q, k, v, cu, cu, mx, mx, causal=causal, sinks=s), ins, do)}
         return make
 
+    def mla(B, H, length, page=64, fp8=False):
+        # MLA decoding (inference: no autograd): one call as a decoding step makes it, on the op's default kernel
+        # for the row count (the wgmma seesaw kernel from 17 rows, mma.sync below) and default splits
+        def make():
+            torch.manual_seed(0)
+            per = -(-length // page)
+            kv = torch.randn(B * per + 1, page, 576, dtype=dt)
+            bt = torch.randperm(B * per).view(B, per).to(torch.int32)
+            lens = torch.full((B,), length, dtype=torch.int32)
+            q = torch.randn(B, 1, H, 576, dtype=dt)
+            return {"fwd no grad": lambda: M.mla_decode(q, kv, bt, lens)}
+        return make
+
     def floor(B, H, N, D, dtype):
         def make():
             q, k, v = (torch.randn(B, H, N, D, dtype=dtype, requires_grad=True) for _ in range(3))
@@ -310,6 +328,9 @@ def rows():
     out.append(("dense lse 2,8,2,1000,128 determ.", dense(2, 8, 2, 1000, 128, dt, lse=True, det=True)))
     out.append(("varlen 4 seqs 8,2,128 causal", varlen([300, 700, 128, 900], 8, 2, 128, dt)))
     out.append(("varlen sinks 4 seqs 8,8,64", varlen([300, 700, 128, 900], 8, 8, 64, dt, sinks=True)))
+    out.append(("mla decode 8,32,4096 (seesaw)", mla(8, 32, 4096)))
+    out.append(("mla decode 64,16,4096 (mma.sync)", mla(64, 16, 4096)))
+    out.append(("mla decode 132,128,4096 (seesaw)", mla(132, 128, 4096)))
     out.append(("floor autograd.Function", floor(2, 8, 1000, 128, dt)))
     return out
 

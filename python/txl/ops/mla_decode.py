@@ -71,10 +71,12 @@ def _check_dtypes(torch, q, kv, kv_scale):
 
 
 def _check(torch, q, kv, bt, seqlens, sm_scale, num_splits, causal=False, kv_scale=None):
+    from txl.ops import _launch
+
     for name, t in (("q", q), ("kv_cache", kv), ("block_table", bt), ("cache_seqlens", seqlens)):
         if not isinstance(t, torch.Tensor):
             raise TypeError("%s: %s must be a torch.Tensor, got %s" % (_WHERE, name, type(t).__name__))
-        if t.device.type != "cuda" or t.device != q.device:
+        if t.device.type not in _launch.DEVICE_TYPES or t.device != q.device:
             raise ValueError("%s: %s is on %s: all inputs must be on one CUDA device" % (_WHERE, name, t.device))
     D = D_V + D_PE
     if q.dim() not in (3, 4) or q.shape[-1] != D or q.shape[-2] < 1 or (q.dim() == 4 and q.shape[1] < 1):
