@@ -260,7 +260,7 @@ static void eraseDeadChain(Operation *op) {
   SmallVector<Operation *> worklist{op};
   while (!worklist.empty()) {
     Operation *dead = worklist.pop_back_val();
-    if (!dead->use_empty() || !isMemoryEffectFree(dead))
+    if (!isOpTriviallyDead(dead))
       continue;
     SmallVector<Operation *> producers;
     for (Value operand : dead->getOperands())
