@@ -2,8 +2,9 @@
 
 The bottom layer of the Python package: ``txl.ir`` (this tree, ``dialects.py`` and its generator) and
 ``txl.errors`` import nothing else from txl; ``txl.language`` builds ops through them; ``txl.compiler`` (the
-code generator and the txlc driver) imports the language; ``txl.jit`` and ``txl.runtime`` sit on top. No module
-imports upward, so there is no import cycle between the packages (``test_import_layers.py``).
+code generator and the txlc driver) imports the language; ``txl.jit`` and ``txl.runtime`` sit above it. Neither
+this package nor the language imports upward (``test_import_layers.py``); the host-side compiler, jit and runtime
+modules still import each other lazily (docs/ARCHITECTURE.md).
 
 The frontend does not link against MLIR: it builds a small tree of operations (``Op``) with regions and blocks,
 then prints it as MLIR text for txlc. Ops are made only by the builders of ``dialects.py``, which ``gen_ops.py``

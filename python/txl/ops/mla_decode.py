@@ -111,8 +111,9 @@ _SMS = {}
 # Query rows (S_Q * H) per sequence from which the wgmma kernel runs, its 64-row tile padded below 64 (the kernel
 # masks the rows past a sequence's own). The mma.sync kernel's programs take 16 rows each and each reads the whole
 # cache: from 17 rows on it reads it twice or more, the padded wgmma tile once. GPU time per call (H200, session
-# 21, each kernel at its own default splits): rows 20 / 24 / 32 / 48 ran 1.8-3.0x faster padded (e.g. (64, 32,
-# 8192): 0.168 against 0.340 ms); at 16 rows the two are even (0.090 / 0.086 ms at (64, 16, 4096)), so 16 rows
+# 21, each kernel at its own default splits): rows 20 / 24 / 32 / 48 ran 1.35-3.0x faster padded (1.35-2.4x against
+# mma.sync's current split rule; e.g. (64, 32, 8192): 0.169 against 0.287 ms); at 16 rows the two are even (0.090 /
+# 0.086 ms at (64, 16, 4096)), so 16 rows
 # stay on mma.sync (half its registers, no TMA alignment needs). bench/mla_decode.py's "wgmma pad" column times the
 # 16-row rows padded (this set to 1 for that call).
 WGMMA_ROWS = 17
