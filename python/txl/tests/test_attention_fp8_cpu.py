@@ -229,26 +229,21 @@ class _LlvmTrace:
             return self.register_bytes(m.group(1))
         m = re.match(r"bitcast <2 x i16> (%[\w.]+) to i32", d)
         if m:  # two cvt.e4m3x2 results side by side (txlc's byte-pair packing): bytes lo, hi of each
-            halves, cur = [None] * 2, m.group(1)
-            while True:
-                m = re.match(r"insertelement <2 x i16> (\S+), i16 (%[\w.]+), i32 (\d+)", self.defs.get(cur, ""))
-                if not m:
-                    break
-                if halves[int(m.group(3))] is None:
-                    halves[int(m.group(3))] = self.pair(m.group(2))
-                cur = m.group(1)
-            return [b for half in halves for b in half]
+            return [b for half in self.vector(m.group(1), 2, "i16", self.pair) for b in half]
         m = re.match(r"bitcast <4 x i8> (%[\w.]+) to i32", d)
         assert m, "A register %s: %s" % (v, d[:120])
-        out, cur = [None] * 4, m.group(1)
+        return self.vector(m.group(1), 4, "i8", self.byte)
+
+    def vector(self, v, n, ty, element):
+        """``element`` of each of the n lanes an insertelement chain ending in ``v`` fills (the last insert wins)."""
+        out = [None] * n
         while True:
-            m = re.match(r"insertelement <4 x i8> (\S+), i8 (%[\w.]+), i32 (\d+)", self.defs.get(cur, ""))
+            m = re.match(r"insertelement <%d x %s> (\S+), %s (%%[\w.]+), i32 (\d+)" % (n, ty, ty), self.defs.get(v, ""))
             if not m:
-                break
+                return out
             if out[int(m.group(3))] is None:
-                out[int(m.group(3))] = self.byte(m.group(2))
-            cur = m.group(1)
-        return out
+                out[int(m.group(3))] = element(m.group(2))
+            v = m.group(1)
 
     def byte(self, v):
         d = self.defs[v]
