@@ -436,14 +436,28 @@ private:
     return success();
   }
 
-  LogicalResult expandLoad(BlockLoadOp op) {
-    FailureOr<ArrayRef<Value>> f = fieldsOf(op, op.getPtr());
+  /// The pointer tile and the (not yet broadcast) mask of a load or store
+  /// through `ptr` with `check`, built at `op`.
+  struct Access {
+    TileBuilder tb;
+    RankedTensorType block;
+    Value ptrs, mask;
+  };
+  FailureOr<Access> access(Operation *op, TypedValue<BlockPtrType> ptr,
+                           std::optional<ArrayRef<int32_t>> check) {
+    FailureOr<ArrayRef<Value>> f = fieldsOf(op, ptr);
     if (failed(f))
       return failure();
-    BlockPtrType type = op.getPtr().getType();
-    RankedTensorType block = type.getBlockType();
-    TileBuilder tb(op);
-    auto [ptrs, mask] = tb.tile(type, *f, op.getBoundaryCheck().value_or(ArrayRef<int32_t>()));
+    Access a{TileBuilder(op), ptr.getType().getBlockType(), {}, {}};
+    std::tie(a.ptrs, a.mask) = a.tb.tile(ptr.getType(), *f, check.value_or(ArrayRef<int32_t>()));
+    return a;
+  }
+
+  LogicalResult expandLoad(BlockLoadOp op) {
+    FailureOr<Access> a = access(op, op.getPtr(), op.getBoundaryCheck());
+    if (failed(a))
+      return failure();
+    auto &[tb, block, ptrs, mask] = *a;
     Value other;
     if (mask) {
       mask = tb.broadcast(mask, block.getShape());
@@ -466,13 +480,10 @@ private:
   }
 
   LogicalResult expandStore(BlockStoreOp op) {
-    FailureOr<ArrayRef<Value>> f = fieldsOf(op, op.getPtr());
-    if (failed(f))
+    FailureOr<Access> a = access(op, op.getPtr(), op.getBoundaryCheck());
+    if (failed(a))
       return failure();
-    BlockPtrType type = op.getPtr().getType();
-    RankedTensorType block = type.getBlockType();
-    TileBuilder tb(op);
-    auto [ptrs, mask] = tb.tile(type, *f, op.getBoundaryCheck().value_or(ArrayRef<int32_t>()));
+    auto &[tb, block, ptrs, mask] = *a;
     Value value = op.getValue();
     if (value.getType() != block)
       value = tb.splat(value, block);
